@@ -1,0 +1,140 @@
+"""The StableHLO text emitter primitives' lowering rules write through.
+
+A rule is called as ``rule(ctx, *operand_names, **params)`` with `ctx.avals_in` / `ctx.avals_out` set to the
+equation's types; it emits lines with `ctx.op(...)` / `ctx.line(...)` and returns the result name(s).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core.ir import Literal, Program, ShapedArray
+
+_ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
+            "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+_HEX_BITS = {"float16": (np.uint16, 4), "bfloat16": (np.uint16, 4), "float32": (np.uint32, 8),
+             "float64": (np.uint64, 16)}
+
+
+def element_type(dtype) -> str:
+    return _ELEMENT[dtype.name]
+
+
+def tensor_type(aval: ShapedArray) -> str:
+    dims = "".join(f"{d}x" for d in aval.shape)
+    return f"tensor<{dims}{element_type(aval.dtype)}>"
+
+
+def _scalar_text(v, dtype) -> str:
+    if dtype.name == "bool":
+        return "true" if bool(v) else "false"
+    if dtype.kind in "iu":
+        return str(int(v))
+    f = float(v)
+    if np.isfinite(f):
+        return repr(float(np.asarray(v, dtype=dtype.np).astype(np.float64)))
+    utype, width = _HEX_BITS[dtype.name]
+    bits = np.asarray(v, dtype=dtype.np).view(utype).item()
+    return f"0x{bits:0{width}X}"
+
+
+def constant_text(value, aval: ShapedArray) -> str:
+    """The `dense<...>` attribute for a value of type `aval` (splat when all elements are equal)."""
+    a = np.broadcast_to(np.asarray(value, dtype=aval.dtype.np), aval.shape)
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        return "dense<>" if aval.ndim <= 1 else "dense<[]>"
+    if flat.size == 1 or np.all(flat == flat[0]) and not (aval.dtype.kind == "f" and np.isnan(flat[0])):
+        return f"dense<{_scalar_text(flat[0], aval.dtype)}>"
+
+    def nest(x):
+        if x.ndim == 0:
+            return _scalar_text(x, aval.dtype)
+        return "[" + ", ".join(nest(y) for y in x) + "]"
+    return f"dense<{nest(a)}>"
+
+
+class FuncLowering:
+    """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self._n = 0
+        self.indent = 4
+        self.avals_in: list[ShapedArray] = []
+        self.avals_out: list[ShapedArray] = []
+
+    def fresh(self) -> str:
+        self._n += 1
+        return f"%{self._n - 1}"
+
+    def line(self, text: str) -> None:
+        self.lines.append(" " * self.indent + text)
+
+    def op(self, opname: str, operands, out_aval: ShapedArray | None = None, attrs: str = "",
+           in_avals=None, sep: str = " ") -> str:
+        """Emit ``%r = opname %a, %b attrs : (in types) -> out type`` and return %r."""
+        out_aval = out_aval or self.avals_out[0]
+        in_avals = in_avals if in_avals is not None else self.avals_in
+        res = self.fresh()
+        args = ", ".join(operands)
+        sig = f"({', '.join(tensor_type(a) for a in in_avals)}) -> {tensor_type(out_aval)}"
+        self.line(f"{res} = {opname} {args}{(sep + attrs) if attrs else ''} : {sig}")
+        return res
+
+    def generic_op(self, opname: str, operands, out_aval: ShapedArray | None = None, attrs: str = "",
+                   in_avals=None) -> str:
+        """Emit the generic form ``%r = "opname"(%a, %b) {attrs} : (in types) -> out type``."""
+        out_aval = out_aval or self.avals_out[0]
+        in_avals = in_avals if in_avals is not None else self.avals_in
+        res = self.fresh()
+        sig = f"({', '.join(tensor_type(a) for a in in_avals)}) -> {tensor_type(out_aval)}"
+        self.line(f'{res} = "{opname}"({", ".join(operands)}){(" {" + attrs + "}") if attrs else ""} : {sig}')
+        return res
+
+    def constant(self, value, aval: ShapedArray) -> str:
+        res = self.fresh()
+        self.line(f"{res} = stablehlo.constant {constant_text(value, aval)} : {tensor_type(aval)}")
+        return res
+
+    def scalar_region(self, opname: str, dtype) -> str:
+        """A reducer region `{ ^bb0(%a, %b): %r = opname %a, %b; return %r }` over 0-d tensors of `dtype`."""
+        t = tensor_type(ShapedArray((), dtype))
+        a, b, r = self.fresh(), self.fresh(), self.fresh()
+        return (f"{{\n{' ' * (self.indent + 2)}^bb0({a}: {t}, {b}: {t}):\n"
+                f"{' ' * (self.indent + 4)}{r} = {opname} {a}, {b} : {t}\n"
+                f"{' ' * (self.indent + 4)}stablehlo.return {r} : {t}\n{' ' * self.indent}}}")
+
+    def region(self, prog: Program, block_args=None) -> str:
+        """Lower `prog` as a region whose block arguments are its inputs (returned with stablehlo.return)."""
+        saved_lines, saved_indent = self.lines, self.indent
+        self.lines, self.indent = [], saved_indent + 4
+        names = [self.fresh() for _ in prog.in_vars]
+        head = ", ".join(f"{n}: {tensor_type(v.aval)}" for n, v in zip(names, prog.in_vars))
+        outs = self.inline(prog, names)
+        types = ", ".join(tensor_type(v.aval) for v in prog.out_vars)
+        self.line(f"stablehlo.return {', '.join(outs)} : {types}")
+        body = "\n".join(self.lines)
+        self.lines, self.indent = saved_lines, saved_indent
+        return f"{{\n{' ' * (saved_indent + 2)}^bb0({head}):\n{body}\n{' ' * saved_indent}}}"
+
+    def inline(self, prog: Program, args) -> list[str]:
+        """Emit `prog`'s equations with its inputs bound to the SSA names `args`; return its output names."""
+        env = dict(zip(prog.in_vars, args))
+
+        def read(v):
+            if isinstance(v, Literal):
+                return self.constant(v.val, v.aval)
+            return env[v]
+
+        for eqn in prog.eqns:
+            ins = [read(v) for v in eqn.inputs]
+            saved = self.avals_in, self.avals_out
+            self.avals_in = [v.aval for v in eqn.inputs]
+            self.avals_out = [v.aval for v in eqn.outputs]
+            outs = eqn.prim.lower(self, *ins, **eqn.params)
+            self.avals_in, self.avals_out = saved
+            if isinstance(outs, str):
+                outs = [outs]
+            for v, o in zip(eqn.outputs, outs):
+                env[v] = o
+        return [read(v) for v in prog.out_vars]

@@ -1,0 +1,17 @@
+"""Lower a whole `Program` to a StableHLO module text with one public function."""
+from __future__ import annotations
+
+from paddle_fn.core.ir import Program
+from paddle_fn.lowering.emitter import FuncLowering, tensor_type
+
+
+def lower_program(prog: Program, name: str = "main") -> str:
+    """Return ``module { func.func @name(...) -> (...) { ... } }`` for `prog` (its inputs become arguments)."""
+    ctx = FuncLowering()
+    args = [f"%arg{i}" for i in range(len(prog.in_vars))]
+    outs = ctx.inline(prog, args)
+    sig = ", ".join(f"{a}: {tensor_type(v.aval)}" for a, v in zip(args, prog.in_vars))
+    rtypes = ", ".join(tensor_type(v.aval) for v in prog.out_vars)
+    body = "\n".join(ctx.lines)
+    ret = f"    return {', '.join(outs)} : {rtypes}" if outs else "    return"
+    return (f"module @paddle_fn {{\n  func.func public @{name}({sig}) -> ({rtypes}) {{\n{body}\n{ret}\n  }}\n}}\n")

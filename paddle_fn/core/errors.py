@@ -1,0 +1,29 @@
+"""Exception classes users meet; each message says what went wrong and how to fix it."""
+
+
+class PaddleFnError(Exception):
+    """Base class of paddle_fn's own errors."""
+
+
+class ShapeError(PaddleFnError, ValueError):
+    """Operands with incompatible shapes were passed to an op (raised at trace time)."""
+
+
+class DTypeError(PaddleFnError, TypeError):
+    """Operands with unsupported or mismatched dtypes were passed to an op (raised at trace time)."""
+
+
+class ConcretizationError(PaddleFnError, TypeError):
+    """A traced value was converted to a Python bool/int/float where only its shape and dtype are known."""
+
+
+class EscapedTracerError(PaddleFnError, RuntimeError):
+    """A traced value was used after the transform that created it had finished."""
+
+
+class TransformError(PaddleFnError, ValueError):
+    """A transform was applied to a function or arguments it does not accept."""
+
+
+class UnsupportedError(PaddleFnError, NotImplementedError):
+    """A primitive does not support a transform; the message says what to use instead."""

@@ -1,0 +1,12 @@
+"""Late-bound ops the core transforms need from the primitive layer (core may not import prims).
+
+The primitive layer registers: add(a, b), zeros(shape, dtype), moveaxis(x, src, dst),
+broadcast_batch(x, size, axis) (insert a new axis of length `size`), select(pred, a, b), convert(x, dtype).
+"""
+from typing import Callable
+
+OPS: dict[str, Callable] = {}
+
+
+def register(**ops):
+    OPS.update(ops)

@@ -1,0 +1,199 @@
+"""The traced IR: abstract values, variables, equations and programs, with a type-checker and a printer.
+
+A `Program` is closed over nothing: constants a trace captured are ordinary leading inputs, and the trace
+returns their values alongside (see `StagingTrace.build`). Programs held in control-flow params are therefore
+plain data that can be hashed, printed, lowered and transformed without a side channel.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from paddle_fn.core.dtypes import DType, as_dtype
+
+_SHORT = {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+          "uint32": "u32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+
+
+class ShapedArray:
+    """The abstract value of a Tensor: a shape (tuple of ints) and a dtype."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = as_dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and self.shape == other.shape and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def str_short(self) -> str:
+        return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+    def update(self, shape=None, dtype=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape, self.dtype if dtype is None else dtype)
+
+
+def short_dtype(d: DType) -> str:
+    return _SHORT[d.name]
+
+
+class Var:
+    """A program variable; identity is by object, the printed name is assigned by the printer."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """An inline scalar constant in a program."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = np.asarray(val, dtype=aval.dtype.np)
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val.item()!r})"
+
+
+@dataclass(frozen=True)
+class Eqn:
+    prim: Any
+    inputs: tuple
+    params: dict
+    outputs: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """A typed, first-order program: `in_vars` -> `eqns` -> `out_vars` (Vars or Literals)."""
+    in_vars: tuple
+    eqns: tuple
+    out_vars: tuple
+    _hash: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.in_vars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.out_vars]
+
+    def __str__(self):
+        return pp_program(self)
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+# ----------------------------------------------------------------------------------------------- printing
+
+def _name_gen():
+    for n in itertools.count():
+        s = ""
+        n0 = n
+        while True:
+            s = chr(ord("a") + n0 % 26) + s
+            n0 = n0 // 26 - 1
+            if n0 < 0:
+                break
+        yield s
+
+
+def _pp_param(v, indent):
+    if isinstance(v, Program):
+        body = pp_program(v, indent + 4)
+        return "\n" + body
+    if isinstance(v, np.ndarray):
+        if v.size <= 8:
+            return np.array2string(v, separator=",").replace("\n", "")
+        return f"<array {v.dtype}{list(v.shape)}>"
+    if isinstance(v, DType):
+        return v.name
+    if callable(v) and not isinstance(v, type):
+        return getattr(v, "__name__", type(v).__name__)
+    if isinstance(v, tuple) and v and all(isinstance(p, Program) for p in v):
+        return "(" + ",".join("\n" + pp_program(p, indent + 4) for p in v) + ")"
+    return repr(v)
+
+
+def pp_program(prog: Program, indent: int = 0, const_count: int = 0) -> str:
+    names: dict = {}
+    gen = _name_gen()
+
+    def name(v):
+        if isinstance(v, Literal):
+            return repr(v.val.item())
+        if v not in names:
+            names[v] = next(gen)
+        return names[v]
+
+    def decl(v):
+        return f"{name(v)}:{v.aval.str_short()}"
+
+    pad = " " * indent
+    ins = [decl(v) for v in prog.in_vars]
+    if const_count:
+        head = f"{pad}{{ lambda {' '.join(ins[:const_count])} ; {' '.join(ins[const_count:])}. let"
+    else:
+        head = f"{pad}{{ lambda ; {' '.join(ins)}. let"
+    lines = [head]
+    for eqn in prog.eqns:
+        lhs = " ".join(decl(v) for v in eqn.outputs)
+        params = " ".join(f"{k}={_pp_param(v, indent + 4)}" for k, v in sorted(eqn.params.items()))
+        rhs = eqn.prim.name + (f"[{params}]" if params else "") + " " + " ".join(name(v) for v in eqn.inputs)
+        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}")
+    outs = ", ".join(name(v) for v in prog.out_vars)
+    lines.append(f"{pad}  in ({outs}) }}")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------- type check
+
+class IRTypeError(TypeError):
+    pass
+
+
+def typecheck_program(prog: Program) -> None:
+    """Check that every equation's declared output types match its primitive's shape rule."""
+    env = set(prog.in_vars)
+    for eqn in prog.eqns:
+        for v in eqn.inputs:
+            if isinstance(v, Var) and v not in env:
+                raise IRTypeError(f"{eqn.prim.name}: input variable {v} used before it is defined")
+        expected = eqn.prim.abstract_eval_list([v.aval for v in eqn.inputs], eqn.params)
+        got = [v.aval for v in eqn.outputs]
+        if expected != got:
+            raise IRTypeError(f"{eqn.prim.name}: outputs are typed {got} but the shape rule gives {expected}")
+        for p in eqn.params.values():
+            if isinstance(p, Program):
+                typecheck_program(p)
+        env.update(eqn.outputs)
+    for v in prog.out_vars:
+        if isinstance(v, Var) and v not in env:
+            raise IRTypeError(f"output variable {v} is never defined")

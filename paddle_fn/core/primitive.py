@@ -1,0 +1,90 @@
+"""`Primitive`: one object holding every rule of one operation, and the markers for rules that do not apply.
+
+A primitive is defined once, in one block of `paddle_fn/prims/<family>.py`, with all of its fields. Every
+field is required: a missing rule is an error when the module is imported, never a KeyError mid-trace.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from paddle_fn.core.errors import UnsupportedError
+
+_REGISTRY: dict[str, "Primitive"] = {}
+
+
+class _Marker:
+    def __init__(self, name, doc):
+        self.name, self.__doc__ = name, doc
+
+    def __repr__(self):
+        return self.name
+
+
+LINEAR = _Marker("LINEAR", "JVP rule: the primitive is linear in all its inputs; tangent out = prim(*tangents).")
+ZERO_TANGENT = _Marker("ZERO_TANGENT", "JVP rule: the output does not vary with the inputs (comparisons, integer ops).")
+NONLINEAR = _Marker("NONLINEAR", "transpose rule: the primitive is not linear, so it never appears in a linear program.")
+ELEMENTWISE = _Marker("ELEMENTWISE", "batching rule: an n-ary elementwise op; batch dims are aligned and it is applied once.")
+
+
+class unsupported:
+    """A rule that cannot exist; calling it raises UnsupportedError with the reason and what to use instead."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def __call__(self, *args, **kwargs):
+        raise UnsupportedError(self.why)
+
+    def __repr__(self):
+        return f"unsupported({self.why!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Primitive:
+    """One operation of the IR with all of its rules.
+
+    Fields:
+      shape_rule(*avals, **params) -> aval | list[aval]
+      impl(*numpy_arrays, **params) -> numpy array | list
+      jvp(primals, tangents, **params) -> (primal_out, tangent_out) | LINEAR | ZERO_TANGENT | unsupported
+      transpose(cts, *args, **params) -> list of cotangents, one per arg (None where non-linear) | NONLINEAR
+          args holding an `UndefinedPrimal` are the linear inputs
+      batch(values, batch_dims, **params) -> (out, out_dims) | ELEMENTWISE | unsupported
+      lower(ctx, *operand_names, **params) -> result name(s)   (StableHLO text, see paddle_fn.lowering)
+    """
+    name: str
+    shape_rule: Callable
+    impl: Callable
+    jvp: Any
+    transpose: Any
+    batch: Any
+    lower: Callable
+    multiple_results: bool = False
+
+    def __post_init__(self):
+        for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):
+            if getattr(self, f) is None:
+                raise TypeError(f"primitive {self.name!r} has no {f} rule; give one or an explicit marker")
+        if self.name in _REGISTRY:
+            raise ValueError(f"primitive {self.name!r} is defined twice")
+        _REGISTRY[self.name] = self
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        from paddle_fn.core.trace import bind
+        return bind(self, *args, **params)
+
+    def abstract_eval_list(self, avals, params):
+        out = self.shape_rule(*avals, **params)
+        return list(out) if self.multiple_results else [out]
+
+    @property
+    def is_linear(self):
+        return self.jvp is LINEAR
+
+
+def all_primitives() -> dict[str, Primitive]:
+    return dict(_REGISTRY)

@@ -1,0 +1,153 @@
+"""Staging: tracing Python into a `Program`.
+
+`StagingTrace` records every primitive applied to its tracers as an equation. Values from outside (concrete
+arrays, tracers of lower levels) become leading constant inputs of the program; `trace_to_program` returns
+the program together with those constants so callers pass them in again (closure conversion).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core.errors import ConcretizationError
+from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, new_main
+
+
+class StagingTracer(Tracer):
+    __slots__ = ("_aval",)
+
+    def __init__(self, trace, aval):
+        super().__init__(trace)
+        self._aval = aval
+
+    @property
+    def aval(self):
+        return self._aval
+
+
+class ProgramBuilder:
+    def __init__(self):
+        self.eqns: list[Eqn] = []
+        self.tracer_to_var: dict[int, Var] = {}
+        self.const_tracers: dict[int, Tracer] = {}   # id(value) -> tracer, so a constant is captured once
+        self.const_vals: dict[int, object] = {}       # id(tracer) -> captured value
+        self.tracers: list[Tracer] = []               # keeps ids alive
+
+    def new_var(self, tracer) -> Var:
+        v = Var(tracer.aval)
+        self.tracer_to_var[id(tracer)] = v
+        self.tracers.append(tracer)
+        return v
+
+    def getvar(self, tracer) -> Var:
+        return self.tracer_to_var[id(tracer)]
+
+    def build(self, in_tracers, out_tracers):
+        """Return (program, consts): program inputs are [*constants, *in_tracers]."""
+        in_vars = [self.tracer_to_var[id(t)] for t in in_tracers]
+        const_vars, consts = [], []
+        for tid, val in self.const_vals.items():
+            const_vars.append(self.tracer_to_var[tid])
+            consts.append(val)
+        out_vars = [self.tracer_to_var[id(t)] for t in out_tracers]
+        prog = Program(tuple(const_vars + in_vars), tuple(self.eqns), tuple(out_vars))
+        return _inline_literals(prog, consts)
+
+
+def _inline_literals(prog: Program, consts):
+    """Turn captured concrete scalars into Literals so printed programs stay readable."""
+    keep_vars, keep_vals, literals = [], [], {}
+    n_consts = len(consts)
+    for v, c in zip(prog.in_vars[:n_consts], consts):
+        if not isinstance(c, Tracer) and np.ndim(_val(c)) == 0:
+            literals[v] = Literal(_val(c), v.aval)
+        else:
+            keep_vars.append(v)
+            keep_vals.append(c)
+    if not literals:
+        return prog, consts
+
+    def sub(x):
+        return literals.get(x, x) if isinstance(x, Var) else x
+
+    eqns = tuple(Eqn(e.prim, tuple(sub(x) for x in e.inputs), e.params, e.outputs) for e in prog.eqns)
+    outs = tuple(sub(x) for x in prog.out_vars)
+    return Program(tuple(keep_vars) + prog.in_vars[n_consts:], eqns, outs), keep_vals
+
+
+def _val(c):
+    return c.concrete_value() if isinstance(c, Tensor) else np.asarray(c)
+
+
+class StagingTrace(Trace):
+    @property
+    def builder(self) -> ProgramBuilder:
+        return self.main.global_data
+
+    def new_arg(self, aval: ShapedArray) -> StagingTracer:
+        t = StagingTracer(self, aval)
+        self.builder.new_var(t)
+        return t
+
+    def pure(self, val):
+        b = self.builder
+        key = id(val)
+        if key in b.const_tracers:
+            return b.const_tracers[key]
+        t = StagingTracer(self, get_aval(val))
+        b.new_var(t)
+        b.const_tracers[key] = t
+        b.const_vals[id(t)] = val if isinstance(val, Tensor) else Tensor(np.asarray(val))
+        b.tracers.append(val)
+        return t
+
+    lift = pure
+
+    def process_primitive(self, prim, tracers, params):
+        b = self.builder
+        out_avals = prim.abstract_eval_list([t.aval for t in tracers], params)
+        outs = [StagingTracer(self, a) for a in out_avals]
+        b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
+        return outs
+
+    def concretize(self, tracer):
+        raise ConcretizationError(
+            f"a value traced by {self.main.transform or 'staging'} (abstract value {tracer.aval.str_short()}) has "
+            "no concrete value: only its shape and dtype are known while the function is compiled. Use "
+            "paddle_fn.cond / paddle_fn.where instead of Python `if` on it, paddle_fn.while_loop instead of "
+            "`while`, or mark the argument static (jit's static_argnums)")
+
+
+def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False):
+    """Trace `fun(*tracers) -> list of values` into (program, consts, out_avals).
+
+    With `dynamic=True` every operation is staged, even on constants (what jit and make_ir want); with
+    `dynamic=False` operations on values that do not depend on the inputs run eagerly.
+    """
+    with new_main(StagingTrace, ProgramBuilder(), transform=transform, dynamic=dynamic) as main:
+        trace = StagingTrace(main)
+        in_tracers = [trace.new_arg(a) for a in in_avals]
+        outs = fun(*in_tracers)
+        out_tracers = [trace.full_raise(o) for o in outs]
+        prog, consts = main.global_data.build(in_tracers, out_tracers)
+    if check:
+        typecheck_program(prog)
+    return prog, consts
+
+
+def eval_program(prog: Program, consts, args):
+    """Evaluate a program by binding its primitives to the given values (so it runs under any transform)."""
+    env = {}
+    for v, x in zip(prog.in_vars, list(consts) + list(args)):
+        env[v] = x
+
+    def read(v):
+        return Tensor(v.val) if isinstance(v, Literal) else env[v]
+
+    for eqn in prog.eqns:
+        outs = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
+        if not eqn.prim.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.outputs, outs):
+            env[v] = o
+    return [read(v) for v in prog.out_vars]

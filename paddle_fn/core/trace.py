@@ -1,0 +1,340 @@
+"""The interpreter stack: Tensor values, tracers, traces and `bind`.
+
+As in Autodidax: every transform pushes a `MainTrace` with a level; `bind` finds the highest-level trace
+among its arguments (or the dynamic one, for whole-program staging) and lets that trace process the
+primitive. Tracers of lower levels are lifted into the winning trace. A finished transform marks its main
+dead, so a tracer that escapes it is caught the next time it is used.
+"""
+from __future__ import annotations
+
+import contextlib
+import traceback
+from typing import Any
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import ConcretizationError, EscapedTracerError
+from paddle_fn.core.ir import ShapedArray
+
+
+# ----------------------------------------------------------------------------------------------- values
+
+class Tensor:
+    """An immutable n-d array. Eagerly it holds a read-only numpy array; under a transform it is a Tracer.
+
+    Methods and operators (``x + y``, ``x.sum(axis=0)``, ``x.reshape([2, -1])`` ...) are installed by
+    `paddle_fn.tensor`, so they are the same functions the public API exposes.
+    """
+    __array_priority__ = 100
+    __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
+    __slots__ = ("_value", "stop_gradient", "__weakref__", "name")
+
+    def __init__(self, value, stop_gradient: bool = True):
+        v = np.asarray(value)
+        if v.flags.writeable:
+            if v.base is not None or not v.flags.owndata:
+                v = v.copy()
+            v.flags.writeable = False
+        self._value = v
+        self.stop_gradient = stop_gradient
+
+    # -- abstract view
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._value.shape, dtypes.as_dtype(self._value.dtype))
+
+    @property
+    def shape(self) -> list:
+        """The shape as a Python list, as in Paddle."""
+        return list(self.aval.shape)
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def numel(self) -> int:
+        return self.size
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.aval.shape[0]
+
+    # -- concrete view
+    def concrete_value(self) -> np.ndarray:
+        return self._value
+
+    def numpy(self) -> np.ndarray:
+        """Return the value as a (read-only) numpy array."""
+        return self.concrete_value()
+
+    def __array__(self, dtype=None, copy=None):
+        v = self.concrete_value()
+        if dtype is not None:
+            return v.astype(dtype)
+        return np.array(v) if copy else v
+
+    def item(self, *index):
+        """The value of a one-element Tensor (or of element `index`) as a Python scalar."""
+        v = self.concrete_value()
+        if index:
+            return v[index if len(index) > 1 else index[0]].item()
+        if v.size != 1:
+            raise ValueError(f"item(): the Tensor has {v.size} elements (shape {list(v.shape)}); only one-element "
+                             "Tensors convert to a Python scalar; index it first, e.g. x[0].item()")
+        return v.item()
+
+    def tolist(self):
+        return self.concrete_value().tolist()
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __index__(self):
+        v = self._scalar("index")
+        if not np.issubdtype(np.asarray(v).dtype, np.integer):
+            raise TypeError(f"only integer Tensors can be used as an index, got {self.dtype}")
+        return int(v)
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def _scalar(self, what):
+        v = self.concrete_value()
+        if v.size != 1:
+            raise ValueError(f"converting a Tensor of shape {list(v.shape)} to a Python {what} is ambiguous; "
+                             "use .any() / .all() or index a single element")
+        return v.reshape(()).item()
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d Tensor")
+        for i in range(self.aval.shape[0]):
+            yield self[i]
+
+    @property
+    def place(self):
+        return "Place(cpu)"
+
+    def __repr__(self):
+        v = self.concrete_value()
+        body = np.array2string(np.asarray(v, dtype=np.float64) if v.dtype.name == "bfloat16" else v,
+                               separator=", ", precision=8, floatmode="fixed" if v.dtype.kind == "f" else "maxprec",
+                               prefix="       ")
+        return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient},\n       {body})")
+
+    __str__ = __repr__
+
+
+def is_tensor_like(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float))
+
+
+class Tracer(Tensor):
+    """A value seen by a transform: it knows its abstract value and the trace that owns it."""
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: "Trace"):
+        self._trace = trace
+        self.stop_gradient = True
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def full_lower(self):
+        return self
+
+    def concrete_value(self) -> np.ndarray:
+        return self._trace.concretize(self)
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    __str__ = __repr__
+
+
+# ----------------------------------------------------------------------------------------------- trace stack
+
+class MainTrace:
+    __slots__ = ("level", "trace_type", "global_data", "live", "created_at", "transform")
+
+    def __init__(self, level, trace_type, global_data, transform):
+        self.level = level
+        self.trace_type = trace_type
+        self.global_data = global_data
+        self.live = True
+        self.transform = transform
+        self.created_at = None
+
+    def __repr__(self):
+        return f"MainTrace({self.level}, {self.trace_type.__name__})"
+
+
+class Trace:
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def pure(self, val) -> Tracer:
+        raise NotImplementedError
+
+    def lift(self, val: Tracer) -> Tracer:
+        return self.pure(val)
+
+    def full_raise(self, val) -> Tracer:
+        if not isinstance(val, Tracer):
+            return self.pure(val)
+        level = val._trace.main.level
+        if val._trace.main is self.main:
+            return val
+        if level < self.main.level:
+            return self.lift(val)
+        raise EscapedTracerError(_escaped_message(val))
+
+    def process_primitive(self, prim, tracers, params):
+        raise NotImplementedError
+
+    def concretize(self, tracer):
+        raise ConcretizationError(
+            f"a value traced by {self.main.transform or type(self).__name__} has no concrete value here "
+            f"(abstract value {tracer.aval.str_short()})")
+
+
+def _stack_summary():
+    frames = [f for f in traceback.extract_stack()[:-3] if "/paddle_fn/" not in f.filename.replace("\\", "/")
+              and "/transforms/" not in f.filename.replace("\\", "/")]
+    return "".join(traceback.format_list(frames[-3:])) if frames else "  (unknown)\n"
+
+
+def _escaped_message(t: Tracer) -> str:
+    m = t._trace.main
+    where = m.created_at or "  (unknown)\n"
+    return (f"a traced value ({t.aval.str_short()}) created by {m.transform or m.trace_type.__name__} was used after "
+            f"that transform had finished (it escaped, e.g. through a global, a list or a closure). The transform "
+            f"was entered at:\n{where}Return the value from the transformed function instead of storing it.")
+
+
+class EvalTrace(Trace):
+    """The bottom of the stack: runs each primitive's numpy impl."""
+
+    def pure(self, val):
+        return val
+
+    lift = pure
+
+    def full_raise(self, val):
+        return val
+
+    def process_primitive(self, prim, tracers, params):
+        args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
+        out_avals = prim.abstract_eval_list([get_aval(a) for a in args], params)
+        out = prim.impl(*args, **params)
+        outs = out if prim.multiple_results else [out]
+        return [Tensor(_typed(o, a)) for o, a in zip(outs, out_avals)]
+
+
+def _typed(x, aval):
+    a = np.asarray(x)
+    if a.dtype != aval.dtype.np:
+        a = a.astype(aval.dtype.np)
+    if a.shape != aval.shape:
+        raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
+    return a
+
+
+_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None, "eager")]
+_dynamic: list[MainTrace] = [_stack[0]]
+
+
+@contextlib.contextmanager
+def new_main(trace_type, global_data=None, *, transform: str | None = None, dynamic: bool = False):
+    """Push a new level for a transform; on exit it is popped and marked dead (escape detection)."""
+    main = MainTrace(len(_stack), trace_type, global_data, transform)
+    main.created_at = _stack_summary()
+    _stack.append(main)
+    if dynamic:
+        _dynamic.append(main)
+    try:
+        yield main
+    finally:
+        if dynamic:
+            _dynamic.pop()
+        _stack.pop()
+        main.live = False
+
+
+def current_dynamic_main() -> MainTrace:
+    return _dynamic[-1]
+
+
+def find_top_trace(xs) -> Trace:
+    top = _dynamic[-1]
+    for x in xs:
+        if isinstance(x, Tracer):
+            m = x._trace.main
+            if not m.live:
+                raise EscapedTracerError(_escaped_message(x))
+            if m.level > top.level:
+                top = m
+    return top.trace_type(top)
+
+
+def full_lower(x):
+    return x.full_lower() if isinstance(x, Tracer) else x
+
+
+def bind(prim, *args, **params):
+    trace = find_top_trace(args)
+    tracers = [trace.full_raise(a) for a in args]
+    outs = trace.process_primitive(prim, tracers, params)
+    outs = [full_lower(o) for o in outs]
+    return outs if prim.multiple_results else outs[0]
+
+
+def get_aval(x) -> ShapedArray:
+    if isinstance(x, Tensor):
+        return x.aval
+    if isinstance(x, (bool, int, float)):
+        return ShapedArray((), dtypes.dtype_of_scalar(x))
+    a = np.asarray(x)
+    return ShapedArray(a.shape, dtypes.as_dtype(a.dtype))
+
+
+def is_concrete(x) -> bool:
+    """True if `x` has a value now (eagerly, or under a transform that keeps concrete primals such as grad)."""
+    if not isinstance(x, Tracer):
+        return True
+    try:
+        x.concrete_value()
+        return True
+    except ConcretizationError:
+        return False
+
+
+def concrete_or_error(x, what: str, fix: str) -> Any:
+    try:
+        return np.asarray(x.concrete_value() if isinstance(x, Tensor) else x)
+    except ConcretizationError as e:
+        raise ConcretizationError(f"{what} must be a concrete value, but it is traced ({e}). {fix}") from None

@@ -1,0 +1,34 @@
+"""The primitive set (lax level): every primitive with all its rules, one block each, grouped by family."""
+from paddle_fn.core import hooks
+from paddle_fn.prims import elementwise, reduction, structural  # noqa: F401
+from paddle_fn.prims._rules import scalar_like
+from paddle_fn.core.trace import get_aval
+
+
+def _zeros(shape, dtype):
+    import numpy as np
+    from paddle_fn.core.trace import Tensor
+    return structural.broadcast_in_dim(Tensor(np.zeros((), dtype.np)), shape=shape, broadcast_dimensions=())
+
+
+def _moveaxis(x, src, dst):
+    nd = get_aval(x).ndim
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return structural.transpose(x, permutation=tuple(perm))
+
+
+def _broadcast_batch(x, size, axis):
+    a = get_aval(x)
+    shape = list(a.shape)
+    shape.insert(axis, size)
+    dims = tuple(i for i in range(len(shape)) if i != axis)
+    return structural.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
+
+
+hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch,
+               select=elementwise.select, convert=elementwise.convert_element_type)
+del scalar_like

@@ -1,0 +1,46 @@
+"""Shared rule helpers for primitive definitions: shape checks, constants, transpose/batch building blocks."""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core.errors import DTypeError, ShapeError
+from paddle_fn.core.ir import ShapedArray
+from paddle_fn.core.trace import Tensor, get_aval
+
+
+def fmt(aval: ShapedArray) -> str:
+    return f"{list(aval.shape)} {aval.dtype.name}"
+
+
+def same_shape_dtype(name: str, *avals: ShapedArray) -> ShapedArray:
+    a0 = avals[0]
+    for a in avals[1:]:
+        if a.shape != a0.shape:
+            raise ShapeError(f"{name}: operand shapes differ: " + ", ".join(str(list(a.shape)) for a in avals) +
+                             " (primitives do not broadcast; use paddle_fn.broadcast_to or the Paddle-level op)")
+        if a.dtype != a0.dtype:
+            raise DTypeError(f"{name}: operand dtypes differ: " + ", ".join(a.dtype.name for a in avals) +
+                             " (cast one with .astype())")
+    return a0
+
+
+def require_kind(name: str, aval: ShapedArray, kinds: str, what: str) -> None:
+    if aval.dtype.kind not in kinds:
+        raise DTypeError(f"{name}: expected {what} input, got dtype {aval.dtype.name} (shape {list(aval.shape)}); "
+                         f"cast it with .astype()")
+
+
+def scalar_like(x, value):
+    """A 0-d constant with x's dtype."""
+    return Tensor(np.asarray(value, dtype=get_aval(x).dtype.np))
+
+
+def normalize_axis(name: str, axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"{name}: axis {axis} is out of range for a tensor of rank {ndim} "
+                         f"(valid: {-ndim}..{ndim - 1})")
+    return axis % max(ndim, 1)
+
+
+def np_result(x, dtype) -> np.ndarray:
+    return np.asarray(x, dtype=dtype)

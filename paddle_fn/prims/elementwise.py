@@ -1,0 +1,848 @@
+"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic, select, clamp, casts.
+
+Operands of n-ary primitives have identical shapes and dtypes (no implicit broadcasting or promotion: the
+Paddle-level ops in paddle_fn.tensor do that). Each block gives every rule of one primitive.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sps
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.autodiff import is_undefined
+from paddle_fn.core.errors import DTypeError
+from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype, scalar_like
+
+
+def _splat(x, value):
+    """A constant of x's shape and dtype filled with `value` (a broadcast 0-d constant, cheap in the IR)."""
+    from paddle_fn.prims.structural import broadcast_in_dim
+    a = get_aval(x)
+    return broadcast_in_dim(scalar_like(x, value), shape=a.shape, broadcast_dimensions=())
+
+
+def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
+    def shape_rule(x):
+        require_kind(name, x, kinds, "a floating-point" if kinds == "f" else "a numeric")
+        return x
+
+    def lower(ctx, x):
+        return ctx.generic_op(hlo, [x]) if hlo.startswith("chlo.") else ctx.op(hlo, [x])
+
+    return Primitive(name, shape_rule, impl, jvp, transpose, ELEMENTWISE, lower)
+
+
+def _binop_shape(name, kinds, what):
+    def shape_rule(x, y):
+        a = same_shape_dtype(name, x, y)
+        require_kind(name, a, kinds, what)
+        return a
+    return shape_rule
+
+
+def _lower_binop(hlo):
+    def lower(ctx, x, y):
+        return ctx.op(hlo, [x, y])
+    return lower
+
+
+def _np_float(f):
+    """Run a numpy/scipy function, keeping the input dtype (bfloat16 computes in float32)."""
+    def impl(*xs, **params):
+        dt = xs[0].dtype
+        if dt.name == "bfloat16":
+            xs = [np.asarray(x, np.float32) for x in xs]
+        with np.errstate(all="ignore"):
+            return np.asarray(f(*xs, **params)).astype(dt)
+    return impl
+
+
+# ---------------------------------------------------------------------------------------------- neg
+
+def _neg_impl(x):
+    return np.negative(x)
+
+
+def _neg_transpose(ct, x):
+    return [neg(ct)]
+
+
+neg_p = _float_unop("neg", _neg_impl, LINEAR, "stablehlo.negate", kinds="fiu", transpose=_neg_transpose)
+
+
+def neg(x):
+    return neg_p.bind(x)
+
+
+# ---------------------------------------------------------------------------------------------- add / sub
+
+def _add_transpose(ct, x, y):
+    return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
+
+
+add_p = Primitive("add", _binop_shape("add", "fiub", "a numeric"), lambda x, y: np.add(x, y), LINEAR,
+                  _add_transpose, ELEMENTWISE, _lower_binop("stablehlo.add"))
+
+
+def add(x, y):
+    return add_p.bind(x, y)
+
+
+def _sub_transpose(ct, x, y):
+    return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
+
+
+sub_p = Primitive("sub", _binop_shape("sub", "fiu", "a numeric"), lambda x, y: np.subtract(x, y), LINEAR,
+                  _sub_transpose, ELEMENTWISE, _lower_binop("stablehlo.subtract"))
+
+
+def sub(x, y):
+    return sub_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- mul
+
+def _mul_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return mul(x, y), add(mul(tx, y), mul(x, ty))
+
+
+def _mul_transpose(ct, x, y):
+    if is_undefined(x) and is_undefined(y):
+        raise TypeError("mul: both operands are linear; the product of two tangents is not linear")
+    return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
+
+
+mul_p = Primitive("mul", _binop_shape("mul", "fiub", "a numeric"),
+                  lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
+                  _mul_jvp, _mul_transpose, ELEMENTWISE,
+                  lambda ctx, x, y: ctx.op("stablehlo.and" if ctx.avals_in[0].dtype.kind == "b"
+                                           else "stablehlo.multiply", [x, y]))
+
+
+def mul(x, y):
+    return mul_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- div
+
+def _div_impl(x, y):
+    if x.dtype.kind in "iu":
+        with np.errstate(all="ignore"):
+            q = np.floor_divide(x, np.where(y == 0, 1, y))
+            # C semantics (truncate toward zero), as stablehlo.divide
+            q = np.where((np.remainder(x, np.where(y == 0, 1, y)) != 0) & ((x < 0) != (y < 0)), q + 1, q)
+            return np.where(y == 0, -1, q).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        return _np_float(np.divide)(x, y)
+
+
+def _div_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = div(x, y)
+    return out, sub(div(tx, y), mul(ty, div(out, y)))
+
+
+def _div_transpose(ct, x, y):
+    if is_undefined(y):
+        raise TypeError("div: the divisor is linear; division is not linear in its divisor")
+    return [div(ct, y), None]
+
+
+div_p = Primitive("div", _binop_shape("div", "fiu", "a numeric"), _div_impl, _div_jvp, _div_transpose,
+                  ELEMENTWISE, _lower_binop("stablehlo.divide"))
+
+
+def div(x, y):
+    """Elementwise x / y; integer division truncates toward zero (C semantics, as StableHLO)."""
+    return div_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- rem
+
+def _rem_impl(x, y):
+    if x.dtype.kind in "iu":
+        with np.errstate(all="ignore"):
+            r = np.fmod(x, np.where(y == 0, 1, y))
+            return np.where(y == 0, x, r).astype(x.dtype)
+    return _np_float(np.fmod)(x, y)
+
+
+def _rem_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = rem(x, y)
+    trunc_q = round_(div(sub(x, out), y))
+    return out, sub(tx, mul(ty, trunc_q))
+
+
+rem_p = Primitive("rem", _binop_shape("rem", "fiu", "a numeric"), _rem_impl, _rem_jvp, NONLINEAR, ELEMENTWISE,
+                  _lower_binop("stablehlo.remainder"))
+
+
+def rem(x, y):
+    """Remainder with the sign of the dividend (C fmod), as stablehlo.remainder."""
+    return rem_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- max / min
+
+def _minmax_jvp(op, cmp):
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        out = op(x, y)
+        # Ties split the tangent evenly, so the derivative is symmetric (as JAX does).
+        wx = select(cmp(x, y), _splat(x, 1.0), select(eq(x, y), _splat(x, 0.5), _splat(x, 0.0)))
+        return out, add(mul(tx, wx), mul(ty, sub(_splat(x, 1.0), wx)))
+    return jvp
+
+
+max_p = Primitive("max", _binop_shape("max", "fiub", "a numeric"), lambda x, y: np.maximum(x, y),
+                  _minmax_jvp(lambda a, b: max(a, b), lambda a, b: gt(a, b)), NONLINEAR, ELEMENTWISE,
+                  _lower_binop("stablehlo.maximum"))
+
+
+def max(x, y):  # noqa: A001 - lax-level name
+    return max_p.bind(x, y)
+
+
+min_p = Primitive("min", _binop_shape("min", "fiub", "a numeric"), lambda x, y: np.minimum(x, y),
+                  _minmax_jvp(lambda a, b: min(a, b), lambda a, b: lt(a, b)), NONLINEAR, ELEMENTWISE,
+                  _lower_binop("stablehlo.minimum"))
+
+
+def min(x, y):  # noqa: A001
+    return min_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- pow
+
+def _pow_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = pow(x, y)
+    zero = _splat(x, 0.0)
+    # d/dx x^y = y x^(y-1), defined as 0 where y == 0 (so 0^0 has derivative 0, not nan)
+    dx = select(eq(y, zero), zero, mul(y, pow(x, sub(y, _splat(y, 1.0)))))
+    # d/dy x^y = log(x) x^y, defined as 0 where x == 0
+    safe_x = select(eq(x, zero), _splat(x, 1.0), x)
+    dy = select(eq(x, zero), zero, mul(log(safe_x), out))
+    return out, add(mul(tx, dx), mul(ty, dy))
+
+
+pow_p = Primitive("pow", _binop_shape("pow", "f", "a floating-point"), _np_float(np.power), _pow_jvp,
+                  NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.power"))
+
+
+def pow(x, y):  # noqa: A001
+    return pow_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- integer_pow
+
+def _integer_pow_shape(x, *, y):
+    require_kind("integer_pow", x, "fiu", "a numeric")
+    if not isinstance(y, int):
+        raise TypeError(f"integer_pow: the exponent must be a Python int, got {type(y).__name__}")
+    if y < 0 and x.dtype.kind != "f":
+        raise DTypeError(f"integer_pow: negative exponent {y} needs a floating-point base, got {x.dtype.name}")
+    return x
+
+
+def _integer_pow_impl(x, *, y):
+    if x.dtype.kind == "f":
+        return _np_float(lambda a: np.power(a, float(y)))(x)
+    return np.power(x, y).astype(x.dtype)
+
+
+def _integer_pow_jvp(primals, tangents, *, y):
+    (x,), (t,) = primals, tangents
+    if y == 0:
+        return integer_pow(x, y=0), _splat(x, 0.0)
+    d = _splat(x, float(y)) if y == 1 else mul(_splat(x, float(y)), integer_pow(x, y=y - 1))
+    return integer_pow(x, y=y), mul(t, d)
+
+
+def _integer_pow_lower(ctx, x, *, y):
+    aval = ctx.avals_in[0]
+    if y == 0:
+        return ctx.constant(1, aval)
+    acc, base, n = None, x, (-y if y < 0 else y)
+    while n:  # binary exponentiation, as repeated multiplies
+        if n & 1:
+            acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval, in_avals=[aval, aval])
+        n >>= 1
+        if n:
+            base = ctx.op("stablehlo.multiply", [base, base], aval, in_avals=[aval, aval])
+    if y < 0:
+        one = ctx.constant(1, aval)
+        acc = ctx.op("stablehlo.divide", [one, acc], aval, in_avals=[aval, aval])
+    return acc
+
+
+integer_pow_p = Primitive("integer_pow", _integer_pow_shape, _integer_pow_impl, _integer_pow_jvp, NONLINEAR,
+                          ELEMENTWISE, _integer_pow_lower)
+
+
+def integer_pow(x, *, y: int):
+    return integer_pow_p.bind(x, y=y)
+
+
+# ---------------------------------------------------------------------------------------------- atan2
+
+def _atan2_jvp(primals, tangents):
+    (y, x), (ty, tx) = primals, tangents
+    denom = add(mul(x, x), mul(y, y))
+    return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
+
+
+atan2_p = Primitive("atan2", _binop_shape("atan2", "f", "a floating-point"), _np_float(np.arctan2), _atan2_jvp,
+                    NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.atan2"))
+
+
+def atan2(y, x):
+    return atan2_p.bind(y, x)
+
+
+# ---------------------------------------------------------------------------------------------- transcendental unary ops
+
+def _unary_jvp(f, deriv):
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = f(x)
+        return y, mul(t, deriv(x, y))
+    return jvp
+
+
+exp_p = _float_unop("exp", _np_float(np.exp), _unary_jvp(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential")
+
+
+def exp(x):
+    return exp_p.bind(x)
+
+
+log_p = _float_unop("log", _np_float(np.log), _unary_jvp(lambda x: log(x), lambda x, y: div(_splat(x, 1.0), x)),
+                    "stablehlo.log")
+
+
+def log(x):
+    return log_p.bind(x)
+
+
+expm1_p = _float_unop("expm1", _np_float(np.expm1),
+                      _unary_jvp(lambda x: expm1(x), lambda x, y: add(y, _splat(x, 1.0))),
+                      "stablehlo.exponential_minus_one")
+
+
+def expm1(x):
+    return expm1_p.bind(x)
+
+
+log1p_p = _float_unop("log1p", _np_float(np.log1p),
+                      _unary_jvp(lambda x: log1p(x), lambda x, y: div(_splat(x, 1.0), add(x, _splat(x, 1.0)))),
+                      "stablehlo.log_plus_one")
+
+
+def log1p(x):
+    return log1p_p.bind(x)
+
+
+sin_p = _float_unop("sin", _np_float(np.sin), _unary_jvp(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine")
+
+
+def sin(x):
+    return sin_p.bind(x)
+
+
+cos_p = _float_unop("cos", _np_float(np.cos), _unary_jvp(lambda x: cos(x), lambda x, y: neg(sin(x))),
+                    "stablehlo.cosine")
+
+
+def cos(x):
+    return cos_p.bind(x)
+
+
+tan_p = _float_unop("tan", _np_float(np.tan),
+                    _unary_jvp(lambda x: tan(x), lambda x, y: add(_splat(x, 1.0), mul(y, y))), "stablehlo.tan")
+
+
+def tan(x):
+    return tan_p.bind(x)
+
+
+def _one_minus_sq(x):
+    return sub(_splat(x, 1.0), mul(x, x))
+
+
+asin_p = _float_unop("asin", _np_float(np.arcsin),
+                     _unary_jvp(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin")
+
+
+def asin(x):
+    return asin_p.bind(x)
+
+
+acos_p = _float_unop("acos", _np_float(np.arccos),
+                     _unary_jvp(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos")
+
+
+def acos(x):
+    return acos_p.bind(x)
+
+
+def _atan_lower(ctx, x):
+    one = ctx.constant(1, ctx.avals_in[0])
+    return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
+
+
+atan_p = Primitive("atan", lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1], _np_float(np.arctan),
+                   _unary_jvp(lambda x: atan(x), lambda x, y: div(_splat(x, 1.0), add(_splat(x, 1.0), mul(x, x)))),
+                   NONLINEAR, ELEMENTWISE, _atan_lower)
+
+
+def atan(x):
+    return atan_p.bind(x)
+
+
+sinh_p = _float_unop("sinh", _np_float(np.sinh), _unary_jvp(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh")
+
+
+def sinh(x):
+    return sinh_p.bind(x)
+
+
+cosh_p = _float_unop("cosh", _np_float(np.cosh), _unary_jvp(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh")
+
+
+def cosh(x):
+    return cosh_p.bind(x)
+
+
+tanh_p = _float_unop("tanh", _np_float(np.tanh),
+                     _unary_jvp(lambda x: tanh(x), lambda x, y: sub(_splat(x, 1.0), mul(y, y))), "stablehlo.tanh")
+
+
+def tanh(x):
+    return tanh_p.bind(x)
+
+
+def _logistic_impl(x):
+    return _np_float(sps.expit)(x)
+
+
+logistic_p = _float_unop("logistic", _logistic_impl,
+                         _unary_jvp(lambda x: logistic(x), lambda x, y: mul(y, sub(_splat(x, 1.0), y))),
+                         "stablehlo.logistic")
+
+
+def logistic(x):
+    return logistic_p.bind(x)
+
+
+sqrt_p = _float_unop("sqrt", _np_float(np.sqrt),
+                     _unary_jvp(lambda x: sqrt(x), lambda x, y: div(_splat(x, 0.5), y)), "stablehlo.sqrt")
+
+
+def sqrt(x):
+    return sqrt_p.bind(x)
+
+
+rsqrt_p = _float_unop("rsqrt", _np_float(lambda x: 1.0 / np.sqrt(x)),
+                      _unary_jvp(lambda x: rsqrt(x), lambda x, y: mul(_splat(x, -0.5), div(y, x))), "stablehlo.rsqrt")
+
+
+def rsqrt(x):
+    return rsqrt_p.bind(x)
+
+
+erf_p = _float_unop("erf", _np_float(sps.erf),
+                    _unary_jvp(lambda x: erf(x),
+                               lambda x, y: mul(_splat(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x))))),
+                    "chlo.erf")
+
+
+def erf(x):
+    return erf_p.bind(x)
+
+
+erf_inv_p = _float_unop("erf_inv", _np_float(sps.erfinv),
+                        _unary_jvp(lambda x: erf_inv(x),
+                                   lambda x, y: mul(_splat(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y)))),
+                        "chlo.erf_inv")
+
+
+def erf_inv(x):
+    return erf_inv_p.bind(x)
+
+
+lgamma_p = _float_unop("lgamma", _np_float(sps.gammaln), _unary_jvp(lambda x: lgamma(x), lambda x, y: digamma(x)),
+                       "chlo.lgamma")
+
+
+def lgamma(x):
+    return lgamma_p.bind(x)
+
+
+digamma_p = _float_unop("digamma", _np_float(sps.digamma),
+                        _unary_jvp(lambda x: digamma(x), lambda x, y: polygamma(x, m=1)), "chlo.digamma")
+
+
+def digamma(x):
+    return digamma_p.bind(x)
+
+
+def _polygamma_shape(x, *, m):
+    require_kind("polygamma", x, "f", "a floating-point")
+    if not isinstance(m, int) or m < 0:
+        raise ValueError(f"polygamma: the order m must be a non-negative Python int, got {m!r}")
+    return x
+
+
+def _polygamma_lower(ctx, x, *, m):
+    n = ctx.constant(m, ctx.avals_in[0])
+    return ctx.generic_op("chlo.polygamma", [n, x], in_avals=[ctx.avals_in[0]] * 2)
+
+
+polygamma_p = Primitive("polygamma", _polygamma_shape, lambda x, *, m: _np_float(lambda a: sps.polygamma(m, a))(x),
+                        lambda primals, tangents, *, m: (polygamma(primals[0], m=m),
+                                                         mul(tangents[0], polygamma(primals[0], m=m + 1))),
+                        NONLINEAR, ELEMENTWISE, _polygamma_lower)
+
+
+def polygamma(x, *, m: int):
+    return polygamma_p.bind(x, m=m)
+
+
+# ---------------------------------------------------------------------------------------------- abs / sign / rounding
+
+def _abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return abs(x), mul(t, sign(x))
+
+
+abs_p = _float_unop("abs", lambda x: np.abs(x), _abs_jvp, "stablehlo.abs", kinds="fi")
+
+
+def abs(x):  # noqa: A001
+    return abs_p.bind(x)
+
+
+sign_p = _float_unop("sign", lambda x: np.sign(x), ZERO_TANGENT, "stablehlo.sign", kinds="fi")
+
+
+def sign(x):
+    return sign_p.bind(x)
+
+
+floor_p = _float_unop("floor", lambda x: np.floor(x), ZERO_TANGENT, "stablehlo.floor")
+
+
+def floor(x):
+    return floor_p.bind(x)
+
+
+ceil_p = _float_unop("ceil", lambda x: np.ceil(x), ZERO_TANGENT, "stablehlo.ceil")
+
+
+def ceil(x):
+    return ceil_p.bind(x)
+
+
+def _round_impl(x):
+    # half away from zero, as Paddle's round and stablehlo.round_nearest_afz
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
+
+
+round_p = _float_unop("round", _round_impl, ZERO_TANGENT, "stablehlo.round_nearest_afz")
+
+
+def round_(x):
+    """Round half away from zero."""
+    return round_p.bind(x)
+
+
+def _is_finite_shape(x):
+    require_kind("is_finite", x, "f", "a floating-point")
+    return x.update(dtype=dtypes.bool_)
+
+
+is_finite_p = Primitive("is_finite", _is_finite_shape, lambda x: np.isfinite(x), ZERO_TANGENT, NONLINEAR,
+                        ELEMENTWISE, lambda ctx, x: ctx.op("stablehlo.is_finite", [x]))
+
+
+def is_finite(x):
+    return is_finite_p.bind(x)
+
+
+# ---------------------------------------------------------------------------------------------- comparisons
+
+def _compare_type(dtype) -> str:
+    return {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
+
+
+def _make_compare(name, np_fn, direction):
+    def shape_rule(x, y):
+        return same_shape_dtype(name, x, y).update(dtype=dtypes.bool_)
+
+    def lower(ctx, x, y):
+        return ctx.op("stablehlo.compare", [f"{direction}, {x}", y],
+                      attrs=f", {_compare_type(ctx.avals_in[0].dtype)}", sep="")
+
+    return Primitive(name, shape_rule, lambda x, y: np_fn(x, y), ZERO_TANGENT, NONLINEAR, ELEMENTWISE, lower)
+
+
+eq_p = _make_compare("eq", np.equal, "EQ")
+ne_p = _make_compare("ne", np.not_equal, "NE")
+lt_p = _make_compare("lt", np.less, "LT")
+le_p = _make_compare("le", np.less_equal, "LE")
+gt_p = _make_compare("gt", np.greater, "GT")
+ge_p = _make_compare("ge", np.greater_equal, "GE")
+
+
+def eq(x, y):
+    return eq_p.bind(x, y)
+
+
+def ne(x, y):
+    return ne_p.bind(x, y)
+
+
+def lt(x, y):
+    return lt_p.bind(x, y)
+
+
+def le(x, y):
+    return le_p.bind(x, y)
+
+
+def gt(x, y):
+    return gt_p.bind(x, y)
+
+
+def ge(x, y):
+    return ge_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- logical / bitwise
+
+def _make_bitwise(name, np_bool, np_int, hlo):
+    shape_rule = _binop_shape(name, "biu", "a bool or integer")
+
+    def impl(x, y):
+        return (np_bool if x.dtype == np.bool_ else np_int)(x, y)
+
+    return Primitive(name, shape_rule, impl, ZERO_TANGENT, NONLINEAR, ELEMENTWISE, _lower_binop(hlo))
+
+
+and_p = _make_bitwise("and", np.logical_and, np.bitwise_and, "stablehlo.and")
+or_p = _make_bitwise("or", np.logical_or, np.bitwise_or, "stablehlo.or")
+xor_p = _make_bitwise("xor", np.logical_xor, np.bitwise_xor, "stablehlo.xor")
+
+
+def and_(x, y):
+    return and_p.bind(x, y)
+
+
+def or_(x, y):
+    return or_p.bind(x, y)
+
+
+def xor(x, y):
+    return xor_p.bind(x, y)
+
+
+not_p = Primitive("not", lambda x: (require_kind("not", x, "biu", "a bool or integer"), x)[1],
+                  lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), ZERO_TANGENT, NONLINEAR,
+                  ELEMENTWISE, lambda ctx, x: ctx.op("stablehlo.not", [x]))
+
+
+def not_(x):
+    return not_p.bind(x)
+
+
+def _shift_impl(kind):
+    def impl(x, y):
+        bits = x.dtype.itemsize * 8
+        ux = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+        out_of_range = (y < 0) | (y >= bits)
+        ys = np.where(out_of_range, 0, y).astype(ux.dtype)
+        if kind == "left":
+            r = (ux << ys).view(x.dtype)
+            return np.where(out_of_range, 0, r).astype(x.dtype)
+        if kind == "logical":
+            r = (ux >> ys).view(x.dtype)
+            return np.where(out_of_range, 0, r).astype(x.dtype)
+        sx = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+        r = (sx >> ys.astype(sx.dtype)).view(x.dtype)
+        return np.where(out_of_range, (sx >> (bits - 1)).view(x.dtype), r).astype(x.dtype)
+    return impl
+
+
+shift_left_p = Primitive("shift_left", _binop_shape("shift_left", "iu", "an integer"), _shift_impl("left"),
+                         ZERO_TANGENT, NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.shift_left"))
+shift_right_logical_p = Primitive("shift_right_logical", _binop_shape("shift_right_logical", "iu", "an integer"),
+                                  _shift_impl("logical"), ZERO_TANGENT, NONLINEAR, ELEMENTWISE,
+                                  _lower_binop("stablehlo.shift_right_logical"))
+shift_right_arithmetic_p = Primitive("shift_right_arithmetic",
+                                     _binop_shape("shift_right_arithmetic", "iu", "an integer"),
+                                     _shift_impl("arithmetic"), ZERO_TANGENT, NONLINEAR, ELEMENTWISE,
+                                     _lower_binop("stablehlo.shift_right_arithmetic"))
+
+
+def shift_left(x, y):
+    return shift_left_p.bind(x, y)
+
+
+def shift_right_logical(x, y):
+    return shift_right_logical_p.bind(x, y)
+
+
+def shift_right_arithmetic(x, y):
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------------- select
+
+def _select_shape(pred, on_true, on_false):
+    a = same_shape_dtype("select", on_true, on_false)
+    if pred.dtype != dtypes.bool_:
+        raise DTypeError(f"select: the predicate must be bool, got {pred.dtype.name}")
+    if pred.shape != a.shape:
+        raise DTypeError(f"select: predicate shape {list(pred.shape)} differs from the operands' {list(a.shape)}")
+    return a
+
+
+def _select_jvp(primals, tangents):
+    (p, a, b), (_, ta, tb) = primals, tangents
+    return select(p, a, b), select(p, ta, tb)
+
+
+def _select_transpose(ct, p, a, b):
+    if is_undefined(p):
+        raise TypeError("select: the predicate cannot be linear")
+    zero = _splat(ct, 0)
+    return [None, select(p, ct, zero) if is_undefined(a) else None, select(p, zero, ct) if is_undefined(b) else None]
+
+
+select_p = Primitive("select", _select_shape, lambda p, a, b: np.where(p, a, b), _select_jvp, _select_transpose,
+                     ELEMENTWISE, lambda ctx, p, a, b: ctx.op("stablehlo.select", [p, a, b]))
+
+
+def select(pred, on_true, on_false):
+    """Elementwise `on_true if pred else on_false` (all three of one shape)."""
+    return select_p.bind(pred, on_true, on_false)
+
+
+# ---------------------------------------------------------------------------------------------- clamp
+
+def _clamp_shape(lo, x, hi):
+    for n, b in (("min", lo), ("max", hi)):
+        if b.dtype != x.dtype:
+            raise DTypeError(f"clamp: {n} has dtype {b.dtype.name} but x has {x.dtype.name}")
+        if b.shape not in ((), x.shape):
+            raise DTypeError(f"clamp: {n} must be a scalar or have x's shape {list(x.shape)}, got {fmt(b)}")
+    require_kind("clamp", x, "fiu", "a numeric")
+    return x
+
+
+def _clamp_jvp(primals, tangents):
+    from paddle_fn.prims.structural import broadcast_in_dim
+    (lo, x, hi), (tlo, tx, thi) = primals, tangents
+    shape = get_aval(x).shape
+
+    def full(v, t):
+        if get_aval(v).shape == shape:
+            return v, t
+        return (broadcast_in_dim(v, shape=shape, broadcast_dimensions=()),
+                broadcast_in_dim(t, shape=shape, broadcast_dimensions=()))
+    (lo, tlo), (hi, thi) = full(lo, tlo), full(hi, thi)
+    out = clamp(lo, x, hi)
+    return out, select(lt(x, lo), tlo, select(gt(x, hi), thi, tx))
+
+
+def _clamp_batch(vals, dims):
+    from paddle_fn.core.batching import bdim_at_front
+    lo, x, hi = vals
+    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    if dims[0] is None and dims[2] is None and get_aval(lo).ndim == 0 and get_aval(hi).ndim == 0:
+        return clamp(lo, x, hi), dims[1]
+    from paddle_fn.prims.structural import broadcast_in_dim
+    xb = bdim_at_front(x, dims[1], size)
+    full_shape = get_aval(xb).shape
+
+    def fix(v, d):
+        if d is None:
+            a = get_aval(v)
+            return broadcast_in_dim(v, shape=full_shape, broadcast_dimensions=tuple(range(1, 1 + a.ndim))
+                                    if a.ndim else ())
+        v = bdim_at_front(v, d, size)
+        if get_aval(v).ndim == 1:
+            return broadcast_in_dim(v, shape=full_shape, broadcast_dimensions=(0,))
+        return v
+    return clamp(fix(lo, dims[0]), xb, fix(hi, dims[2])), 0
+
+
+clamp_p = Primitive("clamp", _clamp_shape, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), _clamp_jvp,
+                    NONLINEAR, _clamp_batch, lambda ctx, lo, x, hi: ctx.op("stablehlo.clamp", [lo, x, hi]))
+
+
+def clamp(min, x, max):  # noqa: A002 - lax's argument order
+    return clamp_p.bind(min, x, max)
+
+
+# ---------------------------------------------------------------------------------------------- convert_element_type
+
+def _convert_shape(x, *, new_dtype):
+    return x.update(dtype=new_dtype)
+
+
+def _convert_impl(x, *, new_dtype):
+    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+        with np.errstate(invalid="ignore"):
+            return np.trunc(x).astype(new_dtype.np)
+    return x.astype(new_dtype.np)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type(x, new_dtype=new_dtype)
+    if new_dtype.kind != "f" or get_aval(x).dtype.kind != "f":
+        return out, None
+    return out, convert_element_type(t, new_dtype=new_dtype)
+
+
+def _convert_transpose(ct, x, *, new_dtype):
+    return [convert_element_type(ct, new_dtype=x.aval.dtype)]
+
+
+convert_element_type_p = Primitive(
+    "convert_element_type", _convert_shape, _convert_impl, _convert_jvp, _convert_transpose, ELEMENTWISE,
+    lambda ctx, x, *, new_dtype: ctx.op("stablehlo.convert", [x]))
+
+
+def convert_element_type(x, *, new_dtype):
+    new_dtype = dtypes.as_dtype(new_dtype)
+    if get_aval(x).dtype == new_dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype)
+
+
+# ---------------------------------------------------------------------------------------------- bitcast_convert_type
+
+def _bitcast_shape(x, *, new_dtype):
+    if x.dtype.bits != new_dtype.bits or x.dtype.kind == "b" or new_dtype.kind == "b":
+        raise DTypeError(f"bitcast_convert_type: {x.dtype.name} and {new_dtype.name} differ in width "
+                         "(only same-width numeric types can be reinterpreted)")
+    return x.update(dtype=new_dtype)
+
+
+bitcast_convert_type_p = Primitive(
+    "bitcast_convert_type", _bitcast_shape, lambda x, *, new_dtype: x.view(new_dtype.np), ZERO_TANGENT, NONLINEAR,
+    ELEMENTWISE, lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x]))
+
+
+def bitcast_convert_type(x, *, new_dtype):
+    return bitcast_convert_type_p.bind(x, new_dtype=dtypes.as_dtype(new_dtype))

@@ -1,0 +1,23 @@
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def iree_parse():
+    """Parse and verify StableHLO text with IREE's MLIR bindings (syntax + op verifiers)."""
+    from iree.compiler import ir
+
+    def parse(text):
+        with ir.Context() as ctx:
+            ctx.allow_unregistered_dialects = False
+            module = ir.Module.parse(text)
+            assert module.operation.verify()
+        return True
+    return parse
