@@ -1,2 +1,19 @@
-"""paddle_fn: a functional, JAX-style transformable array library with a Paddle-flavoured API."""
-from paddle_fn import prims  # noqa: F401
+"""paddle_fn: a functional, JAX-style transformable array library with a Paddle-flavoured API.
+
+    import paddle_fn as paddle
+    paddle.grad(lambda x: (x ** 2).sum())(paddle.to_tensor([1.0, 2.0]))
+"""
+from paddle_fn import prims  # noqa: F401  (registers every primitive)
+from paddle_fn.core.dtypes import (  # noqa: F401
+    DType, bfloat16, bool_ as bool, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    set_default_dtype, uint8)
+from paddle_fn.core.errors import (  # noqa: F401
+    ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)
+from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten  # noqa: F401
+from paddle_fn.core.trace import Tensor  # noqa: F401
+from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
+from paddle_fn.transforms import (  # noqa: F401
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+
+__version__ = "0.1.0"

@@ -1,3 +1,8 @@
-"""paddle_fn.transforms"""
+"""paddle_fn.transforms: the user-facing transforms (jvp, vjp, grad, vmap, Jacobians, make_ir)."""
 if __name__ != "paddle_fn.transforms":
     raise ImportError("import this package as paddle_fn.transforms, not as a top-level module")
+
+from paddle_fn.transforms.autodiff import grad, jvp, linearize, value_and_grad, vjp  # noqa: E402,F401
+from paddle_fn.transforms.jacobians import hessian, jacfwd, jacobian, jacrev  # noqa: E402,F401
+from paddle_fn.transforms.make_ir import make_ir  # noqa: E402,F401
+from paddle_fn.transforms.vmap import vmap  # noqa: E402,F401

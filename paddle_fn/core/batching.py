@@ -92,15 +92,17 @@ class BatchTrace(Trace):
 def vmap_flat(fun, vals, in_dims, axis_size, out_dims, *, axis_name=None, transform="vmap"):
     """Apply `fun(*vals) -> list` to values batched along `in_dims` (int or None each).
 
-    Outputs are moved to `out_dims` (int, or None for outputs that must not depend on the batch).
+    Outputs are moved to `out_dims` (a list of int, or None for outputs that must not depend on the batch; or an
+    object with `resolve(i, ndim)` when the axes are known only after tracing).
     """
     with new_main(BatchTrace, {"axis_size": axis_size, "axis_name": axis_name}, transform=transform) as main:
         trace = BatchTrace(main)
         ins = [v if d is not_mapped else BatchTracer(trace, v, d) for v, d in zip(vals, in_dims)]
         outs = [trace.full_raise(o) for o in fun(*ins)]
         results = []
-        for i, (o, od) in enumerate(zip(outs, out_dims)):
+        for i, o in enumerate(outs):
             val, bd = o.val, o.batch_dim
+            od = out_dims.resolve(i, o.aval.ndim) if hasattr(out_dims, "resolve") else out_dims[i]
             if od is not_mapped:
                 if bd is not not_mapped:
                     raise TransformError(

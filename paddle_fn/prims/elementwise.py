@@ -846,3 +846,25 @@ bitcast_convert_type_p = Primitive(
 
 def bitcast_convert_type(x, *, new_dtype):
     return bitcast_convert_type_p.bind(x, new_dtype=dtypes.as_dtype(new_dtype))
+
+
+# ---------------------------------------------------------------------------------------------- stop_gradient
+
+def _stop_gradient_shape(x):
+    return x
+
+
+stop_gradient_p = Primitive("stop_gradient", _stop_gradient_shape, lambda x: x, ZERO_TANGENT, NONLINEAR,
+                            lambda vals, dims: (stop_gradient(vals[0]), dims[0]),
+                            lambda ctx, x: x)
+
+
+def stop_gradient(x):
+    """Identity whose derivative is zero: gradients do not flow through the result.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.grad(lambda x: (x * paddle.stop_gradient(x)).sum())(paddle.to_tensor([3.0])).numpy()
+        array([3.], dtype=float32)
+    """
+    return stop_gradient_p.bind(x)

@@ -1,0 +1,359 @@
+"""Creation functions: to_tensor, zeros/ones/full(_like), arange, linspace, eye, empty, clone, assign, diag,
+tril/triu.
+
+Constants are built as a broadcast 0-d literal or from `iota`, so under `jit` they stay a few IR
+equations instead of large embedded arrays.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import ndim, shape_of, static_list
+from paddle_fn.tensor.promotion import _to_numpy, as_tensor, cast, full_like_scalar, is_scalar
+
+__all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+           "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu"]
+
+
+def _float_or(dtype):
+    return dtypes.default_float_dtype() if dtype is None else dtypes.as_dtype(dtype)
+
+
+def _shape_arg(op, shape):
+    dims = static_list(op, shape, "shape")
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"{op}: shape {dims} has a negative dimension")
+    return tuple(dims)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """Create a Tensor from a Python scalar, (nested) list/tuple, numpy array or Tensor; the data is copied.
+
+    As in Paddle 2.3 a Python scalar gives shape [1]; Python floats become the default float dtype, Python
+    ints int64 and bools bool; numpy arrays keep their dtype. Ragged nested lists raise ValueError.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.to_tensor(2.0)
+        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [2.00000000])
+        >>> paddle.to_tensor([[1, 2], [3, 4]]).dtype
+        paddle.int64
+    """
+    if isinstance(data, Tensor):
+        if isinstance(data, Tracer):
+            out = data if dtype is None else cast(data, dtype)
+            return out
+        arr = np.array(data.concrete_value())
+    elif is_scalar(data):
+        arr = np.array([data], dtype=dtypes.dtype_of_scalar(data).np if isinstance(data, (bool, int, float))
+                       else np.asarray(data).dtype)
+    else:
+        arr = np.array(_to_numpy(data), copy=True)
+    if dtype is not None:
+        arr = arr.astype(dtypes.as_dtype(dtype).np)
+    dtypes.as_dtype(arr.dtype)  # rejects unsupported numpy dtypes (complex, object, strings) with a clear error
+    out = Tensor(arr)
+    out.stop_gradient = stop_gradient
+    return out
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    """A Tensor of `shape` filled with `fill_value` (a Python scalar or a one-element Tensor).
+
+    dtype defaults to the default float dtype for a float (or Tensor) fill value, int64 for an int and bool
+    for a bool.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.full([2, 2], 7).numpy()
+        array([[7, 7],
+               [7, 7]])
+    """
+    shape = _shape_arg("full", shape)
+    if isinstance(fill_value, Tensor):
+        v = fill_value if dtype is None else cast(fill_value, dtype)
+        if get_aval(v).size != 1:
+            raise ShapeError(f"full: fill_value must have one element, got shape {list(shape_of(v))}")
+        return st.broadcast_in_dim(st.reshape(v, new_sizes=()), shape=shape, broadcast_dimensions=())
+    if dtype is None:
+        dtype = dtypes.dtype_of_scalar(fill_value) if isinstance(fill_value, (bool, int, float)) else \
+            dtypes.as_dtype(np.asarray(fill_value).dtype)
+    return full_like_scalar(fill_value, dtype, shape)
+
+
+def zeros(shape, dtype=None, name=None):
+    """A Tensor of zeros (default float dtype unless `dtype` is given).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.zeros([2, 3]).shape
+        [2, 3]
+    """
+    return full_like_scalar(0, _float_or(dtype), _shape_arg("zeros", shape))
+
+
+def ones(shape, dtype=None, name=None):
+    """A Tensor of ones (default float dtype unless `dtype` is given).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.ones([2], dtype='int32').numpy()
+        array([1, 1], dtype=int32)
+    """
+    return full_like_scalar(1, _float_or(dtype), _shape_arg("ones", shape))
+
+
+def empty(shape, dtype=None, name=None):
+    """An uninitialised Tensor in Paddle; here it is filled with zeros (values are never observable garbage).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.empty([2, 3]).shape
+        [2, 3]
+    """
+    return zeros(shape, dtype)
+
+
+def _like(x, dtype):
+    a = get_aval(as_tensor(x))
+    return a.shape, (a.dtype if dtype is None else dtypes.as_dtype(dtype))
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros with the shape (and, unless given, the dtype) of `x`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.zeros_like(paddle.to_tensor([1, 2])).numpy()
+        array([0, 0])
+    """
+    shape, dt = _like(x, dtype)
+    return full_like_scalar(0, dt, shape)
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones with the shape (and, unless given, the dtype) of `x`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.ones_like(paddle.to_tensor([1., 2.])).numpy()
+        array([1., 1.], dtype=float32)
+    """
+    shape, dt = _like(x, dtype)
+    return full_like_scalar(1, dt, shape)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    """`fill_value` with the shape (and, unless given, the dtype) of `x`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.full_like(paddle.to_tensor([1., 2.]), 3.5).numpy()
+        array([3.5, 3.5], dtype=float32)
+    """
+    shape, dt = _like(x, dtype)
+    return full(shape, fill_value, dt)
+
+
+def empty_like(x, dtype=None, name=None):
+    """Like `zeros_like` (Paddle leaves the values uninitialised).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.empty_like(paddle.ones([2])).shape
+        [2]
+    """
+    return zeros_like(x, dtype)
+
+
+def _concrete_number(op, v, what):
+    if isinstance(v, Tensor):
+        arr = concrete_or_error(v, f"{op}: {what}", "pass a Python number instead")
+        return arr.reshape(-1)[0].item()
+    return v
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values from `start` to `end` (exclusive) spaced by `step`; `arange(n)` counts 0..n-1.
+
+    dtype defaults to int64 when all of start/end/step are ints, else the default float dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.arange(5).numpy()
+        array([0, 1, 2, 3, 4])
+        >>> paddle.arange(0, 1, 0.25).numpy()
+        array([0.  , 0.25, 0.5 , 0.75], dtype=float32)
+    """
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_concrete_number("arange", v, n) for v, n in ((start, "start"), (end, "end"),
+                                                                      (step, "step")))
+    if step == 0:
+        raise ValueError("arange: step must not be 0")
+    if dtype is None:
+        dtype = dtypes.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) \
+            else dtypes.default_float_dtype()
+    dtype = dtypes.as_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    idx = st.iota(dtype=dtype, shape=(n,), dimension=0)
+    if step != 1:
+        idx = ew.mul(idx, full_like_scalar(step, dtype, (n,)))
+    if start != 0:
+        idx = ew.add(idx, full_like_scalar(start, dtype, (n,)))
+    return idx
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    """`num` evenly spaced values from `start` to `stop`, both included.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.linspace(0, 1, 5).numpy()
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    start, stop, num = (_concrete_number("linspace", v, n) for v, n in ((start, "start"), (stop, "stop"),
+                                                                        (num, "num")))
+    num = int(num)
+    if num < 1:
+        raise ValueError(f"linspace: num must be at least 1, got {num}")
+    dtype = _float_or(dtype)
+    work = dtype if dtype.kind == "f" else dtypes.float64
+    step = (stop - start) / (num - 1) if num > 1 else 0.0
+    vals = ew.add(ew.mul(st.iota(dtype=work, shape=(num,), dimension=0), full_like_scalar(step, work, (num,))),
+                  full_like_scalar(start, work, (num,)))
+    if num > 1:  # the last value is exactly `stop`, as numpy's linspace
+        is_last = ew.eq(st.iota(dtype=dtypes.int32, shape=(num,), dimension=0),
+                        full_like_scalar(num - 1, dtypes.int32, (num,)))
+        vals = ew.select(is_last, full_like_scalar(stop, work, (num,)), vals)
+    if dtype.kind != "f":
+        vals = ew.round_(vals)
+    return cast(vals, dtype)
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    """A 2-D Tensor with ones on the diagonal and zeros elsewhere.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.eye(2, 3, dtype='int32').numpy()
+        array([[1, 0, 0],
+               [0, 1, 0]], dtype=int32)
+    """
+    rows = int(_concrete_number("eye", num_rows, "num_rows"))
+    cols = rows if num_columns is None else int(_concrete_number("eye", num_columns, "num_columns"))
+    dtype = _float_or(dtype)
+    on_diag = ew.eq(st.iota(dtype=dtypes.int32, shape=(rows, cols), dimension=0),
+                    st.iota(dtype=dtypes.int32, shape=(rows, cols), dimension=1))
+    return cast(on_diag, dtype)
+
+
+def clone(x, name=None):
+    """A copy of `x` (Tensors are immutable, so the copy shares storage safely).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1., 2.])
+        >>> paddle.clone(x).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    x = as_tensor(x)
+    if isinstance(x, Tracer):
+        return x
+    out = Tensor(x.concrete_value())
+    out.stop_gradient = x.stop_gradient
+    return out
+
+
+def assign(x, output=None):
+    """Return `x` (a Tensor, numpy array, scalar or nested list) as a new Tensor; `output` is not supported
+    because Tensors are immutable.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.assign([[1, 2], [3, 4]]).shape
+        [2, 2]
+    """
+    if output is not None:
+        raise TypeError("assign: `output` (writing into an existing Tensor) is not supported: Tensors are "
+                        "immutable; use the returned Tensor (out = paddle.assign(x))")
+    if isinstance(x, Tensor):
+        return clone(x)
+    return to_tensor(x)
+
+
+def _tri_mask(op, x, diagonal, lower):
+    if ndim(x) < 2:
+        raise ShapeError(f"{op}: x must have at least 2 dimensions, got shape {list(shape_of(x))}")
+    shape = shape_of(x)
+    rows = st.iota(dtype=dtypes.int64, shape=shape, dimension=len(shape) - 2)
+    cols = st.iota(dtype=dtypes.int64, shape=shape, dimension=len(shape) - 1)
+    offset = ew.add(rows, full_like_scalar(int(diagonal), dtypes.int64, shape))
+    return ew.le(cols, offset) if lower else ew.ge(cols, offset)
+
+
+def tril(x, diagonal=0, name=None):
+    """The lower triangle of the last two dimensions of `x` (elements with col - row <= diagonal); the rest 0.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.tril(paddle.ones([2, 2])).numpy()
+        array([[1., 0.],
+               [1., 1.]], dtype=float32)
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    return ew.select(_tri_mask("tril", x, diagonal, True), x, full_like_scalar(0, a.dtype, a.shape))
+
+
+def triu(x, diagonal=0, name=None):
+    """The upper triangle of the last two dimensions of `x` (elements with col - row >= diagonal); the rest 0.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.triu(paddle.ones([2, 2])).numpy()
+        array([[1., 1.],
+               [0., 1.]], dtype=float32)
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    return ew.select(_tri_mask("triu", x, diagonal, False), x, full_like_scalar(0, a.dtype, a.shape))
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D `x`: a square matrix with `x` on diagonal `offset` and `padding_value` elsewhere.
+    2-D `x`: its diagonal `offset` as a 1-D Tensor.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.diag(paddle.to_tensor([1, 2])).numpy()
+        array([[1, 0],
+               [0, 2]])
+        >>> paddle.diag(paddle.to_tensor([[1, 2], [3, 4]]), offset=1).numpy()
+        array([2])
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    k = int(offset)
+    if a.ndim == 1:
+        m = a.shape[0]
+        n = m + abs(k)
+        padded = st.pad(x, Tensor(np.zeros((), a.dtype.np)), padding_config=((0, abs(k), 0),)) if k else x
+        # row i holds x[i] at column i + k (k >= 0); column j holds x[j] at row j - k (k < 0)
+        vals = st.broadcast_in_dim(padded, shape=(n, n), broadcast_dimensions=(0,) if k >= 0 else (1,))
+        rows = st.iota(dtype=dtypes.int64, shape=(n, n), dimension=0)
+        cols = st.iota(dtype=dtypes.int64, shape=(n, n), dimension=1)
+        on_diag = ew.eq(ew.sub(cols, rows), full_like_scalar(k, dtypes.int64, (n, n)))
+        return ew.select(on_diag, vals, full_like_scalar(padding_value, a.dtype, (n, n)))
+    if a.ndim == 2:
+        from paddle_fn.tensor.linalg import diagonal
+        return diagonal(x, offset=k)
+    raise ShapeError(f"diag: x must be 1-D or 2-D, got shape {list(a.shape)}")

@@ -1,0 +1,43 @@
+"""Argument handling shared by the transforms: leaf conversion, argnums, pytree checks."""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import TransformError
+from paddle_fn.core.trace import Tensor
+
+
+def as_leaf(x, what: str):
+    """Turn a pytree leaf into a Tensor (Python scalars keep 0-d shape; floats take the default float dtype)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (bool, int, float, np.bool_, np.number)) and not isinstance(x, np.ndarray):
+        return Tensor(np.asarray(x, dtype=dtypes.dtype_of_scalar(x).np))
+    if isinstance(x, np.ndarray):
+        dtypes.as_dtype(x.dtype)
+        return Tensor(x)
+    if isinstance(x, (list, tuple)):
+        raise TransformError(f"{what}: got a {type(x).__name__} where a Tensor leaf was expected")
+    raise TransformError(f"{what}: {type(x).__name__} is not a valid argument; pass Tensors, numpy arrays or Python "
+                         "scalars (in any pytree of tuples, lists and dicts)")
+
+
+def normalize_argnums(argnums, nargs: int, transform: str):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    if not nums:
+        raise TransformError(f"{transform}: argnums is empty; give at least one argument position to differentiate")
+    out = []
+    for a in nums:
+        if not isinstance(a, int):
+            raise TransformError(f"{transform}: argnums must be ints, got {a!r}")
+        if not -nargs <= a < nargs:
+            raise TransformError(f"{transform}: argnums {a} is out of range: the function was called with {nargs} "
+                                 "positional argument(s)")
+        out.append(a % nargs)
+    return single, tuple(out)
+
+
+def fun_name(f) -> str:
+    return getattr(f, "__name__", type(f).__name__)

@@ -1,0 +1,237 @@
+"""User-facing differentiation: jvp, linearize, vjp, grad, value_and_grad (pytrees in and out).
+
+Reverse mode is linearize + transpose (paddle_fn.core.autodiff). Outside jit the primal computation runs
+eagerly, so the differentiated function sees concrete values and may use Python control flow on them.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from paddle_fn.core.autodiff import Zero, instantiate, jvp_flat, linearize_flat
+from paddle_fn.core.errors import TransformError
+from paddle_fn.core.pytree import tree_flatten, tree_structure, tree_unflatten
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims.structural import broadcast_in_dim
+from paddle_fn.transforms._args import as_leaf, fun_name, normalize_argnums
+
+
+def _flatten_args(tree, what):
+    leaves, treedef = tree_flatten(tree)
+    return [as_leaf(x, what) for x in leaves], treedef
+
+
+def _ones_like(x):
+    a = get_aval(x)
+    return broadcast_in_dim(Tensor(np.ones((), a.dtype.np)), shape=a.shape, broadcast_dimensions=())
+
+
+# ----------------------------------------------------------------------------------------------- jvp
+
+def jvp(func, primals, tangents):
+    """Forward-mode derivative: return ``(func(*primals), J(primals) @ tangents)``.
+
+    Args:
+        func: a function of Tensors (pytrees allowed) returning a pytree of Tensors.
+        primals: a tuple/list of the positional arguments.
+        tangents: a tuple/list with the same structure, shapes and dtypes as `primals`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> y, dy = paddle.jvp(paddle.sin, (paddle.to_tensor(0.0),), (paddle.to_tensor(1.0),))
+        >>> float(dy)
+        1.0
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TransformError("jvp: primals and tangents must be tuples (or lists) of positional arguments, e.g. "
+                             "jvp(f, (x,), (v,)); got " f"{type(primals).__name__} and {type(tangents).__name__}")
+    p_flat, p_tree = _flatten_args(tuple(primals), "jvp primals")
+    t_flat, t_tree = _flatten_args(tuple(tangents), "jvp tangents")
+    if p_tree != t_tree:
+        raise TransformError(f"jvp: primals and tangents have different pytree structures:\n  primals:  {p_tree}\n"
+                             f"  tangents: {t_tree}\ngive one tangent per primal leaf, with the same nesting")
+    for i, (p, t) in enumerate(zip(p_flat, t_flat)):
+        pa, ta = get_aval(p), get_aval(t)
+        if pa.shape != ta.shape:
+            raise TransformError(f"jvp: tangent {i} has shape {list(ta.shape)} but its primal has shape "
+                                 f"{list(pa.shape)}; tangents must match their primals' shapes")
+        if pa.dtype.kind == "f" and ta.dtype != pa.dtype:
+            raise TransformError(f"jvp: tangent {i} has dtype {ta.dtype.name} but its primal has dtype "
+                                 f"{pa.dtype.name}; cast the tangent with .astype('{pa.dtype.name}')")
+    t_flat = [t if get_aval(p).dtype.kind == "f" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
+    out_tree = []
+
+    def flat_fun(*xs):
+        out = func(*tree_unflatten(p_tree, list(xs)))
+        leaves, tree = _flatten_args(out, f"jvp of {fun_name(func)}: output")
+        out_tree.append(tree)
+        return leaves
+
+    p_out, t_out = jvp_flat(flat_fun, p_flat, t_flat)
+    return tree_unflatten(out_tree[0], p_out), tree_unflatten(out_tree[0], t_out)
+
+
+def linearize(func, *primals):
+    """Return ``(func(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the staged linear map.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> y, f_jvp = paddle.linearize(paddle.exp, paddle.to_tensor(0.0))
+        >>> float(f_jvp(paddle.to_tensor(2.0)))
+        2.0
+    """
+    p_flat, p_tree = _flatten_args(tuple(primals), "linearize primals")
+    out_tree = []
+
+    def flat_fun(*xs):
+        leaves, tree = _flatten_args(func(*tree_unflatten(p_tree, list(xs))), "linearize output")
+        out_tree.append(tree)
+        return leaves
+
+    p_out, lin = linearize_flat(flat_fun, p_flat, transform="linearize")
+
+    def f_jvp(*tangents):
+        t_flat, t_tree = _flatten_args(tuple(tangents), "linearize tangents")
+        if t_tree != p_tree:
+            raise TransformError(f"linearize: tangents have structure {t_tree}, expected {p_tree}")
+        return tree_unflatten(out_tree[0], lin(*t_flat))
+
+    return tree_unflatten(out_tree[0], p_out), f_jvp
+
+
+# ----------------------------------------------------------------------------------------------- vjp
+
+def _split_aux(out, has_aux, transform):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TransformError(f"{transform}: has_aux=True requires the function to return a pair (output, aux), "
+                             f"got {type(out).__name__}")
+    return out[0], out[1]
+
+
+def _vjp_flat(func, p_flat, p_tree, has_aux, transform):
+    store = {}
+
+    def flat_fun(*xs):
+        out, aux = _split_aux(func(*tree_unflatten(p_tree, list(xs))), has_aux, transform)
+        leaves, tree = _flatten_args(out, f"{transform} of {fun_name(func)}: output")
+        aux_leaves, aux_tree = tree_flatten(aux)
+        store.update(out_tree=tree, aux_tree=aux_tree, n_out=len(leaves))
+        return leaves + [as_leaf(a, f"{transform}: aux") for a in aux_leaves]
+
+    outs, lin = linearize_flat(flat_fun, p_flat, transform=transform)
+    n = store["n_out"]
+    aux = tree_unflatten(store["aux_tree"], outs[n:]) if has_aux else None
+    return outs[:n], store["out_tree"], lin, aux
+
+
+def vjp(func, *primals, has_aux=False):
+    """Reverse-mode derivative: return ``(func(*primals), vjp_fn)`` (and aux), ``vjp_fn(ct)`` giving one
+    cotangent per primal.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1.0, 2.0])
+        >>> y, vjp_fn = paddle.vjp(lambda x: x * x, x)
+        >>> vjp_fn(paddle.ones([2]))[0].numpy()
+        array([2., 4.], dtype=float32)
+    """
+    p_flat, p_tree = _flatten_args(tuple(primals), "vjp primals")
+    outs, out_tree, lin, aux = _vjp_flat(func, p_flat, p_tree, has_aux, "vjp")
+    n = len(outs)
+    out_avals = [get_aval(o) for o in outs]
+
+    def vjp_fn(ct):
+        ct_flat, ct_tree = _flatten_args(ct, "vjp cotangent")
+        if ct_tree != out_tree:
+            raise TransformError(f"vjp: the cotangent has structure {ct_tree} but the function's output has "
+                                 f"structure {out_tree}; pass one cotangent per output leaf")
+        for i, (c, a) in enumerate(zip(ct_flat, out_avals)):
+            ca = get_aval(c)
+            if ca.shape != a.shape:
+                raise TransformError(f"vjp: cotangent {i} has shape {list(ca.shape)} but the output has shape "
+                                     f"{list(a.shape)}")
+            if a.dtype.kind == "f" and ca.dtype != a.dtype:
+                raise TransformError(f"vjp: cotangent {i} has dtype {ca.dtype.name} but the output has dtype "
+                                     f"{a.dtype.name}; cast it with .astype('{a.dtype.name}')")
+        cts = list(ct_flat) + [Zero(a) for a in lin.out_avals[n:]]
+        in_cts = lin.transpose(cts)
+        return tuple(tree_unflatten(p_tree, [instantiate(c) for c in in_cts]))
+
+    out = tree_unflatten(out_tree, outs)
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+# ----------------------------------------------------------------------------------------------- grad
+
+def value_and_grad(func, argnums=0, has_aux=False):
+    """Return a function computing ``(func(*args), grad)`` (``((value, aux), grad)`` with has_aux).
+
+    The output must be a real scalar: shape [] or a one-element Tensor such as Paddle's shape-[1] losses.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> v, g = paddle.value_and_grad(lambda x: (x ** 2).sum())(paddle.to_tensor([1.0, 2.0]))
+        >>> g.numpy()
+        array([2., 4.], dtype=float32)
+    """
+    @functools.wraps(func)
+    def value_and_grad_f(*args, **kwargs):
+        single, nums = normalize_argnums(argnums, len(args), "grad")
+        diff = tuple(args[i] for i in nums)
+        p_flat, p_tree = _flatten_args(diff, "grad")
+        for i, p in enumerate(p_flat):
+            if get_aval(p).dtype.kind != "f":
+                raise TransformError(
+                    f"grad: differentiated input {i} ({get_aval(p).str_short()}) has dtype "
+                    f"{get_aval(p).dtype.name}; grad needs floating-point inputs. Cast it with .astype('float32') "
+                    "or leave it out of argnums")
+
+        def f_of_diff(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return func(*full, **kwargs)
+
+        outs, out_tree, lin, aux = _vjp_flat(f_of_diff, p_flat, tree_structure(diff), has_aux, "grad")
+        if len(outs) != 1:
+            raise TransformError(f"grad: {fun_name(func)} must return a single scalar Tensor, got a {out_tree} with "
+                                 f"{len(outs)} leaves; use vjp or jacrev for several outputs")
+        out = outs[0]
+        a = get_aval(out)
+        if a.dtype.kind != "f":
+            raise TransformError(f"grad: {fun_name(func)} returned dtype {a.dtype.name}; grad needs a real "
+                                 "floating-point scalar output")
+        if a.size != 1:
+            raise TransformError(f"grad: {fun_name(func)} returned shape {list(a.shape)}; grad needs a scalar output "
+                                 "(shape [] or [1]). Reduce it (e.g. .sum() or .mean()), or use vjp / jacrev for "
+                                 "non-scalar outputs")
+        cts = [_ones_like(out)] + [Zero(x) for x in lin.out_avals[1:]]
+        grads = [instantiate(c) for c in lin.transpose(cts)]
+        g = tree_unflatten(p_tree, grads)
+        g = g[0] if single else tuple(g)
+        return ((out, aux) if has_aux else out), g
+
+    return value_and_grad_f
+
+
+def grad(func, argnums=0, has_aux=False):
+    """Return a function computing the gradient of scalar-valued `func` with respect to argument(s) `argnums`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> df = paddle.grad(lambda x: paddle.sin(x).sum())
+        >>> df(paddle.to_tensor([0.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    vg = value_and_grad(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def grad_f(*args, **kwargs):
+        (out, g) = vg(*args, **kwargs)
+        return (g, out[1]) if has_aux else g
+
+    return grad_f
+

@@ -1,0 +1,112 @@
+"""vmap: vectorizing a function over a batch axis by batching rules, never by a Python loop over the batch."""
+from __future__ import annotations
+
+import functools
+
+from paddle_fn.core.batching import vmap_flat
+from paddle_fn.core.errors import TransformError
+from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
+from paddle_fn.core.trace import get_aval
+from paddle_fn.transforms._args import as_leaf, fun_name
+
+
+def _check_axis(ax, ndim, what):
+    if ax is None:
+        return None
+    if not isinstance(ax, int):
+        raise TransformError(f"[vmap] {what} must be an int or None, got {ax!r}")
+    if not -ndim <= ax < ndim:
+        raise TransformError(f"[vmap] {what} is {ax}, out of range for a value of rank {ndim} "
+                             f"(valid: {-ndim}..{ndim - 1})")
+    return ax % ndim
+
+
+def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
+    """Vectorize `func` over a new leading (or `in_axes`) batch axis of its arguments.
+
+    Args:
+        func: function of Tensors (pytrees allowed).
+        in_axes: int, None (not batched), or a pytree prefix of the positional arguments with those leaves.
+            Keyword arguments are always batched along axis 0.
+        out_axes: int, None, or a pytree prefix of the output: where the batch axis goes in each output.
+        axis_size: the batch size, required only when no argument is batched.
+        axis_name: a name for the batch axis (used by collectives).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> paddle.vmap(lambda r: (r * r).sum())(x).numpy()
+        array([ 5., 25.], dtype=float32)
+    """
+    @functools.wraps(func)
+    def vmapped(*args, **kwargs):
+        if isinstance(in_axes, list) and len(in_axes) == len(args) and len(args) != 1:
+            axes_prefix = tuple(in_axes)
+        else:
+            axes_prefix = in_axes
+        if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
+            raise TransformError(f"[vmap] in_axes has {len(axes_prefix)} entries but {fun_name(func)} was called with "
+                                 f"{len(args)} positional arguments")
+        try:
+            flat_axes = broadcast_prefix(axes_prefix if isinstance(axes_prefix, tuple) else
+                                         (axes_prefix,) * len(args), tuple(args))
+        except ValueError as e:
+            raise TransformError(f"[vmap] in_axes {in_axes!r} does not match the structure of the arguments: {e}") \
+                from None
+        leaves, in_tree = tree_flatten((tuple(args), kwargs))
+        kw_leaves = len(leaves) - len(flat_axes)
+        flat_axes = list(flat_axes) + [0] * kw_leaves
+        vals = [as_leaf(x, "vmap") for x in leaves]
+        dims = [_check_axis(ax, get_aval(v).ndim, f"in_axes for argument leaf {i} ({get_aval(v).str_short()})")
+                for i, (v, ax) in enumerate(zip(vals, flat_axes))]
+        sizes = {}
+        for i, (v, d) in enumerate(zip(vals, dims)):
+            if d is not None:
+                sizes.setdefault(get_aval(v).shape[d], []).append(i)
+        if len(sizes) > 1:
+            detail = "; ".join(f"size {s} for argument leaves {ix}" for s, ix in sizes.items())
+            raise TransformError(f"[vmap] the mapped axes have different sizes: {detail}. All mapped axes must have "
+                                 "the same size")
+        if sizes:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise TransformError(f"[vmap] axis_size={axis_size} but the mapped axes have size {size}")
+        elif axis_size is None:
+            raise TransformError("[vmap] no argument is mapped (all in_axes are None); pass axis_size to say how "
+                                 "many times to map")
+        else:
+            size = axis_size
+        store = {}
+
+        def flat_fun(*xs):
+            a, kw = tree_unflatten(in_tree, list(xs))
+            out = func(*a, **kw)
+            out_leaves, out_tree = tree_flatten(out)
+            try:
+                oax = broadcast_prefix(out_axes, out)
+            except ValueError as e:
+                raise TransformError(f"[vmap] out_axes {out_axes!r} does not match the structure of the output "
+                                     f"{out_tree}: {e}") from None
+            store.update(out_tree=out_tree, out_axes=oax)
+            return [as_leaf(o, "vmap output") for o in out_leaves]
+
+        def out_dims_thunk():
+            return store["out_axes"]
+
+        outs = vmap_flat(flat_fun, vals, dims, size, _LazyOutDims(out_dims_thunk), axis_name=axis_name)
+        return tree_unflatten(store["out_tree"], outs)
+
+    return vmapped
+
+
+class _LazyOutDims:
+    """out_axes known only after tracing the function; normalizes negative axes against each output's rank."""
+
+    def __init__(self, thunk):
+        self.thunk = thunk
+
+    def resolve(self, i, out_ndim):
+        ax = self.thunk()[i]
+        if ax is None:
+            return None
+        return _check_axis(ax, out_ndim + 1, f"out_axes for output leaf {i}")
