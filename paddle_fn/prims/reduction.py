@@ -3,11 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core import dtypes
+from paddle_fn.core.autodiff import is_undefined
+from paddle_fn.core.batching import bdim_at_front
+from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
-from paddle_fn.core.primitive import LINEAR, Primitive
-from paddle_fn.core.trace import get_aval
-from paddle_fn.prims._rules import fmt, scalar_like
+from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
+from paddle_fn.prims.elementwise import (add, convert_element_type, div, eq, ge, lt, max, min, mul, ne, or_,
+                                         select)
+from paddle_fn.prims.structural import broadcast_in_dim, reshape, transpose
 
 
 def _check_axes(name, x, axes):
@@ -15,8 +22,9 @@ def _check_axes(name, x, axes):
         raise ShapeError(f"{name}: axes {list(axes)} must be distinct and in range for {fmt(x)}")
 
 
-def _reduce_shape(name):
+def _reduce_shape(name, kinds="fiub", what="a numeric or bool"):
     def rule(x, *, axes):
+        require_kind(name, x, kinds, what)
         _check_axes(name, x, axes)
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
     return rule
@@ -29,32 +37,95 @@ def _shift_axes(axes, d):
     return new_axes, out_d
 
 
-def _lower_reduce(hlo, init):
+def _splat(x, value):
+    a = get_aval(x)
+    return broadcast_in_dim(scalar_like(x, value), shape=a.shape, broadcast_dimensions=())
+
+
+def _iota(shape, dimension, dtype=dtypes.int32):
+    """Indices 0..shape[dimension]-1 along `dimension`, broadcast to `shape`."""
+    return broadcast_in_dim(Tensor(np.arange(shape[dimension], dtype=dtype.np)), shape=shape,
+                            broadcast_dimensions=(dimension,))
+
+
+def _identity(op, dtype):
+    """The identity of the binary `op` ('add', 'mul', 'max', 'min') over `dtype`."""
+    if op in ("add", "mul"):
+        return int(op == "mul")
+    lowest = op == "max"
+    if dtype.kind == "b":
+        return not lowest
+    if dtype.kind == "f":
+        return -np.inf if lowest else np.inf
+    info = np.iinfo(dtype.np)
+    return info.min if lowest else info.max
+
+
+_HLO_BINOP = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
+              "min": "stablehlo.minimum"}
+_HLO_BOOL_BINOP = {"add": "stablehlo.or", "mul": "stablehlo.and", "max": "stablehlo.or", "min": "stablehlo.and"}
+
+
+def _hlo_binop(op, dtype):
+    return (_HLO_BOOL_BINOP if dtype.kind == "b" else _HLO_BINOP)[op]
+
+
+def _lower_reduce(op):
     def lower(ctx, x, *, axes):
         a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
         scalar = ShapedArray((), a_in.dtype)
-        c = ctx.constant(init(a_in.dtype), scalar)
+        init = ctx.constant(_identity(op, a_in.dtype), scalar)
         res = ctx.fresh()
-        from paddle_fn.lowering.emitter import tensor_type
-        ctx.line(f"{res} = stablehlo.reduce({x} init: {c}) applies {hlo} across dimensions = {list(axes)} : "
-                 f"({tensor_type(a_in)}, {tensor_type(scalar)}) -> {tensor_type(a_out)}")
+        ctx.line(f"{res} = stablehlo.reduce({x} init: {init}) applies {_hlo_binop(op, a_in.dtype)} across "
+                 f"dimensions = {list(axes)} : ({tensor_type(a_in)}, {tensor_type(scalar)}) -> {tensor_type(a_out)}")
         return res
     return lower
+
+
+def _batch_reduce(reducer):
+    def batch(vals, dims, *, axes):
+        (x,), (d,) = vals, dims
+        new_axes, out_d = _shift_axes(axes, d)
+        return reducer(x, axes=new_axes), out_d
+    return batch
+
+
+def _normalize_axes(name, x, axes):
+    nd = get_aval(x).ndim
+    return tuple(sorted(normalize_axis(name, int(a), nd) for a in axes))
+
+
+def _take_along_axis(x, indices, axis):
+    """out[..., i, ...] = x[..., indices[..., i, ...], ...] along `axis` (indices has x's shape)."""
+    shape = get_aval(x).shape
+    n = shape[axis]
+    wide = shape[:axis + 1] + (n,) + shape[axis + 1:]
+    rest = tuple(d for d in range(len(wide)) if d != axis + 1)
+    picks = eq(broadcast_in_dim(indices, shape=wide, broadcast_dimensions=rest),
+               _iota(wide, axis + 1, get_aval(indices).dtype))
+    spread = broadcast_in_dim(x, shape=wide, broadcast_dimensions=tuple(d for d in range(len(wide)) if d != axis))
+    # select, not a one-hot product: inf or nan elsewhere in the row must not leak into the picked value
+    return reduce_sum(select(picks, spread, _splat(spread, 0)), axes=(axis + 1,))
+
+
+def _shift(x, axis, offset, reverse, fill):
+    """x moved `offset` places along `axis` (towards the end, or the start if `reverse`), opened with `fill`."""
+    shape = get_aval(x).shape
+    pos = _iota(shape, axis)
+    n = shape[axis]
+    if reverse:
+        src, inside = min(add(pos, _splat(pos, offset)), _splat(pos, n - 1)), lt(pos, _splat(pos, n - offset))
+    else:
+        src, inside = max(add(pos, _splat(pos, -offset)), _splat(pos, 0)), ge(pos, _splat(pos, offset))
+    return select(inside, _take_along_axis(x, src, axis), _splat(x, fill))
 
 
 # ---------------------------------------------------------------------------------------------- reduce_sum
 
 def _reduce_sum_transpose(ct, x, *, axes):
-    from paddle_fn.prims.structural import broadcast_in_dim
     shape = x.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [broadcast_in_dim(ct, shape=shape, broadcast_dimensions=kept)]
-
-
-def _reduce_sum_batch(vals, dims, *, axes):
-    (x,), (d,) = vals, dims
-    new_axes, out_d = _shift_axes(axes, d)
-    return reduce_sum(x, axes=new_axes), out_d
 
 
 def _reduce_sum_impl(x, *, axes):
@@ -64,17 +135,524 @@ def _reduce_sum_impl(x, *, axes):
 
 
 reduce_sum_p = Primitive("reduce_sum", _reduce_shape("reduce_sum"), _reduce_sum_impl, LINEAR, _reduce_sum_transpose,
-                         _reduce_sum_batch,
-                         lambda ctx, x, *, axes: _lower_reduce(
-                             "stablehlo.or" if ctx.avals_in[0].dtype.kind == "b" else "stablehlo.add",
-                             lambda d: 0)(ctx, x, axes=axes))
+                         _batch_reduce(lambda x, axes: reduce_sum(x, axes=axes)), _lower_reduce("add"))
 
 
 def reduce_sum(x, *, axes):
-    axes = tuple(sorted(int(a) for a in axes))
+    axes = _normalize_axes("reduce_sum", x, axes)
     if not axes:
         return x
     return reduce_sum_p.bind(x, axes=axes)
 
 
-del scalar_like
+# ---------------------------------------------------------------------------------------------- reduce_max / reduce_min
+
+def _reduce_chooser_impl(np_fn, op):
+    def impl(x, *, axes):
+        init = _identity(op, dtypes.as_dtype(x.dtype))
+        return np_fn(x, axis=axes, initial=init)
+    return impl
+
+
+def _reduce_chooser_jvp(reducer):
+    def jvp(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        out = reducer(x, axes=axes)
+        shape = get_aval(x).shape
+        kept = tuple(i for i in range(len(shape)) if i not in axes)
+        # every position attaining the extremum shares the tangent equally, so ties give a symmetric derivative
+        hits = convert_element_type(eq(x, broadcast_in_dim(out, shape=shape, broadcast_dimensions=kept)),
+                                    new_dtype=get_aval(t).dtype)
+        return out, div(reduce_sum(mul(t, hits), axes=axes), reduce_sum(hits, axes=axes))
+    return jvp
+
+
+reduce_max_p = Primitive("reduce_max", _reduce_shape("reduce_max"), _reduce_chooser_impl(np.max, "max"),
+                         _reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), NONLINEAR,
+                         _batch_reduce(lambda x, axes: reduce_max(x, axes=axes)), _lower_reduce("max"))
+
+
+def reduce_max(x, *, axes):
+    """Maximum over `axes` (nan propagates; over bool it is `any`)."""
+    axes = _normalize_axes("reduce_max", x, axes)
+    if not axes:
+        return x
+    return reduce_max_p.bind(x, axes=axes)
+
+
+reduce_min_p = Primitive("reduce_min", _reduce_shape("reduce_min"), _reduce_chooser_impl(np.min, "min"),
+                         _reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), NONLINEAR,
+                         _batch_reduce(lambda x, axes: reduce_min(x, axes=axes)), _lower_reduce("min"))
+
+
+def reduce_min(x, *, axes):
+    """Minimum over `axes` (nan propagates; over bool it is `all`)."""
+    axes = _normalize_axes("reduce_min", x, axes)
+    if not axes:
+        return x
+    return reduce_min_p.bind(x, axes=axes)
+
+
+# ---------------------------------------------------------------------------------------------- reduce_prod
+
+def _reduce_prod_impl(x, *, axes):
+    if x.dtype == np.bool_:
+        return np.all(x, axis=axes)
+    return np.prod(x, axis=axes, dtype=x.dtype)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    shape = get_aval(x).shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    out = reduce_prod(x, axes=axes)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return out, _splat(out, 0)
+    flat_shape = (n,) + tuple(shape[i] for i in kept)
+    x_flat = reshape(transpose(x, permutation=axes + kept), new_sizes=flat_shape)
+    t_flat = reshape(transpose(t, permutation=axes + kept), new_sizes=flat_shape)
+    # d prod = sum_i t_i * prod_{j != i} x_j; the product of the others is the exclusive prefix product times the
+    # exclusive suffix product: no division, so zeros in x are handled, and it stays differentiable
+    before = _shift(cumprod(x_flat, axis=0), 0, 1, False, 1)
+    after = _shift(cumprod(x_flat, axis=0, reverse=True), 0, 1, True, 1)
+    return out, reduce_sum(mul(t_flat, mul(before, after)), axes=(0,))
+
+
+reduce_prod_p = Primitive("reduce_prod", _reduce_shape("reduce_prod"), _reduce_prod_impl, _reduce_prod_jvp, NONLINEAR,
+                          _batch_reduce(lambda x, axes: reduce_prod(x, axes=axes)), _lower_reduce("mul"))
+
+
+def reduce_prod(x, *, axes):
+    """Product over `axes` (over bool it is `all`)."""
+    axes = _normalize_axes("reduce_prod", x, axes)
+    if not axes:
+        return x
+    return reduce_prod_p.bind(x, axes=axes)
+
+
+# ---------------------------------------------------------------------------------------------- argmax / argmin
+
+def _arg_reduce_shape(name):
+    def rule(x, *, axis, index_dtype):
+        require_kind(name, x, "fiub", "a numeric or bool")
+        if not 0 <= axis < x.ndim:
+            raise ShapeError(f"{name}: axis {axis} is out of range for {fmt(x)}")
+        if x.shape[axis] == 0:
+            raise ShapeError(f"{name}: axis {axis} of {fmt(x)} is empty, so there is no position to return")
+        if index_dtype.kind not in "iu":
+            raise DTypeError(f"{name}: index_dtype must be an integer dtype, got {index_dtype.name}")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)
+    return rule
+
+
+def _arg_reduce_batch(arg_reducer):
+    def batch(vals, dims, *, axis, index_dtype):
+        (x,), (d,) = vals, dims
+        (new_axis,), out_d = _shift_axes((axis,), d)
+        return arg_reducer(x, axis=new_axis, index_dtype=index_dtype), out_d
+    return batch
+
+
+def _arg_reduce_lower(direction, op):
+    """stablehlo.reduce over (value, index) pairs; the comparator keeps the first nan, then the extremum, then the
+    smaller index, so it is associative and commutative and matches numpy's first-occurrence rule."""
+    def lower(ctx, x, *, axis, index_dtype):
+        a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
+        v_t, i_t = tensor_type(ShapedArray((), a_in.dtype)), tensor_type(ShapedArray((), index_dtype))
+        b_t = tensor_type(ShapedArray((), dtypes.bool_))
+        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[a_in.dtype.kind]
+        iota = ctx.fresh()
+        ctx.line(f"{iota} = stablehlo.iota dim = {axis} : {tensor_type(a_in.update(dtype=index_dtype))}")
+        v0 = ctx.constant(_identity(op, a_in.dtype), ShapedArray((), a_in.dtype))
+        i0 = ctx.constant(0, ShapedArray((), index_dtype))
+        va, ia, vb, ib = (ctx.fresh() for _ in range(4))
+        body = []
+
+        def emit(text):
+            name = ctx.fresh()
+            body.append(f"{name} = {text}")
+            return name
+
+        def cmp(dirn, a, b, t, k):
+            return emit(f"stablehlo.compare {dirn}, {a}, {b}, {k} : ({t}, {t}) -> {b_t}")
+
+        def logic(opname, a, b):
+            return emit(f"stablehlo.{opname} {a}, {b} : {b_t}")
+
+        better = cmp(direction, va, vb, v_t, kind)
+        same = cmp("EQ", va, vb, v_t, kind)
+        if a_in.dtype.kind == "f":
+            a_nan, b_nan = cmp("NE", va, va, v_t, kind), cmp("NE", vb, vb, v_t, kind)
+            b_num = emit(f"stablehlo.not {b_nan} : {b_t}")
+            better = logic("or", better, logic("and", a_nan, b_num))
+            same = logic("or", same, logic("and", a_nan, b_nan))
+        first = logic("and", same, cmp("LT", ia, ib, i_t, "SIGNED" if index_dtype.kind == "i" else "UNSIGNED"))
+        pick_a = logic("or", better, first)
+        v = emit(f"stablehlo.select {pick_a}, {va}, {vb} : {b_t}, {v_t}")
+        i = emit(f"stablehlo.select {pick_a}, {ia}, {ib} : {b_t}, {i_t}")
+        pad = " " * (ctx.indent + 4)
+        region = "\n".join(pad + line for line in body + [f"stablehlo.return {v}, {i} : {v_t}, {i_t}"])
+        res = ctx.fresh()
+        ctx.line(f'{res}:2 = "stablehlo.reduce"({x}, {iota}, {v0}, {i0}) ({{\n'
+                 f"{' ' * (ctx.indent + 2)}^bb0({va}: {v_t}, {ia}: {i_t}, {vb}: {v_t}, {ib}: {i_t}):\n{region}\n"
+                 f"{' ' * ctx.indent}}}) {{dimensions = array<i64: {axis}>}} : ({tensor_type(a_in)}, "
+                 f"{tensor_type(a_in.update(dtype=index_dtype))}, {v_t}, {i_t}) -> "
+                 f"({tensor_type(a_out.update(dtype=a_in.dtype))}, {tensor_type(a_out)})")
+        return f"{res}#1"
+    return lower
+
+
+argmax_p = Primitive("argmax", _arg_reduce_shape("argmax"),
+                     lambda x, *, axis, index_dtype: np.argmax(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
+                     NONLINEAR, _arg_reduce_batch(lambda x, **p: argmax(x, **p)), _arg_reduce_lower("GT", "max"))
+
+
+def argmax(x, *, axis: int, index_dtype):
+    """Index of the maximum along `axis`: the first one on ties, the first nan if there is one (as numpy)."""
+    return argmax_p.bind(x, axis=normalize_axis("argmax", int(axis), get_aval(x).ndim),
+                         index_dtype=dtypes.as_dtype(index_dtype))
+
+
+argmin_p = Primitive("argmin", _arg_reduce_shape("argmin"),
+                     lambda x, *, axis, index_dtype: np.argmin(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
+                     NONLINEAR, _arg_reduce_batch(lambda x, **p: argmin(x, **p)), _arg_reduce_lower("LT", "min"))
+
+
+def argmin(x, *, axis: int, index_dtype):
+    """Index of the minimum along `axis`: the first one on ties, the first nan if there is one (as numpy)."""
+    return argmin_p.bind(x, axis=normalize_axis("argmin", int(axis), get_aval(x).ndim),
+                         index_dtype=dtypes.as_dtype(index_dtype))
+
+
+# ---------------------------------------------------------------------------------------------- cumulative ops
+
+def _cumulative_shape(name):
+    def rule(x, *, axis, reverse):
+        require_kind(name, x, "fiu", "a numeric")
+        if not 0 <= axis < x.ndim:
+            raise ShapeError(f"{name}: axis {axis} is out of range for {fmt(x)}")
+        return x
+    return rule
+
+
+def _cumulative_impl(ufunc):
+    def impl(x, *, axis, reverse):
+        if reverse:
+            return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+        return ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+    return impl
+
+
+def _cumulative_batch(scan):
+    def batch(vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return scan(x, axis=axis + (d <= axis), reverse=reverse), d
+    return batch
+
+
+def _cumulative_lower(op):
+    """reduce_window with a window as long as the axis, padded by length-1 identities before (after if reverse)."""
+    def lower(ctx, x, *, axis, reverse):
+        a = ctx.avals_in[0]
+        scalar = ShapedArray((), a.dtype)
+        init = ctx.constant(_identity(op, a.dtype), scalar)
+        n = a.shape[axis]
+        window = ", ".join(str(n if d == axis else 1) for d in range(a.ndim))
+        pad = ", ".join(("[0, %d]" if reverse else "[%d, 0]") % (n - 1) if d == axis else "[0, 0]"
+                        for d in range(a.ndim))
+        region = ctx.scalar_region(_hlo_binop(op, a.dtype), a.dtype)
+        res = ctx.fresh()
+        ctx.line(f'{res} = "stablehlo.reduce_window"({x}, {init}) ({region}) {{window_dimensions = array<i64: '
+                 f'{window}>, padding = dense<[{pad}]> : tensor<{a.ndim}x2xi64>}} : ({tensor_type(a)}, '
+                 f"{tensor_type(scalar)}) -> {tensor_type(a)}")
+        return res
+    return lower
+
+
+cumsum_p = Primitive("cumsum", _cumulative_shape("cumsum"), _cumulative_impl(np.add), LINEAR,
+                     lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
+                     _cumulative_batch(lambda x, **p: cumsum(x, **p)), _cumulative_lower("add"))
+
+
+def cumsum(x, *, axis: int, reverse: bool = False):
+    """Inclusive running sum along `axis` (from the end if `reverse`)."""
+    return cumsum_p.bind(x, axis=normalize_axis("cumsum", int(axis), get_aval(x).ndim), reverse=bool(reverse))
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    (x,), (t,) = primals, tangents
+    # A doubling (Hillis-Steele) scan carrying the prefix products and their tangents: it only multiplies, so it
+    # is exact where x has zeros, and it is itself differentiable to any order.
+    prods, tans, step = x, t, 1
+    while step < get_aval(x).shape[axis]:
+        prev, prev_tan = _shift(prods, axis, step, reverse, 1), _shift(tans, axis, step, reverse, 0)
+        prods, tans = mul(prods, prev), add(mul(tans, prev), mul(prods, prev_tan))
+        step *= 2
+    return cumprod(x, axis=axis, reverse=reverse), tans
+
+
+cumprod_p = Primitive("cumprod", _cumulative_shape("cumprod"), _cumulative_impl(np.multiply), _cumprod_jvp, NONLINEAR,
+                      _cumulative_batch(lambda x, **p: cumprod(x, **p)), _cumulative_lower("mul"))
+
+
+def cumprod(x, *, axis: int, reverse: bool = False):
+    """Inclusive running product along `axis` (from the end if `reverse`)."""
+    return cumprod_p.bind(x, axis=normalize_axis("cumprod", int(axis), get_aval(x).ndim), reverse=bool(reverse))
+
+
+def _cum_chooser_jvp(scan):
+    def jvp(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        out = scan(x, axis=axis, reverse=reverse)
+        shape = get_aval(x).shape
+        pos = _iota(shape, axis)
+        # The running extremum was last set where x equals it (or is nan, which then sticks): carry that position
+        # forward with a running max of positions (min when scanning from the end) and take its tangent.
+        setters = or_(eq(x, out), ne(x, x))
+        if reverse:
+            src = cummin(select(setters, pos, _splat(pos, shape[axis] - 1)), axis=axis, reverse=True)
+        else:
+            src = cummax(select(setters, pos, _splat(pos, 0)), axis=axis)
+        return out, _take_along_axis(t, src, axis)
+    return jvp
+
+
+cummax_p = Primitive("cummax", _cumulative_shape("cummax"), _cumulative_impl(np.maximum),
+                     _cum_chooser_jvp(lambda x, **p: cummax(x, **p)), NONLINEAR,
+                     _cumulative_batch(lambda x, **p: cummax(x, **p)), _cumulative_lower("max"))
+
+
+def cummax(x, *, axis: int, reverse: bool = False):
+    """Running maximum along `axis` (from the end if `reverse`); nan sticks."""
+    return cummax_p.bind(x, axis=normalize_axis("cummax", int(axis), get_aval(x).ndim), reverse=bool(reverse))
+
+
+cummin_p = Primitive("cummin", _cumulative_shape("cummin"), _cumulative_impl(np.minimum),
+                     _cum_chooser_jvp(lambda x, **p: cummin(x, **p)), NONLINEAR,
+                     _cumulative_batch(lambda x, **p: cummin(x, **p)), _cumulative_lower("min"))
+
+
+def cummin(x, *, axis: int, reverse: bool = False):
+    """Running minimum along `axis` (from the end if `reverse`); nan sticks."""
+    return cummin_p.bind(x, axis=normalize_axis("cummin", int(axis), get_aval(x).ndim), reverse=bool(reverse))
+
+
+# ---------------------------------------------------------------------------------------------- dot_general
+
+def _free_dims(ndim, contracting, batch):
+    return [d for d in range(ndim) if d not in contracting and d not in batch]
+
+
+def _dot_general_shape(lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if lhs.dtype != rhs.dtype:
+        raise DTypeError(f"dot_general: operand dtypes differ: lhs is {fmt(lhs)}, rhs is {fmt(rhs)} (cast one with "
+                         ".astype(); use preferred_element_type to choose the result dtype)")
+    require_kind("dot_general", lhs, "fiu", "a numeric")
+    for side, aval, c, b in (("lhs", lhs, lc, lb), ("rhs", rhs, rc, rb)):
+        used = tuple(c) + tuple(b)
+        if len(set(used)) != len(used) or any(not 0 <= d < aval.ndim for d in used):
+            raise ShapeError(f"dot_general: {side} contracting dims {list(c)} and batch dims {list(b)} must be "
+                             f"distinct dimensions of {side} {fmt(aval)}")
+    for what, ls, rs in (("contracting", lc, rc), ("batch", lb, rb)):
+        if len(ls) != len(rs):
+            raise ShapeError(f"dot_general: lhs has {len(ls)} {what} dims {list(ls)} but rhs has {len(rs)} "
+                             f"{list(rs)}; give them in pairs")
+        for l, r in zip(ls, rs):
+            if lhs.shape[l] != rhs.shape[r]:
+                raise ShapeError(f"dot_general: {what} dimensions differ: lhs {fmt(lhs)} dim {l} has size "
+                                 f"{lhs.shape[l]}, rhs {fmt(rhs)} dim {r} has size {rhs.shape[r]}")
+    shape = ([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)] +
+             [rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)])
+    return ShapedArray(shape, preferred_element_type or lhs.dtype)
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    out_dtype = preferred_element_type.np if preferred_element_type else lhs.dtype
+    # numpy has no bfloat16 matmul kernels; accumulate in float32 as an accelerator would
+    compute_dtype = np.float32 if out_dtype == dtypes.bfloat16.np else out_dtype
+    lhs_labels = list(range(lhs.ndim))
+    rhs_labels = list(range(lhs.ndim, lhs.ndim + rhs.ndim))
+    for l, r in zip(tuple(lc) + tuple(lb), tuple(rc) + tuple(rb)):
+        rhs_labels[r] = l
+    out_labels = (list(lb) + _free_dims(lhs.ndim, lc, lb) +
+                  [rhs_labels[d] for d in _free_dims(rhs.ndim, rc, rb)])
+    out = np.einsum(lhs.astype(compute_dtype), lhs_labels, rhs.astype(compute_dtype), rhs_labels, out_labels)
+    return np.asarray(out).astype(out_dtype)
+
+
+def _dot_general_jvp(primals, tangents, **params):
+    (lhs, rhs), (t_lhs, t_rhs) = primals, tangents
+    return dot_general(lhs, rhs, **params), add(dot_general(t_lhs, rhs, **params), dot_general(lhs, t_rhs, **params))
+
+
+def _dot_operand_cotangent(ct, other, aval, own_dims, other_dims, own_is_lhs):
+    """The cotangent of one operand of dot_general: contract ct with the other operand over the other's free
+    dims (batching the batch dims), then transpose into the operand's layout."""
+    (own_c, own_b), (other_c, other_b) = own_dims, other_dims
+    other_aval = get_aval(other)
+    own_free = _free_dims(aval.ndim, own_c, own_b)
+    other_free = _free_dims(other_aval.ndim, other_c, other_b)
+    n_batch = len(own_b)
+    first = n_batch + (len(own_free) if own_is_lhs else 0)
+    ct_other_free = tuple(range(first, first + len(other_free)))
+    out = dot_general(convert_element_type(ct, new_dtype=other_aval.dtype), other,
+                      dimension_numbers=((ct_other_free, tuple(other_free)), (tuple(range(n_batch)), tuple(other_b))))
+    # out is laid out as: own batch dims, own free dims, then the other's contracting dims in increasing order,
+    # which stand for their own contracting partners
+    partners = [own_c[k] for k in sorted(range(len(other_c)), key=lambda k: other_c[k])]
+    layout = list(own_b) + own_free + partners
+    return transpose(out, permutation=tuple(int(i) for i in np.argsort(layout)))
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise TypeError("dot_general: both operands are linear; the product of two tangents is not linear")
+    if is_undefined(lhs):
+        return [_dot_operand_cotangent(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True), None]
+    return [None, _dot_operand_cotangent(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False)]
+
+
+def _dot_general_batch(vals, dims, *, dimension_numbers, preferred_element_type):
+    (lhs, rhs), (d_lhs, d_rhs) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def moved(ds, d):
+        return tuple(a + (a >= d) for a in ds)
+
+    if d_lhs is not None and d_rhs is not None:
+        # both mapped: the vmapped dimension becomes the leading batch dimension
+        dn = ((moved(lc, d_lhs), moved(rc, d_rhs)), ((d_lhs,) + moved(lb, d_lhs), (d_rhs,) + moved(rb, d_rhs)))
+        return dot_general(lhs, rhs, dimension_numbers=dn, preferred_element_type=preferred_element_type), 0
+    # one side mapped: its vmapped dimension rides along as a free dimension
+    if d_lhs is not None:
+        lc, lb = moved(lc, d_lhs), moved(lb, d_lhs)
+        out_dim = len(lb) + _free_dims(get_aval(lhs).ndim, lc, lb).index(d_lhs)
+    else:
+        rc, rb = moved(rc, d_rhs), moved(rb, d_rhs)
+        lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
+        out_dim = len(lb) + lhs_free + _free_dims(get_aval(rhs).ndim, rc, rb).index(d_rhs)
+    out = dot_general(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), preferred_element_type=preferred_element_type)
+    return out, out_dim
+
+
+def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    batching = f"batching_dims = {list(lb)} x {list(rb)}, " if lb else ""
+    return ctx.op("stablehlo.dot_general", [lhs, rhs], attrs=f"{batching}contracting_dims = {list(lc)} x {list(rc)}",
+                  sep=", ")
+
+
+dot_general_p = Primitive("dot_general", _dot_general_shape, _dot_general_impl, _dot_general_jvp,
+                          _dot_general_transpose, _dot_general_batch, _dot_general_lower)
+
+
+def dot_general(lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+    """Generalized tensor contraction, as XLA's DotGeneral.
+
+    dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)); the result has the batch
+    dims, then lhs's remaining dims, then rhs's remaining dims, each in operand order.
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = tuple(tuple(tuple(int(d) for d in ds) for ds in pair) for pair in ((lc, rc), (lb, rb)))
+    pref = None if preferred_element_type is None else dtypes.as_dtype(preferred_element_type)
+    if pref == get_aval(lhs).dtype:
+        pref = None
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, preferred_element_type=pref)
+
+
+# ---------------------------------------------------------------------------------------------- sort
+
+def _sort_shape(*operands, dimension, is_stable, num_keys):
+    if not operands:
+        raise ShapeError("sort: needs at least one operand")
+    shape = operands[0].shape
+    if any(o.shape != shape for o in operands):
+        raise ShapeError("sort: operands must have one shape, got " + ", ".join(fmt(o) for o in operands))
+    if not 0 <= dimension < len(shape):
+        raise ShapeError(f"sort: dimension {dimension} is out of range for {fmt(operands[0])}")
+    if not 1 <= num_keys <= len(operands):
+        raise ShapeError(f"sort: num_keys={num_keys} must be between 1 and the number of operands ({len(operands)})")
+    return list(operands)
+
+
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    # lexsort is stable, takes its primary key last, and puts nans last (as the lowering's comparator)
+    order = np.lexsort(operands[:num_keys][::-1], axis=dimension)
+    return [np.take_along_axis(o, order, axis=dimension) for o in operands]
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = get_aval(primals[0]).shape
+    *outs, order = sort_p.bind(*primals, _iota(shape, dimension), dimension=dimension, is_stable=is_stable,
+                               num_keys=num_keys)
+    return outs, [_take_along_axis(t, order, dimension) if get_aval(p).dtype.kind == "f" else None
+                  for p, t in zip(primals, tangents)]
+
+
+def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
+    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    vals = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    return sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys), [0] * len(vals)
+
+
+def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
+    """stablehlo.sort with a lexicographic less-than over the keys; nan compares above every number and equal to
+    nan, so nans go last as in numpy."""
+    b_t = tensor_type(ShapedArray((), dtypes.bool_))
+    scalar_types = [tensor_type(ShapedArray((), a.dtype)) for a in ctx.avals_in]
+    args = [(ctx.fresh(), ctx.fresh()) for _ in operands]
+    body = []
+
+    def emit(text):
+        name = ctx.fresh()
+        body.append(f"{name} = {text}")
+        return name
+
+    def logic(op, *xs):
+        return emit(f"stablehlo.{op} {', '.join(xs)} : {b_t}")
+
+    def key_less_equal(k):
+        (a, b), t, kind = args[k], scalar_types[k], ctx.avals_in[k].dtype.kind
+
+        def cmp(direction, x, y):
+            ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[kind]
+            return emit(f"stablehlo.compare {direction}, {x}, {y}, {ctype} : ({t}, {t}) -> {b_t}")
+
+        less, equal = cmp("LT", a, b), cmp("EQ", a, b)
+        if kind == "f":
+            a_nan, b_nan = cmp("NE", a, a), cmp("NE", b, b)
+            less = logic("or", less, logic("and", logic("not", a_nan), b_nan))
+            equal = logic("or", equal, logic("and", a_nan, b_nan))
+        return less, equal
+
+    less, _ = key_less_equal(num_keys - 1)
+    for k in reversed(range(num_keys - 1)):
+        k_less, k_equal = key_less_equal(k)
+        less = logic("or", k_less, logic("and", k_equal, less))
+    pad = " " * (ctx.indent + 4)
+    region = "\n".join(pad + line for line in body + [f"stablehlo.return {less} : {b_t}"])
+    head = ", ".join(f"{a}: {t}, {b}: {t}" for (a, b), t in zip(args, scalar_types))
+    res = ctx.fresh()
+    n = len(operands)
+    types = ", ".join(tensor_type(a) for a in ctx.avals_in)
+    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(operands)}) ({{\n'
+             f"{' ' * (ctx.indent + 2)}^bb0({head}):\n{region}\n{' ' * ctx.indent}}}) "
+             f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
+    return [f"{res}#{i}" for i in range(n)] if n > 1 else [res]
+
+
+sort_p = Primitive("sort", _sort_shape, _sort_impl, _sort_jvp, NONLINEAR, _sort_batch, _sort_lower,
+                   multiple_results=True)
+
+
+def sort(*operands, dimension: int, is_stable: bool = True, num_keys: int = 1):
+    """Sort every operand along `dimension` by the first `num_keys` operands (lexicographically), ascending,
+    nans last. Returns a list with one sorted array per operand."""
+    if not operands:
+        raise ShapeError("sort: needs at least one operand")
+    return sort_p.bind(*operands, dimension=normalize_axis("sort", int(dimension), get_aval(operands[0]).ndim),
+                       is_stable=bool(is_stable), num_keys=int(num_keys))

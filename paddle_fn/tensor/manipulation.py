@@ -1,0 +1,524 @@
+"""Shape manipulation: reshape, squeeze/unsqueeze, flatten, transpose, concat/stack/split, tile/expand,
+flip/roll, gather/index_select, where, slice.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
+
+__all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "stack", "split",
+           "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
+           "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice"]
+
+
+def reshape(x, shape, name=None):
+    """Reshape `x`; one entry of `shape` may be -1 (inferred) and 0 copies the input's size at that index.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.reshape(paddle.ones([3, 2, 5]), [0, -1]).shape
+        [3, 10]
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    dims = static_list("reshape", shape, "shape")
+    out = []
+    for i, d in enumerate(dims):
+        if d == 0:
+            if i >= a.ndim:
+                raise ShapeError(f"reshape: shape {dims} has 0 at index {i}, which copies input dimension {i}, but "
+                                 f"the input has shape {list(a.shape)} (rank {a.ndim})")
+            d = a.shape[i]
+        out.append(d)
+    if out.count(-1) > 1:
+        raise ShapeError(f"reshape: shape {dims} may contain -1 at most once")
+    if -1 in out:
+        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        if known == 0 or a.size % known:
+            raise ShapeError(f"reshape: cannot infer the -1 in {dims} for an input of shape {list(a.shape)} "
+                             f"({a.size} elements)")
+        out[out.index(-1)] = a.size // known
+    if any(d < 0 for d in out) or int(np.prod(out, dtype=np.int64)) != a.size:
+        raise ShapeError(f"reshape: cannot reshape an input of shape {list(a.shape)} ({a.size} elements) to {dims}")
+    return st.reshape(x, new_sizes=tuple(out))
+
+
+def squeeze(x, axis=None, name=None):
+    """Remove size-1 dimensions (all of them, or those listed in `axis`; listed dims of other sizes are kept).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.squeeze(paddle.ones([1, 3, 1]), axis=0).shape
+        [3, 1]
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    axes = tuple(range(a.ndim)) if axis is None else normalize_axes("squeeze", axis, a.ndim)
+    drop = tuple(i for i in axes if a.shape[i] == 1)
+    return st.reshape(x, new_sizes=tuple(s for i, s in enumerate(a.shape) if i not in drop))
+
+
+def unsqueeze(x, axis, name=None):
+    """Insert size-1 dimensions at the positions `axis` (an int or list; positions refer to the output).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.unsqueeze(paddle.ones([3]), [0, 2]).shape
+        [1, 3, 1]
+    """
+    x = as_tensor(x)
+    shape = list(shape_of(x))
+    for ax in static_list("unsqueeze", axis, "axis"):
+        ax = normalize_axis("unsqueeze", ax, len(shape) + 1)
+        shape.insert(ax, 1)
+    return st.reshape(x, new_sizes=tuple(shape))
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merge dimensions start_axis..stop_axis (inclusive) into one.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.flatten(paddle.ones([2, 3, 4]), start_axis=1).shape
+        [2, 12]
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    if a.ndim == 0:
+        return st.reshape(x, new_sizes=(1,))
+    s, e = normalize_axis("flatten", start_axis, a.ndim), normalize_axis("flatten", stop_axis, a.ndim)
+    if s > e:
+        raise ShapeError(f"flatten: start_axis {start_axis} comes after stop_axis {stop_axis} (rank {a.ndim})")
+    merged = int(np.prod(a.shape[s:e + 1], dtype=np.int64))
+    return st.reshape(x, new_sizes=a.shape[:s] + (merged,) + a.shape[e + 1:])
+
+
+def transpose(x, perm, name=None):
+    """Permute the dimensions: output dimension i is input dimension perm[i].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.transpose(paddle.ones([2, 3, 4]), [2, 0, 1]).shape
+        [4, 2, 3]
+    """
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    perm = [normalize_axis("transpose", p, rank) for p in static_list("transpose", perm, "perm")]
+    if sorted(perm) != list(range(rank)):
+        raise ShapeError(f"transpose: perm {perm} is not a permutation of the {rank} axes of a tensor of shape "
+                         f"{list(shape_of(x))}")
+    return st.transpose(x, permutation=tuple(perm))
+
+
+def moveaxis(x, source, destination, name=None):
+    """Move dimensions `source` to positions `destination`, keeping the order of the others.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.moveaxis(paddle.ones([2, 3, 4]), 0, -1).shape
+        [3, 4, 2]
+    """
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    src = [normalize_axis("moveaxis", s, rank) for s in static_list("moveaxis", source, "source")]
+    dst = [normalize_axis("moveaxis", d, rank) for d in static_list("moveaxis", destination, "destination")]
+    if len(src) != len(dst):
+        raise ShapeError(f"moveaxis: source {src} and destination {dst} have different lengths")
+    rest = iter(i for i in range(rank) if i not in src)
+    by_dst = dict(zip(dst, src))
+    return st.transpose(x, permutation=tuple(by_dst[i] if i in by_dst else next(rest) for i in range(rank)))
+
+
+def concat(x, axis=0, name=None):
+    """Join Tensors along an existing dimension `axis`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.concat([paddle.ones([1, 2]), paddle.zeros([2, 2])], axis=0).shape
+        [3, 2]
+    """
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError("concat: x must be a non-empty list or tuple of Tensors")
+    xs = [as_tensor(t) for t in x]
+    dt = get_aval(xs[0]).dtype
+    xs = [cast(t, dtypes.result_dtype_tensors("concat", dt, get_aval(t).dtype)) for t in xs]
+    rank = get_aval(xs[0]).ndim
+    ax = normalize_axis("concat", axis, rank)
+    ref = shape_of(xs[0])
+    for t in xs[1:]:
+        s = shape_of(t)
+        if len(s) != rank or any(s[i] != ref[i] for i in range(rank) if i != ax):
+            raise ShapeError(f"concat: shapes {[list(shape_of(t)) for t in xs]} must agree except in axis {ax}")
+    if len(xs) == 1:
+        return xs[0]
+    return st.concatenate(*xs, dimension=ax)
+
+
+def stack(x, axis=0, name=None):
+    """Join Tensors of one shape along a new dimension `axis`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.stack([paddle.ones([2]), paddle.zeros([2])], axis=1).shape
+        [2, 2]
+    """
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError("stack: x must be a non-empty list or tuple of Tensors")
+    xs = [as_tensor(t) for t in x]
+    shapes = {shape_of(t) for t in xs}
+    if len(shapes) != 1:
+        raise ShapeError(f"stack: all inputs must have the same shape, got {[list(shape_of(t)) for t in xs]}")
+    ax = normalize_axis("stack", axis, get_aval(xs[0]).ndim + 1)
+    return concat([unsqueeze(t, ax) for t in xs], axis=ax)
+
+
+def _slice_axis(x, axis, start, stop):
+    a = get_aval(x)
+    starts = [0] * a.ndim
+    limits = list(a.shape)
+    starts[axis], limits[axis] = start, stop
+    return st.slice(x, start_indices=tuple(starts), limit_indices=tuple(limits))
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """Split `x` along `axis` into `num_or_sections` equal parts, or parts of the listed sizes (one may be -1).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> [t.shape for t in paddle.split(paddle.ones([5, 2]), [2, -1])]
+        [[2, 2], [3, 2]]
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    ax = normalize_axis("split", axis, a.ndim)
+    n = a.shape[ax]
+    if isinstance(num_or_sections, (int, np.integer)) or (isinstance(num_or_sections, Tensor) and
+                                                           get_aval(num_or_sections).ndim == 0):
+        k = static_int("split", num_or_sections, "num_or_sections")
+        if k <= 0 or n % k:
+            raise ShapeError(f"split: dimension {ax} of shape {list(a.shape)} (size {n}) cannot be split into {k} "
+                             "equal parts; pass a list of section sizes instead")
+        sizes = [n // k] * k
+    else:
+        sizes = static_list("split", num_or_sections, "num_or_sections")
+        if sizes.count(-1) > 1:
+            raise ShapeError(f"split: sections {sizes} may contain -1 at most once")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise ShapeError(f"split: sections {list(num_or_sections)} do not add up to the size {n} of dimension "
+                             f"{ax} of shape {list(a.shape)}")
+    outs, start = [], 0
+    for s in sizes:
+        outs.append(_slice_axis(x, ax, start, start + s))
+        start += s
+    return outs
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """Split `x` into `chunks` equal parts along `axis`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> len(paddle.chunk(paddle.ones([6]), 3))
+        3
+    """
+    return split(x, chunks, axis)
+
+
+def unstack(x, axis=0, num=None):
+    """Split `x` along `axis` into a list of Tensors with that dimension removed.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> [t.shape for t in paddle.unstack(paddle.ones([2, 3]))]
+        [[3], [3]]
+    """
+    x = as_tensor(x)
+    ax = normalize_axis("unstack", axis, get_aval(x).ndim)
+    return [squeeze(t, ax) for t in split(x, shape_of(x)[ax], ax)]
+
+
+def unbind(input, axis=0):  # noqa: A002 - Paddle's parameter name
+    """Like `unstack`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> len(paddle.unbind(paddle.ones([3, 2]), axis=1))
+        2
+    """
+    return unstack(input, axis)
+
+
+def tile(x, repeat_times, name=None):
+    """Repeat `x` `repeat_times[i]` times along dimension i (leading dims are added as needed).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.tile(paddle.to_tensor([1, 2]), [2, 2]).numpy()
+        array([[1, 2, 1, 2],
+               [1, 2, 1, 2]])
+    """
+    x = as_tensor(x)
+    reps = static_list("tile", repeat_times, "repeat_times")
+    shape = shape_of(x)
+    rank = max(len(shape), len(reps))
+    shape = (1,) * (rank - len(shape)) + shape
+    reps = [1] * (rank - len(reps)) + reps
+    x = st.reshape(x, new_sizes=shape)
+    # broadcast to [r0, s0, r1, s1, ...] then merge each (r_i, s_i) pair
+    interleaved = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    out = st.broadcast_in_dim(x, shape=interleaved, broadcast_dimensions=tuple(range(1, 2 * rank, 2)))
+    return st.reshape(out, new_sizes=tuple(r * s for r, s in zip(reps, shape)))
+
+
+def broadcast_to(x, shape, name=None):
+    """Broadcast `x` to `shape` with numpy's rules.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.broadcast_to(paddle.to_tensor([1, 2]), [3, 2]).shape
+        [3, 2]
+    """
+    x = as_tensor(x)
+    shape = tuple(static_list("broadcast_to", shape, "shape"))
+    if broadcast_shapes("broadcast_to", shape_of(x), shape) != shape:
+        raise ShapeError(f"broadcast_to: cannot broadcast shape {list(shape_of(x))} to {list(shape)}")
+    return broadcast_to_shape(x, shape)
+
+
+def expand(x, shape, name=None):
+    """Broadcast `x` to `shape`; -1 keeps the input's size in that dimension.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.expand(paddle.ones([1, 3]), [2, -1]).shape
+        [2, 3]
+    """
+    x = as_tensor(x)
+    dims = static_list("expand", shape, "shape")
+    xs = shape_of(x)
+    lead = len(dims) - len(xs)
+    if lead < 0:
+        raise ShapeError(f"expand: target shape {dims} has fewer dimensions than the input {list(xs)}")
+    dims = [xs[i - lead] if d == -1 and i >= lead else d for i, d in enumerate(dims)]
+    return broadcast_to(x, dims)
+
+
+def expand_as(x, y, name=None):
+    """Broadcast `x` to the shape of `y`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.expand_as(paddle.ones([3]), paddle.zeros([2, 3])).shape
+        [2, 3]
+    """
+    return broadcast_to(x, shape_of(as_tensor(y)))
+
+
+def broadcast_tensors(input, name=None):  # noqa: A002
+    """Broadcast a list of Tensors against each other.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> [t.shape for t in paddle.broadcast_tensors([paddle.ones([2, 1]), paddle.ones([3])])]
+        [[2, 3], [2, 3]]
+    """
+    xs = [as_tensor(t) for t in input]
+    shape = broadcast_shapes("broadcast_tensors", *[shape_of(t) for t in xs])
+    return [broadcast_to_shape(t, shape) for t in xs]
+
+
+def flip(x, axis, name=None):
+    """Reverse the order of elements along the dimensions `axis` (int or list).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.flip(paddle.to_tensor([1, 2, 3]), axis=0).numpy()
+        array([3, 2, 1])
+    """
+    x = as_tensor(x)
+    axes = normalize_axes("flip", axis, get_aval(x).ndim)
+    return st.rev(x, dimensions=axes) if axes else x
+
+
+def roll(x, shifts, axis=None, name=None):
+    """Shift elements cyclically by `shifts` along `axis` (None: over the flattened input, shape restored).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.roll(paddle.to_tensor([1, 2, 3, 4]), 1).numpy()
+        array([4, 1, 2, 3])
+    """
+    x = as_tensor(x)
+    shifts = static_list("roll", shifts, "shifts")
+    if axis is None:
+        flat = st.reshape(x, new_sizes=(get_aval(x).size,))
+        return st.reshape(roll(flat, shifts[0], 0), new_sizes=shape_of(x))
+    axes = [normalize_axis("roll", a, get_aval(x).ndim) for a in static_list("roll", axis, "axis")]
+    if len(axes) != len(shifts):
+        raise ShapeError(f"roll: shifts {shifts} and axis {axes} must have the same length")
+    for s, ax in zip(shifts, axes):
+        n = shape_of(x)[ax]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            x = st.concatenate(_slice_axis(x, ax, n - s, n), _slice_axis(x, ax, 0, n - s), dimension=ax)
+    return x
+
+
+def _index_vector(op, index):
+    index = as_tensor(index)
+    a = get_aval(index)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{op}: index must be an integer Tensor, got {a.dtype.name}")
+    if a.ndim == 2 and a.shape[1] == 1:
+        index = st.reshape(index, new_sizes=(a.shape[0],))
+    elif a.ndim != 1:
+        raise ShapeError(f"{op}: index must be 1-D [M] or [M, 1], got shape {list(a.shape)}")
+    return index
+
+
+def gather(x, index, axis=None, name=None):
+    """Select entries of `x` along `axis` (default 0) at the positions in the 1-D `index`:
+    out[..., i, ...] = x[..., index[i], ...].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1, 2], [3, 4], [5, 6]])
+        >>> paddle.gather(x, paddle.to_tensor([2, 0])).numpy()
+        array([[5, 6],
+               [1, 2]])
+    """
+    x = as_tensor(x)
+    index = _index_vector("gather", index)
+    ax = 0 if axis is None else normalize_axis("gather", axis, get_aval(x).ndim)
+    from paddle_fn.tensor.indexing import getitem
+    return getitem(x, (builtins.slice(None),) * ax + (index,))
+
+
+def index_select(x, index, axis=0, name=None):
+    """Like `gather` with an explicit axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.index_select(paddle.to_tensor([[1, 2], [3, 4]]), paddle.to_tensor([1]), axis=1).numpy()
+        array([[2],
+               [4]])
+    """
+    return gather(x, index, axis)
+
+
+def take_along_axis(arr, indices, axis):
+    """Pick values along `axis` at `indices`, which has arr's rank and broadcasts in the other dimensions.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1, 2], [3, 4]])
+        >>> paddle.take_along_axis(x, paddle.to_tensor([[1], [0]]), axis=1).numpy()
+        array([[2],
+               [3]])
+    """
+    arr, indices = as_tensor(arr), as_tensor(indices)
+    rank = get_aval(arr).ndim
+    ax = normalize_axis("take_along_axis", axis, rank)
+    if get_aval(indices).ndim != rank:
+        raise ShapeError(f"take_along_axis: indices (shape {list(shape_of(indices))}) must have the rank of arr "
+                         f"(shape {list(shape_of(arr))})")
+    out_shape = list(broadcast_shapes("take_along_axis", tuple(s for i, s in enumerate(shape_of(arr)) if i != ax),
+                                      tuple(s for i, s in enumerate(shape_of(indices)) if i != ax)))
+    out_shape.insert(ax, shape_of(indices)[ax])
+    ind_shape = list(out_shape)
+    indices = broadcast_to_shape(indices, ind_shape)
+    idx = []
+    for d in range(rank):
+        if d == ax:
+            idx.append(indices)
+        else:
+            idx.append(st.iota(dtype=dtypes.int64, shape=tuple(out_shape), dimension=d))
+    arr = broadcast_to_shape(arr, tuple(s if i == ax else out_shape[i] for i, s in enumerate(shape_of(arr))))
+    from paddle_fn.tensor.indexing import getitem
+    return getitem(arr, tuple(idx))
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise `x if condition else y` with broadcasting; with only `condition`, the same as
+    ``nonzero(condition, as_tuple=True)`` (eager only).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1., -2., 3.])
+        >>> paddle.where(x > 0, x, paddle.zeros_like(x)).numpy()
+        array([1., 0., 3.], dtype=float32)
+    """
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise TypeError("where: give both x and y, or neither")
+    condition = as_tensor(condition)
+    if get_aval(condition).dtype != dtypes.bool_:
+        condition = cast(condition, dtypes.bool_)
+    xb, yb = nary_operands("where", x, y)
+    shape = broadcast_shapes("where", shape_of(condition), shape_of(xb))
+    return ew.select(broadcast_to_shape(condition, shape), broadcast_to_shape(xb, shape),
+                     broadcast_to_shape(yb, shape))
+
+
+def nonzero(x, as_tuple=False):
+    """Indices of the non-zero elements: an int64 Tensor of shape [N, rank], or a tuple of rank Tensors of
+    shape [N, 1] with as_tuple=True. The output size depends on the values, so this works eagerly only.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nonzero(paddle.to_tensor([0, 3, 0, 5])).numpy()
+        array([[1],
+               [3]])
+    """
+    x = as_tensor(x)
+    v = concrete_or_error(x, "nonzero: x", "its result size depends on the values, so it cannot be traced; use "
+                          "paddle_fn.where(cond, x, y) with a fixed shape instead")
+    idx = np.stack(np.nonzero(np.atleast_1d(v)), axis=1).astype(np.int64)
+    if as_tuple:
+        return tuple(Tensor(idx[:, i:i + 1].copy()) for i in range(idx.shape[1]))
+    return Tensor(idx)
+
+
+def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
+    """Slice `input` along `axes` from `starts` to `ends` (exclusive; negative values count from the end and
+    values past the end are clamped).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.slice(paddle.ones([4, 5]), axes=[0, 1], starts=[1, 0], ends=[3, -1]).shape
+        [2, 4]
+    """
+    return strided_slice(input, axes, starts, ends, [1] * len(static_list("slice", axes, "axes")))
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    """Slice `x` along `axes` with Python slice semantics start:end:stride per axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.strided_slice(paddle.arange(6), axes=[0], starts=[5], ends=[0], strides=[-2]).numpy()
+        array([5, 3])
+    """
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    index = [builtins.slice(None)] * rank
+    for ax, s, e, k in zip(static_list("strided_slice", axes, "axes"), static_list("strided_slice", starts, "starts"),
+                           static_list("strided_slice", ends, "ends"), static_list("strided_slice", strides, "strides")):
+        index[normalize_axis("strided_slice", ax, rank)] = builtins.slice(s, e, k)
+    from paddle_fn.tensor.indexing import getitem
+    return getitem(x, tuple(index))
+

@@ -1,0 +1,605 @@
+"""Elementwise math, arithmetic with Paddle's promotion and division rules, reductions and scans.
+
+Binary ops broadcast and promote through `promotion.binary_operands`, then apply one primitive. Reductions
+follow Paddle 2.3: a reduction to a single value (axis=None, keepdim=False) has shape [1], not [].
+"""
+from __future__ import annotations
+
+import math as _math
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import DTypeError
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import normalize_axes, normalize_axis, paddle_scalar, shape_of
+from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, full_like_scalar, is_scalar
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow", "maximum",
+    "minimum", "scale", "neg", "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt", "square",
+    "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+    "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil", "round", "trunc",
+    "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp", "cumsum", "cumprod", "clip",
+    "cast", "increment", "add_n", "lerp",
+]
+
+
+def _zeros_of(x):
+    a = get_aval(x)
+    return full_like_scalar(0, a.dtype, a.shape)
+
+
+def cast(x, dtype):
+    """Convert `x` to `dtype` (float -> int truncates toward zero).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.cast(paddle.to_tensor([1.7, -1.7]), 'int32').numpy()
+        array([ 1, -1], dtype=int32)
+    """
+    return ew.convert_element_type(as_tensor(x), new_dtype=dtypes.as_dtype(dtype))
+
+
+# ---------------------------------------------------------------------------------------------- arithmetic
+
+def add(x, y, name=None):
+    """Elementwise x + y with broadcasting.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.add(paddle.to_tensor([1, 2]), 10).numpy()
+        array([11, 12])
+    """
+    return ew.add(*binary_operands("add", x, y))
+
+
+def subtract(x, y, name=None):
+    """Elementwise x - y with broadcasting.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.subtract(paddle.to_tensor([1., 2.]), paddle.to_tensor([[1.], [2.]])).numpy()
+        array([[ 0.,  1.],
+               [-1.,  0.]], dtype=float32)
+    """
+    return ew.sub(*binary_operands("subtract", x, y))
+
+
+def multiply(x, y, name=None):
+    """Elementwise x * y with broadcasting (not matrix multiplication: that is `matmul`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.multiply(paddle.to_tensor([1., 2.]), 3).numpy()
+        array([3., 6.], dtype=float32)
+    """
+    return ew.mul(*binary_operands("multiply", x, y))
+
+
+def divide(x, y, name=None):
+    """True division x / y (Paddle 2.3): integer operands give the default float dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.divide(paddle.to_tensor([327]), paddle.to_tensor([80])).numpy()
+        array([4.0875], dtype=float32)
+    """
+    x, y = binary_operands("divide", x, y)
+    if get_aval(x).dtype.kind != "f":
+        x, y = cast(x, dtypes.default_float_dtype()), cast(y, dtypes.default_float_dtype())
+    return ew.div(x, y)
+
+
+def _signs_differ(a, b):
+    zero = _zeros_of(a)
+    return ew.ne(ew.lt(a, zero), ew.lt(b, zero))
+
+
+def floor_divide(x, y, name=None):
+    """Elementwise floor(x / y), rounding toward negative infinity as Python's ``//``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.floor_divide(paddle.to_tensor([7, -7]), 2).numpy()
+        array([ 3, -4])
+    """
+    x, y = binary_operands("floor_divide", x, y)
+    if get_aval(x).dtype.kind == "f":
+        return ew.floor(ew.div(x, y))
+    q = ew.div(x, y)  # truncates toward zero; step down where the division was inexact and signs differ
+    inexact = ew.ne(ew.rem(x, y), _zeros_of(x))
+    one = full_like_scalar(1, get_aval(x).dtype, shape_of(x))
+    return ew.select(ew.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
+
+
+def mod(x, y, name=None):
+    """Elementwise remainder with the sign of the divisor (Python's ``%``); aliases remainder, floor_mod.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.mod(paddle.to_tensor([7, -7]), 3).numpy()
+        array([1, 2])
+    """
+    x, y = binary_operands("mod", x, y)
+    r = ew.rem(x, y)
+    needs_shift = ew.and_(ew.ne(r, _zeros_of(r)), _signs_differ(r, y))
+    return ew.select(needs_shift, ew.add(r, y), r)
+
+
+remainder = mod
+floor_mod = mod
+
+
+def pow(x, y, name=None):  # noqa: A001 - Paddle's name
+    """Elementwise x ** y. A Python int exponent keeps x's dtype (repeated multiplication).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.pow(paddle.to_tensor([1., 2., 3.]), 2).numpy()
+        array([1., 4., 9.], dtype=float32)
+    """
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and not is_scalar(x):
+        x = as_tensor(x)
+        if int(y) >= 0 or get_aval(x).dtype.kind == "f":
+            return ew.integer_pow(x, y=int(y))
+    x, y = binary_operands("pow", x, y)
+    dt = get_aval(x).dtype
+    if dt.kind != "f":  # integer powers computed in float64 are exact over the int range that fits in 2**53
+        return cast(ew.round_(ew.pow(cast(x, dtypes.float64), cast(y, dtypes.float64))), dt)
+    return ew.pow(x, y)
+
+
+def maximum(x, y, name=None):
+    """Elementwise maximum with broadcasting.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.maximum(paddle.to_tensor([1, 5]), 3).numpy()
+        array([3, 5])
+    """
+    return ew.max(*binary_operands("maximum", x, y))
+
+
+def minimum(x, y, name=None):
+    """Elementwise minimum with broadcasting.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.minimum(paddle.to_tensor([1, 5]), 3).numpy()
+        array([1, 3])
+    """
+    return ew.min(*binary_operands("minimum", x, y))
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    """scale * x + bias (or scale * (x + bias) when bias_after_scale=False), in x's dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.scale(paddle.to_tensor([1., 2.]), scale=2.0, bias=1.0).numpy()
+        array([3., 5.], dtype=float32)
+    """
+    if act is not None:
+        raise TypeError("scale: `act` is not supported; apply the activation function to the result")
+    x = as_tensor(x)
+    dt, shape = get_aval(x).dtype, shape_of(x)
+    s = scale if not is_scalar(scale) else full_like_scalar(scale, dt, shape)
+    b = bias if not is_scalar(bias) else full_like_scalar(bias, dt, shape)
+    if bias_after_scale:
+        return add(multiply(x, s), b)
+    return multiply(add(x, b), s)
+
+
+def increment(x, value=1.0, name=None):
+    """x + value (Paddle's in-place increment, returned as a new Tensor here).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.increment(paddle.to_tensor([1.])).numpy()
+        array([2.], dtype=float32)
+    """
+    return add(x, value)
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of Tensors.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.add_n([paddle.ones([2]), paddle.ones([2])]).numpy()
+        array([2., 2.], dtype=float32)
+    """
+    if not isinstance(inputs, (list, tuple)):
+        return as_tensor(inputs)
+    out = as_tensor(inputs[0])
+    for t in inputs[1:]:
+        out = add(out, t)
+    return out
+
+
+def lerp(x, y, weight, name=None):
+    """x + weight * (y - x).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.lerp(paddle.to_tensor([0.]), paddle.to_tensor([10.]), 0.3).numpy()
+        array([3.], dtype=float32)
+    """
+    return add(x, multiply(weight, subtract(y, x)))
+
+
+# ---------------------------------------------------------------------------------------------- unary math
+
+def _unary(op_name, prim_fn, doc_in, doc_out):
+    def op(x, name=None):
+        return prim_fn(float_operand(op_name, x))
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = (f"Elementwise {op_name}; integer inputs compute in the default float dtype.\n\n"
+                  f"    Example:\n"
+                  f"        >>> import paddle_fn as paddle\n"
+                  f"        >>> paddle.{op_name}(paddle.to_tensor({doc_in})).numpy()\n"
+                  f"        {doc_out}\n")
+    return op
+
+
+def neg(x, name=None):
+    """Elementwise -x.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.neg(paddle.to_tensor([1, -2])).numpy()
+        array([-1,  2])
+    """
+    return ew.neg(as_tensor(x))
+
+
+exp = _unary("exp", ew.exp, "[0.]", "array([1.], dtype=float32)")
+log = _unary("log", ew.log, "[1.]", "array([0.], dtype=float32)")
+log1p = _unary("log1p", ew.log1p, "[0.]", "array([0.], dtype=float32)")
+expm1 = _unary("expm1", ew.expm1, "[0.]", "array([0.], dtype=float32)")
+sqrt = _unary("sqrt", ew.sqrt, "[4.]", "array([2.], dtype=float32)")
+rsqrt = _unary("rsqrt", ew.rsqrt, "[4.]", "array([0.5], dtype=float32)")
+sin = _unary("sin", ew.sin, "[0.]", "array([0.], dtype=float32)")
+cos = _unary("cos", ew.cos, "[0.]", "array([1.], dtype=float32)")
+tan = _unary("tan", ew.tan, "[0.]", "array([0.], dtype=float32)")
+asin = _unary("asin", ew.asin, "[0.]", "array([0.], dtype=float32)")
+acos = _unary("acos", ew.acos, "[1.]", "array([0.], dtype=float32)")
+atan = _unary("atan", ew.atan, "[0.]", "array([0.], dtype=float32)")
+sinh = _unary("sinh", ew.sinh, "[0.]", "array([0.], dtype=float32)")
+cosh = _unary("cosh", ew.cosh, "[0.]", "array([1.], dtype=float32)")
+tanh = _unary("tanh", ew.tanh, "[0.]", "array([0.], dtype=float32)")
+sigmoid = _unary("sigmoid", ew.logistic, "[0.]", "array([0.5], dtype=float32)")
+erf = _unary("erf", ew.erf, "[0.]", "array([0.], dtype=float32)")
+erfinv = _unary("erfinv", ew.erf_inv, "[0.]", "array([0.], dtype=float32)")
+lgamma = _unary("lgamma", ew.lgamma, "[1.]", "array([0.], dtype=float32)")
+digamma = _unary("digamma", ew.digamma, "[1.]", "array([-0.5772157], dtype=float32)")
+floor = _unary("floor", ew.floor, "[1.5]", "array([1.], dtype=float32)")
+ceil = _unary("ceil", ew.ceil, "[1.5]", "array([2.], dtype=float32)")
+round = _unary("round", ew.round_, "[0.5, -0.5]", "array([ 1., -1.], dtype=float32)")  # noqa: A001
+
+
+def _log_base(base):
+    def f(x):
+        return ew.mul(ew.log(x), full_like_scalar(1.0 / _math.log(base), get_aval(x).dtype, shape_of(x)))
+    return f
+
+
+log2 = _unary("log2", _log_base(2.0), "[8.]", "array([3.], dtype=float32)")
+log10 = _unary("log10", _log_base(10.0), "[100.]", "array([2.], dtype=float32)")
+
+
+def _one(x):
+    return full_like_scalar(1, get_aval(x).dtype, shape_of(x))
+
+
+def _asinh(x):
+    ax = ew.abs(x)  # odd function: compute on |x| to avoid cancellation for large negative x
+    return ew.mul(ew.sign(x), ew.log(ew.add(ax, ew.sqrt(ew.add(ew.mul(ax, ax), _one(x))))))
+
+
+def _acosh(x):
+    return ew.log(ew.add(x, ew.sqrt(ew.sub(ew.mul(x, x), _one(x)))))
+
+
+def _atanh(x):
+    half = full_like_scalar(0.5, get_aval(x).dtype, shape_of(x))
+    return ew.mul(half, ew.sub(ew.log1p(x), ew.log1p(ew.neg(x))))
+
+
+asinh = _unary("asinh", _asinh, "[0.]", "array([0.], dtype=float32)")
+acosh = _unary("acosh", _acosh, "[1.]", "array([0.], dtype=float32)")
+atanh = _unary("atanh", _atanh, "[0.]", "array([0.], dtype=float32)")
+
+
+def square(x, name=None):
+    """Elementwise x * x, in x's dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.square(paddle.to_tensor([2, 3])).numpy()
+        array([4, 9])
+    """
+    return ew.integer_pow(as_tensor(x), y=2)
+
+
+def reciprocal(x, name=None):
+    """Elementwise 1 / x (integer inputs compute in the default float dtype).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.reciprocal(paddle.to_tensor([2., 4.])).numpy()
+        array([0.5 , 0.25], dtype=float32)
+    """
+    x = float_operand("reciprocal", x)
+    return ew.div(_one(x), x)
+
+
+def atan2(x, y, name=None):
+    """Elementwise arctangent of x / y using the signs of both to find the quadrant.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.atan2(paddle.to_tensor([1.]), paddle.to_tensor([1.])).numpy()
+        array([0.7853982], dtype=float32)
+    """
+    x, y = binary_operands("atan2", x, y)
+    if get_aval(x).dtype.kind != "f":
+        x, y = cast(x, dtypes.default_float_dtype()), cast(y, dtypes.default_float_dtype())
+    return ew.atan2(x, y)
+
+
+def abs(x, name=None):  # noqa: A001
+    """Elementwise |x|.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.abs(paddle.to_tensor([-1, 2])).numpy()
+        array([1, 2])
+    """
+    return ew.abs(as_tensor(x))
+
+
+def sign(x, name=None):
+    """Elementwise sign (-1, 0 or 1) in x's dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.sign(paddle.to_tensor([-2., 0., 3.])).numpy()
+        array([-1.,  0.,  1.], dtype=float32)
+    """
+    return ew.sign(as_tensor(x))
+
+
+def trunc(input, name=None):  # noqa: A002 - Paddle's parameter name
+    """Elementwise rounding toward zero.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.trunc(paddle.to_tensor([-1.7, 1.7])).numpy()
+        array([-1.,  1.], dtype=float32)
+    """
+    x = as_tensor(input)
+    if get_aval(x).dtype.kind != "f":
+        return x
+    return ew.select(ew.lt(x, _zeros_of(x)), ew.ceil(x), ew.floor(x))
+
+
+def clip(x, min=None, max=None, name=None):  # noqa: A002
+    """Clamp every element into [min, max] (either bound may be None; bounds may be one-element Tensors).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.clip(paddle.to_tensor([-2., 0.5, 3.]), min=0., max=1.).numpy()
+        array([0. , 0.5, 1. ], dtype=float32)
+    """
+    x = as_tensor(x)
+    dt = get_aval(x).dtype
+    info = dtypes.finfo(dt) if dt.kind != "b" else None
+
+    def bound(v, default):
+        if v is None:
+            return full_like_scalar(default, dt, ())
+        if is_scalar(v):
+            return full_like_scalar(v, dt, ())
+        return st.reshape(cast(as_tensor(v), dt), new_sizes=())
+
+    return ew.clamp(bound(min, info.min), x, bound(max, info.max))
+
+
+# ---------------------------------------------------------------------------------------------- reductions
+
+def _finish(out, x_rank, axes, keepdim):
+    """Restore reduced dims as size 1 (keepdim) or apply Paddle 2.3's shape-[1] rule to full reductions."""
+    if keepdim:
+        shape = list(shape_of(out))
+        for a in axes:
+            shape.insert(a, 1)
+        return st.reshape(out, new_sizes=shape)
+    return paddle_scalar(out)
+
+
+def _reduce(op, prim_fn, x, axis, keepdim):
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    axes = normalize_axes(op, axis, rank)
+    return _finish(prim_fn(x, axes=axes) if axes else x, rank, axes, keepdim)
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+    """Sum over `axis` (None: all). bool and int32 inputs give int64, as in Paddle.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]])
+        >>> paddle.sum(x).numpy(), paddle.sum(x, axis=0).numpy()
+        (array([10.], dtype=float32), array([4., 6.], dtype=float32))
+    """
+    x = as_tensor(x)
+    dt = get_aval(x).dtype
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif dt in (dtypes.bool_, dtypes.int32):
+        x = cast(x, dtypes.int64)
+    return _reduce("sum", red.reduce_sum, x, axis, keepdim)
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    """Arithmetic mean over `axis` (None: all); needs a floating-point input.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.mean(paddle.to_tensor([[1., 2.], [3., 4.]]), axis=1).numpy()
+        array([1.5, 3.5], dtype=float32)
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    if a.dtype.kind != "f":
+        raise DTypeError(f"mean: expected a floating-point input, got {a.dtype.name} (shape {list(a.shape)}); "
+                         "cast it first, e.g. x.astype('float32').mean()")
+    axes = normalize_axes("mean", axis, a.ndim)
+    count = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    total = red.reduce_sum(x, axes=axes) if axes else x
+    out = ew.div(total, full_like_scalar(count, a.dtype, shape_of(total)))
+    return _finish(out, a.ndim, axes, keepdim)
+
+
+def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Maximum over `axis` (None: all).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.max(paddle.to_tensor([[1, 5], [7, 2]]), axis=-1).numpy()
+        array([5, 7])
+    """
+    return _reduce("max", red.reduce_max, x, axis, keepdim)
+
+
+def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Minimum over `axis` (None: all).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.min(paddle.to_tensor([[1, 5], [7, 2]])).numpy()
+        array([1])
+    """
+    return _reduce("min", red.reduce_min, x, axis, keepdim)
+
+
+def amax(x, axis=None, keepdim=False, name=None):
+    """Maximum over `axis` (same values as `max`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amax(paddle.to_tensor([1., 3., 2.])).numpy()
+        array([3.], dtype=float32)
+    """
+    return _reduce("amax", red.reduce_max, x, axis, keepdim)
+
+
+def amin(x, axis=None, keepdim=False, name=None):
+    """Minimum over `axis` (same values as `min`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amin(paddle.to_tensor([1., 3., 2.])).numpy()
+        array([1.], dtype=float32)
+    """
+    return _reduce("amin", red.reduce_min, x, axis, keepdim)
+
+
+def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    """Product over `axis` (None: all).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.prod(paddle.to_tensor([[1., 2.], [3., 4.]]), axis=0).numpy()
+        array([3., 8.], dtype=float32)
+    """
+    x = as_tensor(x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return _reduce("prod", red.reduce_prod, x, axis, keepdim)
+
+
+def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """True where every element along `axis` is true (non-zero).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.all(paddle.to_tensor([[True, False], [True, True]]), axis=1).numpy()
+        array([False,  True])
+    """
+    x = cast(as_tensor(x), dtypes.bool_)
+    return _reduce("all", red.reduce_min, x, axis, keepdim)
+
+
+def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """True where some element along `axis` is true (non-zero).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.any(paddle.to_tensor([[True, False], [False, False]]), axis=1).numpy()
+        array([ True, False])
+    """
+    x = cast(as_tensor(x), dtypes.bool_)
+    return _reduce("any", red.reduce_max, x, axis, keepdim)
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed stably (the maximum is subtracted first).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.logsumexp(paddle.to_tensor([1000., 1000.])).numpy()
+        array([1000.6931], dtype=float32)
+    """
+    x = float_operand("logsumexp", x)
+    a = get_aval(x)
+    axes = normalize_axes("logsumexp", axis, a.ndim)
+    if not axes:
+        return x
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    m = red.reduce_max(x, axes=axes)
+    # an infinite maximum (all -inf, or some +inf) would give inf - inf = nan: shift by 0 there instead
+    m = ew.select(ew.is_finite(m), m, _zeros_of(m))
+    shifted = ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept))
+    out = ew.add(ew.log(red.reduce_sum(ew.exp(shifted), axes=axes)), m)
+    return _finish(out, a.ndim, axes, keepdim)
+
+
+def _scan(op, prim_fn, x, axis, dtype):
+    x = as_tensor(x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    if axis is None:
+        x = st.reshape(x, new_sizes=(get_aval(x).size,))
+        axis = 0
+    if get_aval(x).ndim == 0:
+        x = st.reshape(x, new_sizes=(1,))
+    return prim_fn(x, axis=normalize_axis(op, axis, get_aval(x).ndim))
+
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """Cumulative sum along `axis` (None: over the flattened input).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.cumsum(paddle.to_tensor([[1, 2], [3, 4]])).numpy()
+        array([ 1,  3,  6, 10])
+    """
+    return _scan("cumsum", red.cumsum, x, axis, dtype)
+
+
+def cumprod(x, dim=None, dtype=None, name=None):
+    """Cumulative product along `dim` (None: over the flattened input).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.cumprod(paddle.to_tensor([1., 2., 3.]), dim=0).numpy()
+        array([1., 2., 6.], dtype=float32)
+    """
+    return _scan("cumprod", red.cumprod, x, dim, dtype)
