@@ -45,7 +45,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
-from paddle_fn.prims.random_bits import _threefry2x32_impl, threefry2x32
+from paddle_fn.prims.random_bits import threefry2x32, threefry2x32_p
 from paddle_fn.prims.reduction import sort
 
 _MASK32 = 0xFFFFFFFF
@@ -68,6 +68,9 @@ def _static_shape(fn, shape) -> tuple:
         shape = concrete_or_error(shape, f"{fn}: shape", fix).reshape(-1).tolist()
     elif isinstance(shape, (int, np.integer)):
         shape = [shape]
+    elif not isinstance(shape, (list, tuple)):
+        raise TypeError(f"{fn}: shape must be an int, a list or tuple of ints, or a 1-D integer Tensor, "
+                        f"got {shape!r}")
     dims = []
     for d in shape:
         if isinstance(d, Tensor):
@@ -259,11 +262,13 @@ def uniform(key, shape=(), dtype=None, min=0.0, max=1.0):  # noqa: A002 - Paddle
         >>> bool(x.min() >= 2.0 and x.max() < 3.0)
         True
     """
-    dt = _float_dtype("uniform", dtype)
-    shape = _static_shape("uniform", shape)
-    lo = _broadcast_operand("uniform", "min", min, shape, dt)
-    hi = _broadcast_operand("uniform", "max", max, shape, dt)
-    u = _unit_interval("uniform", key, shape, dt)
+    return _uniform("uniform", key, _static_shape("uniform", shape), _float_dtype("uniform", dtype), min, max)
+
+
+def _uniform(fn, key, shape, dt, min, max):  # noqa: A002
+    lo = _broadcast_operand(fn, "min", min, shape, dt)
+    hi = _broadcast_operand(fn, "max", max, shape, dt)
+    u = _unit_interval(fn, key, shape, dt)
     return el.max(lo, el.add(el.mul(u, el.sub(hi, lo)), lo))
 
 
@@ -279,7 +284,7 @@ def normal(key, shape=(), dtype=None):
     dt = _float_dtype("normal", dtype)
     shape = _static_shape("normal", shape)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
-    u = uniform(key, shape, dt, min=above_minus_one, max=1.0)
+    u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)
     return el.mul(_full(shape, math.sqrt(2.0), dt), el.erf_inv(u))
 
 
@@ -303,7 +308,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     lo = _broadcast_operand("truncated_normal", "lower", lower, shape, dt)
     hi = _broadcast_operand("truncated_normal", "upper", upper, shape, dt)
     inv_sqrt2 = _full(shape, 1 / math.sqrt(2.0), dt)
-    u = uniform(key, shape, dt, min=el.erf(el.mul(lo, inv_sqrt2)), max=el.erf(el.mul(hi, inv_sqrt2)))
+    u = _uniform("truncated_normal", key, shape, dt, el.erf(el.mul(lo, inv_sqrt2)), el.erf(el.mul(hi, inv_sqrt2)))
     # keep erf_inv finite where a bound is infinite (erf = -1 or 1)
     nextafter = np.nextafter(np.array([-1, 1], dt.np), np.array(0, dt.np))
     u = el.clamp(_const(nextafter[0], dt), u, _const(nextafter[1], dt))
@@ -325,7 +330,7 @@ def bernoulli(key, p=0.5, shape=None):
     else:
         dt = dtypes.default_float_dtype()
         shape = () if shape is None else _static_shape("bernoulli", shape)
-    u = uniform(key, shape, dt)
+    u = _uniform("bernoulli", key, shape, dt, 0.0, 1.0)
     return el.lt(u, _broadcast_operand("bernoulli", "p", p, shape, dt))
 
 
@@ -417,8 +422,8 @@ class _GlobalKey:
     def next(self) -> Tensor:
         with self._lock:
             k1, k2 = self._key
-            y1, y2 = _threefry2x32_impl(np.full(2, k1), np.full(2, k2), np.zeros(2, np.uint32),
-                                        np.arange(2, dtype=np.uint32))
+            y1, y2 = threefry2x32_p.impl(np.full(2, k1), np.full(2, k2), np.zeros(2, np.uint32),
+                                         np.arange(2, dtype=np.uint32))
             self._key = np.array([y1[0], y2[0]], np.uint32)
             return Tensor(np.array([y1[1], y2[1]], np.uint32))
 

@@ -139,9 +139,9 @@ class Tensor:
 
     def __repr__(self):
         v = self.concrete_value()
-        body = np.array2string(np.asarray(v, dtype=np.float64) if v.dtype.name == "bfloat16" else v,
-                               separator=", ", precision=8, floatmode="fixed" if v.dtype.kind == "f" else "maxprec",
-                               prefix="       ")
+        shown = v.astype(np.float32) if v.dtype.name == "bfloat16" else v
+        body = np.array2string(shown, separator=", ", precision=8, floatmode="maxprec_equal", prefix="       ",
+                               threshold=1000)
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 

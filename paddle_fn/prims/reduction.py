@@ -9,12 +9,12 @@ from paddle_fn.core.batching import bdim_at_front
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
-from paddle_fn.prims.elementwise import (add, convert_element_type, div, eq, ge, lt, max, min, mul, ne, or_,
-                                         select)
-from paddle_fn.prims.structural import broadcast_in_dim, reshape, transpose
+from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, mul, ne, or_, select
+from paddle_fn.prims.structural import (GatherDimensionNumbers, broadcast_in_dim, gather, iota, pad, reshape,
+                                        transpose)
 
 
 def _check_axes(name, x, axes):
@@ -40,12 +40,6 @@ def _shift_axes(axes, d):
 def _splat(x, value):
     a = get_aval(x)
     return broadcast_in_dim(scalar_like(x, value), shape=a.shape, broadcast_dimensions=())
-
-
-def _iota(shape, dimension, dtype=dtypes.int32):
-    """Indices 0..shape[dimension]-1 along `dimension`, broadcast to `shape`."""
-    return broadcast_in_dim(Tensor(np.arange(shape[dimension], dtype=dtype.np)), shape=shape,
-                            broadcast_dimensions=(dimension,))
 
 
 def _identity(op, dtype):
@@ -98,26 +92,17 @@ def _normalize_axes(name, x, axes):
 def _take_along_axis(x, indices, axis):
     """out[..., i, ...] = x[..., indices[..., i, ...], ...] along `axis` (indices has x's shape)."""
     shape = get_aval(x).shape
-    n = shape[axis]
-    wide = shape[:axis + 1] + (n,) + shape[axis + 1:]
-    rest = tuple(d for d in range(len(wide)) if d != axis + 1)
-    picks = eq(broadcast_in_dim(indices, shape=wide, broadcast_dimensions=rest),
-               _iota(wide, axis + 1, get_aval(indices).dtype))
-    spread = broadcast_in_dim(x, shape=wide, broadcast_dimensions=tuple(d for d in range(len(wide)) if d != axis))
-    # select, not a one-hot product: inf or nan elsewhere in the row must not leak into the picked value
-    return reduce_sum(select(picks, spread, _splat(spread, 0)), axes=(axis + 1,))
+    others = tuple(d for d in range(len(shape)) if d != axis)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+                                operand_batching_dims=others, start_indices_batching_dims=others)
+    return gather(x, reshape(indices, new_sizes=shape + (1,)), dimension_numbers=dn, slice_sizes=(1,) * len(shape))
 
 
 def _shift(x, axis, offset, reverse, fill):
     """x moved `offset` places along `axis` (towards the end, or the start if `reverse`), opened with `fill`."""
-    shape = get_aval(x).shape
-    pos = _iota(shape, axis)
-    n = shape[axis]
-    if reverse:
-        src, inside = min(add(pos, _splat(pos, offset)), _splat(pos, n - 1)), lt(pos, _splat(pos, n - offset))
-    else:
-        src, inside = max(add(pos, _splat(pos, -offset)), _splat(pos, 0)), ge(pos, _splat(pos, offset))
-    return select(inside, _take_along_axis(x, src, axis), _splat(x, fill))
+    move = (-offset, offset, 0) if reverse else (offset, -offset, 0)
+    return pad(x, scalar_like(x, fill), padding_config=tuple(move if d == axis else (0, 0, 0)
+                                                              for d in range(get_aval(x).ndim)))
 
 
 # ---------------------------------------------------------------------------------------------- reduce_sum
@@ -406,7 +391,7 @@ def _cum_chooser_jvp(scan):
         (x,), (t,) = primals, tangents
         out = scan(x, axis=axis, reverse=reverse)
         shape = get_aval(x).shape
-        pos = _iota(shape, axis)
+        pos = iota(dtype=dtypes.int32, shape=shape, dimension=axis)
         # The running extremum was last set where x equals it (or is nan, which then sticks): carry that position
         # forward with a running max of positions (min when scanning from the end) and take its tangent.
         setters = or_(eq(x, out), ne(x, x))
@@ -587,7 +572,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = get_aval(primals[0]).shape
-    *outs, order = sort_p.bind(*primals, _iota(shape, dimension), dimension=dimension, is_stable=is_stable,
+    *outs, order = sort_p.bind(*primals, iota(dtype=dtypes.int32, shape=shape, dimension=dimension), dimension=dimension, is_stable=is_stable,
                                num_keys=num_keys)
     return outs, [_take_along_axis(t, order, dimension) if get_aval(p).dtype.kind == "f" else None
                   for p, t in zip(primals, tangents)]

@@ -2,14 +2,19 @@
 scatters, concatenate, pad, rev, iota. Each block gives every rule of one primitive."""
 from __future__ import annotations
 
+import builtins
+from dataclasses import dataclass, fields
+
 import numpy as np
 
+from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import is_undefined
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
-from paddle_fn.core.primitive import LINEAR, Primitive
-from paddle_fn.core.trace import get_aval
-from paddle_fn.prims._rules import fmt
+from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.prims._rules import fmt, normalize_axis, scalar_like
 
 
 def _moveaxis_to_front(x, d):
@@ -132,3 +137,908 @@ def transpose(x, *, permutation):
     if permutation == tuple(range(len(permutation))):
         return x
     return transpose_p.bind(x, permutation=permutation)
+
+
+# ---------------------------------------------------------------------------------------------- shared helpers
+
+def _zeros(aval):
+    return broadcast_in_dim(Tensor(np.zeros((), aval.dtype.np)), shape=aval.shape, broadcast_dimensions=())
+
+
+def _shift(dims, by=1):
+    return tuple(d + by for d in dims)
+
+
+def _i64_array(values) -> str:
+    return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
+
+
+def _batch_size(vals, dims):
+    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _check_dims(name, what, dims, bound, *, sorted_=True):
+    dims = tuple(dims)
+    if len(set(dims)) != len(dims) or any(not 0 <= d < bound for d in dims) or (sorted_ and list(dims) != sorted(dims)):
+        order = "strictly increasing, " if sorted_ else "distinct, "
+        raise ShapeError(f"{name}: {what} {list(dims)} must be {order}and in 0..{bound - 1}")
+
+
+def _check_start_indices(name, x, starts):
+    if len(starts) != x.ndim:
+        raise ShapeError(f"{name}: operand {fmt(x)} has rank {x.ndim} but {len(starts)} start indices were given; "
+                         "pass one 0-d integer index per axis")
+    for i, s in enumerate(starts):
+        if s.ndim != 0 or s.dtype.kind not in "iu":
+            raise DTypeError(f"{name}: start index {i} must be a 0-d integer Tensor, got {fmt(s)}")
+    if len({s.dtype for s in starts}) > 1:
+        raise DTypeError(f"{name}: start indices have different dtypes "
+                         f"({', '.join(s.dtype.name for s in starts)}); cast them to one integer dtype")
+
+
+def _as_start_indices(starts):
+    """Python ints become 0-d Tensors of the dtype of the Tensor starts (int32 if there are none)."""
+    dtype = next((get_aval(s).dtype.np for s in starts if not isinstance(s, (int, np.integer))), np.dtype(np.int32))
+    return [Tensor(np.asarray(s, dtype)) if isinstance(s, (int, np.integer)) else s for s in starts]
+
+
+# ---------------------------------------------------------------------------------------------- squeeze
+
+def _squeeze_shape(x, *, dimensions):
+    _check_dims("squeeze", "dimensions", dimensions, x.ndim)
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise ShapeError(f"squeeze: dimensions {list(dimensions)} of {fmt(x)} must all have size 1")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype)
+
+
+def _squeeze_batch(vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    in_batched = tuple(a + (a >= d) for a in dimensions)
+    return squeeze(x, dimensions=in_batched), d - sum(a < d for a in in_batched)
+
+
+squeeze_p = Primitive("squeeze", _squeeze_shape, lambda x, *, dimensions: np.squeeze(x, axis=dimensions), LINEAR,
+                      lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)], _squeeze_batch,
+                      lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
+
+
+def squeeze(x, *, dimensions):
+    """Remove the size-1 axes `dimensions` (negative counts from the end)."""
+    ndim = get_aval(x).ndim
+    dimensions = tuple(sorted({normalize_axis("squeeze", int(d), ndim) for d in dimensions}))
+    if not dimensions:
+        return x
+    return squeeze_p.bind(x, dimensions=dimensions)
+
+
+# ---------------------------------------------------------------------------------------------- expand_dims
+
+def _expand_dims_shape(x, *, dimensions):
+    rank = x.ndim + len(dimensions)
+    _check_dims("expand_dims", "dimensions (positions in the output)", dimensions, rank)
+    sizes = iter(x.shape)
+    return ShapedArray(tuple(1 if i in dimensions else next(sizes) for i in range(rank)), x.dtype)
+
+
+def _expand_dims_batch(vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return expand_dims(_moveaxis_to_front(x, d), dimensions=_shift(dimensions)), 0
+
+
+expand_dims_p = Primitive("expand_dims", _expand_dims_shape,
+                          lambda x, *, dimensions: np.expand_dims(x, axis=dimensions), LINEAR,
+                          lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)], _expand_dims_batch,
+                          lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
+
+
+def expand_dims(x, *, dimensions):
+    """Insert size-1 axes at `dimensions`, positions in the output (negative counts from the output's end)."""
+    rank = get_aval(x).ndim + len(dimensions)
+    dimensions = tuple(sorted(normalize_axis("expand_dims", int(d), rank) for d in dimensions))
+    if not dimensions:
+        return x
+    return expand_dims_p.bind(x, dimensions=dimensions)
+
+
+# ---------------------------------------------------------------------------------------------- slice
+
+def _slice_shape(x, *, start_indices, limit_indices, strides):
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise ShapeError(f"slice: operand {fmt(x)} has rank {x.ndim} but start_indices {list(start_indices)}, "
+                         f"limit_indices {list(limit_indices)} and strides {list(strides)} must have one entry per axis")
+    for i, (lo, hi, st, n) in enumerate(zip(start_indices, limit_indices, strides, x.shape)):
+        if not 0 <= lo <= hi <= n or st < 1:
+            raise ShapeError(f"slice: axis {i} of {fmt(x)}: need 0 <= start ({lo}) <= limit ({hi}) <= size ({n}) and "
+                             f"stride ({st}) >= 1")
+    return ShapedArray(tuple(-(-(hi - lo) // st) for lo, hi, st in zip(start_indices, limit_indices, strides)),
+                       x.dtype)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st in zip(start_indices, limit_indices, strides))]
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    in_shape, out_shape = x.aval.shape, get_aval(ct).shape
+    if 0 in out_shape:
+        return [_zeros(x.aval)]
+    # Strided elements go back to their places; the gaps between them are interior padding.
+    config = tuple((lo, n - (lo + (k - 1) * st + 1), st - 1)
+                   for lo, st, n, k in zip(start_indices, strides, in_shape, out_shape))
+    return [pad(ct, scalar_like(ct, 0), padding_config=config)]
+
+
+def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    size = get_aval(x).shape[d]
+
+    def at_d(params, value):
+        return params[:d] + (value,) + params[d:]
+    return slice(x, start_indices=at_d(start_indices, 0), limit_indices=at_d(limit_indices, size),
+                 strides=at_d(strides, 1)), d
+
+
+def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
+    return ctx.generic_op("stablehlo.slice", [x], attrs=f"start_indices = {_i64_array(start_indices)}, "
+                          f"limit_indices = {_i64_array(limit_indices)}, strides = {_i64_array(strides)}")
+
+
+slice_p = Primitive("slice", _slice_shape, _slice_impl, LINEAR, _slice_transpose, _slice_batch, _slice_lower)
+
+
+def slice(x, *, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's name
+    """x[start:limit:stride] along every axis (static bounds, within the operand)."""
+    ndim = get_aval(x).ndim
+    start_indices, limit_indices = tuple(int(i) for i in start_indices), tuple(int(i) for i in limit_indices)
+    strides = (1,) * ndim if strides is None else tuple(int(s) for s in strides)
+    if start_indices == (0,) * ndim and limit_indices == get_aval(x).shape and strides == (1,) * ndim:
+        return x
+    return slice_p.bind(x, start_indices=start_indices, limit_indices=limit_indices, strides=strides)
+
+
+# ---------------------------------------------------------------------------------------------- dynamic_slice
+
+def _dynamic_slice_shape(x, *starts, slice_sizes):
+    _check_start_indices("dynamic_slice", x, starts)
+    if len(slice_sizes) != x.ndim or any(not 0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
+        raise ShapeError(f"dynamic_slice: slice_sizes {list(slice_sizes)} must have one entry per axis of {fmt(x)}, "
+                         "each between 0 and that axis' size")
+    return ShapedArray(slice_sizes, x.dtype)
+
+
+def _clamped_starts(shape, starts, sizes):
+    """Start indices moved into range so that the window fits (XLA semantics: never out of bounds)."""
+    return [int(np.clip(np.int64(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_impl(x, *starts, slice_sizes):
+    begin = _clamped_starts(x.shape, starts, slice_sizes)
+    return x[tuple(builtins.slice(b, b + k) for b, k in zip(begin, slice_sizes))]
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    (x, *starts), (t, *_) = primals, tangents
+    return (dynamic_slice_p.bind(x, *starts, slice_sizes=slice_sizes),
+            dynamic_slice_p.bind(t, *starts, slice_sizes=slice_sizes))
+
+
+def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
+    return [dynamic_update_slice(_zeros(x.aval), ct, *starts)] + [None] * len(starts)
+
+
+def _dynamic_slice_batch(vals, dims, *, slice_sizes):
+    (x, *starts), (xd, *start_dims) = vals, dims
+    size = _batch_size(vals, dims)
+    if all(d is None for d in start_dims):
+        x = _moveaxis_to_front(x, xd)
+        zero = Tensor(np.zeros((), get_aval(starts[0]).dtype.np if starts else np.int32))
+        return dynamic_slice(x, zero, *starts, slice_sizes=(size,) + slice_sizes), 0
+    # Each example has its own window: a gather with one index vector per example.
+    indices = _stack_starts(starts, start_dims, size)
+    window = tuple(range(1, len(starts) + 1))
+    if xd is None:
+        dnums = GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
+                                       start_index_map=tuple(range(len(starts))))
+        return gather(x, indices, dimension_numbers=dnums, slice_sizes=slice_sizes), 0
+    dnums = GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(), start_index_map=window,
+                                   operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+    return gather(_moveaxis_to_front(x, xd), indices, dimension_numbers=dnums, slice_sizes=(1,) + slice_sizes), 0
+
+
+def _stack_starts(starts, start_dims, size):
+    """[size, len(starts)] index vectors from 0-d start indices batched along `start_dims` (or not)."""
+    from paddle_fn.core.batching import bdim_at_front
+    return concatenate(*[reshape(bdim_at_front(s, d, size), new_sizes=(size, 1)) for s, d in zip(starts, start_dims)],
+                       dimension=1)
+
+
+def _dynamic_slice_lower(ctx, x, *starts, slice_sizes):
+    return ctx.op("stablehlo.dynamic_slice", [x, *starts], attrs=f"sizes = {list(slice_sizes)}", sep=", ")
+
+
+dynamic_slice_p = Primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_impl, _dynamic_slice_jvp,
+                            _dynamic_slice_transpose, _dynamic_slice_batch, _dynamic_slice_lower)
+
+
+def dynamic_slice(x, *start_indices, slice_sizes):
+    """The window of `slice_sizes` at traced `start_indices` (0-d integers, one per axis), moved into range when
+    it would run past an edge, as XLA does."""
+    return dynamic_slice_p.bind(x, *_as_start_indices(start_indices),
+                                slice_sizes=tuple(int(k) for k in slice_sizes))
+
+
+# ---------------------------------------------------------------------------------------------- dynamic_update_slice
+
+def _dynamic_update_slice_shape(x, update, *starts):
+    if update.dtype != x.dtype:
+        raise DTypeError(f"dynamic_update_slice: update dtype {update.dtype.name} differs from operand dtype "
+                         f"{x.dtype.name}; cast one with .astype()")
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise ShapeError(f"dynamic_update_slice: update {fmt(update)} must have the rank of operand {fmt(x)} and fit "
+                         "inside it")
+    _check_start_indices("dynamic_update_slice", x, starts)
+    return x
+
+
+def _dynamic_update_slice_impl(x, update, *starts):
+    begin = _clamped_starts(x.shape, starts, update.shape)
+    out = x.copy()
+    out[tuple(builtins.slice(b, b + k) for b, k in zip(begin, update.shape))] = update
+    return out
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    (x, update, *starts), (tx, tu, *_) = primals, tangents
+    return dynamic_update_slice_p.bind(x, update, *starts), dynamic_update_slice_p.bind(tx, tu, *starts)
+
+
+def _dynamic_update_slice_transpose(ct, x, update, *starts):
+    ct_x = dynamic_update_slice(ct, _zeros(update.aval), *starts) if is_undefined(x) else None
+    ct_update = dynamic_slice(ct, *starts, slice_sizes=update.aval.shape) if is_undefined(update) else None
+    return [ct_x, ct_update] + [None] * len(starts)
+
+
+def _dynamic_update_slice_batch(vals, dims):
+    from paddle_fn.core.batching import bdim_at_front
+    (x, update, *starts), (xd, ud, *start_dims) = vals, dims
+    size = _batch_size(vals, dims)
+    x, update = bdim_at_front(x, xd, size), bdim_at_front(update, ud, size)
+    if all(d is None for d in start_dims):
+        zero = Tensor(np.zeros((), get_aval(starts[0]).dtype.np if starts else np.int32))
+        return dynamic_update_slice(x, update, zero, *starts), 0
+    window = tuple(range(1, len(starts) + 1))
+    dnums = ScatterDimensionNumbers(update_window_dims=window, inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=window, operand_batching_dims=(0,),
+                                    scatter_indices_batching_dims=(0,))
+    return scatter(x, _stack_starts(starts, start_dims, size), update, dimension_numbers=dnums), 0
+
+
+dynamic_update_slice_p = Primitive(
+    "dynamic_update_slice", _dynamic_update_slice_shape, _dynamic_update_slice_impl, _dynamic_update_slice_jvp,
+    _dynamic_update_slice_transpose, _dynamic_update_slice_batch,
+    lambda ctx, x, update, *starts: ctx.op("stablehlo.dynamic_update_slice", [x, update, *starts]))
+
+
+def dynamic_update_slice(x, update, *start_indices):
+    """x with the window at traced `start_indices` replaced by `update`; the start is moved into range when the
+    window would run past an edge, as XLA does."""
+    return dynamic_update_slice_p.bind(x, update, *_as_start_indices(start_indices))
+
+
+# ---------------------------------------------------------------------------------------------- gather / scatter
+# Both follow XLA with the index vector in the last axis of `indices` (as JAX): every other axis of `indices` is a
+# batch axis. A start index is clamped so that its whole window lies inside the operand, for gather and scatter alike
+# (StableHLO leaves out-of-bounds scatter undefined, so the scatter lowering clamps explicitly).
+
+@dataclass(frozen=True)
+class GatherDimensionNumbers:
+    """How a gather reads its windows (XLA's GatherDimensionNumbers; index_vector_dim is the last axis of indices).
+
+    offset_dims: axes of the output that hold the window axes (the operand axes neither collapsed nor batching).
+    collapsed_slice_dims: operand axes with window size 1 that are dropped from the output.
+    start_index_map: the operand axis each component of an index vector starts.
+    operand_batching_dims / start_indices_batching_dims: operand axes paired with batch axes of indices (the
+    operand axis is indexed by the position along the indices axis, as in take_along_axis).
+    """
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, tuple(int(d) for d in getattr(self, f.name)))
+
+
+@dataclass(frozen=True)
+class ScatterDimensionNumbers:
+    """How a scatter writes its windows (XLA's ScatterDimensionNumbers; index_vector_dim is the last axis of indices).
+
+    update_window_dims: axes of updates that hold the window axes (the operand axes neither inserted nor batching).
+    inserted_window_dims: operand axes with window size 1 that updates do not have.
+    scatter_dims_to_operand_dims: the operand axis each component of an index vector starts.
+    operand_batching_dims / scatter_indices_batching_dims: operand axes paired with batch axes of indices.
+    """
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, tuple(int(d) for d in getattr(self, f.name)))
+
+
+def _scatter_dnums_of(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
+    return ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
+                                   dn.operand_batching_dims, dn.start_indices_batching_dims)
+
+
+def _gather_dnums_of(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
+    return GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims,
+                                  dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+
+
+def _check_indexing(name, operand, indices, *, window_positions, dropped, index_map, operand_batching,
+                    indices_batching, result_rank, terms):
+    """The checks gather and scatter share; `terms` names their fields in messages (gather's or scatter's)."""
+    t_window, t_dropped, t_map, t_obatch, t_ibatch = terms
+    if indices.dtype.kind not in "iu" or indices.ndim < 1:
+        raise DTypeError(f"{name}: indices must be an integer Tensor with the index vector in its last axis, got "
+                         f"{fmt(indices)}")
+    _check_dims(name, t_window, window_positions, result_rank)
+    _check_dims(name, t_dropped, dropped, operand.ndim)
+    _check_dims(name, t_obatch, operand_batching, operand.ndim)
+    _check_dims(name, t_ibatch, indices_batching, indices.ndim - 1, sorted_=False)
+    _check_dims(name, t_map, index_map, operand.ndim, sorted_=False)
+    if len(index_map) != indices.shape[-1]:
+        raise ShapeError(f"{name}: {t_map} {list(index_map)} has {len(index_map)} entries but the index vectors of "
+                         f"indices {fmt(indices)} have {indices.shape[-1]} components")
+    if set(dropped) & set(operand_batching) or set(index_map) & set(operand_batching):
+        raise ShapeError(f"{name}: {t_obatch} {list(operand_batching)} may not appear in {t_dropped} "
+                         f"{list(dropped)} or {t_map} {list(index_map)}")
+    if len(operand_batching) != len(indices_batching) or any(
+            operand.shape[o] != indices.shape[i] for o, i in zip(operand_batching, indices_batching)):
+        raise ShapeError(f"{name}: {t_obatch} {list(operand_batching)} of operand {fmt(operand)} and {t_ibatch} "
+                         f"{list(indices_batching)} of indices {fmt(indices)} must pair axes of equal size")
+    n_window = operand.ndim - len(dropped) - len(operand_batching)
+    if len(window_positions) != n_window:
+        raise ShapeError(f"{name}: operand {fmt(operand)} has {n_window} window axes (not in {t_dropped} or "
+                         f"{t_obatch}) but {t_window} {list(window_positions)} has {len(window_positions)}")
+
+
+def _window_dims(ndim, dropped, operand_batching):
+    return tuple(d for d in range(ndim) if d not in dropped and d not in operand_batching)
+
+
+def _operand_index_grid(operand_shape, indices, result_shape, window_positions, window_sizes, window_dims,
+                        index_map, operand_batching, indices_batching):
+    """The operand index that each element of a gather result (or scatter update) reads (or writes), as a tuple of
+    integer arrays of `result_shape`. Starts are clamped so that each window lies inside the operand."""
+    rank = len(result_shape)
+    batch_positions = [p for p in range(rank) if p not in window_positions]
+    batch_shape = indices.shape[:-1]
+
+    def along(values, positions):
+        shape = [1] * rank
+        for axis, p in enumerate(positions):
+            shape[p] = values.shape[axis]
+        return values.reshape(shape)
+
+    starts = [np.zeros(batch_shape, np.int64) for _ in operand_shape]
+    for k, d in enumerate(index_map):
+        starts[d] = np.clip(indices[..., k].astype(np.int64), 0, operand_shape[d] - window_sizes[d])
+    for d, i in zip(operand_batching, indices_batching):
+        starts[d] = np.broadcast_to(np.arange(batch_shape[i]).reshape(
+            [-1 if a == i else 1 for a in range(len(batch_shape))]), batch_shape)
+    grid = []
+    for d in range(len(operand_shape)):
+        g = along(starts[d], batch_positions)
+        if d in window_dims:
+            g = g + along(np.arange(window_sizes[d]), [window_positions[window_dims.index(d)]])
+        grid.append(np.broadcast_to(g, result_shape))
+    return tuple(grid)
+
+
+def _in_bounds_mask(operand_shape, indices, index_map, window_sizes, result_shape, window_positions):
+    """Bool of `result_shape`: True where the window's unclamped start index lies in range."""
+    from paddle_fn.prims.elementwise import gt, lt, not_, or_
+    from paddle_fn.prims.reduction import reduce_sum
+    idx_aval = get_aval(indices)
+    upper = np.array([operand_shape[d] - window_sizes[d] for d in index_map], idx_aval.dtype.np)
+    upper = broadcast_in_dim(Tensor(upper), shape=idx_aval.shape, broadcast_dimensions=(idx_aval.ndim - 1,))
+    outside = or_(lt(indices, _zeros(idx_aval)), gt(indices, upper))
+    any_outside = reduce_sum(outside, axes=(idx_aval.ndim - 1,))
+    batch_positions = tuple(p for p in range(len(result_shape)) if p not in window_positions)
+    return broadcast_in_dim(not_(any_outside), shape=result_shape, broadcast_dimensions=batch_positions)
+
+
+# -------------------------------------------------------------------------------- gather
+
+_GATHER_TERMS = ("offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+                 "start_indices_batching_dims")
+
+
+def _gather_shape(operand, indices, *, dimension_numbers, slice_sizes):
+    dn = dimension_numbers
+    result_rank = indices.ndim - 1 + len(dn.offset_dims)
+    _check_indexing("gather", operand, indices, window_positions=dn.offset_dims, dropped=dn.collapsed_slice_dims,
+                    index_map=dn.start_index_map, operand_batching=dn.operand_batching_dims,
+                    indices_batching=dn.start_indices_batching_dims, result_rank=result_rank, terms=_GATHER_TERMS)
+    if len(slice_sizes) != operand.ndim or any(not 0 <= k <= n for k, n in zip(slice_sizes, operand.shape)):
+        raise ShapeError(f"gather: slice_sizes {list(slice_sizes)} must have one entry per axis of operand "
+                         f"{fmt(operand)}, each between 0 and that axis' size")
+    if any(slice_sizes[d] != 1 for d in dn.collapsed_slice_dims + dn.operand_batching_dims):
+        raise ShapeError(f"gather: slice_sizes {list(slice_sizes)} must be 1 on collapsed_slice_dims "
+                         f"{list(dn.collapsed_slice_dims)} and operand_batching_dims {list(dn.operand_batching_dims)}")
+    batch = iter(indices.shape[:-1])
+    window = iter(slice_sizes[d] for d in _window_dims(operand.ndim, dn.collapsed_slice_dims,
+                                                       dn.operand_batching_dims))
+    return ShapedArray(tuple(next(window) if p in dn.offset_dims else next(batch) for p in range(result_rank)),
+                       operand.dtype)
+
+
+def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes):
+    dn = dimension_numbers
+    result_shape = _gather_shape(get_aval(operand), get_aval(indices), dimension_numbers=dn,
+                                 slice_sizes=slice_sizes).shape
+    grid = _operand_index_grid(operand.shape, indices, result_shape, dn.offset_dims, slice_sizes,
+                               _window_dims(operand.ndim, dn.collapsed_slice_dims, dn.operand_batching_dims),
+                               dn.start_index_map, dn.operand_batching_dims, dn.start_indices_batching_dims)
+    return np.broadcast_to(operand[grid], result_shape)
+
+
+def _gather_jvp(primals, tangents, *, dimension_numbers, slice_sizes):
+    (operand, indices), (t, _) = primals, tangents
+    return (gather_p.bind(operand, indices, dimension_numbers=dimension_numbers, slice_sizes=slice_sizes),
+            gather_p.bind(t, indices, dimension_numbers=dimension_numbers, slice_sizes=slice_sizes))
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes):
+    if is_undefined(indices):
+        raise TypeError("gather: the indices cannot be linear")
+    return [scatter_add(_zeros(operand.aval), indices, ct, dimension_numbers=_scatter_dnums_of(dimension_numbers)),
+            None]
+
+
+def _gather_batch(vals, dims, *, dimension_numbers, slice_sizes):
+    (operand, indices), (od, idd) = vals, dims
+    dn = dimension_numbers
+    if idd is None:  # the batch axis becomes a leading window axis taken whole
+        operand = _moveaxis_to_front(operand, od)
+        dn = GatherDimensionNumbers((0,) + _shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                    _shift(dn.start_index_map), _shift(dn.operand_batching_dims),
+                                    dn.start_indices_batching_dims)
+        slice_sizes = (get_aval(operand).shape[0],) + slice_sizes
+    elif od is None:  # a leading batch axis of indices, so a leading result axis
+        indices = _moveaxis_to_front(indices, idd)
+        dn = GatherDimensionNumbers(_shift(dn.offset_dims), dn.collapsed_slice_dims, dn.start_index_map,
+                                    dn.operand_batching_dims, _shift(dn.start_indices_batching_dims))
+    else:  # example b of indices reads example b of operand: a batching-dims pair
+        operand, indices = _moveaxis_to_front(operand, od), _moveaxis_to_front(indices, idd)
+        dn = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                    _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
+                                    (0,) + _shift(dn.start_indices_batching_dims))
+        slice_sizes = (1,) + slice_sizes
+    return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes), 0
+
+
+def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes):
+    dn = dimension_numbers
+    fields_text = ", ".join(f"{k} = {list(v)}" for k, v in (
+        ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
+        ("operand_batching_dims", dn.operand_batching_dims),
+        ("start_indices_batching_dims", dn.start_indices_batching_dims),
+        ("start_index_map", dn.start_index_map)) if v)
+    index_vector_dim = ctx.avals_in[1].ndim - 1
+    sep = ", " if fields_text else ""
+    return ctx.generic_op("stablehlo.gather", [operand, indices], attrs=(
+        f"dimension_numbers = #stablehlo.gather<{fields_text}{sep}index_vector_dim = {index_vector_dim}>, "
+        f"slice_sizes = {_i64_array(slice_sizes)}, indices_are_sorted = false"))
+
+
+gather_p = Primitive("gather", _gather_shape, _gather_impl, _gather_jvp, _gather_transpose, _gather_batch,
+                     _gather_lower)
+
+
+def gather(operand, indices, *, dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple, mode: str = "clip"):
+    """XLA's gather with the index vector in the last axis of `indices`.
+
+    mode "clip": start indices are clamped so each window lies inside the operand; "fill": windows whose start is
+    out of range read zeros.
+    """
+    slice_sizes = tuple(int(k) for k in slice_sizes)
+    out = gather_p.bind(operand, indices, dimension_numbers=dimension_numbers, slice_sizes=slice_sizes)
+    if mode == "clip":
+        return out
+    if mode != "fill":
+        raise ValueError(f"gather: mode must be 'clip' or 'fill', got {mode!r}")
+    from paddle_fn.prims.elementwise import select
+    out_aval = get_aval(out)
+    mask = _in_bounds_mask(get_aval(operand).shape, indices, dimension_numbers.start_index_map, slice_sizes,
+                           out_aval.shape, dimension_numbers.offset_dims)
+    return select(mask, out, _zeros(out_aval))
+
+
+# -------------------------------------------------------------------------------- scatter_add / scatter
+
+_SCATTER_TERMS = ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+                  "operand_batching_dims", "scatter_indices_batching_dims")
+
+
+def _scatter_window_sizes(operand_shape, updates_shape, dn):
+    """The window size along every operand axis: 1 on inserted and batching axes, else the updates' size."""
+    sizes = [1] * len(operand_shape)
+    for d, p in zip(_window_dims(len(operand_shape), dn.inserted_window_dims, dn.operand_batching_dims),
+                    dn.update_window_dims):
+        sizes[d] = updates_shape[p]
+    return tuple(sizes)
+
+
+def _scatter_shape_rule(name):
+    def rule(operand, indices, updates, *, dimension_numbers):
+        dn = dimension_numbers
+        if updates.dtype != operand.dtype:
+            raise DTypeError(f"{name}: updates dtype {updates.dtype.name} differs from operand dtype "
+                             f"{operand.dtype.name}; cast one with .astype()")
+        _check_indexing(name, operand, indices, window_positions=dn.update_window_dims,
+                        dropped=dn.inserted_window_dims, index_map=dn.scatter_dims_to_operand_dims,
+                        operand_batching=dn.operand_batching_dims, indices_batching=dn.scatter_indices_batching_dims,
+                        result_rank=updates.ndim, terms=_SCATTER_TERMS)
+        scatter_shape = tuple(s for p, s in enumerate(updates.shape) if p not in dn.update_window_dims)
+        window = _scatter_window_sizes(operand.shape, updates.shape, dn)
+        if scatter_shape != indices.shape[:-1] or any(k > n for k, n in zip(window, operand.shape)):
+            raise ShapeError(f"{name}: updates {fmt(updates)} do not match indices {fmt(indices)} and operand "
+                             f"{fmt(operand)}: the axes of updates outside update_window_dims "
+                             f"{list(dn.update_window_dims)} must be the batch axes of indices "
+                             f"{list(indices.shape[:-1])}, and each window must fit inside the operand")
+        return operand
+    return rule
+
+
+def _scatter_impl_of(combine):
+    def impl(operand, indices, updates, *, dimension_numbers):
+        dn = dimension_numbers
+        grid = _operand_index_grid(operand.shape, indices, updates.shape, dn.update_window_dims,
+                                   _scatter_window_sizes(operand.shape, updates.shape, dn),
+                                   _window_dims(operand.ndim, dn.inserted_window_dims, dn.operand_batching_dims),
+                                   dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                                   dn.scatter_indices_batching_dims)
+        out = operand.copy()
+        combine(out, grid, updates)
+        return out
+    return impl
+
+
+def _scatter_add_combine(out, grid, updates):
+    (np.logical_or if out.dtype == np.bool_ else np.add).at(out, grid, updates)
+
+
+def _scatter_combine(out, grid, updates):
+    out[grid] = updates
+
+
+def _scatter_batch_rule(get_prim):
+    def rule(vals, dims, *, dimension_numbers):
+        from paddle_fn.core.batching import bdim_at_front
+        (operand, indices, updates), (od, idd, ud) = vals, dims
+        size = _batch_size(vals, dims)
+        operand, updates = bdim_at_front(operand, od, size), bdim_at_front(updates, ud, size)
+        dn = dimension_numbers
+        if idd is None:  # the batch axis becomes a leading window axis written whole
+            dn = ScatterDimensionNumbers((0,) + _shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
+                                         _shift(dn.scatter_dims_to_operand_dims), _shift(dn.operand_batching_dims),
+                                         dn.scatter_indices_batching_dims)
+        else:  # example b of indices writes example b of operand: a batching-dims pair
+            indices = _moveaxis_to_front(indices, idd)
+            dn = ScatterDimensionNumbers(_shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
+                                         _shift(dn.scatter_dims_to_operand_dims),
+                                         (0,) + _shift(dn.operand_batching_dims),
+                                         (0,) + _shift(dn.scatter_indices_batching_dims))
+        return get_prim().bind(operand, indices, updates, dimension_numbers=dn), 0
+    return rule
+
+
+def _scatter_lower_rule(update_region):
+    def lower(ctx, operand, indices, updates, *, dimension_numbers):
+        dn = dimension_numbers
+        op_aval, idx_aval, upd_aval = ctx.avals_in
+        # Clamp each start so its window fits, as gather does (StableHLO leaves out-of-bounds scatter undefined).
+        window = _scatter_window_sizes(op_aval.shape, upd_aval.shape, dn)
+        vec_aval = ShapedArray((idx_aval.shape[-1],), idx_aval.dtype)
+        upper = ctx.constant([op_aval.shape[d] - window[d] for d in dn.scatter_dims_to_operand_dims], vec_aval)
+        upper = ctx.op("stablehlo.broadcast_in_dim", [upper], idx_aval, attrs=f", dims = [{idx_aval.ndim - 1}]",
+                       in_avals=[vec_aval])
+        lower_bound = ctx.constant(0, idx_aval)
+        clamped = ctx.op("stablehlo.clamp", [lower_bound, indices, upper], idx_aval, in_avals=[idx_aval] * 3)
+        fields_text = ", ".join(f"{k} = {list(v)}" for k, v in (
+            ("update_window_dims", dn.update_window_dims), ("inserted_window_dims", dn.inserted_window_dims),
+            ("input_batching_dims", dn.operand_batching_dims),
+            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)) if v)
+        sep = ", " if fields_text else ""
+        res = ctx.fresh()
+        sig = f"({tensor_type(op_aval)}, {tensor_type(idx_aval)}, {tensor_type(upd_aval)}) -> {tensor_type(op_aval)}"
+        ctx.line(f'{res} = "stablehlo.scatter"({operand}, {clamped}, {updates}) ({update_region(ctx, op_aval.dtype)}) '
+                 f"{{scatter_dimension_numbers = #stablehlo.scatter<{fields_text}{sep}index_vector_dim = "
+                 f"{idx_aval.ndim - 1}>, indices_are_sorted = false, unique_indices = false}} : {sig}")
+        return res
+    return lower
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers):
+    if is_undefined(indices):
+        raise TypeError("scatter_add: the indices cannot be linear")
+    ct_updates = None
+    if is_undefined(updates):
+        slice_sizes = _scatter_window_sizes(operand.aval.shape, updates.aval.shape, dimension_numbers)
+        ct_updates = gather(ct, indices, dimension_numbers=_gather_dnums_of(dimension_numbers), slice_sizes=slice_sizes)
+    return [ct if is_undefined(operand) else None, None, ct_updates]
+
+
+def _scatter_add_jvp(primals, tangents, *, dimension_numbers):
+    (operand, indices, updates), (t_operand, _, t_updates) = primals, tangents
+    return (scatter_add_p.bind(operand, indices, updates, dimension_numbers=dimension_numbers),
+            scatter_add_p.bind(t_operand, indices, t_updates, dimension_numbers=dimension_numbers))
+
+
+scatter_add_p = Primitive(
+    "scatter_add", _scatter_shape_rule("scatter_add"), _scatter_impl_of(_scatter_add_combine), _scatter_add_jvp,
+    _scatter_add_transpose, _scatter_batch_rule(lambda: scatter_add_p),
+    _scatter_lower_rule(lambda ctx, dtype: ctx.scalar_region("stablehlo.or" if dtype.kind == "b" else "stablehlo.add",
+                                                             dtype)))
+
+
+def _check_scatter_mode(name, mode):
+    if mode != "clip":
+        raise ValueError(f"{name}: mode must be 'clip' (start indices are clamped so each window lies inside the "
+                         f"operand), got {mode!r}; to drop out-of-range updates, mask them first (e.g. with "
+                         "paddle_fn.where) and clamp the indices")
+
+
+def scatter_add(operand, indices, updates, *, dimension_numbers: ScatterDimensionNumbers, mode: str = "clip"):
+    """operand with `updates` added at the windows `indices` select (duplicates accumulate); XLA's scatter with the
+    index vector in the last axis of `indices`, starts clamped so each window lies inside the operand."""
+    _check_scatter_mode("scatter_add", mode)
+    return scatter_add_p.bind(operand, indices, updates, dimension_numbers=dimension_numbers)
+
+
+def _scatter_jvp(primals, tangents, *, dimension_numbers):
+    # Exact when indices are unique: the written windows take the updates' tangent, the rest keep the operand's.
+    (operand, indices, updates), (t_operand, _, t_updates) = primals, tangents
+    return (scatter_p.bind(operand, indices, updates, dimension_numbers=dimension_numbers),
+            scatter_p.bind(t_operand, indices, t_updates, dimension_numbers=dimension_numbers))
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers):
+    if is_undefined(indices):
+        raise TypeError("scatter: the indices cannot be linear")
+    ct_operand = ct_updates = None
+    if is_undefined(operand):  # overwritten windows do not reach the output
+        ct_operand = scatter(ct, indices, _zeros(updates.aval), dimension_numbers=dimension_numbers)
+    if is_undefined(updates):
+        slice_sizes = _scatter_window_sizes(operand.aval.shape, updates.aval.shape, dimension_numbers)
+        ct_updates = gather(ct, indices, dimension_numbers=_gather_dnums_of(dimension_numbers), slice_sizes=slice_sizes)
+    return [ct_operand, None, ct_updates]
+
+
+def _return_new_value_region(ctx, dtype):
+    t = tensor_type(ShapedArray((), dtype))
+    old, new = ctx.fresh(), ctx.fresh()
+    return (f"{{\n{' ' * (ctx.indent + 2)}^bb0({old}: {t}, {new}: {t}):\n"
+            f"{' ' * (ctx.indent + 4)}stablehlo.return {new} : {t}\n{' ' * ctx.indent}}}")
+
+
+scatter_p = Primitive("scatter", _scatter_shape_rule("scatter"), _scatter_impl_of(_scatter_combine), _scatter_jvp,
+                      _scatter_transpose, _scatter_batch_rule(lambda: scatter_p),
+                      _scatter_lower_rule(_return_new_value_region))
+
+
+def scatter(operand, indices, updates, *, dimension_numbers: ScatterDimensionNumbers, mode: str = "clip"):
+    """operand with the windows `indices` select replaced by `updates`; XLA's scatter with the index vector in the
+    last axis of `indices`, starts clamped so each window lies inside the operand. Derivatives assume the indices
+    are unique (with duplicates, which update lands is unspecified)."""
+    _check_scatter_mode("scatter", mode)
+    return scatter_p.bind(operand, indices, updates, dimension_numbers=dimension_numbers)
+
+
+# ---------------------------------------------------------------------------------------------- concatenate
+
+def _concatenate_shape(*operands, dimension):
+    if not operands:
+        raise ShapeError("concatenate: needs at least one operand")
+    first = operands[0]
+    if not 0 <= dimension < first.ndim:
+        raise ShapeError(f"concatenate: dimension {dimension} is out of range for operands of rank {first.ndim}")
+    for o in operands[1:]:
+        if o.dtype != first.dtype:
+            raise DTypeError(f"concatenate: operand dtypes differ: {', '.join(fmt(o) for o in operands)}; cast them "
+                             "to one dtype")
+        if o.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(o.shape, first.shape)) if i != dimension):
+            raise ShapeError(f"concatenate: operands {', '.join(fmt(o) for o in operands)} must have equal sizes on "
+                             f"every axis but dimension {dimension}")
+    shape = list(first.shape)
+    shape[dimension] = sum(o.shape[dimension] for o in operands)
+    return ShapedArray(shape, first.dtype)
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    cts, begin = [], 0
+    ct_shape = get_aval(ct).shape
+    for o in operands:
+        size = o.aval.shape[dimension]
+        if is_undefined(o):
+            start = tuple(begin if i == dimension else 0 for i in range(len(ct_shape)))
+            limit = tuple(begin + size if i == dimension else n for i, n in enumerate(ct_shape))
+            cts.append(slice(ct, start_indices=start, limit_indices=limit))
+        else:
+            cts.append(None)
+        begin += size
+    return cts
+
+
+def _concatenate_batch(vals, dims, *, dimension):
+    from paddle_fn.core.batching import bdim_at_front
+    size = _batch_size(vals, dims)
+    return concatenate(*[bdim_at_front(v, d, size) for v, d in zip(vals, dims)], dimension=dimension + 1), 0
+
+
+concatenate_p = Primitive("concatenate", _concatenate_shape,
+                          lambda *operands, dimension: np.concatenate(operands, axis=dimension), LINEAR,
+                          _concatenate_transpose, _concatenate_batch,
+                          lambda ctx, *operands, dimension: ctx.op("stablehlo.concatenate", list(operands),
+                                                                   attrs=f"dim = {dimension}", sep=", "))
+
+
+def concatenate(*operands, dimension: int):
+    """Join tensors of one dtype and equal sizes except along `dimension`."""
+    if not operands:
+        raise ShapeError("concatenate: needs at least one operand")
+    dimension = normalize_axis("concatenate", int(dimension), get_aval(operands[0]).ndim)
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+# ---------------------------------------------------------------------------------------------- pad
+
+def _pad_shape(x, padding_value, *, padding_config):
+    if padding_value.ndim != 0 or padding_value.dtype != x.dtype:
+        raise DTypeError(f"pad: padding_value must be a 0-d Tensor of the operand's dtype {x.dtype.name}, got "
+                         f"{fmt(padding_value)}")
+    if len(padding_config) != x.ndim:
+        raise ShapeError(f"pad: padding_config has {len(padding_config)} entries but operand {fmt(x)} has rank "
+                         f"{x.ndim}; give one (low, high, interior) per axis")
+    shape = []
+    for i, ((lo, hi, interior), n) in enumerate(zip(padding_config, x.shape)):
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if interior < 0 or size < 0:
+            raise ShapeError(f"pad: axis {i} of {fmt(x)} with (low, high, interior) = ({lo}, {hi}, {interior}): "
+                             "interior must be >= 0 and negative padding may remove at most the whole axis")
+        shape.append(size)
+    return ShapedArray(shape, x.dtype)
+
+
+def _pad_impl(x, padding_value, *, padding_config):
+    # Pad with the non-negative parts first, then crop where low/high are negative.
+    grown = [max(lo, 0) + max(hi, 0) + n + max(n - 1, 0) * interior
+             for (lo, hi, interior), n in zip(padding_config, x.shape)]
+    out = np.full(grown, padding_value, dtype=x.dtype)
+    out[tuple(builtins.slice(max(lo, 0), max(lo, 0) + n + max(n - 1, 0) * interior, interior + 1)
+              for (lo, hi, interior), n in zip(padding_config, x.shape))] = x
+    return out[tuple(builtins.slice(max(-lo, 0), g - max(-hi, 0))
+                     for (lo, hi, _), g in zip(padding_config, grown))]
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from paddle_fn.prims.elementwise import sub
+    from paddle_fn.prims.reduction import reduce_sum
+    # Undo the cropping (zeros where operand elements were cut off), then step over the interior padding.
+    uncropped = pad(ct, scalar_like(ct, 0), padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    uncropped_shape = get_aval(uncropped).shape
+    ct_x = slice(uncropped, start_indices=(0,) * len(uncropped_shape), limit_indices=uncropped_shape,
+                 strides=tuple(interior + 1 for _, _, interior in padding_config))
+    ct_padding_value = None
+    if is_undefined(padding_value):
+        every_axis = tuple(range(len(uncropped_shape)))
+        ct_padding_value = sub(reduce_sum(ct, axes=every_axis), reduce_sum(ct_x, axes=every_axis))
+    return [ct_x if is_undefined(x) else None, ct_padding_value]
+
+
+def _pad_batch(vals, dims, *, padding_config):
+    from paddle_fn.core.batching import bdim_at_front
+    from paddle_fn.prims.elementwise import select
+    (x, padding_value), (xd, pd) = vals, dims
+    if pd is None:
+        return pad(x, padding_value, padding_config=padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]), xd
+    # One padding value per example: pad with zeros, then select each example's value where padding landed.
+    size = _batch_size(vals, dims)
+    x = bdim_at_front(x, xd, size)
+    example_shape = get_aval(x).shape[1:]
+    padded = pad(x, scalar_like(x, 0), padding_config=((0, 0, 0),) + padding_config)
+    out_shape = get_aval(padded).shape
+    from_x = pad(_full(example_shape, True), Tensor(np.array(False)), padding_config=padding_config)
+    from_x = broadcast_in_dim(from_x, shape=out_shape, broadcast_dimensions=tuple(range(1, len(out_shape))))
+    values = broadcast_in_dim(bdim_at_front(padding_value, pd, size), shape=out_shape, broadcast_dimensions=(0,))
+    return select(from_x, padded, values), 0
+
+
+def _full(shape, value):
+    return broadcast_in_dim(Tensor(np.array(value)), shape=shape, broadcast_dimensions=())
+
+
+def _pad_lower(ctx, x, padding_value, *, padding_config):
+    lo, hi, interior = ([c[i] for c in padding_config] for i in range(3))
+    return ctx.op("stablehlo.pad", [x, padding_value], attrs=f"low = {lo}, high = {hi}, interior = {interior}",
+                  sep=", ")
+
+
+pad_p = Primitive("pad", _pad_shape, _pad_impl, LINEAR, _pad_transpose, _pad_batch, _pad_lower)
+
+
+def pad(x, padding_value, *, padding_config):
+    """Pad each axis with (low, high, interior) copies of the 0-d `padding_value`; negative low/high crop."""
+    if not isinstance(padding_value, Tensor):
+        padding_value = scalar_like(x, padding_value)
+    padding_config = tuple((int(lo), int(hi), int(interior)) for lo, hi, interior in padding_config)
+    if all(c == (0, 0, 0) for c in padding_config) and len(padding_config) == get_aval(x).ndim:
+        return x
+    return pad_p.bind(x, padding_value, padding_config=padding_config)
+
+
+# ---------------------------------------------------------------------------------------------- rev
+
+def _rev_shape(x, *, dimensions):
+    _check_dims("rev", "dimensions", dimensions, x.ndim)
+    return x
+
+
+def _rev_batch(vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return rev(x, dimensions=tuple(a + (a >= d) for a in dimensions)), d
+
+
+rev_p = Primitive("rev", _rev_shape, lambda x, *, dimensions: np.flip(x, axis=dimensions), LINEAR,
+                  lambda ct, x, *, dimensions: [rev(ct, dimensions=dimensions)], _rev_batch,
+                  lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x], attrs=f"dims = {list(dimensions)}",
+                                                       sep=", "))
+
+
+def rev(x, *, dimensions):
+    """Reverse the order of elements along `dimensions`."""
+    ndim = get_aval(x).ndim
+    dimensions = tuple(sorted({normalize_axis("rev", int(d), ndim) for d in dimensions}))
+    if not dimensions:
+        return x
+    return rev_p.bind(x, dimensions=dimensions)
+
+
+# ---------------------------------------------------------------------------------------------- iota
+
+def _iota_shape(*, dtype, shape, dimension):
+    if dtype.kind not in "iuf":
+        raise DTypeError(f"iota: dtype must be an integer or floating-point type, got {dtype.name}")
+    if not 0 <= dimension < len(shape):
+        raise ShapeError(f"iota: dimension {dimension} is out of range for shape {list(shape)} (iota needs rank >= 1)")
+    return ShapedArray(shape, dtype)
+
+
+def _iota_impl(*, dtype, shape, dimension):
+    counts = np.arange(shape[dimension]).reshape([-1 if i == dimension else 1 for i in range(len(shape))])
+    return np.broadcast_to(counts, shape).astype(dtype.np)
+
+
+iota_p = Primitive("iota", _iota_shape, _iota_impl, ZERO_TANGENT, NONLINEAR,
+                   unsupported("iota takes no operands, so vmap never sees it batched (bind runs it on the "
+                               "enclosing trace); this rule is never reached"),
+                   lambda ctx, *, dtype, shape, dimension: ctx.generic_op("stablehlo.iota", [],
+                                                                          attrs=f"iota_dimension = {dimension} : i64"))
+
+
+def iota(*, dtype, shape: tuple, dimension: int):
+    """0, 1, 2, ... along `dimension` of a tensor of `shape`, constant along the other axes."""
+    shape = tuple(int(s) for s in shape)
+    return iota_p.bind(dtype=dtypes.as_dtype(dtype), shape=shape,
+                       dimension=normalize_axis("iota", int(dimension), len(shape)))

@@ -1,0 +1,15 @@
+"""The Paddle-level Tensor API (layer 4): creation, math, manipulation, linear algebra, search, logic and
+activations, composed from the lax-level primitives with Paddle 2.3's broadcasting, promotion and
+shape-[1] conventions. `methods.install()` attaches the operators and methods to `Tensor`.
+"""
+from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, methods, search  # noqa: F401
+from paddle_fn.tensor.activation import *  # noqa: F401,F403
+from paddle_fn.tensor.creation import *  # noqa: F401,F403
+from paddle_fn.tensor.linalg import *  # noqa: F401,F403
+from paddle_fn.tensor.logic import *  # noqa: F401,F403
+from paddle_fn.tensor.manipulation import *  # noqa: F401,F403
+from paddle_fn.tensor.math import *  # noqa: F401,F403
+from paddle_fn.tensor.search import *  # noqa: F401,F403
+
+__all__ = (activation.__all__ + creation.__all__ + linalg.__all__ + logic.__all__ + manipulation.__all__ +
+           math.__all__ + search.__all__)

@@ -1,0 +1,161 @@
+"""Activation functions (also exposed by `paddle.nn.functional`): relu, relu6, gelu, silu, softplus,
+leaky_relu, elu, softmax, log_softmax."""
+from __future__ import annotations
+
+import math
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import normalize_axis, shape_of
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, full_like_scalar
+
+__all__ = ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"]
+
+
+def _c(x, v):
+    return full_like_scalar(v, get_aval(x).dtype, shape_of(x))
+
+
+def relu(x, name=None):
+    """max(x, 0); the derivative at 0 is 0, as in Paddle.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.relu(paddle.to_tensor([-1., 0., 2.])).numpy()
+        array([0., 0., 2.], dtype=float32)
+    """
+    x = as_tensor(x)
+    zero = _c(x, 0)
+    return ew.select(ew.gt(x, zero), x, zero)
+
+
+def relu6(x, name=None):
+    """min(max(x, 0), 6).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.relu6(paddle.to_tensor([-1., 3., 8.])).numpy()
+        array([0., 3., 6.], dtype=float32)
+    """
+    x = as_tensor(x)
+    return ew.select(ew.gt(x, _c(x, 6)), _c(x, 6), relu(x))
+
+
+def gelu(x, approximate=False, name=None):
+    """x * Phi(x) with the Gaussian CDF Phi (the tanh approximation with approximate=True).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.gelu(paddle.to_tensor([0., 1.])).numpy()
+        array([0.       , 0.8413447], dtype=float32)
+    """
+    x = float_operand("gelu", x)
+    if approximate:
+        inner = ew.mul(_c(x, math.sqrt(2.0 / math.pi)), ew.add(x, ew.mul(_c(x, 0.044715), ew.integer_pow(x, y=3))))
+        return ew.mul(ew.mul(_c(x, 0.5), x), ew.add(_c(x, 1.0), ew.tanh(inner)))
+    return ew.mul(ew.mul(_c(x, 0.5), x), ew.add(_c(x, 1.0), ew.erf(ew.mul(x, _c(x, 1.0 / math.sqrt(2.0))))))
+
+
+def silu(x, name=None):
+    """x * sigmoid(x).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.silu(paddle.to_tensor([0., 1.])).numpy()
+        array([0.       , 0.7310586], dtype=float32)
+    """
+    x = float_operand("silu", x)
+    return ew.mul(x, ew.logistic(x))
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.softplus(paddle.to_tensor([0.])).numpy()
+        array([0.6931472], dtype=float32)
+    """
+    x = float_operand("softplus", x)
+    bx = ew.mul(x, _c(x, beta))
+    linear = ew.gt(bx, _c(x, threshold))
+    safe = ew.select(linear, _c(x, 0), bx)  # keeps exp from overflowing in the branch that is not taken
+    return ew.select(linear, x, ew.div(ew.log1p(ew.exp(safe)), _c(x, beta)))
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """x where x > 0, else negative_slope * x.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.leaky_relu(paddle.to_tensor([-2., 2.]), 0.1).numpy()
+        array([-0.2,  2. ], dtype=float32)
+    """
+    x = as_tensor(x)
+    return ew.select(ew.gt(x, _c(x, 0)), x, ew.mul(x, _c(x, negative_slope)))
+
+
+def elu(x, alpha=1.0, name=None):
+    """x where x > 0, else alpha * (exp(x) - 1).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.elu(paddle.to_tensor([-1., 1.])).numpy()
+        array([-0.6321206,  1.       ], dtype=float32)
+    """
+    x = float_operand("elu", x)
+    positive = ew.gt(x, _c(x, 0))
+    safe = ew.select(positive, _c(x, 0), x)
+    return ew.select(positive, x, ew.mul(_c(x, alpha), ew.expm1(safe)))
+
+
+def _shifted(x, axis):
+    a = get_aval(x)
+    ax = normalize_axis("softmax", axis, a.ndim)
+    kept = tuple(i for i in range(a.ndim) if i != ax)
+    m = red.reduce_max(x, axes=(ax,))
+    # the shift only guards exp against overflow: an infinite max would turn into nan, so shift by 0 there
+    m = ew.select(ew.is_finite(m), m, full_like_scalar(0, a.dtype, shape_of(m)))
+    return ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept)), ax, kept
+
+
+def _prepare(op, x, dtype):
+    x = as_tensor(x)
+    if dtype is not None:
+        x = cast(x, dtypes.as_dtype(dtype))
+    x = float_operand(op, x)
+    if get_aval(x).ndim == 0:
+        x = st.reshape(x, new_sizes=(1,))
+    return x
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    """exp(x) / sum(exp(x)) along `axis`, computed stably.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.softmax(paddle.to_tensor([0., 0.])).numpy()
+        array([0.5, 0.5], dtype=float32)
+    """
+    x = _prepare("softmax", x, dtype)
+    s, ax, kept = _shifted(x, axis)
+    e = ew.exp(s)
+    total = st.broadcast_in_dim(red.reduce_sum(e, axes=(ax,)), shape=shape_of(x), broadcast_dimensions=kept)
+    return ew.div(e, total)
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    """x - logsumexp(x) along `axis`, computed stably.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.log_softmax(paddle.to_tensor([0., 0.])).numpy()
+        array([-0.6931472, -0.6931472], dtype=float32)
+    """
+    x = _prepare("log_softmax", x, dtype)
+    s, ax, kept = _shifted(x, axis)
+    lse = ew.log(red.reduce_sum(ew.exp(s), axes=(ax,)))
+    return ew.sub(s, st.broadcast_in_dim(lse, shape=shape_of(x), broadcast_dimensions=kept))

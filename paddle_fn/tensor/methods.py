@@ -1,0 +1,121 @@
+"""Install the Tensor API on the `Tensor` class: Python operators, `.T`, `.at`, `.astype()` and a method for
+every function whose first argument is a Tensor (``x.sum(axis=0)`` is ``paddle.sum(x, axis=0)``).
+
+Tracers subclass Tensor, so the same methods work on traced values. `install()` is idempotent.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from paddle_fn.core.trace import Tensor
+from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, search
+
+_METHOD_SOURCES = {
+    math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
+           "maximum", "minimum", "scale", "neg", "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt",
+           "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+           "asinh", "acosh", "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil",
+           "round", "trunc", "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp",
+           "cumsum", "cumprod", "clip", "cast", "increment", "lerp"],
+    manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "split", "chunk", "unstack",
+                   "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather", "index_select",
+                   "take_along_axis", "where", "nonzero", "strided_slice"],
+    linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner"],
+    search: ["argmax", "argmin", "sort", "argsort", "topk", "masked_select"],
+    logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
+            "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+            "isnan", "isinf", "isfinite", "isclose", "allclose", "equal_all", "is_floating_point", "is_integer",
+            "is_empty", "rank"],
+    creation: ["clone", "tril", "triu", "diag", "zeros_like", "ones_like", "full_like", "empty_like"],
+    activation: ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"],
+}
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic, numbers.Number))
+
+
+def _binary(fn):
+    """A binary operator; other operand types get NotImplemented, so Python tries theirs (and `==` with an
+    unrelated object is False instead of an error)."""
+    def method(self, other):
+        return fn(self, other) if _is_operand(other) else NotImplemented
+    return method
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(other, self) if _is_operand(other) else NotImplemented
+    return method
+
+
+def _require_int_or_bool(op, fn):
+    def method(self, *args):
+        if self.dtype.kind not in "biu":
+            raise TypeError(f"unsupported operand dtype for {op}: {self.dtype.name} (bitwise operators need a bool "
+                            "or integer Tensor)")
+        return fn(self, *args)
+    return method
+
+
+def _bitwise(op_bool, op_int):
+    """`&`, `|`, `^` and `~` mean logical ops on bool Tensors and bitwise ops on integer Tensors."""
+    def method(self, *args):
+        return (op_bool if self.dtype.kind == "b" else op_int)(self, *args)
+    return method
+
+
+def _operators():
+    m, lg = math, logic
+    ops = {
+        "__add__": _binary(m.add), "__radd__": _reflected(m.add),
+        "__sub__": _binary(m.subtract), "__rsub__": _reflected(m.subtract),
+        "__mul__": _binary(m.multiply), "__rmul__": _reflected(m.multiply),
+        "__truediv__": _binary(m.divide), "__rtruediv__": _reflected(m.divide),
+        "__floordiv__": _binary(m.floor_divide), "__rfloordiv__": _reflected(m.floor_divide),
+        "__mod__": _binary(m.mod), "__rmod__": _reflected(m.mod),
+        "__pow__": _binary(m.pow), "__rpow__": _reflected(m.pow),
+        "__matmul__": _binary(linalg.matmul), "__rmatmul__": _reflected(linalg.matmul),
+        "__eq__": _binary(lg.equal), "__ne__": _binary(lg.not_equal), "__lt__": _binary(lg.less_than),
+        "__le__": _binary(lg.less_equal), "__gt__": _binary(lg.greater_than), "__ge__": _binary(lg.greater_equal),
+        "__neg__": m.neg, "__pos__": lambda self: self, "__abs__": m.abs,
+        "__invert__": _require_int_or_bool("~", _bitwise(lg.logical_not, lg.bitwise_not)),
+        "__and__": _binary(_require_int_or_bool("&", _bitwise(lg.logical_and, lg.bitwise_and))),
+        "__or__": _binary(_require_int_or_bool("|", _bitwise(lg.logical_or, lg.bitwise_or))),
+        "__xor__": _binary(_require_int_or_bool("^", _bitwise(lg.logical_xor, lg.bitwise_xor))),
+        "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    }
+    for name in ("and", "or", "xor"):  # commutative
+        ops[f"__r{name}__"] = ops[f"__{name}__"]
+    return ops
+
+
+def _astype(self, dtype):
+    """Return a copy converted to `dtype` (same as ``paddle.cast(x, dtype)``).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.to_tensor([1.5]).astype('int32').numpy()
+        array([1], dtype=int32)
+    """
+    return math.cast(self, dtype)
+
+
+def _transposed(self):
+    """All dimensions reversed (``x.T``)."""
+    n = self.ndim
+    return manipulation.transpose(self, list(range(n - 1, -1, -1))) if n > 1 else self
+
+
+def install():
+    """Attach operators and methods to `Tensor` (and so to every Tracer)."""
+    for module, names in _METHOD_SOURCES.items():
+        for name in names:
+            setattr(Tensor, name, getattr(module, name))
+    for name, fn in _operators().items():
+        setattr(Tensor, name, fn)
+    Tensor.astype = _astype
+    Tensor.T = property(_transposed)
+    Tensor.at = property(indexing.at)
