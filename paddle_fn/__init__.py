@@ -6,7 +6,7 @@
 from paddle_fn import prims  # noqa: F401  (registers every primitive)
 from paddle_fn.core.dtypes import (  # noqa: F401
     DType, bfloat16, bool_ as bool, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-    set_default_dtype, uint8)
+    set_default_dtype, uint8, uint32)
 from paddle_fn.core.errors import (  # noqa: F401
     ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)
 from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten  # noqa: F401
@@ -15,5 +15,10 @@ from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+
+from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
+from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
+    paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, randn, randperm, seed,
+    standard_normal)
 
 __version__ = "0.1.0"

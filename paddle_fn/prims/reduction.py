@@ -587,8 +587,16 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
 def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     """stablehlo.sort with a lexicographic less-than over the keys; nan compares above every number and equal to
     nan, so nans go last as in numpy."""
+    avals = list(ctx.avals_in)
+    keys = list(range(num_keys))
+    if is_stable and len(operands) > num_keys:
+        # IREE's CPU sort ignores is_stable: breaking ties on the original position makes any sort a stable one
+        position = avals[0].update(dtype=dtypes.int32)
+        iota = ctx.fresh()
+        ctx.line(f"{iota} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
+        operands, avals, keys = operands + (iota,), avals + [position], keys + [len(operands)]
     b_t = tensor_type(ShapedArray((), dtypes.bool_))
-    scalar_types = [tensor_type(ShapedArray((), a.dtype)) for a in ctx.avals_in]
+    scalar_types = [tensor_type(ShapedArray((), a.dtype)) for a in avals]
     args = [(ctx.fresh(), ctx.fresh()) for _ in operands]
     body = []
 
@@ -600,34 +608,36 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     def logic(op, *xs):
         return emit(f"stablehlo.{op} {', '.join(xs)} : {b_t}")
 
-    def key_less_equal(k):
-        (a, b), t, kind = args[k], scalar_types[k], ctx.avals_in[k].dtype.kind
+    def key_order(k, with_equal):
+        """(a < b, a == b or None) for key k, with nan the largest value."""
+        (a, b), t, kind = args[k], scalar_types[k], avals[k].dtype.kind
 
         def cmp(direction, x, y):
             ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[kind]
             return emit(f"stablehlo.compare {direction}, {x}, {y}, {ctype} : ({t}, {t}) -> {b_t}")
 
-        less, equal = cmp("LT", a, b), cmp("EQ", a, b)
+        less, equal = cmp("LT", a, b), cmp("EQ", a, b) if with_equal else None
         if kind == "f":
             a_nan, b_nan = cmp("NE", a, a), cmp("NE", b, b)
             less = logic("or", less, logic("and", logic("not", a_nan), b_nan))
-            equal = logic("or", equal, logic("and", a_nan, b_nan))
+            if with_equal:
+                equal = logic("or", equal, logic("and", a_nan, b_nan))
         return less, equal
 
-    less, _ = key_less_equal(num_keys - 1)
-    for k in reversed(range(num_keys - 1)):
-        k_less, k_equal = key_less_equal(k)
+    less, _ = key_order(keys[-1], False)
+    for k in reversed(keys[:-1]):
+        k_less, k_equal = key_order(k, True)
         less = logic("or", k_less, logic("and", k_equal, less))
     pad = " " * (ctx.indent + 4)
     region = "\n".join(pad + line for line in body + [f"stablehlo.return {less} : {b_t}"])
     head = ", ".join(f"{a}: {t}, {b}: {t}" for (a, b), t in zip(args, scalar_types))
     res = ctx.fresh()
     n = len(operands)
-    types = ", ".join(tensor_type(a) for a in ctx.avals_in)
+    types = ", ".join(tensor_type(a) for a in avals)
     ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(operands)}) ({{\n'
              f"{' ' * (ctx.indent + 2)}^bb0({head}):\n{region}\n{' ' * ctx.indent}}}) "
              f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
-    return [f"{res}#{i}" for i in range(n)] if n > 1 else [res]
+    return [f"{res}#{i}" for i in range(len(ctx.avals_in))] if n > 1 else [res]
 
 
 sort_p = Primitive("sort", _sort_shape, _sort_impl, _sort_jvp, NONLINEAR, _sort_batch, _sort_lower,

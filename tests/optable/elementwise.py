@@ -99,6 +99,10 @@ ROWS = [
           (Arg(S, "int32", "int"),), lambda x: x.astype(np.float64)),
     OpRow("convert_f32_f64", E.convert_element_type_p, lambda x: E.convert_element_type(x, new_dtype="float64"),
           (Arg(S, "float32"),), lambda x: x.astype(np.float64), diff=()),
+    # stop_gradient deliberately differs from the derivative of its value, so finite differences do not apply;
+    # its zero derivative is checked in test_transforms.py::test_stop_gradient
+    OpRow("stop_gradient", E.stop_gradient_p, lambda x: E.mul(E.stop_gradient(x), x), (Arg(S),),
+          lambda x: x * x, diff=()),
     OpRow("bitcast_f32_u32", E.bitcast_convert_type_p, lambda x: E.bitcast_convert_type(x, new_dtype="uint32"),
           (Arg(S, "float32"),), lambda x: x.view(np.uint32), diff=()),
 ]

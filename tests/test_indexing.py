@@ -1,0 +1,140 @@
+"""x[index] against numpy (with Paddle 2.3's shape-[1] rule), under tracing, and x.at[...] updates."""
+import numpy as np
+import pytest
+
+import paddle_fn as pf
+from paddle_fn import tensor as T
+from paddle_fn.core.errors import ConcretizationError
+
+T.methods.install()
+
+X = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
+
+INDICES = [
+    1, -1, (0, 2), (1, -1, 3), slice(None, None, -1), (slice(None), slice(None, None, -1)),
+    (Ellipsis, 1), (Ellipsis, slice(1, 3)), (None, 0), (0, None, slice(1, None, 2)), (slice(None), None),
+    (slice(-2, None), slice(5, 0, -2)), (slice(3, 1),), (0, slice(None), slice(None, None, -3)),
+    (np.array([1, 0, 1]),), (slice(None), np.array([2, 0])), (np.array([0, 1]), np.array([2, 1])),
+    (np.array([0, 1]), slice(None), np.array([3, -1])),  # separated advanced indices: their dims go first
+    (slice(None), np.array([[0], [2]]), np.array([1, 3])),  # adjacent, broadcast index arrays
+    (1, slice(None), np.array([0, 2])),  # an int counts as an advanced index next to an array
+    (Ellipsis, np.array([-1])), (None, slice(None), np.array([1])),
+]
+
+
+def _expected(index):
+    out = X[index]
+    return out.reshape(1) if out.ndim == 0 else out
+
+
+@pytest.mark.parametrize("index", INDICES, ids=[str(i) for i in range(len(INDICES))])
+def test_getitem_matches_numpy(index):
+    out = T.to_tensor(X)[index]
+    expected = _expected(index)
+    assert out.shape == list(expected.shape) and out.dtype == "float64"
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_integer_index_of_1d_tensor_has_shape_one():
+    x = T.to_tensor([5, 6, 7])
+    assert x[0].shape == [1]
+    np.testing.assert_array_equal(x[-1].numpy(), [7])
+    assert [v.shape for v in x] == [[1], [1], [1]]
+
+
+def test_tensor_indices_and_lists():
+    x = T.to_tensor(X)
+    idx = T.to_tensor([1, 0])
+    np.testing.assert_array_equal(x[idx].numpy(), X[[1, 0]])
+    np.testing.assert_array_equal(x[:, [0, 2]].numpy(), X[:, [0, 2]])
+    np.testing.assert_array_equal(x[T.to_tensor([1])].numpy(), X[[1]])
+
+
+def test_bool_mask_eager():
+    x = T.to_tensor(X)
+    np.testing.assert_array_equal(x[x > 10].numpy(), X[X > 10])
+    np.testing.assert_array_equal(x[np.array([True, False])].numpy(), X[np.array([True, False])])
+    np.testing.assert_array_equal(x[:, np.array([True, False, True])].numpy(), X[:, np.array([True, False, True])])
+
+
+def test_bool_mask_under_vmap_is_a_clear_error():
+    with pytest.raises(ConcretizationError, match="boolean mask"):
+        pf.vmap(lambda r: r[r > 0])(T.to_tensor(X[0]))
+
+
+def test_out_of_range_errors():
+    x = T.to_tensor(X)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[2]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[:, [0, 3]]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0, 0]
+
+
+def test_indexing_traces_to_slice_and_gather():
+    ir = str(pf.make_ir(lambda x: x[0, ::-1] + x[:, [1, 0]][1, 0])(T.to_tensor(X)))
+    assert "slice" in ir and "rev" in ir and "gather" in ir
+
+
+def test_traced_integer_index_under_vmap():
+    x = T.to_tensor(X[0])                        # [3, 4]
+    idx = T.to_tensor(np.array([[0, 3], [2, -1], [1, 1]]))  # one index vector per row
+    out = pf.vmap(lambda row, i: row[i])(x, idx)
+    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(X[0], np.array([[0, 3], [2, 3], [1, 1]]), 1))
+
+
+def test_grad_through_indexing():
+    x = T.to_tensor(np.arange(6, dtype=np.float64).reshape(2, 3))
+    g = pf.grad(lambda v: (v[:, [0, 0, 2]] * 2.0).sum() + v[1, ::-1].sum())(x)
+    np.testing.assert_allclose(g.numpy(), [[4.0, 0.0, 2.0], [5.0, 1.0, 3.0]])
+
+
+def test_grad_through_a_bool_mask_on_concrete_values():
+    x = T.to_tensor([-1.0, 2.0, 3.0])
+    g = pf.grad(lambda v: (v[v > 0] ** 2).sum())(x)
+    np.testing.assert_allclose(g.numpy(), [0.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("index", [1, (0, slice(1, 3)), (slice(None), [0, 2]), (Ellipsis, -1),
+                                   (np.array([1, 0]), 0, slice(None, None, -1))])
+def test_at_set_add_multiply_get(index):
+    x = T.to_tensor(X)
+    sel = X[index]
+    upd = np.arange(sel.size, dtype=np.float64).reshape(sel.shape) + 100
+    for how, fn in (("set", lambda a, u: u), ("add", lambda a, u: a + u), ("multiply", lambda a, u: a * u)):
+        expected = X.copy()
+        expected[index] = fn(X[index], upd)
+        out = getattr(x.at[index], how)(T.to_tensor(upd))
+        assert out.shape == list(X.shape) and out.dtype == "float64"
+        np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(x.at[index].get().numpy(), _expected(index))
+    np.testing.assert_array_equal(x.numpy(), X)  # functional: x is unchanged
+
+
+def test_at_broadcasts_scalar_and_accumulates_repeated_indices():
+    x = T.zeros([4], dtype="int64")
+    np.testing.assert_array_equal(x.at[[0, 0, 2]].add(1).numpy(), [2, 0, 1, 0])
+    np.testing.assert_array_equal(x.at[1:].set(7).numpy(), [0, 7, 7, 7])
+
+
+def test_at_is_differentiable():
+    x = T.to_tensor([1.0, 2.0, 3.0], dtype="float64")
+    g = pf.grad(lambda v: (v.at[1].set(v[0] * 5.0) ** 2).sum())(x)
+    # out = [v0, 5 v0, v2]: d/dv0 = 2 v0 + 50 v0, d/dv1 = 0, d/dv2 = 2 v2
+    np.testing.assert_allclose(g.numpy(), [52.0, 0.0, 6.0])
+
+
+def test_setitem_updates_eager_tensor_in_place():
+    x = T.to_tensor([1.0, 2.0, 3.0])
+    x[1] = 9.0
+    x[T.to_tensor([0, 2])] = T.to_tensor([-1.0, -3.0])
+    np.testing.assert_array_equal(x.numpy(), [-1.0, 9.0, -3.0])
+
+
+def test_setitem_on_a_traced_value_points_to_at():
+    def f(v):
+        v[0] = 1.0
+        return v
+    with pytest.raises(TypeError, match=r"at\[index\]\.set"):
+        pf.vmap(f)(T.ones([2, 3]))
