@@ -4,6 +4,8 @@
     paddle.grad(lambda x: (x ** 2).sum())(paddle.to_tensor([1.0, 2.0]))
 """
 from paddle_fn import prims  # noqa: F401  (registers every primitive)
+from paddle_fn import tensor as _tensor_api
+from paddle_fn.tensor import *  # noqa: F401,F403  (the Paddle-level functions)
 from paddle_fn.core.dtypes import (  # noqa: F401
     DType, bfloat16, bool_ as bool, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
     set_default_dtype, uint8, uint32)
@@ -21,4 +23,5 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, randn, randperm, seed,
     standard_normal)
 
+_tensor_api.methods.install()
 __version__ = "0.1.0"

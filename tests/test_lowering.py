@@ -55,7 +55,7 @@ def test_nonfinite_constants_use_hex():
 # calls to libm symbols it cannot link ("undefined symbol: sin"). Rows using them are checked here with float32
 # arguments; making float64 transcendentals compile is the jit issue's job (lowering them to f64-safe expansions).
 F64_LIBM_GAPS = {"sin", "cos", "tan", "tanh", "atan2", "atan", "asin", "acos", "sinh", "cosh", "erf", "erf_inv",
-                 "lgamma", "digamma", "polygamma", "logistic", "rem"}
+                 "lgamma", "digamma", "polygamma", "rem"}
 
 
 def _uses_gap(prog):

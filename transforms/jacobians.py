@@ -181,12 +181,22 @@ jacobian = jacrev
 def hessian(func, argnums=0, has_aux=False):
     """Hessian of a scalar function: jacfwd(jacrev(func)).
 
+    A one-element output of shape [1] (what Paddle 2.3's full reductions return) counts as a scalar, so the
+    Hessian of ``paddle.sum(...)`` has shape ``x.shape + x.shape``.
+
     Example:
         >>> import paddle_fn as paddle
-        >>> H = paddle.hessian(lambda x: (x ** 3).sum())(paddle.to_tensor([1.0, 2.0]))
+        >>> H = paddle.hessian(lambda x: paddle.sum(x ** 3))(paddle.to_tensor([1.0, 2.0]))
         >>> H.numpy()
         array([[ 6.,  0.],
                [ 0., 12.]], dtype=float32)
     """
-    return jacfwd(jacrev(func, argnums, has_aux), argnums, has_aux)
+    @functools.wraps(func)
+    def scalar_func(*args, **kwargs):
+        out, aux = _split_aux(func(*args, **kwargs), has_aux, "hessian")
+        leaves, _ = tree_flatten(out)
+        if len(leaves) == 1 and get_aval(as_leaf(leaves[0], "hessian")).shape == (1,):
+            out = st.reshape(as_leaf(leaves[0], "hessian"), new_sizes=())
+        return (out, aux) if has_aux else out
 
+    return jacfwd(jacrev(scalar_func, argnums, has_aux), argnums, has_aux)

@@ -139,13 +139,29 @@ class Tensor:
 
     def __repr__(self):
         v = self.concrete_value()
-        shown = v.astype(np.float32) if v.dtype.name == "bfloat16" else v
-        body = np.array2string(shown, separator=", ", precision=8, floatmode="maxprec_equal", prefix="       ",
-                               threshold=1000)
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
-                f"stop_gradient={self.stop_gradient},\n       {body})")
+                f"stop_gradient={self.stop_gradient},\n       {_format_values(v)})")
 
     __str__ = __repr__
+
+
+def _format_values(v: np.ndarray) -> str:
+    """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned."""
+    if v.dtype.kind != "f" and v.dtype.name != "bfloat16":
+        return np.array2string(v, separator=", ", prefix="       ", threshold=1000)
+    w = np.asarray(v, dtype=np.float64)
+    finite = w[np.isfinite(w)]
+    if finite.size == 0 or np.all(finite == np.round(finite)):
+        return np.array2string(w, separator=", ", prefix="       ", threshold=1000, precision=8)
+
+    def fmt(x):
+        s = f"{x:.8f}"
+        if np.isfinite(x) and x == round(x):
+            return s.rstrip("0").ljust(len(s))
+        return s
+    width = max(len(fmt(x)) for x in w.reshape(-1)) if w.size else 0
+    return np.array2string(w, separator=", ", prefix="       ", threshold=1000,
+                           formatter={"float_kind": lambda x: fmt(x).rjust(width)})
 
 
 def is_tensor_like(x) -> bool:

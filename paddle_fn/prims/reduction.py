@@ -572,8 +572,11 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = get_aval(primals[0]).shape
-    *outs, order = sort_p.bind(*primals, iota(dtype=dtypes.int32, shape=shape, dimension=dimension), dimension=dimension, is_stable=is_stable,
-                               num_keys=num_keys)
+    # the original positions, as the last key, make the order total (so stable) and give the permutation
+    positions = iota(dtype=dtypes.int32, shape=shape, dimension=dimension)
+    outs = sort_p.bind(*primals[:num_keys], positions, *primals[num_keys:], dimension=dimension, is_stable=False,
+                       num_keys=num_keys + 1)
+    order = outs.pop(num_keys)
     return outs, [_take_along_axis(t, order, dimension) if get_aval(p).dtype.kind == "f" else None
                   for p, t in zip(primals, tangents)]
 
@@ -587,11 +590,18 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
 def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     """stablehlo.sort with a lexicographic less-than over the keys; nan compares above every number and equal to
     nan, so nans go last as in numpy."""
-    avals = list(ctx.avals_in)
-    keys = list(range(num_keys))
-    if is_stable and len(operands) > num_keys:
-        # IREE's CPU sort ignores is_stable: breaking ties on the original position makes any sort a stable one
-        position = avals[0].update(dtype=dtypes.int32)
+    # IREE cannot sort one buffer twice in place, so each distinct operand is sorted once
+    original, slot, avals = operands, {}, []
+    for name, aval in zip(operands, ctx.avals_in):
+        if name not in slot:
+            slot[name] = len(avals)
+            avals.append(aval)
+    operands = tuple(slot)
+    keys = list(dict.fromkeys(slot[name] for name in original[:num_keys]))
+    if is_stable and len(operands) > len(keys):
+        # IREE's CPU sort ignores is_stable: breaking ties on the original position makes any sort a stable one.
+        # The positions are uint32 so that IREE never merges them with an iota the program sorts as well.
+        position = avals[0].update(dtype=dtypes.uint32)
         iota = ctx.fresh()
         ctx.line(f"{iota} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
         operands, avals, keys = operands + (iota,), avals + [position], keys + [len(operands)]
@@ -637,7 +647,7 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(operands)}) ({{\n'
              f"{' ' * (ctx.indent + 2)}^bb0({head}):\n{region}\n{' ' * ctx.indent}}}) "
              f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
-    return [f"{res}#{i}" for i in range(len(ctx.avals_in))] if n > 1 else [res]
+    return [f"{res}#{slot[name]}" if n > 1 else res for name in original]
 
 
 sort_p = Primitive("sort", _sort_shape, _sort_impl, _sort_jvp, NONLINEAR, _sort_batch, _sort_lower,

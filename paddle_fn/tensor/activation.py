@@ -104,7 +104,7 @@ def elu(x, alpha=1.0, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.elu(paddle.to_tensor([-1., 1.])).numpy()
-        array([-0.6321206,  1.       ], dtype=float32)
+        array([-0.63212055,  1.        ], dtype=float32)
     """
     x = float_operand("elu", x)
     positive = ew.gt(x, _c(x, 0))

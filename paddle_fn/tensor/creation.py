@@ -43,7 +43,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         >>> import paddle_fn as paddle
         >>> paddle.to_tensor(2.0)
         Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [2.00000000])
+               [2.])
         >>> paddle.to_tensor([[1, 2], [3, 4]]).dtype
         paddle.int64
     """

@@ -511,7 +511,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.strided_slice(paddle.arange(6), axes=[0], starts=[5], ends=[0], strides=[-2]).numpy()
-        array([5, 3])
+        array([5, 3, 1])
     """
     x = as_tensor(x)
     rank = get_aval(x).ndim

