@@ -137,6 +137,16 @@ def test_jvp_of_jvp_through_while():
     np.testing.assert_allclose(float(d2), fd, rtol=1e-6)
 
 
+def test_linearize_through_while_keeps_primal_outputs_concrete():
+    def f(x):
+        return C.while_loop(lambda c: E.lt(c[0], T(3, "int32")),
+                            lambda c: (E.add(c[0], T(1, "int32")), E.sin(c[1])), (T(0, "int32"), x))[1]
+    y, f_jvp = paddle_fn.linearize(f, T(0.7))
+    assert type(y) is Tensor
+    np.testing.assert_allclose(float(y), np.sin(np.sin(np.sin(0.7))))
+    np.testing.assert_allclose(float(f_jvp(T(2.0))), float(paddle_fn.jvp(f, (T(0.7),), (T(2.0),))[1]))
+
+
 # ----------------------------------------------------------------------------------------------- reverse mode
 
 def _scan_loss(w):

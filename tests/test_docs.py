@@ -39,7 +39,7 @@ def test_docstring_examples_run(name):
     mod = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in finder.find(mod, name, globs={}):
+    for test in finder.find(mod, name):
         runner.run(test)
     assert runner.failures == 0, f"{runner.failures} docstring example(s) in {name} failed (run with -s to see)"
 

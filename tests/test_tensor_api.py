@@ -346,6 +346,11 @@ def test_matmul_transpose_flags_mm_bmm_dot():
     check(T.matmul(tt(A), tt(B), transpose_y=True), A @ B.T, rtol=1e-10)
     check(T.matmul(tt(A), tt(B), transpose_x=True), A.T @ B, rtol=1e-10)
     check(T.mm(tt(A), tt(B.T)), A @ B.T, rtol=1e-10)
+    x3, y2 = RNG.normal(size=(2, 4, 3)), RNG.normal(size=(5, 4))
+    check(T.matmul(tt(x3), tt(y2), transpose_x=True, transpose_y=True), np.swapaxes(x3, 1, 2) @ y2.T, rtol=1e-10)
+    check(T.matmul(tt(A[0]), tt(B), transpose_y=True), A[0] @ B.T, rtol=1e-10)
+    ir = str(pf.make_ir(lambda a, b: T.matmul(a, b, transpose_x=True))(tt(A), tt(B)))
+    assert "transpose" not in ir and "dot_general" in ir
     x3, y3 = RNG.normal(size=(2, 3, 4)), RNG.normal(size=(2, 4, 5))
     check(T.bmm(tt(x3), tt(y3)), x3 @ y3, rtol=1e-10)
     check(T.dot(tt(A[0]), tt(B[0])), np.array([A[0] @ B[0]]), rtol=1e-10)

@@ -28,7 +28,7 @@ from paddle_fn.core.program_transforms import (batch_program, closed_program, dc
                                                partial_eval_program, transpose_program, unused_vars, with_inputs)
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import eval_program, trace_to_program
-from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval, is_concrete
+from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims.elementwise import add, clamp, convert_element_type, eq, lt, ne, select
 from paddle_fn.prims.reduction import reduce_sum
@@ -346,8 +346,14 @@ def _while_jvp(primals, tangents, *, cond_prog, body_prog, cond_nconsts, body_nc
     live_carry_t = [instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz]
     outs = while_p.bind(*cond_consts, *body_consts, *live_consts_t, *carry, *live_carry_t, cond_prog=new_cond,
                         body_prog=new_body, cond_nconsts=cond_nconsts, body_nconsts=nb + ncz)
-    tangent_out = iter(outs[nk:])
-    return outs[:nk], [next(tangent_out) if nz else None for nz in carry_nz]
+    primal_out, tangent_out = outs[:nk], iter(outs[nk:])
+    if find_top_trace(live_consts_t + live_carry_t + primals).main is not find_top_trace(primals).main:
+        # The tangents belong to a higher trace (linearize stages them), which took the joint loop's primal
+        # outputs along; the trip count is not known ahead, so no residuals can be saved: run the primal loop
+        # again on its own, so the primal outputs stay values of the primals' trace.
+        primal_out = while_p.bind(*primals, cond_prog=cond_prog, body_prog=body_prog, cond_nconsts=cond_nconsts,
+                                  body_nconsts=body_nconsts)
+    return primal_out, [next(tangent_out) if nz else None for nz in carry_nz]
 
 
 def _while_batch(vals, dims, *, cond_prog, body_prog, cond_nconsts, body_nconsts):
@@ -446,15 +452,14 @@ def fori_loop(lower, upper, body_fun, init_val):
     With concrete bounds (Python ints, or Tensors with values) this is a `scan`, so reverse mode works;
     with traced bounds it is a `while_loop`. The counter `i` has the bounds' dtype (int64 for Python ints).
     """
-    index_dtype = next((get_aval(b).dtype for b in (lower, upper) if isinstance(b, Tensor)), dtypes.int64)
+    index_dtype = next((get_aval(b).dtype for b in (lower, upper) if not isinstance(b, int)), dtypes.int64)
     for b, what in ((lower, "lower"), (upper, "upper")):
         a = get_aval(b)
         if a.shape != () or a.dtype.kind not in "iu":
             raise DTypeError(f"fori_loop: {what} must be an integer scalar, got {a.str_short()}")
     one = Tensor(np.ones((), index_dtype.np))
     if is_concrete(lower) and is_concrete(upper):
-        lo = int(concrete_or_error(lower, "fori_loop: lower", ""))
-        hi = int(concrete_or_error(upper, "fori_loop: upper", ""))
+        lo, hi = int(lower), int(upper)
 
         def step(carry, _):
             i, val = carry

@@ -12,6 +12,7 @@ from paddle_fn.core.autodiff import is_undefined
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
+from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims._rules import fmt, normalize_axis, scalar_like
@@ -741,29 +742,89 @@ def _scatter_batch_rule(get_prim):
     return rule
 
 
-def _scatter_lower_rule(update_region):
+def _is_simple_scatter(operand, indices, updates, dn):
+    """indices [N, k] naming operand axes 0..k-1, each written as one element; updates [N, *operand.shape[k:]]."""
+    k = len(dn.scatter_dims_to_operand_dims)
+    return (indices.ndim == 2 and not dn.operand_batching_dims and dn.scatter_dims_to_operand_dims == tuple(range(k))
+            and dn.inserted_window_dims == tuple(range(k)) and dn.update_window_dims == tuple(range(1, updates.ndim))
+            and updates.shape[1:] == operand.shape[k:])
+
+
+def _simple_scatter_form(get_prim, operand, indices, updates, dn):
+    """The same scatter in the simple form (see `_is_simple_scatter`), written with primitives.
+
+    Every StableHLO scatter can be put in this form, and IREE compiles only (roughly) this one: it rejects windows
+    that are indexed, partial or leading, and some batching layouts. Indexed and partial window axes become
+    scatter axes (start + iota), batching axes become index components (iota), and the operand is transposed so
+    that the indexed axes lead.
+    """
+    from paddle_fn.prims.elementwise import add, clamp
+    o_shape, i_aval, u_shape = get_aval(operand).shape, get_aval(indices), get_aval(updates).shape
+    index_dtype, index_map = i_aval.dtype, dn.scatter_dims_to_operand_dims
+    window = _scatter_window_sizes(o_shape, u_shape, dn)
+    window_dims = _window_dims(len(o_shape), dn.inserted_window_dims, dn.operand_batching_dims)
+    window_axis = dict(zip(window_dims, dn.update_window_dims))
+    # Clamp the starts first, so the offsets added below stay inside the operand.
+    upper = np.array([o_shape[d] - window[d] for d in index_map], index_dtype.np)
+    indices = clamp(_zeros(i_aval), indices, broadcast_in_dim(Tensor(upper), shape=i_aval.shape,
+                                                               broadcast_dimensions=(i_aval.ndim - 1,)))
+    expanded = [d for d in window_dims if d in index_map or window[d] < o_shape[d]]
+    whole = [d for d in window_dims if d not in expanded]
+    batch_axes = [p for p in range(len(u_shape)) if p not in dn.update_window_dims]
+    scatter_axes = sorted(batch_axes + [window_axis[d] for d in expanded])
+    scatter_shape = tuple(u_shape[p] for p in scatter_axes)
+    batch_at = tuple(scatter_axes.index(p) for p in batch_axes)
+
+    def counter(axis):
+        return iota(dtype=index_dtype, shape=scatter_shape, dimension=scatter_axes.index(axis))
+
+    components = {}
+    for j, d in enumerate(index_map):
+        start = slice(indices, start_indices=(0,) * (i_aval.ndim - 1) + (j,), limit_indices=i_aval.shape[:-1] + (j + 1,))
+        components[d] = broadcast_in_dim(reshape(start, new_sizes=i_aval.shape[:-1]), shape=scatter_shape,
+                                         broadcast_dimensions=batch_at)
+    for d in expanded:
+        components[d] = add(components[d], counter(window_axis[d])) if d in components else counter(window_axis[d])
+    for d, i in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+        components[d] = counter(batch_axes[i])
+    for d in dn.inserted_window_dims:
+        components.setdefault(d, _zeros(ShapedArray(scatter_shape, index_dtype)))
+    n = int(np.prod(scatter_shape, dtype=np.int64))
+    new_map = tuple(components)
+    new_indices = concatenate(*[reshape(c, new_sizes=(n, 1)) for c in components.values()], dimension=1)
+    perm = new_map + tuple(whole)
+    new_updates = reshape(transpose(updates, permutation=tuple(scatter_axes) + tuple(window_axis[d] for d in whole)),
+                          new_sizes=(n,) + tuple(o_shape[d] for d in whole))
+    k = len(new_map)
+    simple = ScatterDimensionNumbers(update_window_dims=tuple(range(1, 1 + len(whole))),
+                                     inserted_window_dims=tuple(range(k)), scatter_dims_to_operand_dims=tuple(range(k)))
+    out = get_prim().bind(transpose(operand, permutation=perm), new_indices, new_updates, dimension_numbers=simple)
+    return transpose(out, permutation=tuple(int(i) for i in np.argsort(perm)))
+
+
+def _scatter_lower_rule(get_prim, update_region):
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
         dn = dimension_numbers
         op_aval, idx_aval, upd_aval = ctx.avals_in
-        # Clamp each start so its window fits, as gather does (StableHLO leaves out-of-bounds scatter undefined).
-        window = _scatter_window_sizes(op_aval.shape, upd_aval.shape, dn)
+        if not _is_simple_scatter(op_aval, idx_aval, upd_aval, dn):
+            prog, consts = trace_to_program(
+                lambda o, i, u: [_simple_scatter_form(get_prim, o, i, u, dn)], ctx.avals_in, transform="lowering")
+            const_names = [ctx.constant(c.concrete_value(), c.aval) for c in consts]
+            return ctx.inline(prog, const_names + [operand, indices, updates])[0]
+        # Clamp each start into range, as gather does (StableHLO leaves out-of-bounds scatter undefined).
         vec_aval = ShapedArray((idx_aval.shape[-1],), idx_aval.dtype)
-        upper = ctx.constant([op_aval.shape[d] - window[d] for d in dn.scatter_dims_to_operand_dims], vec_aval)
+        upper = ctx.constant([op_aval.shape[d] - 1 for d in dn.scatter_dims_to_operand_dims], vec_aval)
         upper = ctx.op("stablehlo.broadcast_in_dim", [upper], idx_aval, attrs=f", dims = [{idx_aval.ndim - 1}]",
                        in_avals=[vec_aval])
         lower_bound = ctx.constant(0, idx_aval)
         clamped = ctx.op("stablehlo.clamp", [lower_bound, indices, upper], idx_aval, in_avals=[idx_aval] * 3)
-        fields_text = ", ".join(f"{k} = {list(v)}" for k, v in (
-            ("update_window_dims", dn.update_window_dims), ("inserted_window_dims", dn.inserted_window_dims),
-            ("input_batching_dims", dn.operand_batching_dims),
-            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)) if v)
-        sep = ", " if fields_text else ""
         res = ctx.fresh()
         sig = f"({tensor_type(op_aval)}, {tensor_type(idx_aval)}, {tensor_type(upd_aval)}) -> {tensor_type(op_aval)}"
         ctx.line(f'{res} = "stablehlo.scatter"({operand}, {clamped}, {updates}) ({update_region(ctx, op_aval.dtype)}) '
-                 f"{{scatter_dimension_numbers = #stablehlo.scatter<{fields_text}{sep}index_vector_dim = "
-                 f"{idx_aval.ndim - 1}>, indices_are_sorted = false, unique_indices = false}} : {sig}")
+                 f"{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {list(dn.update_window_dims)}, "
+                 f"inserted_window_dims = {list(dn.inserted_window_dims)}, scatter_dims_to_operand_dims = "
+                 f"{list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = 1>, indices_are_sorted = false, "
+                 f"unique_indices = false}} : {sig}")
         return res
     return lower
 
@@ -787,7 +848,7 @@ def _scatter_add_jvp(primals, tangents, *, dimension_numbers):
 scatter_add_p = Primitive(
     "scatter_add", _scatter_shape_rule("scatter_add"), _scatter_impl_of(_scatter_add_combine), _scatter_add_jvp,
     _scatter_add_transpose, _scatter_batch_rule(lambda: scatter_add_p),
-    _scatter_lower_rule(lambda ctx, dtype: ctx.scalar_region("stablehlo.or" if dtype.kind == "b" else "stablehlo.add",
+    _scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region("stablehlo.or" if dtype.kind == "b" else "stablehlo.add",
                                                              dtype)))
 
 
@@ -833,7 +894,7 @@ def _return_new_value_region(ctx, dtype):
 
 scatter_p = Primitive("scatter", _scatter_shape_rule("scatter"), _scatter_impl_of(_scatter_combine), _scatter_jvp,
                       _scatter_transpose, _scatter_batch_rule(lambda: scatter_p),
-                      _scatter_lower_rule(_return_new_value_region))
+                      _scatter_lower_rule(lambda: scatter_p, _return_new_value_region))
 
 
 def scatter(operand, indices, updates, *, dimension_numbers: ScatterDimensionNumbers, mode: str = "clip"):

@@ -46,7 +46,7 @@ def _canonical_items(x, index):
         if kind == "b":
             mask = concrete_or_error(
                 arr, "a boolean mask index",
-                "the number of selected elements depends on the values, so masks work only eagerly (and under "
+                "The number of selected elements depends on the values, so masks work only eagerly (and under "
                 "grad); under jit/vmap use paddle_fn.where(mask, x, other) to keep the shape fixed")
             expanded.extend(Tensor(np.asarray(p, dtype=np.int64)) for p in np.nonzero(mask))
         elif kind in "iu":
@@ -127,18 +127,15 @@ def _advanced(x, items):
     cols = [st.reshape(broadcast_to_shape(_normalized_index(items[d], shape[d], d), bshape),
                        new_sizes=bshape + (1,)) for d in adv]
     indices = cols[0] if len(cols) == 1 else st.concatenate(*cols, dimension=len(bshape))
-    operand = st.transpose(x, permutation=tuple(adv + rest))
-    k, nb = len(adv), len(bshape)
-    dnums = st.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
-                                      collapsed_slice_dims=tuple(range(k)), start_index_map=tuple(range(k)))
-    out = st.gather(operand, indices, dimension_numbers=dnums,
-                    slice_sizes=(1,) * k + tuple(shape[d] for d in rest))
-    if adv == list(range(adv[0], adv[0] + k)) and adv[0] > 0:
-        # adjacent advanced indices: numpy puts the broadcast index dims where the indexed dims were
-        before = adv[0]
-        perm = [nb + i for i in range(before)] + list(range(nb)) + [nb + i for i in range(before, len(rest))]
-        out = st.transpose(out, permutation=tuple(perm))
-    return out
+    nb = len(bshape)
+    # numpy puts the broadcast index dims where the indexed dims were when those are adjacent, else first;
+    # the remaining (sliced) dims keep their order around them
+    first = adv[0] if adv == list(range(adv[0], adv[0] + len(adv))) else 0
+    offset_dims = tuple(i if i < first else i + nb for i in range(len(rest)))
+    dnums = st.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv),
+                                      start_index_map=tuple(adv))
+    return st.gather(x, indices, dimension_numbers=dnums,
+                     slice_sizes=tuple(1 if d in adv else shape[d] for d in range(len(shape))))
 
 
 def getitem(x, index):
@@ -153,7 +150,7 @@ def getitem(x, index):
     else:
         out = _basic_slices(x, items)
         keep = tuple(n for it, n in zip(items, shape_of(out)) if not _is_int(it))
-        out = st.reshape(out, new_sizes=keep)
+        out = st.reshape(out, new_sizes=keep or (1,))  # Paddle 2.3: one selected element has shape [1]
     return paddle_scalar(out)
 
 

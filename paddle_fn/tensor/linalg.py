@@ -21,13 +21,6 @@ def _same_dtype(op, x, y):
     return x, cast(y, dt)
 
 
-def _swap_last_two(x):
-    n = get_aval(x).ndim
-    if n < 2:
-        return x
-    return st.transpose(x, permutation=tuple(range(n - 2)) + (n - 1, n - 2))
-
-
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """Matrix product with numpy's rules: 1-D operands are promoted to matrices (and the added dim removed),
     leading (batch) dimensions broadcast. Two 1-D operands give shape [1] (Paddle 2.3).
@@ -40,28 +33,29 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         [5, 2]
     """
     x, y = _same_dtype("matmul", x, y)
-    if transpose_x:
-        x = _swap_last_two(x)
-    if transpose_y:
-        y = _swap_last_two(y)
     xs, ys = shape_of(x), shape_of(y)
     if not xs or not ys:
         raise ShapeError(f"matmul: operands must be at least 1-D, got shapes {list(xs)} and {list(ys)}")
     x_vec, y_vec = len(xs) == 1, len(ys) == 1
-    if x_vec:
-        x = st.reshape(x, new_sizes=(1,) + xs)
+    if x_vec:  # a vector is a matrix with one row (x) or one column (y); transposing it changes nothing
+        x, transpose_x = st.reshape(x, new_sizes=(1,) + xs), False
     if y_vec:
-        y = st.reshape(y, new_sizes=ys + (1,))
+        y, transpose_y = st.reshape(y, new_sizes=ys + (1,)), False
     xs, ys = shape_of(x), shape_of(y)
-    if xs[-1] != ys[-2]:
+    # the transpose flags only pick which dimension is contracted: dot_general needs no transposed copies
+    x_rows, x_k = (-1, -2) if transpose_x else (-2, -1)
+    y_k, y_cols = (-1, -2) if transpose_y else (-2, -1)
+    if xs[x_k] != ys[y_k]:
         raise ShapeError(f"matmul: contracting dimensions differ: x has shape {list(xs)}, y has shape {list(ys)} "
-                         f"({xs[-1]} != {ys[-2]}); check transpose_x/transpose_y")
+                         f"({xs[x_k]} != {ys[y_k]}) with transpose_x={bool(transpose_x)}, "
+                         f"transpose_y={bool(transpose_y)}")
     batch = broadcast_shapes("matmul", xs[:-2], ys[:-2])
     nb = len(batch)
     x = broadcast_to_shape(x, batch + xs[-2:])
     y = broadcast_to_shape(y, batch + ys[-2:])
-    out = red.dot_general(x, y, dimension_numbers=(((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
-    out_shape = batch + (() if x_vec else (xs[-2],)) + (() if y_vec else (ys[-1],))
+    out = red.dot_general(x, y, dimension_numbers=(((nb + 2 + x_k,), (nb + 2 + y_k,)),
+                                                   (tuple(range(nb)), tuple(range(nb)))))
+    out_shape = batch + (() if x_vec else (xs[x_rows],)) + (() if y_vec else (ys[y_cols],))
     return paddle_scalar(st.reshape(out, new_sizes=out_shape))
 
 

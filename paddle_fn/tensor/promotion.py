@@ -45,9 +45,9 @@ def _to_numpy(data) -> np.ndarray:
         return data
     try:
         arr = np.array(data)
-    except ValueError as e:
-        raise ValueError(f"Failed to convert input data to a regular ndarray: the nested sequence is ragged "
-                         f"(its rows have different lengths) ({e})") from None
+    except ValueError:
+        raise ValueError("Failed to convert input data to a regular ndarray: the nested sequence is ragged "
+                         "(its rows have different lengths); give every row the same length") from None
     if arr.dtype == object:
         raise ValueError("Failed to convert input data to a regular ndarray: the nested sequence is ragged or holds "
                          "non-numeric items; give every row the same length")
@@ -94,11 +94,7 @@ def broadcast_to_shape(x, shape):
         return x
     lead = len(shape) - a.ndim
     broadcast_shapes("broadcast_to", a.shape, shape)
-    # size-1 dims that grow are squeezed first so broadcast_in_dim maps each operand dim onto its target
-    keep = [i for i in range(a.ndim) if a.shape[i] == shape[lead + i]]
-    if len(keep) != a.ndim:
-        x = st.reshape(x, new_sizes=[a.shape[i] for i in keep])
-    return st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(lead + i for i in keep))
+    return st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
 def binary_operands(op: str, x, y):

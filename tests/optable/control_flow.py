@@ -10,32 +10,32 @@ from paddle_fn.prims import structural as St
 from optable import Arg, OpRow
 
 
-def _const(value, dtype, shape=()):
-    return Tensor(np.full(shape, value, dtype=dtype))
+def _like(x, value, shape=None):
+    """A constant with x's dtype (rows also run with float32 arguments in the IREE test)."""
+    return Tensor(np.full(x.shape if shape is None else shape, value, dtype=x.dtype.np))
 
 
 def _cond(p, x, y):
-    return C.cond(p, lambda a, b: E.mul(E.sin(a), b), lambda a, b: E.sub(a, E.exp(b)), x, y)
+    return C.cond(p, lambda a, b: E.mul(E.exp(a), b), lambda a, b: E.sub(a, E.exp(b)), x, y)
 
 
 def _cond_ref(p, x, y):
-    return np.sin(x) * y if p else x - np.exp(y)
+    return np.exp(x) * y if p else x - np.exp(y)
 
 
 def _switch(i, x):
-    return C.switch(i, [E.sin, E.cos, lambda a: E.mul(a, a)], x)
+    return C.switch(i, [E.exp, E.neg, lambda a: E.mul(a, a)], x)
 
 
 def _switch_ref(i, x):
-    return [np.sin, np.cos, lambda a: a * a][int(i)](x)
+    return [np.exp, np.negative, lambda a: a * a][int(i)](x)
 
 
 def _while_counted(x, n):
     """x <- 0.5 x + sin(x), n times (n is an operand: batching it gives a per-lane trip count)."""
-    one = _const(1, "int32")
     _, out = C.while_loop(lambda c: E.lt(c[0], n),
-                          lambda c: (E.add(c[0], one), E.add(E.mul(c[1], _const(0.5, "float64", (3,))), E.sin(c[1]))),
-                          (_const(0, "int32"), x))
+                          lambda c: (E.add(c[0], _like(n, 1)), E.add(E.mul(c[1], _like(x, 0.5)), E.sin(c[1]))),
+                          (_like(n, 0), x))
     return out
 
 
@@ -47,9 +47,8 @@ def _while_counted_ref(x, n):
 
 def _while_growing(x):
     """Double x until its squared norm exceeds 50: the trip count depends on the values."""
-    limit = _const(50.0, "float64")
-    return C.while_loop(lambda v: E.lt(R.reduce_sum(E.mul(v, v), axes=(0,)), limit),
-                        lambda v: E.mul(v, _const(2.0, "float64", (3,))), x)
+    return C.while_loop(lambda v: E.lt(R.reduce_sum(E.mul(v, v), axes=(0,)), _like(x, 50.0, ())),
+                        lambda v: E.mul(v, _like(x, 2.0)), x)
 
 
 def _while_growing_ref(x):
@@ -87,7 +86,7 @@ def _scan_reverse_ref(c, xs):
 
 def _fori(x):
     def body(i, v):
-        shift = St.broadcast_in_dim(E.convert_element_type(i, new_dtype="float64"), shape=(2,), broadcast_dimensions=())
+        shift = St.broadcast_in_dim(E.convert_element_type(i, new_dtype=x.dtype), shape=(2,), broadcast_dimensions=())
         return E.add(E.sin(v), shift)
     return C.fori_loop(0, 3, body, x)
 
