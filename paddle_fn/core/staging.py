@@ -51,7 +51,20 @@ class ProgramBuilder:
             consts.append(val)
         out_vars = [self.tracer_to_var[id(t)] for t in out_tracers]
         prog = Program(tuple(const_vars + in_vars), tuple(self.eqns), tuple(out_vars))
-        return _inline_literals(prog, consts)
+        return _inline_literals(dce_program(prog), consts)
+
+
+def dce_program(prog: Program) -> Program:
+    """Drop equations whose results are never used (every primitive is pure, so this is always safe)."""
+    live = {v for v in prog.out_vars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(prog.eqns):
+        if any(v in live for v in eqn.outputs):
+            kept.append(eqn)
+            live.update(v for v in eqn.inputs if isinstance(v, Var))
+    if len(kept) == len(prog.eqns):
+        return prog
+    return Program(prog.in_vars, tuple(reversed(kept)), prog.out_vars)
 
 
 def _inline_literals(prog: Program, consts):

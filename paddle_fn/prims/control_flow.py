@@ -430,13 +430,12 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, tree = tree_flatten(init_val)
     leaves = [_as_operand(x) for x in leaves]
     avals = [get_aval(x) for x in leaves]
-    cond_prog, cond_consts, cond_tree = _trace(lambda *xs: cond_fun(tree_unflatten(tree, list(xs))),
-                                               tree_flatten(tuple(leaves))[1], avals, "while_loop")
+    args_tree = tree_flatten((init_val,))[1]
+    cond_prog, cond_consts, cond_tree = _trace(cond_fun, args_tree, avals, "while_loop")
     if cond_tree.num_leaves != 1 or cond_prog.out_avals[0] != ShapedArray((), dtypes.bool_):
         raise DTypeError(f"while_loop: cond_fun must return a bool scalar, got "
                          f"{_describe(cond_tree, cond_prog.out_avals)}; compare (e.g. i < n) or reduce with .all()")
-    body_prog, body_consts, body_tree = _trace(lambda *xs: body_fun(tree_unflatten(tree, list(xs))),
-                                               tree_flatten(tuple(leaves))[1], avals, "while_loop")
+    body_prog, body_consts, body_tree = _trace(body_fun, args_tree, avals, "while_loop")
     if body_tree != tree or body_prog.out_avals != avals:
         raise TransformError(f"while_loop: body_fun must return a value with the structure, shapes and dtypes of "
                              f"init_val {_describe(tree, avals)}, but it returns "
@@ -532,7 +531,7 @@ def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse
     const_pos = {v: i for i, v in enumerate(known.in_vars[:nc])}
     xs_pos = {v: i for i, v in enumerate(known.in_vars[nc + nk:])}
     res_consts = [r for r in residuals if r in const_pos]
-    res_xs = [r for r in residuals if r in xs_pos and r not in const_pos]
+    res_xs = [r for r in residuals if r in xs_pos]
     res_stacked = [r for r in residuals if r not in const_pos and r not in xs_pos]
     known = dce_program(Program(known.in_vars, known.eqns, known.out_vars[:n_out] + tuple(res_stacked)))
     outs = scan_p.bind(*primals, body=known, num_consts=nc, num_carry=nk, length=length, reverse=reverse,
@@ -707,7 +706,8 @@ def scan(f, init, xs, length=None, reverse=False):
         x = tree_unflatten(x_tree, list(leaves[len(carry_leaves):]))
         out = f(carry, x)
         if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise TransformError(f"scan: f must return a pair (new_carry, y), got {type(out).__name__}")
+            got = "a single Tensor" if isinstance(out, Tensor) else type(out).__name__
+            raise TransformError(f"scan: f must return a pair (new_carry, y), got {got}")
         new_carry, new_tree = tree_flatten(out[0])
         y, y_tree = tree_flatten(out[1])
         out_trees.append((new_tree, y_tree))

@@ -261,7 +261,7 @@ def _integer_pow_jvp(primals, tangents, *, y):
     (x,), (t,) = primals, tangents
     if y == 0:
         return integer_pow(x, y=0), _splat(x, 0.0)
-    d = _splat(x, float(y)) if y == 1 else mul(_splat(x, float(y)), integer_pow(x, y=y - 1))
+    d = _splat(x, float(y)) if y == 1 else mul(_splat(x, float(y)), x if y == 2 else integer_pow(x, y=y - 1))
     return integer_pow(x, y=y), mul(t, d)
 
 

@@ -572,11 +572,9 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = get_aval(primals[0]).shape
-    # the original positions, as the last key, make the order total (so stable) and give the permutation
+    # sorting the original positions along gives the permutation that the tangents follow
     positions = iota(dtype=dtypes.int32, shape=shape, dimension=dimension)
-    outs = sort_p.bind(*primals[:num_keys], positions, *primals[num_keys:], dimension=dimension, is_stable=False,
-                       num_keys=num_keys + 1)
-    order = outs.pop(num_keys)
+    *outs, order = sort_p.bind(*primals, positions, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     return outs, [_take_along_axis(t, order, dimension) if get_aval(p).dtype.kind == "f" else None
                   for p, t in zip(primals, tangents)]
 
@@ -587,27 +585,12 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
     return sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys), [0] * len(vals)
 
 
-def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
-    """stablehlo.sort with a lexicographic less-than over the keys; nan compares above every number and equal to
-    nan, so nans go last as in numpy."""
-    # IREE cannot sort one buffer twice in place, so each distinct operand is sorted once
-    original, slot, avals = operands, {}, []
-    for name, aval in zip(operands, ctx.avals_in):
-        if name not in slot:
-            slot[name] = len(avals)
-            avals.append(aval)
-    operands = tuple(slot)
-    keys = list(dict.fromkeys(slot[name] for name in original[:num_keys]))
-    if is_stable and len(operands) > len(keys):
-        # IREE's CPU sort ignores is_stable: breaking ties on the original position makes any sort a stable one.
-        # The positions are uint32 so that IREE never merges them with an iota the program sorts as well.
-        position = avals[0].update(dtype=dtypes.uint32)
-        iota = ctx.fresh()
-        ctx.line(f"{iota} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
-        operands, avals, keys = operands + (iota,), avals + [position], keys + [len(operands)]
+def _emit_lexicographic_sort(ctx, keys, avals, dimension, is_stable):
+    """Emit stablehlo.sort of `keys` (SSA names) ordered lexicographically by all of them, nan above every number
+    and equal to nan (so nans go last, as in numpy); return the sorted names."""
     b_t = tensor_type(ShapedArray((), dtypes.bool_))
     scalar_types = [tensor_type(ShapedArray((), a.dtype)) for a in avals]
-    args = [(ctx.fresh(), ctx.fresh()) for _ in operands]
+    args = [(ctx.fresh(), ctx.fresh()) for _ in keys]
     body = []
 
     def emit(text):
@@ -619,7 +602,7 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
         return emit(f"stablehlo.{op} {', '.join(xs)} : {b_t}")
 
     def key_order(k, with_equal):
-        """(a < b, a == b or None) for key k, with nan the largest value."""
+        """(a < b, a == b or None) for key k."""
         (a, b), t, kind = args[k], scalar_types[k], avals[k].dtype.kind
 
         def cmp(direction, x, y):
@@ -634,20 +617,55 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
                 equal = logic("or", equal, logic("and", a_nan, b_nan))
         return less, equal
 
-    less, _ = key_order(keys[-1], False)
-    for k in reversed(keys[:-1]):
+    less, _ = key_order(len(keys) - 1, False)
+    for k in reversed(range(len(keys) - 1)):
         k_less, k_equal = key_order(k, True)
         less = logic("or", k_less, logic("and", k_equal, less))
     pad = " " * (ctx.indent + 4)
     region = "\n".join(pad + line for line in body + [f"stablehlo.return {less} : {b_t}"])
     head = ", ".join(f"{a}: {t}, {b}: {t}" for (a, b), t in zip(args, scalar_types))
     res = ctx.fresh()
-    n = len(operands)
+    n = len(keys)
     types = ", ".join(tensor_type(a) for a in avals)
-    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(operands)}) ({{\n'
+    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(keys)}) ({{\n'
              f"{' ' * (ctx.indent + 2)}^bb0({head}):\n{region}\n{' ' * ctx.indent}}}) "
              f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
-    return [f"{res}#{slot[name]}" if n > 1 else res for name in original]
+    return [f"{res}#{i}" for i in range(n)] if n > 1 else [res]
+
+
+def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
+    """Sort the distinct keys together with their original positions as the last key, then gather every other
+    operand by the resulting permutation.
+
+    Only keys enter stablehlo.sort because IREE sorts in place and fails to compile a sort of one buffer twice
+    (operands it finds equal) or of two operands computed inside the sort's dispatch (such as two iotas); its
+    CPU sort also ignores is_stable, while the position key makes the order total, so always stable.
+    """
+    avals = dict(zip(operands, ctx.avals_in))
+    keys = list(dict.fromkeys(operands[:num_keys]))
+    if all(name in keys for name in operands):
+        outs = _emit_lexicographic_sort(ctx, keys, [avals[k] for k in keys], dimension, is_stable)
+        return [outs[keys.index(name)] for name in operands]
+    position = ctx.avals_in[0].update(dtype=dtypes.uint32)
+    iota = ctx.fresh()
+    ctx.line(f"{iota} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
+    *outs, order = _emit_lexicographic_sort(ctx, keys + [iota], [avals[k] for k in keys] + [position], dimension,
+                                            False)
+    ndim = position.ndim
+    others = [d for d in range(ndim) if d != dimension]
+    starts = ctx.op("stablehlo.reshape", [order], position.update(shape=position.shape + (1,)), in_avals=[position])
+    batching = (f"operand_batching_dims = {others}, start_indices_batching_dims = {others}, " if others else "")
+    dnums = (f"#stablehlo.gather<collapsed_slice_dims = [{dimension}], {batching}start_index_map = [{dimension}], "
+             f"index_vector_dim = {ndim}>")
+    gathered = {}
+    for name in operands:
+        if name not in keys and name not in gathered:
+            gathered[name] = ctx.generic_op(
+                "stablehlo.gather", [name, starts], avals[name],
+                attrs=f"dimension_numbers = {dnums}, slice_sizes = array<i64: {', '.join(['1'] * ndim)}>, "
+                      "indices_are_sorted = false",
+                in_avals=[avals[name], position.update(shape=position.shape + (1,))])
+    return [outs[keys.index(name)] if name in keys else gathered[name] for name in operands]
 
 
 sort_p = Primitive("sort", _sort_shape, _sort_impl, _sort_jvp, NONLINEAR, _sort_batch, _sort_lower,

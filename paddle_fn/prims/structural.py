@@ -246,7 +246,8 @@ def expand_dims(x, *, dimensions):
 def _slice_shape(x, *, start_indices, limit_indices, strides):
     if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
         raise ShapeError(f"slice: operand {fmt(x)} has rank {x.ndim} but start_indices {list(start_indices)}, "
-                         f"limit_indices {list(limit_indices)} and strides {list(strides)} must have one entry per axis")
+                         f"limit_indices {list(limit_indices)} and strides {list(strides)} must have one entry per "
+                         "axis")
     for i, (lo, hi, st, n) in enumerate(zip(start_indices, limit_indices, strides, x.shape)):
         if not 0 <= lo <= hi <= n or st < 1:
             raise ShapeError(f"slice: axis {i} of {fmt(x)}: need 0 <= start ({lo}) <= limit ({hi}) <= size ({n}) and "
@@ -780,7 +781,8 @@ def _simple_scatter_form(get_prim, operand, indices, updates, dn):
 
     components = {}
     for j, d in enumerate(index_map):
-        start = slice(indices, start_indices=(0,) * (i_aval.ndim - 1) + (j,), limit_indices=i_aval.shape[:-1] + (j + 1,))
+        start = slice(indices, start_indices=(0,) * (i_aval.ndim - 1) + (j,),
+                      limit_indices=i_aval.shape[:-1] + (j + 1,))
         components[d] = broadcast_in_dim(reshape(start, new_sizes=i_aval.shape[:-1]), shape=scatter_shape,
                                          broadcast_dimensions=batch_at)
     for d in expanded:
@@ -821,10 +823,10 @@ def _scatter_lower_rule(get_prim, update_region):
         res = ctx.fresh()
         sig = f"({tensor_type(op_aval)}, {tensor_type(idx_aval)}, {tensor_type(upd_aval)}) -> {tensor_type(op_aval)}"
         ctx.line(f'{res} = "stablehlo.scatter"({operand}, {clamped}, {updates}) ({update_region(ctx, op_aval.dtype)}) '
-                 f"{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {list(dn.update_window_dims)}, "
-                 f"inserted_window_dims = {list(dn.inserted_window_dims)}, scatter_dims_to_operand_dims = "
-                 f"{list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = 1>, indices_are_sorted = false, "
-                 f"unique_indices = false}} : {sig}")
+                 f"{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = "
+                 f"{list(dn.update_window_dims)}, inserted_window_dims = {list(dn.inserted_window_dims)}, "
+                 f"scatter_dims_to_operand_dims = {list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = 1>, "
+                 f"indices_are_sorted = false, unique_indices = false}} : {sig}")
         return res
     return lower
 
@@ -848,8 +850,8 @@ def _scatter_add_jvp(primals, tangents, *, dimension_numbers):
 scatter_add_p = Primitive(
     "scatter_add", _scatter_shape_rule("scatter_add"), _scatter_impl_of(_scatter_add_combine), _scatter_add_jvp,
     _scatter_add_transpose, _scatter_batch_rule(lambda: scatter_add_p),
-    _scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region("stablehlo.or" if dtype.kind == "b" else "stablehlo.add",
-                                                             dtype)))
+    _scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region(
+        "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)))
 
 
 def _check_scatter_mode(name, mode):

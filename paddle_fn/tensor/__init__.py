@@ -2,7 +2,8 @@
 activations, composed from the lax-level primitives with Paddle 2.3's broadcasting, promotion and
 shape-[1] conventions. `methods.install()` attaches the operators and methods to `Tensor`.
 """
-from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, methods, search  # noqa: F401
+from paddle_fn.tensor import (  # noqa: F401
+    activation, creation, indexing, linalg, logic, manipulation, math, methods, search)
 from paddle_fn.tensor.activation import *  # noqa: F401,F403
 from paddle_fn.tensor.creation import *  # noqa: F401,F403
 from paddle_fn.tensor.linalg import *  # noqa: F401,F403

@@ -516,8 +516,9 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     x = as_tensor(x)
     rank = get_aval(x).ndim
     index = [builtins.slice(None)] * rank
-    for ax, s, e, k in zip(static_list("strided_slice", axes, "axes"), static_list("strided_slice", starts, "starts"),
-                           static_list("strided_slice", ends, "ends"), static_list("strided_slice", strides, "strides")):
+    columns = [static_list("strided_slice", v, n) for v, n in ((axes, "axes"), (starts, "starts"), (ends, "ends"),
+                                                              (strides, "strides"))]
+    for ax, s, e, k in zip(*columns):
         index[normalize_axis("strided_slice", ax, rank)] = builtins.slice(s, e, k)
     from paddle_fn.tensor.indexing import getitem
     return getitem(x, tuple(index))

@@ -149,7 +149,8 @@ ROWS += [
     # windows of 2 rows; starts up to 5 are clamped to 4 so the window fits
     OpRow("gather_window_clip", St.gather_p,
           lambda x, i: St.gather(x, i, slice_sizes=(2, 4),
-                                 dimension_numbers=G(offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=(0,))),
+                                 dimension_numbers=G(offset_dims=(1, 2), collapsed_slice_dims=(),
+                                                     start_index_map=(0,))),
           (Arg((6, 4)), Arg((3, 1), "int32", "index", high=6)),
           lambda x, i: np.stack([x[min(k, 4):min(k, 4) + 2] for k in i[:, 0]]), diff=(0,)),
     # mode="fill": out-of-range indices (-2..7 into 5 rows) read zeros
