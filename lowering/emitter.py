@@ -104,7 +104,7 @@ class FuncLowering:
                 f"{' ' * (self.indent + 4)}{r} = {opname} {a}, {b} : {t}\n"
                 f"{' ' * (self.indent + 4)}stablehlo.return {r} : {t}\n{' ' * self.indent}}}")
 
-    def region(self, prog: Program, block_args=None) -> str:
+    def region(self, prog: Program) -> str:
         """Lower `prog` as a region whose block arguments are its inputs (returned with stablehlo.return)."""
         saved_lines, saved_indent = self.lines, self.indent
         self.lines, self.indent = [], saved_indent + 4

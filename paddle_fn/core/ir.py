@@ -148,7 +148,7 @@ def pp_program(prog: Program, indent: int = 0, const_count: int = 0) -> str:
 
     def name(v):
         if isinstance(v, Literal):
-            return repr(v.val.item())
+            return repr(v.val.item()) if v.val.ndim == 0 else f"<{v.aval.str_short()} const>"
         if v not in names:
             names[v] = next(gen)
         return names[v]
