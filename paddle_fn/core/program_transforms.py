@@ -10,7 +10,7 @@ from __future__ import annotations
 from paddle_fn.core.autodiff import Zero, backward_pass, instantiate, is_differentiable, jvp_flat
 from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_mapped
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var
-from paddle_fn.core.staging import eval_program, trace_to_program
+from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tracer, new_main
 
 
@@ -45,17 +45,6 @@ def with_inputs(prog: Program, in_vars) -> Program:
 
 def unused_vars(avals) -> list:
     return [Var(a) for a in avals]
-
-
-def dce_program(prog: Program) -> Program:
-    """Drop equations whose outputs are not needed (primitives have no side effects)."""
-    live = {v for v in prog.out_vars if isinstance(v, Var)}
-    kept = []
-    for eqn in reversed(prog.eqns):
-        if any(v in live for v in eqn.outputs):
-            kept.append(eqn)
-            live.update(v for v in eqn.inputs if isinstance(v, Var))
-    return Program(prog.in_vars, tuple(reversed(kept)), prog.out_vars)
 
 
 # ----------------------------------------------------------------------------------------------- JVP

@@ -24,10 +24,10 @@ from paddle_fn.core.batching import bdim_at_front, moveaxis, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, TransformError, UnsupportedError
 from paddle_fn.core.ir import Program, ShapedArray
 from paddle_fn.core.primitive import Primitive, unsupported
-from paddle_fn.core.program_transforms import (batch_program, closed_program, dce_program, jvp_program,
+from paddle_fn.core.program_transforms import (batch_program, closed_program, jvp_program,
                                                partial_eval_program, transpose_program, unused_vars, with_inputs)
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.core.staging import eval_program, trace_to_program
+from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims.elementwise import add, clamp, convert_element_type, eq, lt, ne, select

@@ -599,8 +599,6 @@ def _gather_jvp(primals, tangents, *, dimension_numbers, slice_sizes):
 
 
 def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes):
-    if is_undefined(indices):
-        raise TypeError("gather: the indices cannot be linear")
     return [scatter_add(_zeros(operand.aval), indices, ct, dimension_numbers=_scatter_dnums_of(dimension_numbers)),
             None]
 
@@ -832,8 +830,6 @@ def _scatter_lower_rule(get_prim, update_region):
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers):
-    if is_undefined(indices):
-        raise TypeError("scatter_add: the indices cannot be linear")
     ct_updates = None
     if is_undefined(updates):
         slice_sizes = _scatter_window_sizes(operand.aval.shape, updates.aval.shape, dimension_numbers)
@@ -876,8 +872,6 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers):
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers):
-    if is_undefined(indices):
-        raise TypeError("scatter: the indices cannot be linear")
     ct_operand = ct_updates = None
     if is_undefined(operand):  # overwritten windows do not reach the output
         ct_operand = scatter(ct, indices, _zeros(updates.aval), dimension_numbers=dimension_numbers)
