@@ -170,39 +170,67 @@ def test_second_order(row):
 BATCH_ROWS = [r for r in ROWS if r.batch]
 
 
-def _placements(n):
-    """Batch-axis placements per argument: all at 0, all at -1, and each argument alone unbatched."""
-    out = [tuple([0] * n), tuple(["last"] * n)]
+def _placements(row):
+    """Batch-axis placements: every axis position of each argument (the others at 0), all at the last axis,
+    and each argument alone unbatched (None)."""
+    n = len(row.args)
+    out = {tuple([0] * n), tuple(["last"] * n)}
+    for i, a in enumerate(row.args):
+        for ax in range(len(a.shape) + 1):
+            out.add(tuple(ax if j == i else 0 for j in range(n)))
     if n > 1:
         for i in range(n):
-            out.append(tuple(None if j == i else 0 for j in range(n)))
-    return out
+            out.add(tuple(None if j == i else 0 for j in range(n)))
+    return sorted(out, key=repr)
+
+
+def _stack_at(examples, i, spec):
+    stacked = np.stack([ex[i] for ex in examples])
+    axis = stacked.ndim - 1 if spec == "last" else spec
+    return np.moveaxis(stacked, 0, axis), axis
 
 
 @pytest.mark.parametrize("row", BATCH_ROWS, ids=[r.name for r in BATCH_ROWS])
 def test_vmap_matches_loop(row):
     B = 3
     per_example = [_args(row, seed) for seed in range(B)]
-    for placement in _placements(len(row.args)):
+    n_out = len(_call(row, *per_example[0]))
+    for placement in _placements(row):
         batched, in_dims = [], []
         for i, spec in enumerate(placement):
             if spec is None:
                 batched.append(per_example[0][i])
                 in_dims.append(None)
             else:
-                stacked = np.stack([ex[i] for ex in per_example])
-                axis = 0 if spec == 0 else stacked.ndim - 1
-                batched.append(np.moveaxis(stacked, 0, axis))
-                in_dims.append(axis)
-        if all(d is None for d in in_dims):
-            continue
-        n_out = len(_call(row, *per_example[0]))
+                b, ax = _stack_at(per_example, i, spec)
+                batched.append(b)
+                in_dims.append(ax)
         outs = vmap_flat(lambda *xs: _call_t(row, xs), [Tensor(b) for b in batched], in_dims, B, [0] * n_out)
         for b in range(B):
             ex = [per_example[0][i] if d is None else per_example[b][i] for i, d in enumerate(in_dims)]
-            want = _call(row, *ex)
-            for o, w in zip(outs, want):
+            for o, w in zip(outs, _call(row, *ex)):
                 _assert_close(_np(o)[b], _np(w), row, f"vmap {placement} vs loop", rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("row", BATCH_ROWS, ids=[r.name for r in BATCH_ROWS])
+def test_nested_vmap_matches_double_loop(row):
+    """vmap(vmap(f)) with the outer batch at the last axis and the inner one at 0."""
+    B1, B2 = 2, 3
+    ex = [[_args(row, 10 * i + j) for j in range(B2)] for i in range(B1)]
+    stacked = []
+    for k in range(len(row.args)):
+        inner = np.stack([np.stack([ex[i][j][k] for j in range(B2)]) for i in range(B1)])  # (B1, B2, ...)
+        stacked.append(np.moveaxis(inner, 0, -1))  # outer batch last
+    n_out = len(_call(row, *ex[0][0]))
+
+    def inner_fn(*xs):
+        return vmap_flat(lambda *ys: _call_t(row, ys), list(xs), [0] * len(xs), B2, [0] * n_out)
+
+    outs = vmap_flat(inner_fn, [Tensor(s) for s in stacked], [a.ndim - 1 for a in stacked], B1, [0] * n_out)
+    for i in range(B1):
+        for j in range(B2):
+            for o, w in zip(outs, _call(row, *ex[i][j])):
+                _assert_close(_np(o)[i, j], _np(w), row, "nested vmap vs double loop", rtol=1e-12, atol=1e-12)
 
 
 LOWER_ROWS = [r for r in ROWS if r.lower]

@@ -104,6 +104,53 @@ def _shift(x, axis, offset, reverse, fill):
                                                               for d in range(get_aval(x).ndim)))
 
 
+class _ScalarRegion:
+    """The body of a comparator or reducer region over 0-d tensors (argmax's reducer, sort's less-than)."""
+
+    def __init__(self, ctx):
+        self.ctx, self.lines = ctx, []
+        self.bool_type = tensor_type(ShapedArray((), dtypes.bool_))
+
+    def emit(self, text):
+        name = self.ctx.fresh()
+        self.lines.append(f"{name} = {text}")
+        return name
+
+    def logic(self, op, *operands):
+        return self.emit(f"stablehlo.{op} {', '.join(operands)} : {self.bool_type}")
+
+    def compare(self, direction, a, b, dtype):
+        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
+        t = tensor_type(ShapedArray((), dtype))
+        return self.emit(f"stablehlo.compare {direction}, {a}, {b}, {kind} : ({t}, {t}) -> {self.bool_type}")
+
+    def precedes(self, direction, a, b, dtype, *, nan_first):
+        """`a direction b` (LT or GT), with nan ordered before (nan_first) or after every number."""
+        out = self.compare(direction, a, b, dtype)
+        if dtype.kind != "f":
+            return out
+        a_nan, b_nan = self.compare("NE", a, a, dtype), self.compare("NE", b, b, dtype)
+        nan_vs_number = (self.logic("and", a_nan, self.logic("not", b_nan)) if nan_first else
+                         self.logic("and", self.logic("not", a_nan), b_nan))
+        return self.logic("or", out, nan_vs_number)
+
+    def equivalent(self, a, b, dtype):
+        """a == b, with nan equivalent to nan."""
+        out = self.compare("EQ", a, b, dtype)
+        if dtype.kind != "f":
+            return out
+        both_nan = self.logic("and", self.compare("NE", a, a, dtype), self.compare("NE", b, b, dtype))
+        return self.logic("or", out, both_nan)
+
+    def text(self, block_args, results, result_types):
+        """The region `({ ^bb0(block_args): body; stablehlo.return results })`."""
+        indent = self.ctx.indent
+        body = [" " * (indent + 4) + line for line in self.lines]
+        body.append(" " * (indent + 4) + f"stablehlo.return {', '.join(results)} : {', '.join(result_types)}")
+        head = ", ".join(f"{name}: {t}" for name, t in block_args)
+        return f"({{\n{' ' * (indent + 2)}^bb0({head}):\n" + "\n".join(body) + f"\n{' ' * indent}}})"
+
+
 # ---------------------------------------------------------------------------------------------- reduce_sum
 
 def _reduce_sum_transpose(ct, x, *, axes):
@@ -239,50 +286,28 @@ def _arg_reduce_batch(arg_reducer):
 
 
 def _arg_reduce_lower(direction, op):
-    """stablehlo.reduce over (value, index) pairs; the comparator keeps the first nan, then the extremum, then the
+    """stablehlo.reduce over (value, index) pairs; the reducer keeps the first nan, else the extremum, else the
     smaller index, so it is associative and commutative and matches numpy's first-occurrence rule."""
     def lower(ctx, x, *, axis, index_dtype):
         a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
+        indices = a_in.update(dtype=index_dtype)
         v_t, i_t = tensor_type(ShapedArray((), a_in.dtype)), tensor_type(ShapedArray((), index_dtype))
-        b_t = tensor_type(ShapedArray((), dtypes.bool_))
-        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[a_in.dtype.kind]
-        iota = ctx.fresh()
-        ctx.line(f"{iota} = stablehlo.iota dim = {axis} : {tensor_type(a_in.update(dtype=index_dtype))}")
+        iota_ = ctx.fresh()
+        ctx.line(f"{iota_} = stablehlo.iota dim = {axis} : {tensor_type(indices)}")
         v0 = ctx.constant(_identity(op, a_in.dtype), ShapedArray((), a_in.dtype))
         i0 = ctx.constant(0, ShapedArray((), index_dtype))
         va, ia, vb, ib = (ctx.fresh() for _ in range(4))
-        body = []
-
-        def emit(text):
-            name = ctx.fresh()
-            body.append(f"{name} = {text}")
-            return name
-
-        def cmp(dirn, a, b, t, k):
-            return emit(f"stablehlo.compare {dirn}, {a}, {b}, {k} : ({t}, {t}) -> {b_t}")
-
-        def logic(opname, a, b):
-            return emit(f"stablehlo.{opname} {a}, {b} : {b_t}")
-
-        better = cmp(direction, va, vb, v_t, kind)
-        same = cmp("EQ", va, vb, v_t, kind)
-        if a_in.dtype.kind == "f":
-            a_nan, b_nan = cmp("NE", va, va, v_t, kind), cmp("NE", vb, vb, v_t, kind)
-            b_num = emit(f"stablehlo.not {b_nan} : {b_t}")
-            better = logic("or", better, logic("and", a_nan, b_num))
-            same = logic("or", same, logic("and", a_nan, b_nan))
-        first = logic("and", same, cmp("LT", ia, ib, i_t, "SIGNED" if index_dtype.kind == "i" else "UNSIGNED"))
-        pick_a = logic("or", better, first)
-        v = emit(f"stablehlo.select {pick_a}, {va}, {vb} : {b_t}, {v_t}")
-        i = emit(f"stablehlo.select {pick_a}, {ia}, {ib} : {b_t}, {i_t}")
-        pad = " " * (ctx.indent + 4)
-        region = "\n".join(pad + line for line in body + [f"stablehlo.return {v}, {i} : {v_t}, {i_t}"])
+        r = _ScalarRegion(ctx)
+        better = r.precedes(direction, va, vb, a_in.dtype, nan_first=True)
+        first = r.logic("and", r.equivalent(va, vb, a_in.dtype), r.compare("LT", ia, ib, index_dtype))
+        keep_a = r.logic("or", better, first)
+        v = r.emit(f"stablehlo.select {keep_a}, {va}, {vb} : {r.bool_type}, {v_t}")
+        i = r.emit(f"stablehlo.select {keep_a}, {ia}, {ib} : {r.bool_type}, {i_t}")
+        region = r.text([(va, v_t), (ia, i_t), (vb, v_t), (ib, i_t)], [v, i], [v_t, i_t])
         res = ctx.fresh()
-        ctx.line(f'{res}:2 = "stablehlo.reduce"({x}, {iota}, {v0}, {i0}) ({{\n'
-                 f"{' ' * (ctx.indent + 2)}^bb0({va}: {v_t}, {ia}: {i_t}, {vb}: {v_t}, {ib}: {i_t}):\n{region}\n"
-                 f"{' ' * ctx.indent}}}) {{dimensions = array<i64: {axis}>}} : ({tensor_type(a_in)}, "
-                 f"{tensor_type(a_in.update(dtype=index_dtype))}, {v_t}, {i_t}) -> "
-                 f"({tensor_type(a_out.update(dtype=a_in.dtype))}, {tensor_type(a_out)})")
+        ctx.line(f'{res}:2 = "stablehlo.reduce"({x}, {iota_}, {v0}, {i0}) {region} '
+                 f"{{dimensions = array<i64: {axis}>}} : ({tensor_type(a_in)}, {tensor_type(indices)}, {v_t}, "
+                 f"{i_t}) -> ({tensor_type(a_out.update(dtype=a_in.dtype))}, {tensor_type(a_out)})")
         return f"{res}#1"
     return lower
 
@@ -339,6 +364,8 @@ def _cumulative_lower(op):
     """reduce_window with a window as long as the axis, padded by length-1 identities before (after if reverse)."""
     def lower(ctx, x, *, axis, reverse):
         a = ctx.avals_in[0]
+        if a.size == 0:
+            return x
         scalar = ShapedArray((), a.dtype)
         init = ctx.constant(_identity(op, a.dtype), scalar)
         n = a.shape[axis]
@@ -585,49 +612,21 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
 
 
 def _emit_lexicographic_sort(ctx, keys, avals, dimension, is_stable):
-    """Emit stablehlo.sort of `keys` (SSA names) ordered lexicographically by all of them, nan above every number
-    and equal to nan (so nans go last, as in numpy); return the sorted names."""
-    b_t = tensor_type(ShapedArray((), dtypes.bool_))
-    scalar_types = [tensor_type(ShapedArray((), a.dtype)) for a in avals]
+    """Emit stablehlo.sort of `keys` (SSA names) ordered lexicographically by all of them, with nan after every
+    number and equivalent to nan (numpy's order); return the sorted names."""
     args = [(ctx.fresh(), ctx.fresh()) for _ in keys]
-    body = []
-
-    def emit(text):
-        name = ctx.fresh()
-        body.append(f"{name} = {text}")
-        return name
-
-    def logic(op, *xs):
-        return emit(f"stablehlo.{op} {', '.join(xs)} : {b_t}")
-
-    def key_order(k, with_equal):
-        """(a < b, a == b or None) for key k."""
-        (a, b), t, kind = args[k], scalar_types[k], avals[k].dtype.kind
-
-        def cmp(direction, x, y):
-            ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[kind]
-            return emit(f"stablehlo.compare {direction}, {x}, {y}, {ctype} : ({t}, {t}) -> {b_t}")
-
-        less, equal = cmp("LT", a, b), cmp("EQ", a, b) if with_equal else None
-        if kind == "f":
-            a_nan, b_nan = cmp("NE", a, a), cmp("NE", b, b)
-            less = logic("or", less, logic("and", logic("not", a_nan), b_nan))
-            if with_equal:
-                equal = logic("or", equal, logic("and", a_nan, b_nan))
-        return less, equal
-
-    less, _ = key_order(len(keys) - 1, False)
-    for k in reversed(range(len(keys) - 1)):
-        k_less, k_equal = key_order(k, True)
-        less = logic("or", k_less, logic("and", k_equal, less))
-    pad = " " * (ctx.indent + 4)
-    region = "\n".join(pad + line for line in body + [f"stablehlo.return {less} : {b_t}"])
-    head = ", ".join(f"{a}: {t}, {b}: {t}" for (a, b), t in zip(args, scalar_types))
+    r = _ScalarRegion(ctx)
+    (a, b), dtype = args[-1], avals[-1].dtype
+    less = r.precedes("LT", a, b, dtype, nan_first=False)
+    for (a, b), aval in zip(reversed(args[:-1]), reversed(avals[:-1])):
+        tie = r.logic("and", r.equivalent(a, b, aval.dtype), less)
+        less = r.logic("or", r.precedes("LT", a, b, aval.dtype, nan_first=False), tie)
+    scalar_types = [tensor_type(ShapedArray((), aval.dtype)) for aval in avals]
+    region = r.text([(name, t) for pair, t in zip(args, scalar_types) for name in pair], [less], [r.bool_type])
     res = ctx.fresh()
     n = len(keys)
-    types = ", ".join(tensor_type(a) for a in avals)
-    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(keys)}) ({{\n'
-             f"{' ' * (ctx.indent + 2)}^bb0({head}):\n{region}\n{' ' * ctx.indent}}}) "
+    types = ", ".join(tensor_type(aval) for aval in avals)
+    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(keys)}) {region} '
              f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
     return [f"{res}#{i}" for i in range(n)] if n > 1 else [res]
 
