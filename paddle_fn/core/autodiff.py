@@ -84,7 +84,9 @@ class JVPTrace(Trace):
             rule()
         if rule is LINEAR:
             p_out = bind(prim, *primals, **params)
-            t_out = bind(prim, *[instantiate(t) for t in tangents], **params)
+            # integer operands of a linear primitive (indices, sizes) are not linear inputs: pass them unchanged
+            t_out = bind(prim, *[instantiate(t) if is_differentiable(get_aval(p)) else p
+                                 for p, t in zip(primals, tangents)], **params)
         else:
             p_out, t_out = rule(primals, [instantiate(t) for t in tangents], **params)
         if not prim.multiple_results:

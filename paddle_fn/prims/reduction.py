@@ -292,8 +292,8 @@ def _arg_reduce_lower(direction, op):
         a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
         indices = a_in.update(dtype=index_dtype)
         v_t, i_t = tensor_type(ShapedArray((), a_in.dtype)), tensor_type(ShapedArray((), index_dtype))
-        iota_ = ctx.fresh()
-        ctx.line(f"{iota_} = stablehlo.iota dim = {axis} : {tensor_type(indices)}")
+        positions = ctx.fresh()
+        ctx.line(f"{positions} = stablehlo.iota dim = {axis} : {tensor_type(indices)}")
         v0 = ctx.constant(_identity(op, a_in.dtype), ShapedArray((), a_in.dtype))
         i0 = ctx.constant(0, ShapedArray((), index_dtype))
         va, ia, vb, ib = (ctx.fresh() for _ in range(4))
@@ -305,7 +305,7 @@ def _arg_reduce_lower(direction, op):
         i = r.emit(f"stablehlo.select {keep_a}, {ia}, {ib} : {r.bool_type}, {i_t}")
         region = r.text([(va, v_t), (ia, i_t), (vb, v_t), (ib, i_t)], [v, i], [v_t, i_t])
         res = ctx.fresh()
-        ctx.line(f'{res}:2 = "stablehlo.reduce"({x}, {iota_}, {v0}, {i0}) {region} '
+        ctx.line(f'{res}:2 = "stablehlo.reduce"({x}, {positions}, {v0}, {i0}) {region} '
                  f"{{dimensions = array<i64: {axis}>}} : ({tensor_type(a_in)}, {tensor_type(indices)}, {v_t}, "
                  f"{i_t}) -> ({tensor_type(a_out.update(dtype=a_in.dtype))}, {tensor_type(a_out)})")
         return f"{res}#1"
@@ -644,11 +644,12 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     if all(name in keys for name in operands):
         outs = _emit_lexicographic_sort(ctx, keys, [avals[k] for k in keys], dimension, is_stable)
         return [outs[keys.index(name)] for name in operands]
+    # uint32, so that IREE does not merge the positions with a key that is an int32/int64 iota
     position = ctx.avals_in[0].update(dtype=dtypes.uint32)
-    iota = ctx.fresh()
-    ctx.line(f"{iota} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
-    *outs, order = _emit_lexicographic_sort(ctx, keys + [iota], [avals[k] for k in keys] + [position], dimension,
-                                            False)
+    positions = ctx.fresh()
+    ctx.line(f"{positions} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
+    *outs, order = _emit_lexicographic_sort(ctx, keys + [positions], [avals[k] for k in keys] + [position],
+                                            dimension, False)
     ndim = position.ndim
     others = [d for d in range(ndim) if d != dimension]
     starts = ctx.op("stablehlo.reshape", [order], position.update(shape=position.shape + (1,)), in_avals=[position])
