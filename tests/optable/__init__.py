@@ -54,7 +54,7 @@ class Arg:
 
     @property
     def is_float(self) -> bool:
-        return self.dtype in ("float16", "bfloat16", "float32", "float64") and not callable(self.domain)
+        return self.dtype in ("float16", "bfloat16", "float32", "float64")
 
 
 @dataclass(frozen=True)
