@@ -82,7 +82,9 @@ class JVPTrace(Trace):
             return [JVPTracer(self, o, Zero(get_aval(o))) for o in outs]
         if isinstance(rule, unsupported):
             rule()
-        if rule is LINEAR:
+        if getattr(rule, "symbolic_zeros", False):
+            p_out, t_out = rule(primals, tangents, **params)
+        elif rule is LINEAR:
             p_out = bind(prim, *primals, **params)
             # integer operands of a linear primitive (indices, sizes) are not linear inputs: pass them unchanged
             t_out = bind(prim, *[instantiate(t) if is_differentiable(get_aval(p)) else p
@@ -94,7 +96,7 @@ class JVPTrace(Trace):
         res = []
         for p, t in zip(p_out, t_out):
             aval = get_aval(p)
-            if t is None or not is_differentiable(aval):
+            if t is None or isinstance(t, Zero) or not is_differentiable(aval):
                 t = Zero(aval)
             res.append(JVPTracer(self, p, t))
         return res

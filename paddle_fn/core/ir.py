@@ -91,7 +91,7 @@ class Program:
     in_vars: tuple
     eqns: tuple
     out_vars: tuple
-    _hash: list = field(default_factory=list, repr=False, compare=False)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # derived programs, executables
 
     @property
     def in_avals(self):

@@ -52,6 +52,8 @@ class Primitive:
           args holding an `UndefinedPrimal` are the linear inputs
       batch(values, batch_dims, **params) -> (out, out_dims) | ELEMENTWISE | unsupported
       lower(ctx, *operand_names, **params) -> result name(s)   (StableHLO text, see paddle_fn.lowering)
+      eager_call (optional): (*Tensors, **params) -> list of Tensors, used instead of `impl` when evaluating
+          eagerly, for primitives whose eager form keeps results on a device (jit's compiled call)
     """
     name: str
     shape_rule: Callable
@@ -61,6 +63,7 @@ class Primitive:
     batch: Any
     lower: Callable
     multiple_results: bool = False
+    eager_call: Any = None
 
     def __post_init__(self):
         for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):
@@ -84,6 +87,12 @@ class Primitive:
     @property
     def is_linear(self):
         return self.jvp is LINEAR
+
+
+def symbolic_zeros(jvp_rule):
+    """Mark a JVP rule that accepts `Zero` tangents (it is then not given materialised zeros)."""
+    jvp_rule.symbolic_zeros = True
+    return jvp_rule
 
 
 def all_primitives() -> dict[str, Primitive]:

@@ -28,7 +28,7 @@ class Tensor:
     """
     __array_priority__ = 100
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
-    __slots__ = ("_value", "stop_gradient", "__weakref__", "name")
+    __slots__ = ("_value", "_device_array", "stop_gradient", "__weakref__", "name")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -37,12 +37,29 @@ class Tensor:
                 v = v.copy()
             v.flags.writeable = False
         self._value = v
+        self._device_array = None
         self.stop_gradient = stop_gradient
+
+    @classmethod
+    def from_device_array(cls, array, stop_gradient: bool = True) -> "Tensor":
+        """A Tensor backed by a device buffer (anything with `.shape`, `.dtype`, `.to_numpy()`), converted to
+        numpy only when its value is asked for."""
+        t = cls.__new__(cls)
+        t._value = None
+        t._device_array = array
+        t.stop_gradient = stop_gradient
+        return t
+
+    @property
+    def device_array(self):
+        """The device buffer behind this Tensor, or None for a host (numpy) Tensor."""
+        return self._device_array
 
     # -- abstract view
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self._value.shape, dtypes.as_dtype(self._value.dtype))
+        v = self._value if self._value is not None else self._device_array
+        return ShapedArray(v.shape, dtypes.as_dtype(v.dtype))
 
     @property
     def shape(self) -> list:
@@ -74,6 +91,11 @@ class Tensor:
 
     # -- concrete view
     def concrete_value(self) -> np.ndarray:
+        if self._value is None:
+            v = np.asarray(self._device_array.to_numpy())
+            if v.flags.writeable:
+                v.flags.writeable = False
+            self._value = v
         return self._value
 
     def numpy(self) -> np.ndarray:
@@ -174,6 +196,7 @@ class Tracer(Tensor):
 
     def __init__(self, trace: "Trace"):
         self._trace = trace
+        self._value = self._device_array = None
         self.stop_gradient = True
 
     @property
@@ -264,6 +287,9 @@ class EvalTrace(Trace):
         return val
 
     def process_primitive(self, prim, tracers, params):
+        if prim.eager_call is not None:
+            return prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in tracers],
+                                   **params)
         args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
         out_avals = prim.abstract_eval_list([get_aval(a) for a in args], params)
         out = prim.impl(*args, **params)

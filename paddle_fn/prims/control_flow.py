@@ -23,7 +23,7 @@ from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_und
 from paddle_fn.core.batching import bdim_at_front, moveaxis, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, TransformError, UnsupportedError
 from paddle_fn.core.ir import Program, ShapedArray
-from paddle_fn.core.primitive import Primitive, unsupported
+from paddle_fn.core.primitive import Primitive, symbolic_zeros, unsupported
 from paddle_fn.core.program_transforms import (batch_program, closed_program, jvp_program,
                                                partial_eval_program, transpose_program, unused_vars, with_inputs)
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
@@ -32,7 +32,7 @@ from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims.elementwise import add, clamp, convert_element_type, eq, lt, ne, select
 from paddle_fn.prims.reduction import reduce_sum
-from paddle_fn.prims.structural import broadcast_in_dim
+from paddle_fn.prims.structural import broadcast_in_dim, reshape
 
 _I32 = ShapedArray((), dtypes.int32)
 
@@ -147,6 +147,7 @@ def _cond_impl(index, *operands, branches):
     return [np.asarray(o) for o in eval_program(branch, [], [Tensor(x) for x in operands])]
 
 
+@symbolic_zeros
 def _cond_jvp(primals, tangents, *, branches):
     index, operands = primals[0], primals[1:]
     nonzero = [_is_nonzero(t, p) for p, t in zip(operands, tangents[1:])]
@@ -236,7 +237,14 @@ cond_p = Primitive("cond", _cond_shape, _cond_impl, _cond_jvp, _cond_transpose, 
                    multiple_results=True)
 
 
+def _as_scalar(x):
+    """Paddle 2.3's one-element [1] results (full reductions, x[0]) count as scalars."""
+    x = _as_operand(x)
+    return reshape(x, new_sizes=()) if get_aval(x).shape == (1,) else x
+
+
 def _branch_index(pred):
+    pred = _as_scalar(pred)
     aval = get_aval(pred)
     if aval.shape != ():
         raise ShapeError(f"cond: the predicate must be a scalar, got shape {list(aval.shape)}; reduce it first "
@@ -290,6 +298,7 @@ def switch(index, branches, *operands):
     branches = tuple(branches)
     if not branches:
         raise TransformError("switch: branches is empty; give at least one function")
+    index = _as_scalar(index)
     aval = get_aval(index)
     if aval.shape != () or aval.dtype.kind not in "iu":
         raise DTypeError(f"switch: the index must be an integer scalar, got {aval.str_short()}")
@@ -321,6 +330,7 @@ def _while_impl(*args, cond_prog, body_prog, cond_nconsts, body_nconsts):
     return [np.asarray(c) for c in carry]
 
 
+@symbolic_zeros
 def _while_jvp(primals, tangents, *, cond_prog, body_prog, cond_nconsts, body_nconsts):
     cond_consts, body_consts, carry = _split(primals, cond_nconsts, body_nconsts)
     _, body_consts_t, carry_t = _split(tangents, cond_nconsts, body_nconsts)
@@ -431,7 +441,7 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves = [_as_operand(x) for x in leaves]
     avals = [get_aval(x) for x in leaves]
     args_tree = tree_flatten((init_val,))[1]
-    cond_prog, cond_consts, cond_tree = _trace(cond_fun, args_tree, avals, "while_loop")
+    cond_prog, cond_consts, cond_tree = _trace(lambda *a: _as_scalar(cond_fun(*a)), args_tree, avals, "while_loop")
     if cond_tree.num_leaves != 1 or cond_prog.out_avals[0] != ShapedArray((), dtypes.bool_):
         raise DTypeError(f"while_loop: cond_fun must return a bool scalar, got "
                          f"{_describe(cond_tree, cond_prog.out_avals)}; compare (e.g. i < n) or reduce with .all()")
@@ -506,6 +516,7 @@ def _scan_impl(*args, body, num_consts, num_carry, length, reverse, linear):
     return [np.asarray(c) for c in carry] + stacked
 
 
+@symbolic_zeros
 def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse, linear):
     nc, nk = num_consts, num_carry
     n_in, n_out = len(primals), len(body.out_vars)

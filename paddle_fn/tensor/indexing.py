@@ -232,4 +232,4 @@ def setitem(x, index, value):
     if isinstance(x, Tracer):
         raise TypeError(f"x[index] = value: a traced Tensor ({x.aval.str_short()}) cannot be modified in place "
                         "inside a transform; use the functional form x = x.at[index].set(value)")
-    x._value = _scatter_update(x, index, value, "set").concrete_value()
+    x._value, x._device_array = _scatter_update(x, index, value, "set").concrete_value(), None

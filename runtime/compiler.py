@@ -1,0 +1,253 @@
+"""StableHLO text -> IREE `.vmfb` bytes, behind a persistent on-disk cache.
+
+A cold compile costs 0.35-2.5 s (the `iree-compile` subprocess); a cache hit costs a file read and a sha256.
+`iree.compiler` itself is imported only when something must really be compiled (the import alone is ~0.1 s).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import tempfile
+import time
+from typing import Callable, Optional
+
+from paddle_fn.runtime import disk_cache
+
+logger = logging.getLogger("paddle_fn.runtime")
+
+DATA_TILING_FLAG = "--iree-dispatch-creation-data-tiling"
+SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
+
+# Always used for llvm-cpu. Never add --iree-opt-level=O2/O3: IREE 3.13 fails to compile real programs with them
+# (iree-org/iree#21828). Without the f64 flag IREE silently demotes float64 signatures to float32.
+STANDARD_FLAGS = (
+    "--iree-llvmcpu-target-cpu=host",
+    DATA_TILING_FLAG,
+    "--iree-input-demote-f64-to-f32=false",
+)
+
+# Cross-compilation targets: compile only; the host CPU flag and data tiling are CPU matters.
+_TARGET_FLAGS = {
+    "llvm-cpu": STANDARD_FLAGS,
+    "cuda": ("--iree-cuda-target=sm_80", "--iree-input-demote-f64-to-f32=false"),
+    "rocm": ("--iree-rocm-target=gfx942", "--iree-input-demote-f64-to-f32=false"),
+    "vulkan-spirv": ("--iree-input-demote-f64-to-f32=false",),
+    "metal-spirv": ("--iree-input-demote-f64-to-f32=false",),
+}
+TARGETS = tuple(_TARGET_FLAGS)
+
+
+class CompileError(RuntimeError):
+    """IREE rejected a StableHLO module. The message holds IREE's diagnostics and the path of the saved module."""
+
+    def __init__(self, message: str, *, diagnostics: str, mlir_path: Optional[str]):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+        self.mlir_path = mlir_path
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledArtifact:
+    vmfb: bytes
+    flags: tuple          # the flags that actually produced `vmfb` (after any retry)
+    from_cache: bool
+    key: str
+    compile_seconds: float
+    retried_without_data_tiling: bool
+    target: str = "llvm-cpu"
+
+    def __repr__(self):
+        origin = "disk cache" if self.from_cache else f"compiled in {self.compile_seconds:.2f}s"
+        return f"CompiledArtifact(target={self.target!r}, {len(self.vmfb)} bytes, {origin}, key={self.key[:12]})"
+
+
+@functools.cache
+def iree_version() -> str:
+    """Versions of the IREE compiler and runtime wheels (read from package metadata: no heavy import)."""
+    from importlib import metadata
+    versions = []
+    for distribution in ("iree-base-compiler", "iree-base-runtime"):
+        try:
+            versions.append(metadata.version(distribution))
+        except metadata.PackageNotFoundError:
+            versions.append("unknown")
+    return versions[0] if versions[0] == versions[1] else f"compiler-{versions[0]}/runtime-{versions[1]}"
+
+
+@functools.cache
+def host_cpu() -> str:
+    """Model name of the host CPU plus a digest of its feature flags.
+
+    `--iree-llvmcpu-target-cpu=host` bakes the host's instruction set into the vmfb, so a cache entry is only
+    valid on a CPU with the same features; the digest keeps the string short and stable across processes.
+    """
+    first_processor = {}
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if not line.strip():
+                    break  # the first processor block describes them all
+                name, _, value = line.partition(":")
+                first_processor[name.strip()] = value.strip()
+    except OSError:
+        pass
+    model = first_processor.get("model name") or platform.processor() or platform.machine()
+    features = " ".join(sorted((first_processor.get("flags") or first_processor.get("Features") or "").split()))
+    digest = hashlib.sha256(features.encode()).hexdigest()[:12]
+    return f"{model} [{platform.machine()} {digest}]"
+
+
+def resolve_flags(target: str, extra_flags=()) -> tuple:
+    """The target's default flags, with any `--name=value` in `extra_flags` replacing the default of that name."""
+    if target not in _TARGET_FLAGS:
+        raise ValueError(f"unknown IREE target {target!r}; expected one of {', '.join(TARGETS)}")
+    extra_flags = tuple(extra_flags)
+    overridden = {flag.split("=", 1)[0] for flag in extra_flags}
+    defaults = tuple(flag for flag in _TARGET_FLAGS[target] if flag.split("=", 1)[0] not in overridden)
+    return defaults + tuple(flag for flag in extra_flags if flag not in defaults)
+
+
+def cache_key(text: str, flags: tuple, target: str) -> str:
+    material = "\0".join((text, "\x1f".join(flags), target, iree_version(), host_cpu()))
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+class _CompilerFailure(Exception):
+    """`iree-compile` exited with an error; `diagnostics` is its stderr without the tool's boilerplate."""
+
+    def __init__(self, diagnostics: str):
+        super().__init__(diagnostics)
+        self.diagnostics = diagnostics
+
+
+def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
+    from iree.compiler import compile_str
+    from iree.compiler.tools import CompilerToolError
+    try:
+        return compile_str(text, target_backends=[target], input_type="stablehlo", extra_args=list(flags))
+    except CompilerToolError as error:
+        raise _CompilerFailure(_diagnostics_of(str(error))) from None
+
+
+def _diagnostics_of(tool_message: str) -> str:
+    _, found, diagnostics = tool_message.partition("Diagnostics:\n")
+    if not found:
+        return tool_message.strip()
+    return diagnostics.partition("\n\nInvoked with:")[0].strip()
+
+
+def _system_linker_available() -> bool:
+    return shutil.which("ld") is not None or shutil.which("cc") is not None
+
+
+def _fallback_flags(target: str, flags: tuple, diagnostics: str, log) -> Optional[tuple]:
+    """The flags for the next attempt after a failed compile, or None when nothing is left to try."""
+    if (target == "llvm-cpu" and "undefined symbol" in diagnostics and SYSTEM_LINKER_FLAG not in flags
+            and _system_linker_available()):
+        # IREE's embedded linker has no libm, so float64 sin/cos/tanh/atan2/fmod cannot be linked into the
+        # embedded ELF; the system linker resolves them against the real libm (exact results).
+        _report(log, "IREE's embedded linker lacks a math library symbol (float64 transcendentals); "
+                     f"retrying with the system linker ({SYSTEM_LINKER_FLAG})")
+        return flags + (SYSTEM_LINKER_FLAG,)
+    if DATA_TILING_FLAG in flags:
+        first_error = next((line for line in diagnostics.splitlines() if "error" in line), diagnostics[:200])
+        _report(log, f"IREE failed to compile with {DATA_TILING_FLAG} ({first_error.strip()}); "
+                     "retrying without data tiling (matmuls may be slower)")
+        return tuple(flag for flag in flags if flag != DATA_TILING_FLAG)
+    return None
+
+
+def _report(log, message: str, *, warning: bool = False):
+    if log is not None:
+        log(message)
+    elif warning:
+        logger.warning(message)
+    else:
+        logger.info(message)
+
+
+def disk_cache_enabled(use_disk_cache: Optional[bool] = None) -> bool:
+    if use_disk_cache is not None:
+        return use_disk_cache
+    return os.environ.get("PADDLE_FN_DISK_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def cache_dir() -> str:
+    """PADDLE_FN_CACHE_DIR, else $XDG_CACHE_HOME/paddle_fn/iree, else ~/.cache/paddle_fn/iree."""
+    explicit = os.environ.get("PADDLE_FN_CACHE_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "paddle_fn", "iree")
+
+
+def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), use_disk_cache: Optional[bool] = None,
+                      log: Optional[Callable[[str], None]] = None) -> CompiledArtifact:
+    """Compile StableHLO text for `target` to a `.vmfb`, or fetch it from the disk cache.
+
+    On failure, retries with the system linker (float64 libm symbols on llvm-cpu) and then without data tiling;
+    raises `CompileError` when every attempt fails.
+    """
+    requested_flags = resolve_flags(target, extra_flags)
+    key = cache_key(text, requested_flags, target)
+    directory = cache_dir() if disk_cache_enabled(use_disk_cache) else None
+    if directory is not None:
+        entry = disk_cache.read(directory, key, log=lambda message: _report(log, message, warning=True))
+        if entry is not None:
+            return CompiledArtifact(vmfb=entry.vmfb, flags=tuple(entry.flags), from_cache=True, key=key,
+                                    compile_seconds=0.0, retried_without_data_tiling=entry.retried_without_data_tiling,
+                                    target=target)
+    started = time.perf_counter()
+    flags = requested_flags
+    while True:
+        try:
+            vmfb = _run_compiler(text, target, flags)
+            break
+        except _CompilerFailure as failure:
+            next_flags = _fallback_flags(target, flags, failure.diagnostics, log)
+            if next_flags is None:
+                raise _compile_error(text, target, flags, key, failure.diagnostics, directory) from None
+            flags = next_flags
+    seconds = time.perf_counter() - started
+    retried = DATA_TILING_FLAG in requested_flags and DATA_TILING_FLAG not in flags
+    if directory is not None:
+        disk_cache.write(directory, key, disk_cache.Entry(vmfb=vmfb, flags=list(flags),
+                                                          retried_without_data_tiling=retried),
+                         log=lambda message: _report(log, message, warning=True))
+    return CompiledArtifact(vmfb=vmfb, flags=flags, from_cache=False, key=key, compile_seconds=seconds,
+                            retried_without_data_tiling=retried, target=target)
+
+
+_MAX_DIAGNOSTIC_LINES = 60
+
+
+def _compile_error(text, target, flags, key, diagnostics, directory) -> CompileError:
+    mlir_path = _save_failed_module(text, key, directory)
+    lines = diagnostics.splitlines()
+    if len(lines) > _MAX_DIAGNOSTIC_LINES:
+        lines = lines[:_MAX_DIAGNOSTIC_LINES] + [f"... ({len(lines) - _MAX_DIAGNOSTIC_LINES} more lines)"]
+    where = (f"The failing StableHLO module was saved to {mlir_path}; reproduce with:\n"
+             f"  iree-compile {mlir_path} --iree-input-type=stablehlo --iree-hal-target-backends={target} "
+             f"{' '.join(flags)} -o /dev/null") if mlir_path else "(the failing module could not be saved)"
+    message = (f"IREE could not compile the StableHLO module for target {target!r}.\n"
+               "IREE's diagnostics:\n  " + "\n  ".join(lines) + "\n" + where)
+    return CompileError(message, diagnostics=diagnostics, mlir_path=mlir_path)
+
+
+def _save_failed_module(text: str, key: str, directory: Optional[str]) -> Optional[str]:
+    candidates = [os.path.join(directory, "failed")] if directory else []
+    candidates.append(os.path.join(tempfile.gettempdir(), "paddle_fn_failed"))
+    for folder in candidates:
+        try:
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f"{key[:24]}.mlir")
+            disk_cache.write_atomically(path, text.encode())
+            return path
+        except OSError:
+            continue
+    return None
