@@ -31,7 +31,9 @@ def _scalar_text(v, dtype) -> str:
         return str(int(v))
     f = float(v)
     if np.isfinite(f):
-        return repr(float(np.asarray(v, dtype=dtype.np).astype(np.float64)))
+        text = repr(float(np.asarray(v, dtype=dtype.np).astype(np.float64)))
+        mantissa, e, exponent = text.partition("e")
+        return text if "." in mantissa else f"{mantissa}.0{e}{exponent}"  # MLIR floats need a '.
     utype, width = _HEX_BITS[dtype.name]
     bits = np.asarray(v, dtype=dtype.np).view(utype).item()
     return f"0x{bits:0{width}X}"

@@ -16,8 +16,11 @@ from paddle_fn.core.trace import Tensor  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
+from paddle_fn.core.config import config  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
-    grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+    grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+from paddle_fn.transforms.devices import (  # noqa: F401
+    CPUPlace, CUDAPlace, device_put, devices, get_device, set_device)
 
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)

@@ -1,3 +1,10 @@
 """paddle_fn.runtime"""
 if __name__ != "paddle_fn.runtime":
     raise ImportError("import this package as paddle_fn.runtime, not as a top-level module")
+
+from paddle_fn.runtime.compiler import (  # noqa: E402,F401
+    STANDARD_FLAGS, TARGETS, CompiledArtifact, CompileError, cache_dir, compile_stablehlo, host_cpu, iree_version)
+from paddle_fn.runtime.device import (  # noqa: E402,F401
+    Device, DeviceArray, copy_to, default_device, default_platform, device_put, devices, gpu_available,
+    set_cpu_threads)
+from paddle_fn.runtime.executable import Executable, load_executable  # noqa: E402,F401

@@ -203,15 +203,16 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
                                     compile_seconds=0.0, retried_without_data_tiling=entry.retried_without_data_tiling,
                                     target=target)
     started = time.perf_counter()
-    flags = requested_flags
+    flags, attempts = requested_flags, 0
     while True:
+        attempts += 1
         try:
             vmfb = _run_compiler(text, target, flags)
             break
         except _CompilerFailure as failure:
             next_flags = _fallback_flags(target, flags, failure.diagnostics, log)
             if next_flags is None:
-                raise _compile_error(text, target, flags, key, failure.diagnostics, directory) from None
+                raise _compile_error(text, target, flags, key, failure.diagnostics, directory, attempts) from None
             flags = next_flags
     seconds = time.perf_counter() - started
     retried = DATA_TILING_FLAG in requested_flags and DATA_TILING_FLAG not in flags
@@ -226,7 +227,7 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
 _MAX_DIAGNOSTIC_LINES = 60
 
 
-def _compile_error(text, target, flags, key, diagnostics, directory) -> CompileError:
+def _compile_error(text, target, flags, key, diagnostics, directory, attempts) -> CompileError:
     mlir_path = _save_failed_module(text, key, directory)
     lines = diagnostics.splitlines()
     if len(lines) > _MAX_DIAGNOSTIC_LINES:
@@ -234,7 +235,8 @@ def _compile_error(text, target, flags, key, diagnostics, directory) -> CompileE
     where = (f"The failing StableHLO module was saved to {mlir_path}; reproduce with:\n"
              f"  iree-compile {mlir_path} --iree-input-type=stablehlo --iree-hal-target-backends={target} "
              f"{' '.join(flags)} -o /dev/null") if mlir_path else "(the failing module could not be saved)"
-    message = (f"IREE could not compile the StableHLO module for target {target!r}.\n"
+    tried = f" ({attempts} attempts with fallback flags; the last one's output follows)" if attempts > 1 else ""
+    message = (f"IREE could not compile the StableHLO module for target {target!r}{tried}.\n"
                "IREE's diagnostics:\n  " + "\n  ".join(lines) + "\n" + where)
     return CompileError(message, diagnostics=diagnostics, mlir_path=mlir_path)
 

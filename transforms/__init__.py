@@ -4,5 +4,6 @@ if __name__ != "paddle_fn.transforms":
 
 from paddle_fn.transforms.autodiff import grad, jvp, linearize, value_and_grad, vjp  # noqa: E402,F401
 from paddle_fn.transforms.jacobians import hessian, jacfwd, jacobian, jacrev  # noqa: E402,F401
+from paddle_fn.transforms.jit import jit  # noqa: E402,F401
 from paddle_fn.transforms.make_ir import make_ir  # noqa: E402,F401
 from paddle_fn.transforms.vmap import vmap  # noqa: E402,F401

@@ -14,11 +14,12 @@ from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, new_main
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval",)
+    __slots__ = ("_aval", "provenance")
 
-    def __init__(self, trace, aval):
+    def __init__(self, trace, aval, provenance=frozenset()):
         super().__init__(trace)
         self._aval = aval
+        self.provenance = provenance  # names of the traced arguments this value depends on
 
     @property
     def aval(self):
@@ -97,8 +98,8 @@ class StagingTrace(Trace):
     def builder(self) -> ProgramBuilder:
         return self.main.global_data
 
-    def new_arg(self, aval: ShapedArray) -> StagingTracer:
-        t = StagingTracer(self, aval)
+    def new_arg(self, aval: ShapedArray, name: str | None = None) -> StagingTracer:
+        t = StagingTracer(self, aval, frozenset([name]) if name else frozenset())
         self.builder.new_var(t)
         return t
 
@@ -119,19 +120,22 @@ class StagingTrace(Trace):
     def process_primitive(self, prim, tracers, params):
         b = self.builder
         out_avals = prim.abstract_eval_list([t.aval for t in tracers], params)
-        outs = [StagingTracer(self, a) for a in out_avals]
+        provenance = frozenset().union(*[t.provenance for t in tracers])
+        outs = [StagingTracer(self, a, provenance) for a in out_avals]
         b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
         return outs
 
     def concretize(self, tracer):
+        names = sorted(getattr(tracer, "provenance", ()))
+        source = f", derived from argument {', '.join(names)}," if names else ""
         raise ConcretizationError(
-            f"a value traced by {self.main.transform or 'staging'} (abstract value {tracer.aval.str_short()}) has "
-            "no concrete value: only its shape and dtype are known while the function is compiled. Use "
+            f"a value traced by {self.main.transform or 'staging'} (abstract value {tracer.aval.str_short()}{source}) "
+            "has no concrete value: only its shape and dtype are known while the function is compiled. Use "
             "paddle_fn.cond / paddle_fn.where instead of Python `if` on it, paddle_fn.while_loop instead of "
             "`while`, or mark the argument static (jit's static_argnums)")
 
 
-def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False):
+def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None):
     """Trace `fun(*tracers) -> list of values` into (program, consts, out_avals).
 
     With `dynamic=True` every operation is staged, even on constants (what jit and make_ir want); with
@@ -139,7 +143,8 @@ def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=
     """
     with new_main(StagingTrace, ProgramBuilder(), transform=transform, dynamic=dynamic) as main:
         trace = StagingTrace(main)
-        in_tracers = [trace.new_arg(a) for a in in_avals]
+        names = arg_names or [None] * len(in_avals)
+        in_tracers = [trace.new_arg(a, n) for a, n in zip(in_avals, names)]
         outs = fun(*in_tracers)
         out_tracers = [trace.full_raise(o) for o in outs]
         prog, consts = main.global_data.build(in_tracers, out_tracers)

@@ -90,7 +90,7 @@ class OpRow:
         return tuple(i for i, a in enumerate(self.args) if a.is_float)
 
 
-FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom")
+FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "jit")
 
 
 def all_rows() -> list[OpRow]:

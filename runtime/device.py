@@ -1,0 +1,312 @@
+"""Devices (IREE HAL devices behind one VmInstance) and device-resident arrays.
+
+CPU: PADDLE_FN_NUM_CPU_DEVICES virtual devices (default 1), each its own HAL device on the shared CPU driver
+(PADDLE_FN_CPU_DRIVER: "local-task", multi-threaded, the default; or "local-sync", on the calling thread, lowest
+latency). All CPU devices share host memory, so a buffer of one is directly usable by another.
+GPU: the cuda, hip (platform "rocm") and vulkan drivers of the runtime wheel, listed only when a device of that
+kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cpu".
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Optional
+
+import ml_dtypes
+import numpy as np
+import iree.runtime as rt
+
+logger = logging.getLogger("paddle_fn.runtime")
+
+_lock = threading.RLock()
+
+_PLATFORM_OF_DRIVER = {"local-task": "cpu", "local-sync": "cpu", "cuda": "cuda", "hip": "rocm", "vulkan": "vulkan"}
+_GPU_DRIVER_OF_PLATFORM = {"cuda": "cuda", "rocm": "hip", "vulkan": "vulkan"}
+PLATFORMS = ("cpu",) + tuple(_GPU_DRIVER_OF_PLATFORM)
+# the `compile_stablehlo` target whose code runs on each platform
+TARGET_OF_PLATFORM = {"cpu": "llvm-cpu", "cuda": "cuda", "rocm": "rocm", "vulkan": "vulkan-spirv"}
+_CLASS_NAME_OF_PLATFORM = {"cpu": "CpuDevice", "cuda": "CudaDevice", "rocm": "RocmDevice", "vulkan": "VulkanDevice"}
+
+_instance: Optional[rt.VmInstance] = None
+_devices_by_platform: dict = {}   # platform -> list[Device]; GPU platforms map to [] when unusable
+_cpu_driver_created = False
+
+
+def vm_instance() -> rt.VmInstance:
+    global _instance
+    if _instance is None:
+        with _lock:
+            if _instance is None:
+                _instance = rt.VmInstance()
+    return _instance
+
+
+class Device:
+    """One place where programs run and buffers live. Devices are singletons: compare them with `is` or `==`."""
+
+    __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module")
+
+    def __init__(self, platform: str, id: int, driver: str, device_info=None):
+        self._platform, self._id, self._driver, self._device_info = platform, id, driver, device_info
+        self._hal_device = self._hal_module = None
+
+    platform = property(lambda self: self._platform, doc='"cpu", "cuda", "rocm" or "vulkan"')
+    id = property(lambda self: self._id, doc="index among the devices of this platform")
+    driver = property(lambda self: self._driver, doc='the IREE HAL driver: "local-task", "local-sync", "cuda", ...')
+    target = property(lambda self: TARGET_OF_PLATFORM[self._platform], doc="the compile target for this device")
+
+    def __repr__(self):
+        return f"{_CLASS_NAME_OF_PLATFORM[self._platform]}(id={self._id})"
+
+    @property
+    def hal_device(self) -> rt.HalDevice:
+        if self._hal_device is None:
+            with _lock:
+                if self._hal_device is None:
+                    self._hal_device = _create_hal_device(self._driver, self._device_info)
+        return self._hal_device
+
+    def hal_module(self) -> rt.VmModule:
+        """The HAL module bound to this device; one module serves every VmContext loaded onto the device."""
+        if self._hal_module is None:
+            hal_device = self.hal_device
+            with _lock:
+                if self._hal_module is None:
+                    self._hal_module = rt.create_hal_module(vm_instance(), hal_device)
+        return self._hal_module
+
+
+def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
+    global _cpu_driver_created
+    driver = rt.get_driver(driver_name)
+    if _PLATFORM_OF_DRIVER[driver_name] == "cpu":
+        _cpu_driver_created = True
+        return driver.create_default_device()
+    return driver.create_device(device_info)
+
+
+def set_cpu_threads(count: int):
+    """Use `count` worker threads per CPU device (local-task). Call it before the first CPU device is used."""
+    if int(count) < 1:
+        raise ValueError(f"set_cpu_threads needs a positive thread count, got {count}")
+    with _lock:
+        if _cpu_driver_created:
+            raise RuntimeError("set_cpu_threads must be called before the first CPU device is used "
+                               "(the thread pool is created with the first device); call it at program start")
+        rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")
+
+
+def _cpu_devices() -> list:
+    driver = os.environ.get("PADDLE_FN_CPU_DRIVER", "local-task")
+    if driver not in ("local-task", "local-sync"):
+        raise ValueError(f"PADDLE_FN_CPU_DRIVER={driver!r}; expected 'local-task' or 'local-sync'")
+    count_text = os.environ.get("PADDLE_FN_NUM_CPU_DEVICES", "1")
+    try:
+        count = int(count_text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"PADDLE_FN_NUM_CPU_DEVICES={count_text!r}; expected a positive integer")
+    return [Device("cpu", index, driver) for index in range(count)]
+
+
+def _gpu_devices(platform: str) -> list:
+    driver_name = _GPU_DRIVER_OF_PLATFORM[platform]
+    try:
+        if driver_name not in rt.query_available_drivers():
+            return []
+        infos = rt.get_driver(driver_name).query_available_devices()
+    except Exception as error:  # no driver library, no loader: the usual case on a machine without that GPU
+        logger.debug("no %s devices: %s", platform, error)
+        return []
+    found = [Device(platform, index, driver_name, info) for index, info in enumerate(infos)]
+    if found:
+        try:
+            found[0].hal_device  # a listed device must be usable; creating one proves the whole driver stack
+        except Exception as error:
+            logger.info("%s driver lists %d device(s) but none can be created: %s", platform, len(found), error)
+            return []
+    return found
+
+
+def default_platform() -> str:
+    platform = os.environ.get("PADDLE_FN_PLATFORM", "cpu")
+    if platform not in PLATFORMS:
+        raise ValueError(f"PADDLE_FN_PLATFORM={platform!r}; expected one of {', '.join(PLATFORMS)}")
+    return platform
+
+
+def devices(platform: Optional[str] = None) -> list:
+    """The devices of `platform` (default: the default platform); [] for a GPU platform without a usable GPU."""
+    platform = default_platform() if platform is None else platform
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; expected one of {', '.join(PLATFORMS)}")
+    with _lock:
+        if platform not in _devices_by_platform:
+            _devices_by_platform[platform] = _cpu_devices() if platform == "cpu" else _gpu_devices(platform)
+        return list(_devices_by_platform[platform])
+
+
+def default_device() -> Device:
+    found = devices()
+    if not found:
+        raise RuntimeError(f"PADDLE_FN_PLATFORM={default_platform()!r} but no such device can be created here")
+    return found[0]
+
+
+def gpu_available() -> bool:
+    return any(devices(platform) for platform in _GPU_DRIVER_OF_PLATFORM)
+
+
+def _forget_devices():
+    """Test hook: the next `devices()` re-reads the environment. Existing Device objects stay usable."""
+    with _lock:
+        _devices_by_platform.clear()
+
+
+# ---- dtypes ----------------------------------------------------------------------------------------------------
+
+_ELEMENT_TYPE_OF_DTYPE = {
+    np.dtype(np.bool_): rt.HalElementType.BOOL_8,
+    np.dtype(np.int8): rt.HalElementType.SINT_8,
+    np.dtype(np.int16): rt.HalElementType.SINT_16,
+    np.dtype(np.int32): rt.HalElementType.SINT_32,
+    np.dtype(np.int64): rt.HalElementType.SINT_64,
+    np.dtype(np.uint8): rt.HalElementType.UINT_8,
+    np.dtype(np.uint16): rt.HalElementType.UINT_16,
+    np.dtype(np.uint32): rt.HalElementType.UINT_32,
+    np.dtype(np.uint64): rt.HalElementType.UINT_64,
+    np.dtype(np.float16): rt.HalElementType.FLOAT_16,
+    np.dtype(ml_dtypes.bfloat16): rt.HalElementType.BFLOAT_16,
+    np.dtype(np.float32): rt.HalElementType.FLOAT_32,
+    np.dtype(np.float64): rt.HalElementType.FLOAT_64,
+    np.dtype(np.complex64): rt.HalElementType.COMPLEX_64,
+    np.dtype(np.complex128): rt.HalElementType.COMPLEX_128,
+}
+_DTYPE_OF_ELEMENT_TYPE = {int(element_type): dtype for dtype, element_type in _ELEMENT_TYPE_OF_DTYPE.items()}
+# IREE reports signless integers for results whose sign it dropped; StableHLO's signless integers are signed.
+for _bits, _dtype in ((8, np.int8), (16, np.int16), (32, np.int32), (64, np.int64)):
+    _DTYPE_OF_ELEMENT_TYPE[int(getattr(rt.HalElementType, f"INT_{_bits}"))] = np.dtype(_dtype)
+
+
+def element_type_of(dtype: np.dtype):
+    try:
+        return _ELEMENT_TYPE_OF_DTYPE[dtype]
+    except KeyError:
+        supported = ", ".join(sorted(str(d) for d in _ELEMENT_TYPE_OF_DTYPE))
+        raise TypeError(f"dtype {dtype} cannot be placed on a device; supported dtypes: {supported}") from None
+
+
+def dtype_of(element_type: int) -> np.dtype:
+    try:
+        return _DTYPE_OF_ELEMENT_TYPE[element_type]
+    except KeyError:
+        raise TypeError(f"device buffer has IREE element type {element_type:#x}, which has no numpy dtype") from None
+
+
+# ---- arrays ----------------------------------------------------------------------------------------------------
+
+_HOST_VISIBLE = int(rt.MemoryType.HOST_VISIBLE)
+_MAPPING_SCOPED = int(rt.BufferUsage.MAPPING_SCOPED)
+_CPU_USAGE = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING
+
+
+class DeviceArray:
+    """An immutable array in a device buffer. `to_numpy()` gives a read-only host view (cached)."""
+
+    __slots__ = ("_view", "_device", "_shape", "_dtype", "_host", "__weakref__")
+
+    def __init__(self, view: rt.HalBufferView, device: Device):
+        self._view, self._device = view, device
+        self._shape = self._dtype = self._host = None
+
+    device = property(lambda self: self._device)
+    buffer_view = property(lambda self: self._view, doc="the IREE HalBufferView (for code that talks to IREE)")
+
+    @property
+    def shape(self) -> tuple:
+        if self._shape is None:
+            self._shape = tuple(self._view.shape)
+        return self._shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        if self._dtype is None:
+            self._dtype = dtype_of(self._view.element_type)
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self._view.byte_length
+
+    def to_numpy(self) -> np.ndarray:
+        """A read-only numpy array with this array's contents; zero-copy on CPU. It stays valid on its own."""
+        if self._host is None:
+            self._host = self._read_to_host()
+        return self._host
+
+    def __array__(self, dtype=None, copy=None):
+        host = self.to_numpy()
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        return host.copy() if copy else host
+
+    def __repr__(self):
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self._device})"
+
+    def _read_to_host(self) -> np.ndarray:
+        buffer = self._view.get_buffer()
+        if self._device.platform == "cpu" or _is_mappable(buffer):
+            # the memoryview behind the array keeps the mapping, and through it the buffer, alive
+            host = self._view.map().asarray(self.shape, self.dtype)
+        else:
+            host = _copy_through_staging_buffer(self._device.hal_device, buffer, self.shape, self.dtype)
+        host.flags.writeable = False
+        return host
+
+
+def _is_mappable(buffer: rt.HalBuffer) -> bool:
+    return bool(buffer.memory_type() & _HOST_VISIBLE) and bool(buffer.allowed_usage() & _MAPPING_SCOPED)
+
+
+def _copy_through_staging_buffer(hal_device, buffer, shape, dtype) -> np.ndarray:
+    """Device-only memory (a GPU's): copy into a host-visible buffer on the device queue, wait, then map."""
+    staging = hal_device.allocator.allocate_buffer(
+        memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+        allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
+        allocation_size=buffer.byte_length())
+    semaphore = hal_device.create_semaphore(0)
+    hal_device.queue_copy(buffer, staging, wait_semaphores=rt.HalFence.create_at(semaphore, 0),
+                          signal_semaphores=rt.HalFence.create_at(semaphore, 1))
+    rt.HalFence.create_at(semaphore, 1).wait()
+    return np.array(staging.map().asarray(shape, dtype))
+
+
+def device_put(array, device: Optional[Device] = None) -> DeviceArray:
+    """Copy a numpy array (any layout, 0-d included) into a new buffer on `device` (default: the default device)."""
+    device = default_device() if device is None else device
+    host = np.asarray(array)
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")  # not np.ascontiguousarray: it turns 0-d arrays into 1-d ones
+    hal_device = device.hal_device
+    view = hal_device.allocator.allocate_buffer_copy(
+        memory_type=rt.MemoryType.DEVICE_LOCAL,
+        allowed_usage=_CPU_USAGE if device.platform == "cpu" else rt.BufferUsage.DEFAULT,
+        device=hal_device, buffer=host, element_type=element_type_of(host.dtype))
+    return DeviceArray(view, device)
+
+
+def copy_to(array: DeviceArray, device: Device) -> DeviceArray:
+    """The same values in a buffer owned by `device` (the array itself when it already lives there)."""
+    if array.device is device:
+        return array
+    return device_put(array.to_numpy(), device)

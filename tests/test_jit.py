@@ -1,0 +1,229 @@
+"""jit: correctness against eager, caching, composition with every transform, control flow, devices, errors."""
+import numpy as np
+import pytest
+
+import paddle_fn as paddle
+from paddle_fn.core.errors import ConcretizationError, TransformError
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    # one disk cache for the whole module run, so repeated programs load instead of recompiling
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "iree-cache"))
+
+
+def mlp_loss(params, x, y):
+    h = paddle.tanh(paddle.matmul(x, params["W1"]) + params["b1"])
+    out = paddle.matmul(h, params["W2"])
+    return paddle.mean((out - y) ** 2)
+
+
+def _params(dtype="float32"):
+    rng = np.random.default_rng(0)
+    return {"W1": paddle.to_tensor(rng.normal(size=(4, 8)).astype(dtype)),
+            "b1": paddle.to_tensor(np.zeros(8, dtype)),
+            "W2": paddle.to_tensor(rng.normal(size=(8, 2)).astype(dtype))}
+
+
+def _data(dtype="float32"):
+    rng = np.random.default_rng(1)
+    return paddle.to_tensor(rng.normal(size=(5, 4)).astype(dtype)), paddle.to_tensor(rng.normal(size=(5, 2)).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-6), ("float64", 1e-14)])
+def test_jit_matches_eager_and_keeps_dtype(dtype, tol):
+    params, (x, y) = _params(dtype), _data(dtype)
+    vg = paddle.value_and_grad(mlp_loss)
+    (v_e, g_e) = vg(params, x, y)
+    (v_j, g_j) = paddle.jit(vg)(params, x, y)
+    assert v_j.dtype == dtype and g_j["W1"].dtype == dtype
+    np.testing.assert_allclose(v_j.numpy(), v_e.numpy(), rtol=tol)
+    for k in params:
+        np.testing.assert_allclose(g_j[k].numpy(), g_e[k].numpy(), rtol=tol * 10, atol=tol)
+
+
+def test_float64_precision_survives():
+    f = paddle.jit(lambda x: x + 1e-12)
+    out = f(paddle.to_tensor(np.array([1.0])))
+    assert out.dtype == "float64" and out.numpy()[0] != 1.0
+    g = paddle.jit(lambda x: paddle.sin(x) * paddle.tanh(x))  # float64 transcendentals compile exactly
+    x = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(g(paddle.to_tensor(x)).numpy(), np.sin(x) * np.tanh(x), rtol=1e-15, atol=1e-15)
+
+
+def test_cache_retrace_only_on_new_signature():
+    traces = []
+
+    @paddle.jit
+    def f(x, n):
+        traces.append(1)
+        return x * n
+
+    f = paddle.jit(f.fun, static_argnums=1)
+    a = paddle.to_tensor([1.0, 2.0])
+    f(a, 2); f(a, 2); f(paddle.to_tensor([3.0, 4.0]), 2)
+    assert len(traces) == 1
+    f(a, 3)
+    assert len(traces) == 2
+    f(paddle.to_tensor([1.0, 2.0, 3.0]), 3)
+    assert len(traces) == 3
+    np.testing.assert_allclose(f(a, 3).numpy(), [3.0, 6.0])
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+    f = paddle.jit(lambda x, shape: paddle.reshape(x, shape), static_argnums=1)
+    with pytest.raises(TypeError, match="static argument 'shape'.*list.*not hashable.*tuple"):
+        f(paddle.ones([4]), [2, 2])
+    assert f(paddle.ones([4]), (2, 2)).shape == [2, 2]
+
+
+def test_outputs_stay_on_device_and_chain_without_numpy():
+    f = paddle.jit(lambda x: x * 2.0)
+    y = f(paddle.to_tensor([1.0, 2.0]))
+    assert y.device_array is not None and y._value is None
+    z = f(y)
+    assert y._value is None, "passing a jit output into another jit must not convert it to numpy"
+    np.testing.assert_allclose(z.numpy(), [4.0, 8.0])
+    assert "Tensor(shape=[2]" in repr(z)
+
+
+def test_composition_with_every_transform():
+    def f(x):
+        return paddle.sum(paddle.sin(x) * x)
+    x = paddle.to_tensor(np.array([0.3, -0.7, 1.1]))
+    g_ref = np.sin(x.numpy()) + x.numpy() * np.cos(x.numpy())
+    np.testing.assert_allclose(paddle.jit(paddle.grad(f))(x).numpy(), g_ref, rtol=1e-13)
+    np.testing.assert_allclose(paddle.grad(paddle.jit(f))(x).numpy(), g_ref, rtol=1e-13)
+    xs = paddle.to_tensor(np.array([[0.3, -0.7, 1.1], [0.1, 0.2, 0.3]]))
+    np.testing.assert_allclose(paddle.vmap(paddle.jit(paddle.grad(f)))(xs).numpy(),
+                               paddle.vmap(paddle.grad(f))(xs).numpy(), rtol=1e-13)
+    np.testing.assert_allclose(paddle.jit(paddle.vmap(paddle.grad(f)))(xs).numpy(),
+                               paddle.vmap(paddle.grad(f))(xs).numpy(), rtol=1e-13)
+    H = paddle.hessian(paddle.jit(f))(x).numpy()
+    np.testing.assert_allclose(H, paddle.hessian(f)(x).numpy(), rtol=1e-12, atol=1e-13)
+    _, t = paddle.jvp(paddle.jit(f), (x,), (paddle.ones_like(x),))
+    np.testing.assert_allclose(t.numpy(), [g_ref.sum()], rtol=1e-13)
+
+
+def test_nested_jit_is_inlined():
+    inner = paddle.jit(lambda x: paddle.exp(x))
+    outer = paddle.jit(lambda x: inner(x) + 1.0)
+    assert "jit_call" in str(paddle.make_ir(outer)(paddle.ones([2])))
+    text = outer.lower(paddle.ones([2])).as_text()
+    assert text.count("func.func") == 1 and "stablehlo.exponential" in text
+    np.testing.assert_allclose(outer(paddle.ones([2])).numpy(), np.e + 1, rtol=1e-6)
+
+
+def test_control_flow_lowers_without_unrolling():
+    def f(x):
+        def body(i, c):
+            return paddle.cond(c[0] > 0, lambda v: v * 0.5, lambda v: v + 1.0, c)
+        y = paddle.fori_loop(0, 20, body, x)
+        s, ys = paddle.scan(lambda c, v: (c + v, c * v), paddle.zeros([1]), paddle.reshape(y, [-1, 1]))
+        n = paddle.while_loop(lambda c: c[0] < 100.0, lambda c: c * 2.0, paddle.abs(s) + 1.0)
+        return n, ys
+    jf = paddle.jit(f)
+    x = paddle.to_tensor([3.0, -2.0, 5.0])
+    text = jf.lower(x).as_text()
+    assert "stablehlo.while" in text and "stablehlo.case" in text
+    assert text.count("stablehlo.case") < 4, "control flow must not be unrolled"
+    for a, b in zip(jf(x), f(x)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    g = paddle.jit(paddle.grad(lambda x: paddle.sum(f(x)[1])))(x)
+    np.testing.assert_allclose(g.numpy(), paddle.grad(lambda x: paddle.sum(f(x)[1]))(x).numpy(), rtol=1e-5)
+
+
+def test_python_bool_of_traced_value_names_the_argument():
+    @paddle.jit
+    def f(x, threshold):
+        if paddle.sum(x) > threshold:
+            return x
+        return -x
+    with pytest.raises(ConcretizationError, match=r"argument .*x.*threshold|argument threshold, x|argument x, threshold"):
+        f(paddle.ones([2]), paddle.to_tensor(0.0))
+    with pytest.raises(ConcretizationError, match="static_argnums"):
+        f(paddle.ones([2]), paddle.to_tensor(0.0))
+    fixed = paddle.jit(lambda x, t: paddle.where(paddle.sum(x) > t, x, -x))
+    np.testing.assert_allclose(fixed(paddle.ones([2]), paddle.to_tensor(5.0)).numpy(), [-1.0, -1.0])
+
+
+def test_aot_lower_and_compile():
+    lowered = paddle.jit(lambda x, y: paddle.matmul(x, y)).lower(paddle.ones([2, 3]), paddle.ones([3, 4]))
+    assert "stablehlo.dot_general" in lowered.as_text()
+    assert lowered.input_types == ["f32[2,3]", "f32[3,4]"] and lowered.output_types == ["f32[2,4]"]
+    compiled = lowered.compile()
+    np.testing.assert_allclose(compiled(paddle.ones([2, 3]), paddle.ones([3, 4])).numpy(), np.full((2, 4), 3.0))
+    with pytest.raises(TransformError, match="lowered for inputs"):
+        compiled(paddle.ones([2, 2]), paddle.ones([2, 4]))
+
+
+def test_methods_and_decorator_forms():
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        @paddle.jit
+        def __call__(self, x):
+            return x * self.w
+
+    m = Model(paddle.to_tensor([2.0]))
+    np.testing.assert_allclose(m(paddle.to_tensor([3.0])).numpy(), [6.0])
+
+    @paddle.jit(static_argnames="power")
+    def p(x, power):
+        return x ** power
+    np.testing.assert_allclose(p(paddle.to_tensor([2.0]), power=3).numpy(), [8.0])
+
+
+def test_compile_failure_is_reported_and_does_not_poison(monkeypatch):
+    import importlib
+    from paddle_fn import runtime
+    jit_mod = importlib.import_module("paddle_fn.transforms.jit")
+    real = runtime.compile_stablehlo
+
+    def failing(text, **kw):
+        raise runtime.CompileError("simulated IREE failure: error: boom", diagnostics="error: boom", mlir_path=None)
+    monkeypatch.setattr(jit_mod.runtime, "compile_stablehlo", failing)
+    f = paddle.jit(lambda x: x * 3.0 + 0.125)
+    with pytest.raises(runtime.CompileError, match="boom"):
+        f(paddle.ones([3]))
+    monkeypatch.setattr(jit_mod.runtime, "compile_stablehlo", real)
+    np.testing.assert_allclose(f(paddle.ones([3])).numpy(), [3.125] * 3)
+
+
+def test_explain_cache_misses_and_log_compiles(caplog):
+    import logging
+    paddle.config.update("explain_cache_misses", True)
+    try:
+        f = paddle.jit(lambda x: x + 1.0)
+        with caplog.at_level(logging.WARNING, logger="paddle_fn"):
+            f(paddle.ones([2]))
+            f(paddle.ones([3]))
+        assert any("f32[2] to f32[3]" in r.getMessage() for r in caplog.records)
+    finally:
+        paddle.config.update("explain_cache_misses", False)
+
+
+def test_devices_and_places():
+    assert paddle.devices()[0].platform == "cpu"
+    assert paddle.get_device() == "cpu"
+    d = paddle.set_device(paddle.CPUPlace())
+    assert d.platform == "cpu"
+    x = paddle.device_put(paddle.to_tensor([1.0, 2.0]))
+    assert x.device_array is not None
+    f = paddle.jit(lambda v: v * v, device="cpu")
+    np.testing.assert_allclose(f(x).numpy(), [1.0, 4.0])
+    if not any(d.platform == "cuda" for d in paddle.devices()):
+        with pytest.raises(paddle.PaddleFnError, match="no cuda device"):
+            paddle.jit(lambda v: v, device=paddle.CUDAPlace(0))(x)
+
+
+def test_random_is_identical_under_jit():
+    key = paddle.random.key(3)
+    draw = lambda k: (paddle.random.uniform(k, (4,)), paddle.random.randint(k, (4,), 0, 100),  # noqa: E731
+                      paddle.random.normal(k, (4,)))
+    (u_e, r_e, n_e), (u_j, r_j, n_j) = draw(key), paddle.jit(draw)(key)
+    np.testing.assert_array_equal(u_e.numpy(), u_j.numpy())  # the bits are identical
+    np.testing.assert_array_equal(r_e.numpy(), r_j.numpy())
+    # normal goes through erf_inv, whose IREE and scipy implementations may differ in the last bit
+    np.testing.assert_allclose(n_e.numpy(), n_j.numpy(), rtol=4e-7, atol=1e-7)

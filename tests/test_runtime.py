@@ -1,0 +1,337 @@
+"""paddle_fn.runtime: compile StableHLO text with IREE, cache it on disk, run it on devices.
+
+Real compiles cost 0.3-0.8 s each, so one multi-function module compiled once serves the numerics tests, and the
+cache tests replace the compiler with one that hands back those bytes.
+"""
+import os
+import threading
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import paddle_fn.runtime as runtime
+from paddle_fn.runtime import compiler, device as device_module, disk_cache
+
+MODULE = """module {
+  func.func @add_f32(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2x3xf32>
+    return %0 : tensor<2x3xf32>
+  }
+  func.func @add_f64(%a: tensor<3xf64>, %b: tensor<3xf64>) -> tensor<3xf64> {
+    %0 = stablehlo.add %a, %b : tensor<3xf64>
+    return %0 : tensor<3xf64>
+  }
+  func.func @mul_i64(%a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<2xi64> {
+    %0 = stablehlo.multiply %a, %b : tensor<2xi64>
+    return %0 : tensor<2xi64>
+  }
+  func.func @not_bool(%a: tensor<3xi1>) -> tensor<3xi1> {
+    %0 = stablehlo.not %a : tensor<3xi1>
+    return %0 : tensor<3xi1>
+  }
+  func.func @add_bf16(%a: tensor<3xbf16>, %b: tensor<3xbf16>) -> tensor<3xbf16> {
+    %0 = stablehlo.add %a, %b : tensor<3xbf16>
+    return %0 : tensor<3xbf16>
+  }
+  func.func @scalar_f64(%a: tensor<f64>, %b: tensor<f64>) -> (tensor<f64>, tensor<f64>) {
+    %0 = stablehlo.multiply %a, %b : tensor<f64>
+    %1 = stablehlo.subtract %a, %b : tensor<f64>
+    return %0, %1 : tensor<f64>, tensor<f64>
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The shared module, compiled once into a fresh cache directory."""
+    directory = str(tmp_path_factory.mktemp("iree_cache"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PADDLE_FN_CACHE_DIR", directory)
+        patch.delenv("PADDLE_FN_DISK_CACHE", raising=False)
+        artifact = runtime.compile_stablehlo(MODULE)
+    return artifact, directory
+
+
+@pytest.fixture
+def cpu():
+    return runtime.default_device()
+
+
+def load(compiled, function, device=None):
+    return runtime.load_executable(compiled[0], device or runtime.default_device(), function)
+
+
+@pytest.fixture
+def fake_compiler(monkeypatch, compiled):
+    """Replace the iree-compile call with one that returns the shared module's bytes and records each call."""
+    calls = []
+
+    def run(text, target, flags):
+        calls.append(flags)
+        return compiled[0].vmfb
+    monkeypatch.setattr(compiler, "_run_compiler", run)
+    return calls
+
+
+# ---- numerics -------------------------------------------------------------------------------------------------
+
+def test_f32_matches_numpy_for_any_input_layout(compiled):
+    exe = load(compiled, "add_f32")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float32).reshape(3, 2).T  # not C-contiguous
+    (out,) = exe(a, b)
+    assert out.shape == (2, 3) and out.dtype == np.float32 and out.nbytes == 24
+    np.testing.assert_array_equal(out.to_numpy(), a + b)
+    assert (exe.num_inputs, exe.num_outputs) == (2, 1)
+
+
+def test_f64_is_exact(compiled):
+    assert compiled[0].flags[:len(runtime.STANDARD_FLAGS)] == runtime.STANDARD_FLAGS
+    (out,) = load(compiled, "add_f64")(np.ones(3), np.full(3, 1e-12))
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out.to_numpy(), np.ones(3) + 1e-12)
+    assert out.to_numpy()[0] != 1.0
+
+
+def test_int64_bool_bf16(compiled):
+    big = np.array([2 ** 40, -3], np.int64)
+    (product,) = load(compiled, "mul_i64")(big, np.array([3, 5], np.int64))
+    assert product.dtype == np.int64
+    np.testing.assert_array_equal(product.to_numpy(), big * [3, 5])
+
+    (negated,) = load(compiled, "not_bool")(np.array([True, False, True]))
+    assert negated.dtype == np.bool_
+    np.testing.assert_array_equal(negated.to_numpy(), [False, True, False])
+
+    halves = np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16)
+    (total,) = load(compiled, "add_bf16")(halves, halves)
+    assert total.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(total.to_numpy(), halves + halves)
+
+
+def test_zero_dimensional_inputs_and_outputs(compiled):
+    exe = load(compiled, "scalar_f64")
+    assert exe.num_outputs == 2
+    product, difference = exe(np.array(3.0), np.float64(0.5))
+    assert product.shape == () and difference.shape == ()
+    assert product.to_numpy().shape == () and float(product.to_numpy()) == 1.5
+    assert float(np.asarray(difference)) == 2.5
+
+
+def test_device_arrays_chain_without_host_round_trip(compiled, cpu):
+    exe = load(compiled, "add_f32")
+    x = runtime.device_put(np.ones((2, 3), np.float32), cpu)
+    (y,) = exe(x, x)
+    (z,) = exe(y, x)
+    np.testing.assert_array_equal(z.to_numpy(), np.full((2, 3), 3.0, np.float32))
+
+
+def test_to_numpy_is_read_only_and_outlives_the_device_array(compiled):
+    (out,) = load(compiled, "add_f64")(np.ones(3), np.ones(3))
+    host = out.to_numpy()
+    assert not host.flags.writeable
+    del out
+    np.testing.assert_array_equal(host, [2.0, 2.0, 2.0])
+
+
+def test_wrong_arity_and_wrong_dtype_name_the_signature(compiled):
+    exe = load(compiled, "add_f64")
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        exe(np.ones(3))
+    with pytest.raises(RuntimeError, match="tensor<3xf64>"):
+        exe(np.ones(3, np.float32), np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="no function 'missing'"):
+        load(compiled, "missing")
+
+
+# ---- disk cache -----------------------------------------------------------------------------------------------
+
+def test_second_compile_is_a_disk_cache_hit(compiled, monkeypatch):
+    artifact, directory = compiled
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", directory)
+    again = runtime.compile_stablehlo(MODULE)
+    assert not artifact.from_cache and again.from_cache
+    assert again.vmfb == artifact.vmfb and again.key == artifact.key and again.flags == artifact.flags
+    assert compiler.cache_key(MODULE, artifact.flags + ("--iree-opt-level=O1",), "llvm-cpu") != artifact.key
+
+
+def test_disk_cache_can_be_switched_off(compiled, monkeypatch, fake_compiler):
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", compiled[1])
+    monkeypatch.setenv("PADDLE_FN_DISK_CACHE", "0")
+    assert not runtime.compile_stablehlo(MODULE).from_cache
+    assert len(fake_compiler) == 1
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_corrupt_entry_is_deleted_and_recompiled(compiled, tmp_path, monkeypatch, fake_compiler, damage):
+    artifact, directory = compiled
+    entry = disk_cache.entry_path(str(tmp_path), artifact.key)
+    data = bytearray(open(disk_cache.entry_path(directory, artifact.key), "rb").read())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0xFF
+    else:
+        data = data[:len(data) // 2]
+    open(entry, "wb").write(bytes(data))
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))
+    messages = []
+    recompiled = runtime.compile_stablehlo(MODULE, log=messages.append)
+    assert not recompiled.from_cache and len(fake_compiler) == 1
+    assert any("corrupt" in message for message in messages)
+    assert runtime.compile_stablehlo(MODULE).from_cache  # the entry was rewritten whole
+    (out,) = runtime.load_executable(recompiled, runtime.default_device(), "add_f64")(np.ones(3), np.ones(3))
+    np.testing.assert_array_equal(out.to_numpy(), [2.0, 2.0, 2.0])
+
+
+def test_unwritable_cache_dir_is_tolerated(tmp_path, monkeypatch, fake_compiler):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(blocker / "cache"))
+    messages = []
+    artifact = runtime.compile_stablehlo(MODULE, log=messages.append)
+    assert not artifact.from_cache and artifact.vmfb
+    assert any("cannot write" in message for message in messages)
+
+
+def test_data_tiling_failure_retries_without_it(compiled, tmp_path, monkeypatch):
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))
+    attempts = []
+
+    def run(text, target, flags):
+        attempts.append(flags)
+        if compiler.DATA_TILING_FLAG in flags:
+            raise compiler._CompilerFailure("<stdin>:3:5: error: 'vector.store' op write affecting operations ...")
+        return compiled[0].vmfb
+    monkeypatch.setattr(compiler, "_run_compiler", run)
+    messages = []
+    artifact = runtime.compile_stablehlo(MODULE, log=messages.append)
+    assert len(attempts) == 2 and artifact.retried_without_data_tiling
+    assert compiler.DATA_TILING_FLAG not in artifact.flags
+    assert any("without data tiling" in message for message in messages)
+    cached = runtime.compile_stablehlo(MODULE)
+    assert cached.from_cache and cached.retried_without_data_tiling and cached.flags == artifact.flags
+
+
+# ---- compile errors and targets -------------------------------------------------------------------------------
+
+def test_invalid_stablehlo_raises_compile_error_with_diagnostics_and_saved_module(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))
+    text = MODULE.replace("stablehlo.not", "stablehlo.no_such_op")
+    with pytest.raises(runtime.CompileError) as caught:
+        runtime.compile_stablehlo(text)
+    message = str(caught.value)
+    assert "error" in message and "no_such_op" in message
+    path = caught.value.mlir_path
+    assert path.startswith(str(tmp_path / "failed")) and path in message
+    assert open(path).read() == text
+
+
+def test_float64_libm_functions_link_and_are_exact(cpu):
+    if not compiler._system_linker_available():
+        pytest.skip("no system linker (ld/cc): IREE's embedded linker cannot resolve libm's float64 sin")
+    text = """module { func.func @main(%a: tensor<3xf64>) -> tensor<3xf64> {
+      %0 = stablehlo.sine %a : tensor<3xf64>
+      return %0 : tensor<3xf64> } }"""
+    messages = []
+    artifact = runtime.compile_stablehlo(text, use_disk_cache=False, log=messages.append)
+    assert compiler.SYSTEM_LINKER_FLAG in artifact.flags and messages
+    x = np.array([0.1, 1.0, 1e5])
+    np.testing.assert_array_equal(runtime.load_executable(artifact, cpu)(x)[0].to_numpy(), np.sin(x))
+
+
+def test_cross_compile_for_cuda_without_a_gpu(cpu):
+    text = """module { func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = stablehlo.add %a, %a : tensor<4xf32>
+      return %0 : tensor<4xf32> } }"""
+    artifact = runtime.compile_stablehlo(text, target="cuda", use_disk_cache=False)
+    assert isinstance(artifact.vmfb, bytes) and len(artifact.vmfb) > 1000
+    assert "--iree-cuda-target=sm_80" in artifact.flags and "--iree-llvmcpu-target-cpu=host" not in artifact.flags
+    with pytest.raises(ValueError, match="compiled for target 'cuda'"):
+        runtime.load_executable(artifact, cpu)
+
+
+def test_flags_per_target_and_overrides():
+    assert runtime.STANDARD_FLAGS == ("--iree-llvmcpu-target-cpu=host", "--iree-dispatch-creation-data-tiling",
+                                      "--iree-input-demote-f64-to-f32=false")
+    assert not any("opt-level" in flag for flag in runtime.STANDARD_FLAGS)
+    cuda = compiler.resolve_flags("cuda", ("--iree-cuda-target=sm_86",))
+    assert "--iree-cuda-target=sm_86" in cuda and "--iree-cuda-target=sm_80" not in cuda
+    assert compiler.resolve_flags("rocm")[0] == "--iree-rocm-target=gfx942"
+    with pytest.raises(ValueError, match="unknown IREE target"):
+        compiler.resolve_flags("tpu")
+    assert runtime.host_cpu() == runtime.host_cpu() and runtime.iree_version().startswith("3.13")
+
+
+# ---- devices --------------------------------------------------------------------------------------------------
+
+def test_one_cpu_device_by_default():
+    found = runtime.devices("cpu")
+    assert found and found[0].platform == "cpu" and repr(found[0]) == "CpuDevice(id=0)"
+    assert runtime.default_device() is runtime.devices()[0]
+    assert {found[0]: 1}[found[0]] == 1
+    assert runtime.devices("cuda") == [] or runtime.gpu_available()
+
+
+@pytest.fixture
+def three_cpu_devices(monkeypatch):
+    monkeypatch.setenv("PADDLE_FN_NUM_CPU_DEVICES", "3")
+    device_module._forget_devices()
+    yield runtime.devices("cpu")
+    monkeypatch.undo()
+    device_module._forget_devices()
+
+
+def test_virtual_cpu_devices_run_programs_and_share_buffers(compiled, three_cpu_devices):
+    first, _, last = three_cpu_devices
+    assert [device.id for device in three_cpu_devices] == [0, 1, 2]
+    assert first.hal_device is not last.hal_device
+    x = runtime.device_put(np.arange(3.0), first)
+    (y,) = load(compiled, "add_f64", last)(x, x)  # a buffer of another CPU device is used in place
+    assert y.device is last
+    np.testing.assert_array_equal(y.to_numpy(), [0.0, 2.0, 4.0])
+    moved = runtime.copy_to(y, first)
+    assert moved.device is first and runtime.copy_to(moved, first) is moved
+    np.testing.assert_array_equal(moved.to_numpy(), y.to_numpy())
+
+
+def test_local_sync_driver_on_request(compiled, monkeypatch):
+    monkeypatch.setenv("PADDLE_FN_CPU_DRIVER", "local-sync")
+    device_module._forget_devices()
+    try:
+        (device,) = runtime.devices()
+        assert device.driver == "local-sync"
+        (out,) = load(compiled, "add_f64", device)(np.ones(3), np.ones(3))
+        np.testing.assert_array_equal(out.to_numpy(), [2.0, 2.0, 2.0])
+    finally:
+        monkeypatch.undo()
+        device_module._forget_devices()
+
+
+def test_one_executable_called_from_many_threads(compiled):
+    exe = load(compiled, "add_f64")
+    failures = []
+
+    def work(offset):
+        for step in range(50):
+            x = np.full(3, float(offset * 1000 + step))
+            if not np.array_equal(exe(x, x)[0].to_numpy(), 2 * x):
+                failures.append((offset, step))
+    threads = [threading.Thread(target=work, args=(offset,)) for offset in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+
+
+def test_set_cpu_threads_after_first_device_is_refused(cpu):
+    cpu.hal_device
+    with pytest.raises(RuntimeError, match="before the first CPU device"):
+        runtime.set_cpu_threads(1)
+
+
+def test_cache_dir_respects_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("PADDLE_FN_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert runtime.cache_dir() == os.path.join(str(tmp_path), "paddle_fn", "iree")

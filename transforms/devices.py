@@ -1,0 +1,120 @@
+"""Devices: listing them, choosing the default, placing Tensors; Paddle's CPUPlace / CUDAPlace accepted."""
+from __future__ import annotations
+
+from paddle_fn.core.config import config
+from paddle_fn.core.errors import PaddleFnError
+from paddle_fn.core.trace import Tensor, Tracer
+from paddle_fn.runtime import Device, default_device as _runtime_default, device_put as _put, devices as _devices
+
+
+class CPUPlace:
+    """Paddle's CPU place; accepted wherever a device is."""
+
+    def __repr__(self):
+        return "Place(cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+class CUDAPlace:
+    """Paddle's GPU place, ``CUDAPlace(0)``; resolves to the CUDA device with that id when one exists."""
+
+    def __init__(self, id: int = 0):  # noqa: A002 - Paddle's name
+        self.id = int(id)
+
+    def __repr__(self):
+        return f"Place(gpu:{self.id})"
+
+    def __eq__(self, other):
+        return isinstance(other, CUDAPlace) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("gpu", self.id))
+
+
+def devices(platform: str | None = None) -> list:
+    """The devices paddle_fn can run on (CPU devices first; GPUs where one exists).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.devices()[0].platform
+        'cpu'
+    """
+    return list(_devices(platform))
+
+
+def resolve_device(spec) -> Device:
+    """Turn None, a Device, 'cpu', 'cpu:1', 'gpu', 'gpu:0', CPUPlace() or CUDAPlace(i) into a Device."""
+    if spec is None:
+        return config.default_device or _runtime_default()
+    if isinstance(spec, Device):
+        return spec
+    if isinstance(spec, CPUPlace):
+        spec = "cpu"
+    elif isinstance(spec, CUDAPlace):
+        spec = f"gpu:{spec.id}"
+    if isinstance(spec, str):
+        name, _, idx = spec.lower().partition(":")
+        platform = {"gpu": "cuda", "cuda": "cuda", "cpu": "cpu", "rocm": "rocm", "hip": "rocm",
+                    "vulkan": "vulkan"}.get(name)
+        if platform is None:
+            raise PaddleFnError(f"unknown device {spec!r}; use 'cpu', 'cpu:N', 'gpu:N', CPUPlace() or CUDAPlace(N)")
+        found = [d for d in _devices() if d.platform == platform]
+        i = int(idx) if idx else 0
+        if not found:
+            raise PaddleFnError(f"no {platform} device is available (devices: {_devices()}); use 'cpu'")
+        if i >= len(found):
+            raise PaddleFnError(f"device {spec!r} does not exist: there are {len(found)} {platform} device(s)")
+        return found[i]
+    raise PaddleFnError(f"cannot use {spec!r} as a device; use a paddle_fn device, 'cpu', 'gpu:0' or a Place")
+
+
+def set_device(device) -> Device:
+    """Set the default device of jit and device_put (Paddle's ``paddle.set_device('cpu')``); returns it.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.set_device("cpu").platform
+        'cpu'
+    """
+    d = resolve_device(device)
+    config.update("default_device", d)
+    return d
+
+
+def get_device() -> str:
+    """The default device as Paddle names it: ``'cpu'`` or ``'gpu:0'``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.get_device()
+        'cpu'
+    """
+    d = resolve_device(None)
+    return "cpu" if d.platform == "cpu" and d.id == 0 else \
+        (f"cpu:{d.id}" if d.platform == "cpu" else f"gpu:{d.id}")
+
+
+def device_put(x, device=None):
+    """Copy a Tensor (or array) into `device`'s memory; the result stays there when passed to jitted functions.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> y = paddle.device_put(paddle.to_tensor([1.0, 2.0]))
+        >>> y.numpy()
+        array([1., 2.], dtype=float32)
+    """
+    from paddle_fn.core.pytree import tree_map
+    from paddle_fn.transforms._args import as_leaf
+    d = resolve_device(device)
+
+    def put(leaf):
+        t = as_leaf(leaf, "device_put")
+        if isinstance(t, Tracer):
+            return t
+        return Tensor.from_device_array(_put(t.concrete_value(), d), stop_gradient=t.stop_gradient)
+    return tree_map(put, x)
