@@ -36,15 +36,20 @@ class CUDAPlace:
         return hash(("gpu", self.id))
 
 
+_PLATFORMS = ("cpu", "cuda", "rocm", "vulkan")
+
+
 def devices(platform: str | None = None) -> list:
-    """The devices paddle_fn can run on (CPU devices first; GPUs where one exists).
+    """The devices paddle_fn can run on: CPU devices first, then GPUs where one exists.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.devices()[0].platform
         'cpu'
     """
-    return list(_devices(platform))
+    if platform is not None:
+        return list(_devices(platform))
+    return [d for p in _PLATFORMS for d in _devices(p)]
 
 
 def resolve_device(spec) -> Device:
@@ -63,10 +68,10 @@ def resolve_device(spec) -> Device:
                     "vulkan": "vulkan"}.get(name)
         if platform is None:
             raise PaddleFnError(f"unknown device {spec!r}; use 'cpu', 'cpu:N', 'gpu:N', CPUPlace() or CUDAPlace(N)")
-        found = [d for d in _devices() if d.platform == platform]
+        found = list(_devices(platform))
         i = int(idx) if idx else 0
         if not found:
-            raise PaddleFnError(f"no {platform} device is available (devices: {_devices()}); use 'cpu'")
+            raise PaddleFnError(f"no {platform} device is available (devices: {devices()}); use 'cpu'")
         if i >= len(found):
             raise PaddleFnError(f"device {spec!r} does not exist: there are {len(found)} {platform} device(s)")
         return found[i]

@@ -20,11 +20,12 @@ _SHORT = {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64":
 
 class ShapedArray:
     """The abstract value of a Tensor: a shape (tuple of ints) and a dtype."""
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "_hash")
 
     def __init__(self, shape, dtype):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = as_dtype(dtype)
+        self._hash = None
 
     @property
     def ndim(self) -> int:
@@ -38,7 +39,10 @@ class ShapedArray:
         return isinstance(other, ShapedArray) and self.shape == other.shape and self.dtype == other.dtype
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype))
+        return h
 
     def str_short(self) -> str:
         return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"

@@ -28,7 +28,7 @@ class Tensor:
     """
     __array_priority__ = 100
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
-    __slots__ = ("_value", "_device_array", "stop_gradient", "__weakref__", "name")
+    __slots__ = ("_value", "_device_array", "_aval", "stop_gradient", "__weakref__", "name")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -37,7 +37,7 @@ class Tensor:
                 v = v.copy()
             v.flags.writeable = False
         self._value = v
-        self._device_array = None
+        self._device_array = self._aval = None
         self.stop_gradient = stop_gradient
 
     @classmethod
@@ -45,7 +45,7 @@ class Tensor:
         """A Tensor backed by a device buffer (anything with `.shape`, `.dtype`, `.to_numpy()`), converted to
         numpy only when its value is asked for."""
         t = cls.__new__(cls)
-        t._value = None
+        t._value = t._aval = None
         t._device_array = array
         t.stop_gradient = stop_gradient
         return t
@@ -58,8 +58,11 @@ class Tensor:
     # -- abstract view
     @property
     def aval(self) -> ShapedArray:
-        v = self._value if self._value is not None else self._device_array
-        return ShapedArray(v.shape, dtypes.as_dtype(v.dtype))
+        a = self._aval
+        if a is None:
+            v = self._value if self._value is not None else self._device_array
+            a = self._aval = ShapedArray(v.shape, dtypes.as_dtype(v.dtype))
+        return a
 
     @property
     def shape(self) -> list:
@@ -196,7 +199,7 @@ class Tracer(Tensor):
 
     def __init__(self, trace: "Trace"):
         self._trace = trace
-        self._value = self._device_array = None
+        self._value = self._device_array = self._aval = None
         self.stop_gradient = True
 
     @property

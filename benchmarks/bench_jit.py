@@ -1,0 +1,660 @@
+"""paddle_fn.jit benchmarks: training step, first-call latency, call overhead, matmul, vmap/Jacobian workloads.
+
+    .venv/bin/python benchmarks/bench_jit.py [--quick] [--reps N] [--skip-torch-compile] [--profile]
+
+Every section interleaves its contenders in one loop (rotating their order each repetition), so that the
+noise of a shared machine hits all of them alike, and prints the median and min of the repetitions. JAX,
+PyTorch and PaddlePaddle are measured when they are importable; none of them is a dependency. The last
+table marks the targets of the jit issue as met or not met. `--profile` adds a cProfile of the jitted
+training step, separating Python-side overhead from the time spent inside IREE.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import logging
+import os
+import platform
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+_T0 = time.perf_counter()
+import paddle_fn as pf  # noqa: E402
+from paddle_fn.runtime import Device  # noqa: E402
+PADDLE_FN_IMPORT_SECONDS = time.perf_counter() - _T0
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = None
+try:
+    import torch
+except ImportError:
+    torch = None
+try:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import paddle as paddlepaddle  # PaddlePaddle itself; paddle_fn is imported as `pf` here
+    paddlepaddle.disable_static()
+except ImportError:
+    paddlepaddle = None
+# PaddlePaddle sets the root logger to INFO, which would print every IREE compiler invocation
+logging.getLogger().setLevel(logging.WARNING)
+
+LEARNING_RATE = 0.01
+MLP_SIZES = (784, 1024, 512, 10)
+MLP_BATCH = 128
+# The default CPU device runs programs on IREE's multi-threaded "local-task" driver. A second device on the
+# "local-sync" driver (one thread, the caller's) shows how much of a time is the hand-off to worker threads.
+LOCAL_SYNC = Device("cpu", 0, "local-sync")
+
+
+# ------------------------------------------------------------------------------------------------ timing
+
+def interleaved(contenders: dict, reps: int, inner: int = 1, warmup: int = 2) -> dict:
+    """{name: (median, min)} seconds per call; each repetition runs every contender `inner` times, in an order
+    rotated by one each repetition."""
+    names = list(contenders)
+    for name in names:
+        for _ in range(warmup):
+            contenders[name]()
+    times = {name: [] for name in names}
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn = contenders[name]
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            times[name].append((time.perf_counter() - t0) / inner)
+    return {name: (float(np.median(ts)), float(np.min(ts))) for name, ts in times.items()}
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:9.1f} us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:9.2f} ms"
+    return f"{seconds:9.2f} s "
+
+
+def print_results(title: str, results: dict, reference: str | None = None):
+    print(f"\n## {title}")
+    print(f"{'contender':34s} {'median':>12s} {'min':>12s}" + (f" {'vs ' + reference:>14s}" if reference else ""))
+    for name, (med, lo) in results.items():
+        ratio = ""
+        if reference and reference in results:
+            ratio = f" {results[reference][0] / med:13.2f}x"
+        print(f"{name:34s} {fmt_time(med):>12s} {fmt_time(lo):>12s}{ratio}")
+
+
+def not_installed(name: str, reason: str = "not installed"):
+    print(f"{name:34s} {reason}")
+
+
+# ------------------------------------------------------------------------------------------------ 1. MLP step
+
+def mlp_data(seed=0):
+    rng = np.random.default_rng(seed)
+    params = [{"W": (rng.normal(size=(n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32),
+               "b": np.zeros(n_out, np.float32)} for n_in, n_out in zip(MLP_SIZES[:-1], MLP_SIZES[1:])]
+    x = rng.normal(size=(MLP_BATCH, MLP_SIZES[0])).astype(np.float32)
+    labels = rng.integers(0, MLP_SIZES[-1], size=MLP_BATCH)
+    y = np.eye(MLP_SIZES[-1], dtype=np.float32)[labels]
+    return params, x, y
+
+
+def paddle_fn_mlp_step(params, x, y):
+    """value_and_grad of softmax cross-entropy, then SGD; params is a list of {"W", "b"} dicts."""
+    def loss(params, x, y):
+        h = x
+        for i, layer in enumerate(params):
+            h = pf.matmul(h, layer["W"]) + layer["b"]
+            if i < len(params) - 1:
+                h = pf.relu(h)
+        return -pf.mean(pf.sum(y * pf.log_softmax(h, axis=-1), axis=-1))
+    value, grads = pf.value_and_grad(loss)(params, x, y)
+    return pf.tree_map(lambda p, g: p - LEARNING_RATE * g, params, grads), value
+
+
+class NumpyMLP:
+    def __init__(self, params, x, y):
+        self.params = [{k: v.copy() for k, v in layer.items()} for layer in params]
+        self.x, self.y = x, y
+
+    def step(self):
+        hs, h = [self.x], self.x
+        for i, layer in enumerate(self.params):
+            h = h @ layer["W"] + layer["b"]
+            if i < len(self.params) - 1:
+                h = np.maximum(h, 0)
+            hs.append(h)
+        logits = hs[-1]
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_z = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        log_p = shifted - log_z
+        loss = -np.mean(np.sum(self.y * log_p, axis=1))
+        delta = (np.exp(log_p) * self.y.sum(axis=1, keepdims=True) - self.y) / len(self.x)
+        for i in range(len(self.params) - 1, -1, -1):
+            layer = self.params[i]
+            grad_w, grad_b = hs[i].T @ delta, delta.sum(axis=0)
+            if i > 0:
+                delta = (delta @ layer["W"].T) * (hs[i] > 0)
+            layer["W"] = layer["W"] - np.float32(LEARNING_RATE) * grad_w
+            layer["b"] = layer["b"] - np.float32(LEARNING_RATE) * grad_b
+        return float(loss)
+
+
+class PaddleFnMLP:
+    def __init__(self, params, x, y, jitted=True, device=None):
+        self.fn = pf.jit(paddle_fn_mlp_step, device=device) if jitted else paddle_fn_mlp_step
+        put = (lambda t: pf.device_put(t, device)) if jitted else (lambda t: pf.tree_map(pf.to_tensor, t))
+        self.params, self.x, self.y = put(params), put(x), put(y)
+
+    def step(self):
+        self.params, loss = self.fn(self.params, self.x, self.y)
+        return float(loss.numpy().reshape(()))
+
+
+class JaxMLP:
+    def __init__(self, params, x, y):
+        def loss(params, x, y):
+            h = x
+            for i, layer in enumerate(params):
+                h = h @ layer["W"] + layer["b"]
+                if i < len(params) - 1:
+                    h = jax.nn.relu(h)
+            return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(h, axis=-1), axis=-1))
+
+        def step(params, x, y):
+            value, grads = jax.value_and_grad(loss)(params, x, y)
+            return jax.tree_util.tree_map(lambda p, g: p - LEARNING_RATE * g, params, grads), value
+        self.fn = jax.jit(step)
+        self.params, self.x, self.y = jax.device_put(params), jax.device_put(x), jax.device_put(y)
+
+    def step(self):
+        self.params, loss = self.fn(self.params, self.x, self.y)
+        jax.block_until_ready(self.params)
+        return float(loss)
+
+
+class TorchMLP:
+    def __init__(self, params, x, y, compiled=False):
+        self.params = [torch.tensor(v, requires_grad=True) for layer in params for v in (layer["W"], layer["b"])]
+        self.x, self.y = torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
+        self.fn = torch.compile(self._step) if compiled else self._step
+
+    def _step(self, x, y):
+        h = x
+        n_layers = len(self.params) // 2
+        for i in range(n_layers):
+            h = h @ self.params[2 * i] + self.params[2 * i + 1]
+            if i < n_layers - 1:
+                h = torch.relu(h)
+        loss = -(y * torch.log_softmax(h, dim=-1)).sum(dim=-1).mean()
+        loss.backward()
+        with torch.no_grad():
+            for p in self.params:
+                p.sub_(LEARNING_RATE * p.grad)
+                p.grad = None
+        return loss.detach()
+
+    def step(self):
+        return float(self.fn(self.x, self.y))
+
+
+class PaddlePaddleMLP:
+    def __init__(self, params, x, y):
+        self.params = []
+        for layer in params:
+            for v in (layer["W"], layer["b"]):
+                t = paddlepaddle.to_tensor(v)
+                t.stop_gradient = False
+                self.params.append(t)
+        self.x, self.y = paddlepaddle.to_tensor(x), paddlepaddle.to_tensor(y)
+        self.optimizer = paddlepaddle.optimizer.SGD(learning_rate=LEARNING_RATE, parameters=self.params)
+
+    def step(self):
+        h = self.x
+        n_layers = len(self.params) // 2
+        for i in range(n_layers):
+            h = paddlepaddle.matmul(h, self.params[2 * i]) + self.params[2 * i + 1]
+            if i < n_layers - 1:
+                h = paddlepaddle.nn.functional.relu(h)
+        loss = -(self.y * paddlepaddle.nn.functional.log_softmax(h, axis=-1)).sum(axis=-1).mean()
+        loss.backward()
+        self.optimizer.step()
+        self.optimizer.clear_grad()
+        return float(loss)
+
+
+def bench_mlp(args, summary):
+    params, x, y = mlp_data()
+    makers = {"numpy by hand": lambda: NumpyMLP(params, x, y),
+              "paddle_fn jit": lambda: PaddleFnMLP(params, x, y),
+              "paddle_fn jit, local-sync": lambda: PaddleFnMLP(params, x, y, device=LOCAL_SYNC)}
+    if args.eager:
+        makers["paddle_fn eager"] = lambda: PaddleFnMLP(params, x, y, jitted=False)
+    skipped = {}
+    if jax is not None:
+        makers["jax jit"] = lambda: JaxMLP(params, x, y)
+    else:
+        skipped["jax jit"] = "not installed"
+    if torch is not None:
+        makers["torch eager"] = lambda: TorchMLP(params, x, y)
+        if not args.skip_torch_compile:
+            makers["torch.compile"] = lambda: TorchMLP(params, x, y, compiled=True)
+    else:
+        skipped["torch eager"] = "not installed"
+    if paddlepaddle is not None:
+        makers["paddlepaddle eager"] = lambda: PaddlePaddleMLP(params, x, y)
+    else:
+        skipped["paddlepaddle eager"] = "not installed"
+
+    # agreement: every contender from the same start, a few steps
+    losses, first_call = {}, {}
+    for name, make in list(makers.items()):
+        try:
+            t0 = time.perf_counter()
+            model = make()
+            first = model.step()
+            first_call[name] = time.perf_counter() - t0
+            losses[name] = [first] + [model.step() for _ in range(3)]
+        except Exception as error:  # an optional contender that fails (e.g. torch.compile without a C compiler)
+            skipped[name] = f"failed: {type(error).__name__}: {str(error).splitlines()[0][:80]}"
+            del makers[name]
+    ref = np.array(losses["numpy by hand"])
+    print(f"\n## 1. MLP {'-'.join(map(str, MLP_SIZES))} training step, batch {MLP_BATCH}, float32 "
+          "(value_and_grad + SGD, params fed back)")
+    print("losses after 1..4 steps (all contenders start from the same params):")
+    agree = True
+    for name, ls in losses.items():
+        ok = np.allclose(ls, ref, rtol=2e-4)
+        agree &= ok
+        print(f"  {name:32s} {' '.join(f'{v:.6f}' for v in ls)}   {'same' if ok else 'DIFFERENT'}"
+              f"   (first call incl. setup/compile {first_call[name]:.2f} s)")
+    summary["mlp_losses_agree"] = agree
+
+    models = {name: make() for name, make in makers.items()}
+    for m in models.values():
+        m.step()
+    results = interleaved({name: m.step for name, m in models.items()}, args.reps, inner=args.inner)
+    print_results(f"MLP step time ({args.reps} interleaved repetitions x {args.inner} steps)", results,
+                  reference="paddle_fn jit")
+    print("  (last column: how many times faster paddle_fn jit is than that contender)")
+    for name, why in skipped.items():
+        not_installed(name, why)
+    summary["mlp"] = results
+    if args.profile:
+        profile_step(models["paddle_fn jit"], args)
+
+
+def profile_step(model, args):
+    """cProfile of jitted steps. Executable.__call__'s own time is IREE running the program (its body only
+    pushes buffer refs and calls VmContext.invoke, which cProfile does not list); the rest is Python."""
+    n = max(20, args.reps)
+    profiler = cProfile.Profile()
+    t0 = time.perf_counter()
+    profiler.enable()
+    for _ in range(n):
+        model.step()
+    profiler.disable()
+    wall = (time.perf_counter() - t0) / n
+    stats = pstats.Stats(profiler)
+    total = sum(tt for (cc, nc, tt, ct, callers) in stats.stats.values())
+    inside = sum(tt for (file, line, fn), (cc, nc, tt, ct, callers) in stats.stats.items()
+                 if fn == "__call__" and file.endswith(os.path.join("runtime", "executable.py")))
+    print(f"\n## cProfile of {n} jitted MLP steps: {wall * 1e3:.2f} ms/step under the profiler; "
+          f"{inside / n * 1e3:.2f} ms/step in Executable.__call__ (IREE), {(total - inside) / n * 1e3:.3f} ms/step "
+          "in other Python code")
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(8)
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
+
+
+# ------------------------------------------------------------------------------------------------ 2. first call
+
+FIRST_CALL_SCRIPT = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import paddle_fn as paddle
+t_import = time.perf_counter() - t0
+rng = np.random.default_rng(0)
+params = [{"W": paddle.to_tensor(rng.normal(size=(32, 64)).astype(np.float32)), "b": paddle.zeros([64])},
+          {"W": paddle.to_tensor(rng.normal(size=(64, 10)).astype(np.float32)), "b": paddle.zeros([10])}]
+x = paddle.to_tensor(rng.normal(size=(16, 32)).astype(np.float32))
+y = paddle.to_tensor(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 16)])
+
+def loss(params, x, y):
+    h = paddle.tanh(paddle.matmul(x, params[0]["W"]) + params[0]["b"])
+    logits = paddle.matmul(h, params[1]["W"]) + params[1]["b"]
+    return -paddle.mean(paddle.sum(y * paddle.log_softmax(logits, axis=-1), axis=-1))
+
+@paddle.jit
+def step(params, x, y):
+    value, grads = paddle.value_and_grad(loss)(params, x, y)
+    return paddle.tree_map(lambda p, g: p - 0.1 * g, params, grads), value
+
+out = {"import": t_import}
+if sys.argv[1] == "breakdown":
+    t = time.perf_counter(); lowered = step.lower(params, x, y); out["trace"] = time.perf_counter() - t
+    t = time.perf_counter(); lowered.as_text(); out["lower to StableHLO"] = time.perf_counter() - t
+    t = time.perf_counter(); lowered.compile(); out["compile or cache load + IREE load"] = time.perf_counter() - t
+    t = time.perf_counter(); params, v = step(params, x, y); v.numpy(); out["run (first)"] = time.perf_counter() - t
+else:
+    t = time.perf_counter(); params, v = step(params, x, y); v.numpy(); out["first call"] = time.perf_counter() - t
+    t = time.perf_counter(); params, v = step(params, x, y); v.numpy(); out["second call"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def fresh_process(mode: str, cache_dir: str) -> dict:
+    env = dict(os.environ, PADDLE_FN_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", FIRST_CALL_SCRIPT, mode], env=env, capture_output=True,
+                          text=True, timeout=600)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(f"first-call subprocess failed:\n{done.stderr[-2000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["process wall"] = wall
+    return result
+
+
+def bench_first_call(args, summary):
+    cold_runs, warm_runs = (1, 3) if args.quick else (3, 7)
+    cold, warm = [], []
+    with tempfile.TemporaryDirectory(prefix="paddle_fn_bench_cache_") as root:
+        for i in range(cold_runs):
+            cache = os.path.join(root, f"cache{i}")  # empty: a cold compile
+            cold.append(fresh_process("plain", cache))
+        for _ in range(warm_runs):
+            warm.append(fresh_process("plain", os.path.join(root, "cache0")))
+        breakdown = fresh_process("breakdown", os.path.join(root, "cache0"))
+
+    def med(runs, key):
+        return float(np.median([r[key] for r in runs]))
+    print("\n## 2. First call in a fresh process (MLP 32-64-10 step, batch 16; median over runs)")
+    print(f"{'':28s} {'runs':>5s} {'import':>10s} {'first call':>12s} {'second call':>12s} {'process wall':>13s}")
+    for label, runs in (("cold disk cache", cold), ("warm disk cache", warm)):
+        print(f"{label:28s} {len(runs):5d} {fmt_time(med(runs, 'import')):>10s} "
+              f"{fmt_time(med(runs, 'first call')):>12s} {fmt_time(med(runs, 'second call')):>12s} "
+              f"{fmt_time(med(runs, 'process wall')):>13s}")
+    print("warm-cache first call, broken down (one process, AOT path): " +
+          ", ".join(f"{k} {fmt_time(v).strip()}" for k, v in breakdown.items() if k not in ("import", "process wall")))
+    print(f"import paddle_fn in this process: {PADDLE_FN_IMPORT_SECONDS:.3f} s")
+    summary["first_call_cold"] = med(cold, "first call")
+    summary["first_call_warm"] = med(warm, "first call")
+    summary["import"] = med(cold + warm, "import")
+
+
+# ------------------------------------------------------------------------------------------------ 3. overhead
+
+def bench_overhead(args, summary):
+    calls = 200 if args.quick else 1000
+    host = np.arange(4, dtype=np.float32)
+    add_one = pf.jit(lambda x: x + 1.0)
+    on_device = pf.device_put(pf.to_tensor(host))
+    add_one(on_device)
+    add_one_sync = pf.jit(lambda x: x + 1.0, device=LOCAL_SYNC)
+    on_sync_device = pf.device_put(pf.to_tensor(host), LOCAL_SYNC)
+    add_one_sync(on_sync_device)
+
+    contenders = {
+        "paddle_fn jit, device-resident": lambda: add_one(on_device),
+        "paddle_fn jit, numpy in/out": lambda: add_one(host).numpy(),
+        "paddle_fn jit, device, local-sync": lambda: add_one_sync(on_sync_device),
+        "numpy x + 1": lambda: host + 1.0,
+    }
+    if jax is not None:
+        jax_add_one = jax.jit(lambda x: x + 1.0)
+        jax_x = jax.device_put(host)
+        contenders["jax jit, device-resident"] = lambda: jax_add_one(jax_x).block_until_ready()
+        contenders["jax jit, numpy in/out"] = lambda: np.asarray(jax_add_one(host))
+    if torch is not None:
+        torch_x = torch.from_numpy(host)
+        contenders["torch eager x + 1"] = lambda: torch_x + 1.0
+
+    def batched(fn):
+        def run():
+            for _ in range(calls):
+                fn()
+        return run
+    results = interleaved({k: batched(v) for k, v in contenders.items()}, args.reps)
+    results = {k: (m / calls, lo / calls) for k, (m, lo) in results.items()}
+    print_results(f"3. Per-call overhead, jit(x + 1) on f32[4] ({args.reps} repetitions x {calls} calls)", results)
+    summary["overhead_device"] = results["paddle_fn jit, device-resident"]
+    summary["overhead_numpy"] = results["paddle_fn jit, numpy in/out"]
+    summary["overhead_sync"] = results["paddle_fn jit, device, local-sync"]
+
+
+# ------------------------------------------------------------------------------------------------ 4. matmul
+
+def bench_matmul(args, summary):
+    n = 2048
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
+    matmul = pf.jit(pf.matmul)
+    a_dev, b_dev = pf.device_put(pf.to_tensor(a)), pf.device_put(pf.to_tensor(b))
+    ours = matmul(a_dev, b_dev)
+    np.testing.assert_allclose(ours.numpy(), a @ b, rtol=2e-3, atol=2e-2)
+    contenders = {"paddle_fn jit(matmul)": lambda: matmul(a_dev, b_dev),
+                  "numpy (OpenBLAS)": lambda: a @ b}
+    if jax is not None:
+        jax_mm = jax.jit(jnp.matmul)
+        ja, jb = jax.device_put(a), jax.device_put(b)
+        contenders["jax jit(matmul)"] = lambda: jax_mm(ja, jb).block_until_ready()
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        contenders["torch matmul"] = lambda: ta @ tb
+    reps = max(3, args.reps // 2)
+    results = interleaved(contenders, reps)
+    flops = 2.0 * n ** 3
+    print(f"\n## 4. {n}x{n} float32 matmul ({reps} interleaved repetitions)")
+    print(f"{'contender':34s} {'median':>12s} {'GFLOP/s (median)':>18s} {'GFLOP/s (best)':>16s}")
+    for name, (med, lo) in results.items():
+        print(f"{name:34s} {fmt_time(med):>12s} {flops / med / 1e9:18.1f} {flops / lo / 1e9:16.1f}")
+    summary["matmul"] = results
+
+
+# ------------------------------------------------------------------------------------------------ 5. vmap workloads
+
+def vmap_workloads(rng):
+    """bench_vmap.py's workloads, written with explicit arguments so that jit sees them as inputs."""
+    workloads = []
+
+    # per-example gradients of a 32-64-10 MLP over a batch of 256
+    sizes = [(32, 64), (64, 10)]
+    params = [{"W": (rng.normal(size=s) * 0.1).astype(np.float32), "b": np.zeros(s[1], np.float32)} for s in sizes]
+    xs = rng.normal(size=(256, 32)).astype(np.float32)
+    ys = rng.integers(0, 10, size=(256,))
+
+    def loss(params, x, y):
+        h = pf.tanh(pf.matmul(x, params[0]["W"]) + params[0]["b"])
+        logits = pf.matmul(h, params[1]["W"]) + params[1]["b"]
+        logp = logits - pf.logsumexp(logits)
+        return -pf.sum(logp * pf.cast(pf.arange(10) == y, "float32"))
+    per_example = pf.vmap(pf.grad(loss), in_axes=(None, 0, 0))
+    t_params, t_xs, t_ys = pf.tree_map(pf.to_tensor, params), pf.to_tensor(xs), pf.to_tensor(ys)
+    jitted = pf.jit(per_example)
+    d_params, d_xs, d_ys = pf.device_put((t_params, t_xs, t_ys))
+
+    W0, W1, b0, b1 = params[0]["W"], params[1]["W"], params[0]["b"], params[1]["b"]
+
+    def numpy_per_example():
+        h = np.tanh(xs @ W0 + b0)
+        logits = h @ W1 + b1
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        d = p.copy()
+        d[np.arange(len(ys)), ys] -= 1
+        dh = (d @ W1.T) * (1 - h * h)
+        return xs[:, :, None] * dh[:, None, :], dh, h[:, :, None] * d[:, None, :], d
+    jax_fn = None
+    if jax is not None:
+        def jax_loss(params, x, y):
+            h = jnp.tanh(x @ params[0]["W"] + params[0]["b"])
+            logits = h @ params[1]["W"] + params[1]["b"]
+            logp = logits - jax.scipy.special.logsumexp(logits)
+            return -jnp.sum(logp * (jnp.arange(10) == y).astype(jnp.float32))
+        jax_pe = jax.jit(jax.vmap(jax.grad(jax_loss), in_axes=(None, 0, 0)))
+        jargs = jax.device_put((params, xs, ys))
+        jax_fn = lambda: jax.block_until_ready(jax_pe(*jargs))  # noqa: E731
+    workloads.append(("per-example grads, MLP 32-64-10, b=256",
+                      lambda: per_example(t_params, t_xs, t_ys), lambda: jitted(d_params, d_xs, d_ys),
+                      numpy_per_example, jax_fn,
+                      lambda: (jitted(d_params, d_xs, d_ys)[1]["W"].numpy(), numpy_per_example()[2])))
+
+    for n in (64, 256):
+        workloads.append((f"hessian, n={n}", *hessian_workload(rng, n)))
+    for mode in ("fwd", "rev"):
+        workloads.append((f"jac{mode} tanh(A@x), n=512", *jacobian_workload(rng, 512, mode)))
+    return workloads
+
+
+def hessian_workload(rng, n):
+    A = (rng.normal(size=(n, n)) / np.sqrt(n)).astype(np.float32)
+    x = rng.normal(size=(n,)).astype(np.float32)
+
+    def f(x, A):
+        return pf.sum(pf.tanh(pf.matmul(A, x)) ** 2) + 0.5 * pf.sum(x ** 2)
+    hess = pf.hessian(f)
+    jitted = pf.jit(hess)
+    tx, tA = pf.to_tensor(x), pf.to_tensor(A)
+    dx, dA = pf.device_put((tx, tA))
+
+    def numpy_hessian():
+        t = np.tanh(A @ x)
+        w = 2 * (1 - t * t) * (1 - 3 * t * t)
+        return (A.T * w) @ A + np.eye(n, dtype=np.float32)
+    jax_fn = None
+    if jax is not None:
+        jax_h = jax.jit(jax.hessian(lambda x, A: jnp.sum(jnp.tanh(A @ x) ** 2) + 0.5 * jnp.sum(x ** 2)))
+        jx, jA = jax.device_put((x, A))
+        jax_fn = lambda: jax_h(jx, jA).block_until_ready()  # noqa: E731
+    return (lambda: hess(tx, tA), lambda: jitted(dx, dA), numpy_hessian, jax_fn,
+            lambda: (jitted(dx, dA).numpy(), numpy_hessian()))
+
+
+def jacobian_workload(rng, n, mode):
+    A = (rng.normal(size=(n, n)) / np.sqrt(n)).astype(np.float32)
+    x = rng.normal(size=(n,)).astype(np.float32)
+    jac = (pf.jacfwd if mode == "fwd" else pf.jacrev)(lambda x, A: pf.tanh(pf.matmul(A, x)))
+    jitted = pf.jit(jac)
+    tx, tA = pf.to_tensor(x), pf.to_tensor(A)
+    dx, dA = pf.device_put((tx, tA))
+
+    def numpy_jacobian():
+        return (1 - np.tanh(A @ x) ** 2)[:, None] * A
+    jax_fn = None
+    if jax is not None:
+        jax_jac = jax.jit((jax.jacfwd if mode == "fwd" else jax.jacrev)(lambda x, A: jnp.tanh(A @ x)))
+        jx, jA = jax.device_put((x, A))
+        jax_fn = lambda: jax_jac(jx, jA).block_until_ready()  # noqa: E731
+    return (lambda: jac(tx, tA), lambda: jitted(dx, dA), numpy_jacobian, jax_fn,
+            lambda: (jitted(dx, dA).numpy(), numpy_jacobian()))
+
+
+def bench_vmap_workloads(args, summary):
+    rng = np.random.default_rng(0)
+    print(f"\n## 5. bench_vmap.py workloads under jit ({args.reps} interleaved repetitions; median (min))")
+    header = ["paddle_fn eager", "paddle_fn jit", "numpy by hand"] + (["jax jit"] if jax is not None else [])
+    print(f"{'workload':40s} " + " ".join(f"{h:>22s}" for h in header) + f" {'jit vs eager':>12s}")
+    summary["vmap"] = {}
+    for name, eager, jitted, numpy_fn, jax_fn, check in vmap_workloads(rng):
+        ours, ref = check()
+        np.testing.assert_allclose(ours, ref, rtol=2e-3, atol=2e-4, err_msg=name)
+        contenders = {"paddle_fn eager": eager, "paddle_fn jit": jitted, "numpy by hand": numpy_fn}
+        if jax_fn is not None:
+            contenders["jax jit"] = jax_fn
+        results = interleaved(contenders, args.reps, warmup=1)
+        cells = [f"{fmt_time(results[h][0]).strip()} ({fmt_time(results[h][1]).strip()})" for h in header]
+        speedup = results["paddle_fn eager"][0] / results["paddle_fn jit"][0]
+        print(f"{name:40s} " + " ".join(f"{c:>22s}" for c in cells) + f" {speedup:11.1f}x")
+        summary["vmap"][name] = results
+
+
+# ------------------------------------------------------------------------------------------------ summary
+
+def machine_line() -> str:
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    from paddle_fn.runtime import iree_version
+    versions = [f"python {platform.python_version()}", f"numpy {np.__version__}", f"IREE {iree_version()}"]
+    for label, module in (("jax", jax), ("torch", torch), ("paddlepaddle", paddlepaddle)):
+        versions.append(f"{label} {module.__version__}" if module is not None else f"{label} not installed")
+    return f"{time.strftime('%Y-%m-%d')} | {model}, {os.cpu_count()} cores | " + ", ".join(versions)
+
+
+def print_targets(summary):
+    rows = []
+    if "mlp" in summary:
+        ours = summary["mlp"]["paddle_fn jit"][0]
+        if "jax jit" in summary["mlp"]:
+            theirs = summary["mlp"]["jax jit"][0]
+            rows.append(("MLP step <= JAX jit step", f"{fmt_time(ours).strip()} vs {fmt_time(theirs).strip()}",
+                         ours <= theirs))
+            ours = summary["mlp"]["paddle_fn jit, local-sync"][0]
+            rows.append(("  same on the local-sync driver (info)",
+                         f"{fmt_time(ours).strip()} vs {fmt_time(theirs).strip()}", ours <= theirs))
+        else:
+            rows.append(("MLP step <= JAX jit step", "JAX not installed", None))
+        rows.append(("MLP losses agree across contenders", "", summary["mlp_losses_agree"]))
+    if "matmul" in summary:
+        ours, ref = summary["matmul"]["paddle_fn jit(matmul)"][0], summary["matmul"]["numpy (OpenBLAS)"][0]
+        rows.append(("matmul 2048 >= 90% of numpy", f"{ref / ours * 100:.0f}% of numpy", ref / ours >= 0.9))
+    if "overhead_device" in summary:
+        ours = summary["overhead_device"][0]
+        rows.append(("trivial call <= 20 us (device-resident)", fmt_time(ours).strip(), ours <= 20e-6))
+        ours = summary["overhead_sync"][0]
+        rows.append(("  same on the local-sync driver (info)", fmt_time(ours).strip(), ours <= 20e-6))
+    if "first_call_warm" in summary:
+        ours = summary["first_call_warm"]
+        rows.append(("warm-cache first call < 0.1 s", fmt_time(ours).strip(), ours < 0.1))
+    print("\n## Targets")
+    for what, measured, met in rows:
+        verdict = "n/a" if met is None else ("met" if met else "NOT MET")
+        print(f"{what:42s} {measured:>28s}   {verdict}")
+
+
+SECTIONS = {"mlp": bench_mlp, "first-call": bench_first_call, "overhead": bench_overhead, "matmul": bench_matmul,
+            "vmap": bench_vmap_workloads}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="few repetitions (a smoke run, noisy numbers)")
+    ap.add_argument("--reps", type=int, help="interleaved repetitions per section (default 30; 3 with --quick)")
+    ap.add_argument("--inner", type=int, help="MLP steps per contender per repetition (default 5; 2 with --quick)")
+    ap.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run only these sections")
+    ap.add_argument("--skip-torch-compile", action="store_true", help="leave torch.compile out (its compile is slow)")
+    ap.add_argument("--eager", action="store_true", help="also time the un-jitted paddle_fn MLP step")
+    ap.add_argument("--profile", action="store_true", help="cProfile the jitted MLP step")
+    args = ap.parse_args()
+    args.reps = args.reps or (3 if args.quick else 30)
+    args.inner = args.inner or (2 if args.quick else 5)
+    if torch is not None:
+        torch.set_num_threads(os.cpu_count() or 1)
+    print("# " + machine_line())
+    summary = {}
+    for name in args.only or SECTIONS:
+        SECTIONS[name](args, summary)
+    print_targets(summary)
+
+
+if __name__ == "__main__":
+    main()
