@@ -1,17 +1,24 @@
 """float64 expansions of the functions IREE's llvm-cpu backend cannot compile, or compiles inaccurately, in f64.
 
 IREE 3.13 lowers f64 sin/cos/tan/tanh/atan2/fmod (and CHLO asin/acos/atan/lgamma/digamma/polygamma, which expand
-into them) to libm calls its embedded linker cannot resolve ("iree-lld: error: undefined symbol: sin"), and its
-f64 expm1/log1p/sinh/cosh/asinh/atanh compile but lose up to 1e8 ulp near 0 (expm1 is exp(x)-1) or ~500 ulp
-near overflow (cosh). The emitters here write the functions with ops that compile exactly in f64: + - * /,
-floor/round, compare/select, sqrt, exp, log, bitcast and integer shifts.
+into them) to libm calls its embedded linker cannot resolve ("iree-lld: error: undefined symbol: sin"); its f64
+expm1/log1p/sinh (and CHLO asinh/atanh) compile but lose up to 1e8 ulp near 0 (expm1 is exp(x) - 1 there), and
+cosh/sinh up to ~500 ulp towards overflow. The emitters here write the functions with ops that compile and are
+exact or correctly rounded in f64: + - * /, floor/round, compare/select, sqrt, exp, log, bitcast, integer
+shifts, and chlo.zeta (polygamma of order >= 1).
 
-Each emitter is ``emit_<op>(ctx, x[, y], aval) -> str`` (a `FuncLowering`, operand SSA names, their f64 type);
-`F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them. Accuracy, measured against
-numpy by tests/test_f64_lowering.py over normal arguments: sin/cos <= 1 ulp for |x| < 1.6e6 (the 3-part
-Cody-Waite reduction is exact while k*PIO2_1 is, |k| < 2^20); beyond that the reduced argument carries an
-absolute error of about |x|*2^-53 (so the relative error grows like |x|/1.6e6 ulp, and no digit is left past
-|x| ~ 1e16, where results are still in [-1, 1]); +-inf and nan give nan. fmod is exact.
+Each emitter is ``emit_<op>(ctx, x[, y], aval) -> str`` (a `FuncLowering`, operand SSA names, their f64 type;
+polygamma also takes ``m=``); `F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them.
+
+Accuracy against numpy/scipy over normal arguments (tests/test_f64_lowering.py): <= 1 ulp measured for sin, cos,
+tanh, expm1, log1p, sinh, cosh, atan, atan2, asin, acos; <= 2 ulp for tan; fmod exact; lgamma/digamma ~1e-15
+absolute (relative error grows near their roots); polygamma ~1e-15 relative (chlo.zeta). sin/cos/tan reduce
+x = k pi/2 + r with a 3-part Cody-Waite split of pi/2 (119 bits), exact by construction while k*PIO2_1 is
+(|x| < 1.6e6). Past that, IREE's CPU code (which contracts x - k*c into an FMA) keeps an absolute error of
+about |x| 2^-87 (measured: 1 ulp to 1e7, 14 ulp at 1e9, 3.5e-15 absolute at 1e12, 3e-11 at 1e16); a backend
+without FMA contraction would leave ~|x| 2^-53. Past |x| ~ 5e20 the 119 bits run out and the result is nan
+(numpy, with Payne-Hanek reduction, stays exact there), as for +-inf and nan. IREE's CPU code flushes
+subnormal inputs and results to zero, in these expansions as in every other op.
 """
 from __future__ import annotations
 
@@ -41,8 +48,6 @@ PI_MINUS_ATAN_HI = [float.fromhex("0x1.921fb54442d18p+1"), float.fromhex("0x1.56
 PI_MINUS_ATAN_LO = [float.fromhex("0x1.1a62633145c07p-53"), float.fromhex("0x1.660b64ece6f4bp-53"),
                     float.fromhex("0x1.a79394c9e8a0ap-54"), float.fromhex("0x1.fa53523b6428fp-53"),
                     float.fromhex("0x1.1a62633145c07p-54")]
-
-
 PI_HI, PI_LO = PI_MINUS_ATAN_HI[0], PI_MINUS_ATAN_LO[0]
 
 
@@ -61,7 +66,7 @@ def _taylor(terms, first, step, alternate):
 
 # Polynomials in z = r^2 (r^2 = r*r for exp). Enough terms that the first one left out is < 2^-60 relative
 # on the reduced interval: |r| <= pi/4 (sin, cos), |r| <= ln2/2 (expm1), |x| < 1 (sinh, cosh), |t| <= 7/16 (atan).
-SIN_Z = [-c for c in _taylor(10, 3, 2, True)]                                       # sin r = r + r z (-1/3! + z/5! - ...)
+SIN_Z = [-c for c in _taylor(10, 3, 2, True)]                         # sin r = r + r z (-1/3! + z/5! - ...)
 COS_Z = _taylor(10, 4, 2, True)                                        # cos r = 1 - z/2 + z^2 (1/4! - z/6! + ...)
 EXPM1_R = _taylor(14, 3, 1, False)                                     # expm1 r = r + r^2/2 + r^3 (1/3! + r/4! ...)
 SINH_Z = _taylor(10, 3, 2, False)                                      # sinh x = x + x z (1/3! + z/5! + ...)
@@ -69,7 +74,8 @@ COSH_Z = _taylor(11, 2, 2, False)                                      # cosh x 
 ATAN_Z = [(-1) ** n / (2 * n + 1) for n in range(1, 23)]               # atan t = t + t z (-1/3 + z/5 - ...)
 
 # Asymptotic series at z >= 10 (the recurrences below shift there), first term left out < 2^-60 relative:
-# digamma z = log z - 1/(2z) - sum B_2k / (2k z^2k), lgamma z = (z - 1/2) log z - z + log(2 pi)/2 + sum B_2k / (2k (2k-1) z^(2k-1)).
+#   digamma z = log z - 1/(2z) - sum B_2k / (2k z^2k)
+#   lgamma z = (z - 1/2) log z - z + log(2 pi)/2 + sum B_2k / (2k (2k-1) z^(2k-1))
 _B = _bernoulli(20)
 DIGAMMA_W = [float(_B[2 * k] / (2 * k)) for k in range(1, 10)]               # polynomial in w = 1/z^2, times w
 LGAMMA_W = [float(_B[2 * k] / (2 * k * (2 * k - 1))) for k in range(1, 10)]  # polynomial in w, times 1/z
@@ -96,9 +102,9 @@ class _Emit:
             self._consts[key] = self.ctx.constant(value, self._typed(kind))
         return self._consts[key]
 
-    def op(self, name, *args, kind="f", out=None):
+    def op(self, name, *args, kind="f"):
         aval = self._typed(kind)
-        return self.ctx.op(f"stablehlo.{name}", list(args), self._typed(out or kind), in_avals=[aval] * len(args))
+        return self.ctx.op(f"stablehlo.{name}", list(args), aval, in_avals=[aval] * len(args))
 
     def add(self, a, b):
         return self.op("add", a, b)
@@ -198,14 +204,31 @@ class _Emit:
 
 # ---------------------------------------------------------------------------------------------- sin, cos, tan
 
-def _reduce_pio2(e, x):
-    """x = k pi/2 + (rh + rl), |rh| <~ pi/4; returns (quadrant k mod 4 as f64, rh, rl)."""
+def _cody_waite(e, x):
+    """(k, h, l): x = k pi/2 + h + l, k = round(x 2/pi); exact while k*PIO2_1 is (|k| < 2^20)."""
     k = e.op("round_nearest_even", e.mul(x, e.const(TWO_OVER_PI)))
-    t = e.sub(x, e.mul(k, e.const(PIO2_1)))                           # exact: Sterbenz, k*PIO2_1 exact
-    h, l = e.two_sum(t, e.neg(e.mul(k, e.const(PIO2_2))))             # k*PIO2_2 exact
-    rh, rl = e.fast_two_sum(h, e.sub(l, e.mul(k, e.const(PIO2_3))))
-    quadrant = e.sub(k, e.mul(e.const(4.0), e.op("floor", e.mul(k, e.const(0.25)))))
-    return quadrant, rh, rl
+    t = e.sub(x, e.mul(k, e.const(PIO2_1)))                           # Sterbenz
+    h, l = e.two_sum(t, e.neg(e.mul(k, e.const(PIO2_2))))
+    return k, h, e.sub(l, e.mul(k, e.const(PIO2_3)))
+
+
+def _mod4(e, k):
+    return e.sub(k, e.mul(e.const(4.0), e.op("floor", e.mul(k, e.const(0.25)))))
+
+
+def _reduce_pio2(e, x):
+    """x = k pi/2 + (rh + rl), |rh| <= pi/4 + 2^-40; returns (k mod 4 as f64, rh, rl), rh nan past ~5e20.
+
+    A second pass reduces what the first leaves when k has more than 53 bits (|x| > 1.4e16), where
+    round(x 2/pi) is off by more than one; it is exact there when the backend contracts x - k*PIO2_1 into an
+    FMA (IREE's CPU code does), leaving an absolute error of ~|x| 2^-87 (~|x| 2^-53 without FMA).
+    """
+    k1, h1, l1 = _cody_waite(e, x)
+    k2, h2, l2 = _cody_waite(e, h1)
+    rh, rl = e.fast_two_sum(h2, e.add(l2, l1))
+    quadrant = _mod4(e, e.add(_mod4(e, k1), _mod4(e, k2)))
+    lost = e.cmp("GT", e.abs(rh), e.const(1.0))                          # |x| beyond ~5e20, or +-inf
+    return quadrant, e.select(lost, e.const(math.nan), rh), rl
 
 
 def _sin_kernel(e, rh, rl):
@@ -230,10 +253,12 @@ def _quadrant_is(e, quadrant, *values):
 
 
 def _keep_signed_zero(e, x, result):
+    """x itself where x is +-0: odd functions keep -0's sign, which k*c - k*c = +0 would lose."""
     return e.select(e.cmp("EQ", x, e.const(0.0)), x, result)
 
 
 def emit_sin(ctx, x, aval):
+    """Quadrant q of x = k pi/2 + r: sin r, cos r, -sin r, -cos r."""
     e = _Emit(ctx, aval)
     quadrant, rh, rl = _reduce_pio2(e, x)
     s, c = _sin_kernel(e, rh, rl), _cos_kernel(e, rh, rl)
@@ -242,6 +267,7 @@ def emit_sin(ctx, x, aval):
 
 
 def emit_cos(ctx, x, aval):
+    """Quadrant q of x = k pi/2 + r: cos r, -sin r, -cos r, sin r."""
     e = _Emit(ctx, aval)
     quadrant, rh, rl = _reduce_pio2(e, x)
     s, c = _sin_kernel(e, rh, rl), _cos_kernel(e, rh, rl)
@@ -250,6 +276,7 @@ def emit_cos(ctx, x, aval):
 
 
 def emit_tan(ctx, x, aval):
+    """sin r / cos r in even quadrants, -cos r / sin r in odd ones (<= 2 ulp: two kernels and a division)."""
     e = _Emit(ctx, aval)
     quadrant, rh, rl = _reduce_pio2(e, x)
     s, c = _sin_kernel(e, rh, rl), _cos_kernel(e, rh, rl)
@@ -299,6 +326,7 @@ def _exp_halves(e, x):
 
 
 def emit_expm1(ctx, x, aval):
+    """2^k expm1(r) + (2^k - 1) for x = k ln2 + r, expm1(r) by its Taylor series on |r| <= ln2/2."""
     e = _Emit(ctx, aval)
     return _keep_signed_zero(e, x, _expm1(e, x))
 
@@ -314,6 +342,7 @@ def emit_log1p(ctx, x, aval):
 
 
 def emit_sinh(ctx, x, aval):
+    """Taylor series below |x| = 1; above, e^|x|/2 as a double-double pair minus e^-|x|/2; x's sign."""
     e = _Emit(ctx, aval)
     a = e.abs(x)
     z = e.mul(a, a)
@@ -325,6 +354,7 @@ def emit_sinh(ctx, x, aval):
 
 
 def emit_cosh(ctx, x, aval):
+    """Taylor series below |x| = 1; above, e^|x|/2 as a double-double pair plus e^-|x|/2."""
     e = _Emit(ctx, aval)
     a = e.abs(x)
     z = e.mul(a, a)
@@ -401,6 +431,7 @@ def emit_atan2(ctx, y, x, aval):
 
 
 def emit_atan(ctx, x, aval):
+    """atan(c) + atan((|x| - c)/(1 + c|x|)) about the breakpoint c of |x|'s interval; x's sign."""
     e = _Emit(ctx, aval)
     table, p = _atan_parts(e, e.abs(x))
     return e.copysign(e.add(table(ATAN_HI), e.add(table(ATAN_LO), p)), x)
@@ -447,22 +478,26 @@ def emit_acos(ctx, x, aval):
 # ---------------------------------------------------------------------------------------------- lgamma, digamma
 
 def _sin_cos_pi(e, x):
-    """(sin(pi x), cos(pi x)): x = n/2 + r with |r| <= 1/4 exactly, pi r in double-double, quadrant n mod 4."""
+    """(sin(pi x), cos(pi x)): x = n/2 + r with |r| <= 1/4 exactly, pi r in double-double, quadrant n mod 4.
+
+    The product is split at r 2^600 and scaled back: Dekker's split of a tiny r would lose its low half to
+    the flush of subnormals.
+    """
     n = e.op("round_nearest_even", e.add(x, x))
     r = e.sub(x, e.mul(n, e.const(0.5)))
-    h, l = e.two_prod(e.const(PI_HI), r)
+    h, l = e.two_prod(e.const(PI_HI), e.mul(r, e.const(2.0 ** 600)))
+    h, l = e.mul(h, e.const(2.0 ** -600)), e.mul(l, e.const(2.0 ** -600))
     l = e.add(l, e.mul(e.const(PI_LO), r))
     s, c = _sin_kernel(e, h, l), _cos_kernel(e, h, l)
-    quadrant = e.sub(n, e.mul(e.const(4.0), e.op("floor", e.mul(n, e.const(0.25)))))
-    q1, q2, q3 = _quadrant_is(e, quadrant, 1, 2, 3)
-    return (e.pick([(q1, c), (q2, e.neg(s)), (q3, e.neg(c))], s),
+    q1, q2, q3 = _quadrant_is(e, _mod4(e, n), 1, 2, 3)
+    return (_keep_signed_zero(e, x, e.pick([(q1, c), (q2, e.neg(s)), (q3, e.neg(c))], s)),
             e.pick([(q1, e.neg(s)), (q2, e.neg(c)), (q3, s)], c))
 
 
 def _reflect_and_shift(e, x):
-    """y = 1 - x where x < 1/2, else x; then z = y + j >= GAMMA_SHIFT with the j skipped terms y, y+1, ... kept.
+    """y = 1 - x where x < 1/2, else x; then z = y + j >= GAMMA_SHIFT, stepping up by 1 while below it.
 
-    Returns (reflect, y, z, terms) where terms[i] is the i-th shifted-over factor, or None where none was.
+    Returns (reflect, z, terms): terms[i] = (stepped, y + i), `stepped` where step i was taken.
     """
     reflect = e.cmp("LT", x, e.const(0.5))
     y = e.select(reflect, e.sub(e.const(1.0), x), x)
@@ -471,16 +506,18 @@ def _reflect_and_shift(e, x):
         below = e.cmp("LT", z, e.const(GAMMA_SHIFT))
         terms.append((below, z))
         z = e.select(below, e.add(z, e.const(1.0)), z)
-    return reflect, y, z, terms
+    return reflect, z, terms
 
 
 def emit_digamma(ctx, x, aval):
-    """psi(x) = psi(x + 10) - sum 1/(x + j) below 10, asymptotic series above, reflection below 1/2:
-    psi(x) = psi(1 - x) - pi cot(pi x). Accurate to ~1e-15 absolute (relative error grows near the root
-    1.4616...); nan at negative integers, -inf at +0, +inf at -0 (as scipy).
+    """Digamma: recurrence up to 10, asymptotic series, reflection below 1/2.
+
+    psi(x) = psi(x + 10) - sum 1/(x + j) below 10; psi(x) = psi(1 - x) - pi cot(pi x) below 1/2. Accurate to
+    ~1e-15 absolute (relative error grows near the root 1.4616...); nan at negative integers, -inf at +0, +inf
+    at -0 (as scipy).
     """
     e = _Emit(ctx, aval)
-    reflect, _, z, terms = _reflect_and_shift(e, x)
+    reflect, z, terms = _reflect_and_shift(e, x)
     inv_z = e.div(e.const(1.0), z)
     w = e.mul(inv_z, inv_z)
     series = e.sub(e.sub(e.op("log", z), e.mul(e.const(0.5), inv_z)), e.mul(w, e.poly(w, DIGAMMA_W)))
@@ -495,12 +532,14 @@ def emit_digamma(ctx, x, aval):
 
 
 def emit_lgamma(ctx, x, aval):
-    """log|Gamma(x)| = lgamma(x + 10) - log(x (x+1) ... ) below 10, Stirling's series above, reflection below
-    1/2: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x). Accurate to ~1e-15 absolute, relative error
-    grows near the roots 1 and 2 (where it returns ~1e-15, not 0); +inf at non-positive integers and +-inf.
+    """log|Gamma(x)|: recurrence up to 10, Stirling's series, reflection below 1/2.
+
+    lgamma(x) = lgamma(x + 10) - log(x (x+1) ...) below 10; log(pi / |sin(pi x)|) - lgamma(1 - x) below 1/2.
+    Accurate to ~1e-15 absolute, relative error grows near the roots 1 and 2 (where it returns ~1e-15, not 0);
+    +inf at non-positive integers and +-inf (scipy says -inf at -inf).
     """
     e = _Emit(ctx, aval)
-    reflect, _, z, terms = _reflect_and_shift(e, x)
+    reflect, z, terms = _reflect_and_shift(e, x)
     inv_z = e.div(e.const(1.0), z)
     w = e.mul(inv_z, inv_z)
     log_z = e.op("log", z)
@@ -522,7 +561,8 @@ def emit_polygamma(ctx, x, aval, *, m):
         return emit_digamma(ctx, x, aval)
     e = _Emit(ctx, aval)
     zeta = ctx.generic_op("chlo.zeta", [e.const(m + 1.0), x], aval, in_avals=[aval, aval])
-    return e.mul(e.const((-1.0) ** (m + 1) * math.factorial(m)), zeta)
+    out = e.mul(e.const((-1.0) ** (m + 1) * math.factorial(m)), zeta)
+    return e.select(e.cmp("EQ", x, e.const(math.inf)), e.const(0.0), out)   # chlo.zeta(s, inf) is nan
 
 
 # ---------------------------------------------------------------------------------------------- fmod

@@ -1,4 +1,5 @@
-"""paddle_fn.runtime"""
+"""paddle_fn.runtime: the only package that imports IREE. StableHLO text and numpy arrays in, device arrays out:
+compilation (with a persistent cache), devices, device-resident arrays and low-overhead executables."""
 if __name__ != "paddle_fn.runtime":
     raise ImportError("import this package as paddle_fn.runtime, not as a top-level module")
 
@@ -6,5 +7,5 @@ from paddle_fn.runtime.compiler import (  # noqa: E402,F401
     STANDARD_FLAGS, TARGETS, CompiledArtifact, CompileError, cache_dir, compile_stablehlo, host_cpu, iree_version)
 from paddle_fn.runtime.device import (  # noqa: E402,F401
     Device, DeviceArray, copy_to, default_device, default_platform, device_put, devices, gpu_available,
-    set_cpu_threads)
+    inline_cpu_device, set_cpu_threads)
 from paddle_fn.runtime.executable import Executable, load_executable  # noqa: E402,F401

@@ -86,6 +86,23 @@ def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
     return driver.create_device(device_info)
 
 
+_inline_siblings: dict = {}
+
+
+def inline_cpu_device(device: "Device") -> "Device":
+    """The calling-thread (local-sync) twin of a CPU device: same memory, no worker-thread hand-off, so the
+    lowest latency for small programs. Buffers of the two are interchangeable."""
+    if device.platform != "cpu":
+        raise ValueError(f"inline_cpu_device needs a CPU device, got {device!r}")
+    if device.driver == "local-sync":
+        return device
+    with _lock:
+        twin = _inline_siblings.get(device.id)
+        if twin is None:
+            twin = _inline_siblings[device.id] = Device("cpu", device.id, "local-sync")
+        return twin
+
+
 def set_cpu_threads(count: int):
     """Use `count` worker threads per CPU device (local-task). Call it before the first CPU device is used."""
     if int(count) < 1:

@@ -27,6 +27,7 @@ from paddle_fn.core.pytree import NAMESPACE, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval
 from paddle_fn.lowering import lower_program
+from paddle_fn.lowering.simplify import simplify
 from paddle_fn.transforms._args import as_leaf, fun_name
 from paddle_fn.transforms.devices import resolve_device
 
@@ -46,7 +47,7 @@ def _memo(program, key, build):
 
 
 def _compile(program, device, name, reason="first call"):
-    text = lower_program(program, name="main")
+    text = lower_program(simplify(program), name="main")
     digest = hashlib.sha256(text.encode()).hexdigest()
     with _LOCK:
         exe = _EXECUTABLES.get((digest, device))
@@ -66,8 +67,43 @@ def _compile(program, device, name, reason="first call"):
         return exe
 
 
+# Programs doing less work than this run on the calling thread (IREE's local-sync driver): handing a dispatch to
+# worker threads costs ~10 us, more than such a program computes. Measured with benchmarks/bench_jit.py.
+INLINE_WORK_LIMIT = 1 << 16
+
+
+def _work(program) -> float:
+    """A rough count of element operations, to tell tiny programs from ones worth spreading over cores."""
+    total = 0.0
+    for eqn in program.eqns:
+        out = sum(v.aval.size for v in eqn.outputs)
+        name = eqn.prim.name
+        if name == "dot_general":
+            (lc, _), _ = eqn.params["dimension_numbers"]
+            k = 1
+            for d in lc:
+                k *= eqn.inputs[0].aval.shape[d]
+            total += out * k
+        elif name in ("scan", "while", "cond", "jit_call", "custom_jvp_call", "custom_vjp_call"):
+            subs = [p for p in eqn.params.values() if hasattr(p, "eqns")]
+            subs += [q for p in eqn.params.values() if isinstance(p, tuple) for q in p if hasattr(q, "eqns")]
+            trips = eqn.params.get("length", 1)
+            total += trips * sum(_work(p) for p in subs)
+        else:
+            total += max(out, sum(v.aval.size for v in eqn.inputs))
+    return total
+
+
+def _run_device(program, device):
+    if device.platform == "cpu" and device.driver == "local-task" and _work(program) < INLINE_WORK_LIMIT:
+        return runtime.inline_cpu_device(device)
+    return device
+
+
 def _executable(program, device, name):
-    return _memo(program, ("executable", device), lambda: _compile(program, device, name))
+    def build():
+        return _compile(program, _run_device(program, device), name)
+    return _memo(program, ("executable", device), build)
 
 
 def _device_input(t: Tensor, device):
@@ -423,6 +459,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, device=device)
-    if isinstance(fun, JitFunction) and not (static_argnums or static_argnames or device):
-        return fun
+    if isinstance(fun, JitFunction):
+        if not (static_argnums or static_argnames or device):
+            return fun
+        fun = fun.fun  # re-jit the original function with the new options
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, device)

@@ -15,6 +15,7 @@ from paddle_fn.core.autodiff import is_undefined
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import get_aval
+from paddle_fn.lowering.f64_math import F64_EXPANSIONS
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype, scalar_like
 
 
@@ -31,6 +32,9 @@ def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
         return x
 
     def lower(ctx, x):
+        if ctx.avals_in[0].dtype == dtypes.float64 and name in F64_EXPANSIONS:
+            # IREE's CPU backend cannot link (or is inaccurate for) these in float64: exact expansions instead
+            return F64_EXPANSIONS[name](ctx, x, ctx.avals_in[0])
         return ctx.generic_op(hlo, [x]) if hlo.startswith("chlo.") else ctx.op(hlo, [x])
 
     return Primitive(name, shape_rule, impl, jvp, transpose, ELEMENTWISE, lower)
@@ -46,6 +50,14 @@ def _binop_shape(name, kinds, what):
 
 def _lower_binop(hlo):
     def lower(ctx, x, y):
+        return ctx.op(hlo, [x, y])
+    return lower
+
+
+def _lower_binop_f64_safe(name, hlo):
+    def lower(ctx, x, y):
+        if ctx.avals_in[0].dtype == dtypes.float64:
+            return F64_EXPANSIONS[name](ctx, x, y, ctx.avals_in[0])
         return ctx.op(hlo, [x, y])
     return lower
 
@@ -180,7 +192,7 @@ def _rem_jvp(primals, tangents):
 
 
 rem_p = Primitive("rem", _binop_shape("rem", "fiu", "a numeric"), _rem_impl, _rem_jvp, NONLINEAR, ELEMENTWISE,
-                  _lower_binop("stablehlo.remainder"))
+                  _lower_binop_f64_safe("rem", "stablehlo.remainder"))
 
 
 def rem(x, y):
@@ -299,7 +311,7 @@ def _atan2_jvp(primals, tangents):
 
 
 atan2_p = Primitive("atan2", _binop_shape("atan2", "f", "a floating-point"), _np_float(np.arctan2), _atan2_jvp,
-                    NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.atan2"))
+                    NONLINEAR, ELEMENTWISE, _lower_binop_f64_safe("atan2", "stablehlo.atan2"))
 
 
 def atan2(y, x):
@@ -393,6 +405,8 @@ def acos(x):
 
 
 def _atan_lower(ctx, x):
+    if ctx.avals_in[0].dtype == dtypes.float64:
+        return F64_EXPANSIONS["atan"](ctx, x, ctx.avals_in[0])
     one = ctx.constant(1, ctx.avals_in[0])
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
@@ -501,6 +515,8 @@ def _polygamma_shape(x, *, m):
 
 
 def _polygamma_lower(ctx, x, *, m):
+    if ctx.avals_in[0].dtype == dtypes.float64:
+        return F64_EXPANSIONS["polygamma"](ctx, x, ctx.avals_in[0], m=m)
     n = ctx.constant(m, ctx.avals_in[0])
     return ctx.generic_op("chlo.polygamma", [n, x], in_avals=[ctx.avals_in[0]] * 2)
 
