@@ -294,3 +294,36 @@ def test_custom_vjp_is_used_by_grad_and_vmap():
     np.testing.assert_allclose(pf.grad(lambda x: total(pf.vmap(g)(x)))(t([[0.5], [1.0]])).numpy(), [[3.0], [3.0]])
     with pytest.raises(UnsupportedError, match="forward-mode"):
         pf.jvp(g, (x,), (x,))
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-6), ("float64", 1e-13)])
+def test_hessian_of_pytree_function_in_both_precisions(dtype, tol):
+    import paddle_fn as paddle
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(3, 3)).astype(dtype)
+    p = {"x": paddle.to_tensor(rng.normal(size=3).astype(dtype)), "s": paddle.to_tensor(np.array([0.7], dtype))}
+
+    def f(p):
+        return paddle.sum(paddle.tanh(paddle.matmul(paddle.to_tensor(A), p["x"])) ** 2) * p["s"]
+
+    H = paddle.hessian(f)(p)
+    x, s = p["x"].numpy().astype(np.float64), float(p["s"].numpy()[0])
+    t = np.tanh(A.astype(np.float64) @ x)
+    w = 2 * (1 - t * t) * (1 - 3 * t * t)
+    Hxx = s * (A.T * w) @ A
+    Hxs = (A.T @ (2 * t * (1 - t * t)))
+    assert H["x"]["x"].dtype == dtype and H["x"]["x"].shape == [3, 3] and H["x"]["s"].shape == [3, 1]
+    np.testing.assert_allclose(H["x"]["x"].numpy(), Hxx, rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(H["x"]["s"].numpy()[:, 0], Hxs, rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(H["s"]["s"].numpy(), [[0.0]], atol=tol)
+
+
+def test_vmap_negative_axes():
+    import paddle_fn as paddle
+    x = np.arange(12.0).reshape(3, 4)
+    out = paddle.vmap(lambda c: c * 2.0, in_axes=-1, out_axes=-1)(paddle.to_tensor(x))
+    np.testing.assert_allclose(out.numpy(), x * 2.0)
+    out = paddle.vmap(lambda r: paddle.sum(r), in_axes=-2)(paddle.to_tensor(x))
+    np.testing.assert_allclose(out.numpy()[:, 0], x.sum(1))
+    out = paddle.vmap(lambda r: r + 1.0, axis_name="batch")(paddle.to_tensor(x))
+    np.testing.assert_allclose(out.numpy(), x + 1.0)

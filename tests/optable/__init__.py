@@ -26,10 +26,11 @@ class Arg:
     high: int = 3
 
     def sample(self, rng: np.random.Generator, dtype: Optional[str] = None) -> np.ndarray:
-        dt = np.dtype(dtype or self.dtype) if (dtype or self.dtype) != "bfloat16" else None
+        from paddle_fn.core.dtypes import as_dtype
+        dt = as_dtype(dtype or self.dtype).np
         if callable(self.domain):
             v = np.asarray(self.domain(rng))
-            return v.astype(dt) if dt is not None else v.astype(np.float32)
+            return v.astype(dt)
         d = self.domain
         shape = self.shape
         if d == "real":
@@ -50,7 +51,7 @@ class Arg:
             v = rng.integers(0, 2**32, size=shape, dtype=np.uint64)
         else:
             raise ValueError(d)
-        return np.asarray(v).astype(dt if dt is not None else np.float32)
+        return np.asarray(v).astype(dt)
 
     @property
     def is_float(self) -> bool:

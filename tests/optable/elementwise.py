@@ -99,6 +99,14 @@ ROWS = [
           (Arg(S, "int32", "int"),), lambda x: x.astype(np.float64)),
     OpRow("convert_f32_f64", E.convert_element_type_p, lambda x: E.convert_element_type(x, new_dtype="float64"),
           (Arg(S, "float32"),), lambda x: x.astype(np.float64), diff=()),
+    # half precision: values and lowering (derivative checks need float64)
+    OpRow("add_f16", E.add_p, E.add, (Arg(S, "float16"), Arg(S, "float16")), np.add, rtol=1e-3, atol=1e-3, diff=()),
+    OpRow("exp_bf16", E.exp_p, E.exp, (Arg(S, "bfloat16"),), lambda x: np.exp(x.astype(np.float32)),
+          rtol=1e-2, atol=1e-2, diff=()),
+    OpRow("mul_bf16", E.mul_p, E.mul, (Arg(S, "bfloat16"), Arg(S, "bfloat16")),
+          lambda x, y: x.astype(np.float32) * y.astype(np.float32), rtol=1e-2, atol=1e-2, diff=()),
+    OpRow("tanh_f16", E.tanh_p, E.tanh, (Arg(S, "float16"),), lambda x: np.tanh(x.astype(np.float32)),
+          rtol=2e-3, atol=2e-3, diff=()),
     # stop_gradient deliberately differs from the derivative of its value, so finite differences do not apply;
     # its zero derivative is checked in test_transforms.py::test_stop_gradient
     OpRow("stop_gradient", E.stop_gradient_p, lambda x: E.mul(E.stop_gradient(x), x), (Arg(S),),
