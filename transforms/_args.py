@@ -11,7 +11,7 @@ from paddle_fn.core.trace import Tensor
 def as_leaf(x, what: str):
     """Turn a pytree leaf into a Tensor (Python scalars keep 0-d shape; floats take the default float dtype)."""
     if isinstance(x, Tensor):
-        return x
+        return x.resolve()
     if isinstance(x, (bool, int, float, np.bool_, np.number)) and not isinstance(x, np.ndarray):
         return Tensor(np.asarray(x, dtype=dtypes.dtype_of_scalar(x).np))
     if isinstance(x, np.ndarray):

@@ -58,10 +58,10 @@ class JVPTracer(Tracer):
         self.tangent = tangent
 
     @property
-    def aval(self):
+    def _own_aval(self):
         return get_aval(self.primal)
 
-    def concrete_value(self):
+    def _own_concrete_value(self):
         p = self.primal
         return p.concrete_value() if isinstance(p, Tensor) else np.asarray(p)
 

@@ -24,7 +24,7 @@ class BatchTracer(Tracer):
         self.batch_dim = batch_dim
 
     @property
-    def aval(self):
+    def _own_aval(self):
         a = get_aval(self.val)
         if self.batch_dim is not_mapped:
             return a
@@ -35,7 +35,7 @@ class BatchTracer(Tracer):
     def full_lower(self):
         return self.val if self.batch_dim is not_mapped else self
 
-    def concrete_value(self):
+    def _own_concrete_value(self):
         raise ConcretizationError(
             f"a value batched by {self._trace.main.transform or 'vmap'} ({self.aval.str_short()} per example) was "
             "converted to a Python scalar; inside vmap each example has its own value, so Python control flow on "

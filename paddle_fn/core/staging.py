@@ -22,7 +22,7 @@ class StagingTracer(Tracer):
         self.provenance = provenance  # names of the traced arguments this value depends on
 
     @property
-    def aval(self):
+    def _own_aval(self):
         return self._aval
 
 
@@ -33,6 +33,7 @@ class ProgramBuilder:
         self.const_tracers: dict[int, Tracer] = {}   # id(value) -> tracer, so a constant is captured once
         self.const_vals: dict[int, object] = {}       # id(tracer) -> captured value
         self.tracers: list[Tracer] = []               # keeps ids alive
+        self.input_vars: dict[int, Var] = {}          # id(input tracer) -> its Var, even if later rebound in place
 
     def new_var(self, tracer) -> Var:
         v = Var(tracer.aval)
@@ -45,7 +46,7 @@ class ProgramBuilder:
 
     def build(self, in_tracers, out_tracers):
         """Return (program, consts): program inputs are [*constants, *in_tracers]."""
-        in_vars = [self.tracer_to_var[id(t)] for t in in_tracers]
+        in_vars = [self.input_vars.get(id(t)) or self.tracer_to_var[id(t)] for t in in_tracers]
         const_vars, consts = [], []
         for tid, val in self.const_vals.items():
             const_vars.append(self.tracer_to_var[tid])
@@ -100,7 +101,7 @@ class StagingTrace(Trace):
 
     def new_arg(self, aval: ShapedArray, name: str | None = None) -> StagingTracer:
         t = StagingTracer(self, aval, frozenset([name]) if name else frozenset())
-        self.builder.new_var(t)
+        self.builder.input_vars[id(t)] = self.builder.new_var(t)
         return t
 
     def pure(self, val):
@@ -111,11 +112,19 @@ class StagingTrace(Trace):
         t = StagingTracer(self, get_aval(val))
         b.new_var(t)
         b.const_tracers[key] = t
-        b.const_vals[id(t)] = val if isinstance(val, Tensor) else Tensor(np.asarray(val))
+        # a concrete Tensor is captured as a snapshot: an in-place update of it later rebinds the caller's handle,
+        # never the value this program was traced with
+        b.const_vals[id(t)] = (val.snapshot() if not isinstance(val, Tracer) else val) if isinstance(val, Tensor) \
+            else Tensor(np.asarray(val))
         b.tracers.append(val)
         return t
 
     lift = pure
+
+    def rebind(self, tracer, new):
+        super().rebind(tracer, new)
+        b = self.builder
+        b.tracer_to_var[id(tracer)] = b.tracer_to_var[id(new)]
 
     def process_primitive(self, prim, tracers, params):
         b = self.builder

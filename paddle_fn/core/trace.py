@@ -28,7 +28,7 @@ class Tensor:
     """
     __array_priority__ = 100
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
-    __slots__ = ("_value", "_device_array", "_aval", "stop_gradient", "__weakref__", "name")
+    __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "name")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -37,7 +37,7 @@ class Tensor:
                 v = v.copy()
             v.flags.writeable = False
         self._value = v
-        self._device_array = self._aval = None
+        self._device_array = self._aval = self._alias = None
         self.stop_gradient = stop_gradient
 
     @classmethod
@@ -45,10 +45,36 @@ class Tensor:
         """A Tensor backed by a device buffer (anything with `.shape`, `.dtype`, `.to_numpy()`), converted to
         numpy only when its value is asked for."""
         t = cls.__new__(cls)
-        t._value = t._aval = None
+        t._value = t._aval = t._alias = None
         t._device_array = array
         t.stop_gradient = stop_gradient
         return t
+
+    def snapshot(self) -> "Tensor":
+        """A new handle on the same (immutable) value: unaffected if this handle is later updated in place."""
+        if self._alias is not None:
+            return self._alias
+        t = Tensor.__new__(Tensor)
+        t._value, t._device_array, t._aval, t._alias = self._value, self._device_array, self._aval, None
+        t.stop_gradient = self.stop_gradient
+        return t
+
+    def _rebind(self, new: "Tensor") -> None:
+        """Make this handle hold `new`'s value: how Paddle's in-place methods (``x.add_(y)``, ``x[i] = v``) are
+        functionalized. Values are never written; only this Python object changes what it refers to. A handle
+        updated with a traced value (e.g. a buffer filled inside a function being differentiated) forwards to that
+        value from then on; using it after its transform has ended is the usual escaped-tracer error."""
+        if not isinstance(new, Tensor):
+            raise TypeError(f"cannot rebind a Tensor to a {type(new).__name__}")
+        if isinstance(new, Tracer):
+            self._alias = new
+            return
+        new = new.resolve()
+        self._value, self._device_array, self._aval, self._alias = new._value, new._device_array, new._aval, None
+
+    def resolve(self) -> "Tensor":
+        """The value this handle refers to now (itself, or the traced value it was updated with in place)."""
+        return self if self._alias is None else self._alias.resolve()
 
     @property
     def device_array(self):
@@ -58,6 +84,8 @@ class Tensor:
     # -- abstract view
     @property
     def aval(self) -> ShapedArray:
+        if self._alias is not None:
+            return self._alias.aval
         a = self._aval
         if a is None:
             v = self._value if self._value is not None else self._device_array
@@ -94,6 +122,8 @@ class Tensor:
 
     # -- concrete view
     def concrete_value(self) -> np.ndarray:
+        if self._alias is not None:
+            return self._alias.concrete_value()
         if self._value is None:
             v = np.asarray(self._device_array.to_numpy())
             if v.flags.writeable:
@@ -163,6 +193,8 @@ class Tensor:
         return "Place(cpu)"
 
     def __repr__(self):
+        if self._alias is not None:
+            return repr(self._alias)
         v = self.concrete_value()
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {_format_values(v)})")
@@ -199,20 +231,52 @@ class Tracer(Tensor):
 
     def __init__(self, trace: "Trace"):
         self._trace = trace
-        self._value = self._device_array = self._aval = None
+        self._value = self._device_array = self._aval = self._alias = None
         self.stop_gradient = True
 
     @property
     def aval(self) -> ShapedArray:
+        return self._alias.aval if self._alias is not None else self._own_aval
+
+    @property
+    def _own_aval(self) -> ShapedArray:
         raise NotImplementedError
 
     def full_lower(self):
         return self
 
+    def snapshot(self):
+        return self.resolve()
+
+    def resolve(self):
+        a = self
+        while a._alias is not None:
+            a = a._alias
+        return a
+
+    def _rebind(self, new) -> None:
+        trace = self._trace
+        if isinstance(new, Tensor):
+            new = new.resolve()
+        if not isinstance(new, Tracer) or new._trace.main.level < trace.main.level:
+            new = trace.full_raise(new)  # a value from outside this transform: a constant of it
+        if new._trace.main is trace.main and type(new) is type(self):
+            self._alias = None
+            trace.rebind(self, new)
+        else:  # updated with a value of an inner transform: forward to it (see Tensor._rebind)
+            self._alias = new
+
     def concrete_value(self) -> np.ndarray:
+        if self._alias is not None:
+            return self._alias.concrete_value()
+        return self._own_concrete_value()
+
+    def _own_concrete_value(self) -> np.ndarray:
         return self._trace.concretize(self)
 
     def __repr__(self):
+        if self._alias is not None:
+            return repr(self._alias)
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
     __str__ = __repr__
@@ -257,6 +321,17 @@ class Trace:
 
     def process_primitive(self, prim, tracers, params):
         raise NotImplementedError
+
+    def rebind(self, tracer, new):
+        """Point `tracer` at `new`'s value (both of this trace): copy every slot of the tracer's class."""
+        for cls in type(new).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot == "__weakref__":
+                    continue
+                try:
+                    setattr(tracer, slot, getattr(new, slot))
+                except AttributeError:
+                    pass
 
     def concretize(self, tracer):
         raise ConcretizationError(
@@ -351,6 +426,7 @@ def full_lower(x):
 
 
 def bind(prim, *args, **params):
+    args = [a.resolve() if isinstance(a, Tensor) and a._alias is not None else a for a in args]
     trace = find_top_trace(args)
     tracers = [trace.full_raise(a) for a in args]
     outs = trace.process_primitive(prim, tracers, params)

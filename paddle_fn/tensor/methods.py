@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, search
+from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, search, stat
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -18,17 +18,21 @@ _METHOD_SOURCES = {
            "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
            "asinh", "acosh", "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil",
            "round", "trunc", "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp",
-           "cumsum", "cumprod", "clip", "cast", "increment", "lerp"],
+           "cumsum", "cumprod", "clip", "cast", "increment", "lerp", "logit", "rad2deg", "deg2rad", "frac", "fmax",
+           "fmin", "nan_to_num", "gcd", "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "diff", "stanh"],
     manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "split", "chunk", "unstack",
                    "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather", "index_select",
-                   "take_along_axis", "where", "nonzero", "strided_slice"],
-    linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner"],
-    search: ["argmax", "argmin", "sort", "argsort", "topk", "masked_select"],
+                   "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter", "scatter_nd_add",
+                   "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique"],
+    linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "norm",
+             "dist"],
+    search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select"],
+    stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
             "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
             "isnan", "isinf", "isfinite", "isclose", "allclose", "equal_all", "is_floating_point", "is_integer",
             "is_empty", "rank"],
-    creation: ["clone", "tril", "triu", "diag", "zeros_like", "ones_like", "full_like", "empty_like"],
+    creation: ["clone", "tril", "triu", "diag", "diag_embed", "zeros_like", "ones_like", "full_like", "empty_like"],
     activation: ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"],
 }
 
@@ -119,3 +123,5 @@ def install():
     Tensor.astype = _astype
     Tensor.T = property(_transposed)
     Tensor.at = property(indexing.at)
+    from paddle_fn.tensor import inplace  # the functionalized in-place methods (x.add_(), x[i] = v, ...)
+    inplace.install()

@@ -1,0 +1,126 @@
+"""Paddle's in-place Tensor methods, functionalized.
+
+``x.add_(y)``, ``x.scale_(2)``, ``x.zero_()``, ``x[i] = v``, ``x.set_value(v)`` compute the new value with the
+ordinary (pure) op and then rebind the handle `x` to it (`Tensor._rebind`). No buffer is ever written, so a value
+held elsewhere — another Tensor, a jit cache, an autodiff residual — never changes, and under grad/vmap/jit the
+update is traced as the pure op it is. The one visible difference from Paddle: a jitted function that updates its
+input in place does not change the caller's Tensor (the function sees a traced copy); return the new value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.trace import Tensor, get_aval
+
+# in-place name -> (out-of-place function name, whether the shape may change)
+_ELEMENTWISE = ("add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
+                "reciprocal", "round", "tanh", "abs", "sin", "cos", "sigmoid", "erfinv", "lerp", "pow", "remainder",
+                "floor_divide", "maximum", "minimum", "neg", "log", "relu", "square", "sign", "trunc", "cast_like")
+_RESHAPING = ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")
+
+
+def _functions():
+    import paddle_fn.tensor as api
+    return api
+
+
+def _check_same(x, new, name):
+    a, b = get_aval(x), get_aval(new)
+    if a.shape != b.shape:
+        raise ShapeError(f"{name}_: the result has shape {list(b.shape)} but the in-place Tensor has shape "
+                         f"{list(a.shape)}; an in-place op cannot change the shape (use the out-of-place {name})")
+    if a.dtype != b.dtype:
+        new = new.astype(a.dtype)
+    return new
+
+
+def _make_inplace(name, fn, keep_shape):
+    def method(self, *args, **kwargs):
+        new = fn(self, *args, **kwargs)
+        if keep_shape:
+            new = _check_same(self, new, name)
+        self._rebind(new)
+        return self
+    method.__name__ = f"{name}_"
+    method.__qualname__ = f"Tensor.{name}_"
+    method.__doc__ = (f"In-place ``{name}``: ``x.{name}_(...)`` rebinds x to ``paddle.{name}(x, ...)`` and returns x "
+                      "(values are never written; see paddle_fn.tensor.inplace).")
+    return method
+
+
+def zero_(self):
+    """Set every element to 0 (in place: rebinds x to a zero Tensor of its shape and dtype).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1.0, 2.0])
+        >>> x.zero_().numpy()
+        array([0., 0.], dtype=float32)
+    """
+    self._rebind(_functions().zeros_like(self))
+    return self
+
+
+def fill_(self, value):
+    """Set every element to `value` (in place).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.to_tensor([1, 2]).fill_(7).numpy()
+        array([7, 7])
+    """
+    self._rebind(_functions().full_like(self, value))
+    return self
+
+
+def set_value(self, value):
+    """Replace the value with `value` (a Tensor, numpy array or nested list of the same shape), keeping the dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> w = paddle.zeros([2])
+        >>> w.set_value([3.0, 4.0]); w.numpy()
+        array([3., 4.], dtype=float32)
+    """
+    api = _functions()
+    new = value if isinstance(value, Tensor) else api.to_tensor(np.asarray(value))
+    a, b = get_aval(self), get_aval(new)
+    if a.shape != b.shape:
+        raise ShapeError(f"set_value: the new value has shape {list(b.shape)} but the Tensor has shape "
+                         f"{list(a.shape)}")
+    self._rebind(new if b.dtype == a.dtype else new.astype(a.dtype))
+
+
+def setitem(self, index, value):
+    """``x[index] = value``: rebinds x to ``x.at[index].set(value)`` (so it is differentiable and traceable)."""
+    self._rebind(self.at[index].set(value))
+
+
+def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
+    """Fill with uniform random numbers in [min, max) (in place), drawn from the global seed unless `seed` != 0."""
+    from paddle_fn.random import paddle_uniform
+    a = get_aval(self)
+    self._rebind(paddle_uniform(list(a.shape), dtype=a.dtype, min=min, max=max, seed=seed))
+    return self
+
+
+def exponential_(self, lam=1.0, name=None):
+    """Fill with exponentially distributed random numbers of rate `lam` (in place), from the global seed."""
+    from paddle_fn.random import paddle_uniform
+    a = get_aval(self)
+    u = paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
+    self._rebind(-_functions().log1p(-u) / lam)
+    return self
+
+
+def install():
+    """Attach the in-place methods to Tensor (called by paddle_fn at import)."""
+    api = _functions()
+    for name in _ELEMENTWISE + _RESHAPING:
+        fn = getattr(api, name, None)
+        if fn is not None:
+            setattr(Tensor, f"{name}_", _make_inplace(name, fn, name in _ELEMENTWISE))
+    for fn in (zero_, fill_, set_value, uniform_, exponential_):
+        setattr(Tensor, fn.__name__, fn)
+    Tensor.__setitem__ = setitem
