@@ -28,4 +28,6 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     standard_normal)
 
 _tensor_api.methods.install()
+from paddle_fn import autograd, incubate  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
+
 __version__ = "0.1.0"

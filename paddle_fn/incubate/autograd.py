@@ -1,0 +1,444 @@
+"""paddle.incubate.autograd with Paddle 2.3's semantics: ``vjp``, ``jvp`` and the lazy ``Jacobian`` / ``Hessian``.
+
+Built on the public transforms. A Jacobian linearizes ``func`` once (``paddle_fn.vjp``, which runs ``func`` as
+Paddle's constructor does) and evaluates rows of the flattened matrix only when an index asks for them: one VJP
+for a single row, one ``vmap`` of the VJP over the requested basis rows for several. Evaluated rows are cached,
+so ``J[0]`` followed by ``J[:]`` evaluates row 0 once. Everything is ordinary traced code, so ``J[:]`` works
+under ``paddle_fn.jit``, ``vmap`` and ``grad``.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+import paddle_fn as paddle
+from paddle_fn.core.trace import Tracer
+
+__all__ = ["vjp", "jvp", "Jacobian", "Hessian"]
+
+
+# ----------------------------------------------------------------------------------------------- arguments
+
+def _check_inputs(func, xs, v=None):
+    if not callable(func):
+        raise TypeError(f"Expected 'func' to be callable, but got {type(func).__name__}.")
+    for what, value in (("xs", xs), ("v", v)):
+        if value is None and what == "v" or isinstance(value, paddle.Tensor):
+            continue
+        if not isinstance(value, Sequence) or not all(isinstance(e, paddle.Tensor) for e in value):
+            got = (f"a {type(value).__name__} of {sorted({type(e).__name__ for e in value})}"
+                   if isinstance(value, Sequence) else type(value).__name__)
+            raise TypeError(f"Expected '{what}' to be a Tensor or a sequence of Tensors, but got {got}. "
+                            "Convert the values with paddle_fn.to_tensor.")
+
+
+def _as_tensors(xs):
+    return (xs,) if isinstance(xs, paddle.Tensor) else tuple(xs)
+
+
+def _tuple_output(func, store, who):
+    """func with its output turned into a tuple of Tensors; store['single'] records whether it was one Tensor."""
+    def tuple_func(*args):
+        out = func(*args)
+        store["single"] = isinstance(out, paddle.Tensor)
+        store["container"] = type(out)
+        outs = _as_tensors(out) if isinstance(out, (paddle.Tensor, Sequence)) else None
+        if not outs or not all(isinstance(o, paddle.Tensor) for o in outs):
+            raise TypeError(f"{who}: 'func' must return a Tensor or a sequence of Tensors, but returned "
+                            f"{type(out).__name__}.")
+        return outs
+    return tuple_func
+
+
+def _restore(values, store):
+    if store["single"]:
+        return values[0]
+    return list(values) if store["container"] is list else tuple(values)
+
+
+def _check_v_shape(v, refs, against):
+    """v (Tensor or sequence) against refs (a tuple of Tensors): Paddle raises RuntimeError on a mismatch."""
+    vs = _as_tensors(v)
+    if len(vs) != len(refs):
+        raise RuntimeError(f"The argument v is a tuple of invalid length: should be {len(refs)} (one per "
+                           f"{against}) but got {len(vs)}.")
+    for i, (e, ref) in enumerate(zip(vs, refs)):
+        if e.shape != ref.shape:
+            raise RuntimeError(f"The v[{i}] has invalid shape: should be {ref.shape} (the shape of {against} {i}) "
+                               f"but got {e.shape}.")
+    return tuple(e if e.dtype == ref.dtype else paddle.cast(e, ref.dtype) for e, ref in zip(vs, refs))
+
+
+# ----------------------------------------------------------------------------------------------- vjp / jvp
+
+def vjp(func, xs, v=None):
+    """Vector-Jacobian product: ``(func(xs), v^T J)``, the functional form of reverse mode.
+
+    Args:
+        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
+            of Tensors.
+        xs (Tensor|Sequence[Tensor]): the point of evaluation.
+        v (Tensor|Sequence[Tensor]|None): the cotangent, shaped like ``func``'s output; ``None`` means ones.
+
+    Returns:
+        ``(func_out, vjp)``: ``func_out`` is what ``func`` returned; ``vjp`` is a Tensor when ``xs`` is a Tensor,
+        else a tuple with one Tensor per element of ``xs``. A ``v`` whose shape differs from the output's raises
+        RuntimeError.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def func(x):
+        ...     return paddle.matmul(x, x)
+        >>> x = paddle.ones(shape=[2, 2], dtype='float32')
+        >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x)
+        >>> print(vjp_result)
+        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [[4., 4.],
+                [4., 4.]])
+        >>> v = paddle.to_tensor([[1.0, 0.0], [0.0, 0.0]])
+        >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x, v)
+        >>> print(vjp_result)
+        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [[2., 1.],
+                [1., 0.]])
+    """
+    _check_inputs(func, xs, v)
+    store = {}
+    outs, pullback = paddle.vjp(_tuple_output(func, store, "vjp"), *_as_tensors(xs))
+    cts = tuple(paddle.ones_like(o) for o in outs) if v is None else _check_v_shape(v, outs, "func's output")
+    grads = pullback(cts)
+    return _restore(outs, store), (grads[0] if isinstance(xs, paddle.Tensor) else tuple(grads))
+
+
+def jvp(func, xs, v=None):
+    """Jacobian-vector product: ``(func(xs), J v)``, the functional form of forward mode.
+
+    Args:
+        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
+            of Tensors.
+        xs (Tensor|Sequence[Tensor]): the point of evaluation.
+        v (Tensor|Sequence[Tensor]|None): the tangent, shaped like ``xs``; ``None`` means ones.
+
+    Returns:
+        ``(func_out, jvp)``: ``jvp`` is a Tensor when ``func`` returns a Tensor, else a tuple with one Tensor per
+        output. A ``v`` whose shape differs from ``xs`` raises RuntimeError.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def func(x):
+        ...     return paddle.matmul(x, x)
+        >>> x = paddle.ones(shape=[2, 2], dtype='float32')
+        >>> _, jvp_result = paddle.incubate.autograd.jvp(func, x)
+        >>> jvp_result.numpy()
+        array([[4., 4.],
+               [4., 4.]], dtype=float32)
+        >>> v = paddle.to_tensor([[1.0, 0.0], [0.0, 0.0]])
+        >>> _, jvp_result = paddle.incubate.autograd.jvp(func, x, v)
+        >>> jvp_result.numpy()
+        array([[2., 1.],
+               [1., 0.]], dtype=float32)
+    """
+    _check_inputs(func, xs, v)
+    primals = _as_tensors(xs)
+    tangents = tuple(paddle.ones_like(x) for x in primals) if v is None else _check_v_shape(v, primals, "xs")
+    store = {}
+    outs, tangents_out = paddle.jvp(_tuple_output(func, store, "jvp"), primals, tangents)
+    return _restore(outs, store), (tangents_out[0] if store["single"] else tuple(tangents_out))
+
+
+# ----------------------------------------------------------------------------------------------- lazy rows
+
+def _flatten_concat(tensors, keep):
+    """Flatten each Tensor after its first `keep` axes and concatenate them along the last axis."""
+    flat = [paddle.reshape(t, t.shape[:keep] + [-1]) for t in tensors]
+    return flat[0] if len(flat) == 1 else paddle.concat(flat, axis=-1)
+
+
+class _RowEngine:
+    """Rows of d(flattened outputs) / d(flattened inputs), evaluated on demand from one linearization of func.
+
+    A row k is the VJP with the k-th basis cotangent ([B, M] with column k set, when batched: the batch
+    elements are independent, so one VJP gives row k of every batch element). Evaluated rows live in blocks
+    of shape [r, (B,) N]; ``_where`` maps a row to (block, position) so a cached row is never recomputed.
+    """
+
+    def __init__(self, func, xs, batched, who):
+        self.store = {}
+        outs, self._pullback = paddle.vjp(_tuple_output(func, self.store, who), *xs)
+        self.traced = any(isinstance(o, Tracer) for o in outs)
+        self.batched = batched
+        self.out_shapes = [o.shape for o in outs]
+        self.out_dtypes = [o.dtype for o in outs]
+        self.in_shapes = [x.shape for x in xs]
+        self.in_dtype = xs[0].dtype
+        if batched:
+            self._check_batch(who)
+        keep = int(batched)
+        self.out_widths = [math.prod(s[keep:]) for s in self.out_shapes]
+        self.in_widths = [math.prod(s[keep:]) for s in self.in_shapes]
+        self.num_rows, self.num_cols = sum(self.out_widths), sum(self.in_widths)
+        self.batch_size = self.in_shapes[0][0] if batched else None
+        self.blocks = []
+        self._where = {}
+
+    def _check_batch(self, who):
+        shapes = [("input", i, s) for i, s in enumerate(self.in_shapes)] + \
+                 [("output", i, s) for i, s in enumerate(self.out_shapes)]
+        for kind, i, s in shapes:
+            if not s:
+                raise ValueError(f"{who}: with is_batched=True every input and output needs a leading batch axis, "
+                                 f"but {kind} {i} has shape []")
+        sizes = {s[0] for _, _, s in shapes}
+        if len(sizes) > 1:
+            detail = ", ".join(f"{kind} {i}: {s}" for kind, i, s in shapes)
+            raise ValueError(f"{who}: with is_batched=True all inputs and outputs must share the batch size "
+                             f"(axis 0), got {detail}")
+
+    def rows(self, wanted):
+        """The rows `wanted` (global row numbers, in that order) as one Tensor [len(wanted), (B,) N]."""
+        if not wanted:
+            lead = [0] + ([self.batch_size] if self.batched else [])
+            return paddle.zeros(lead + [self.num_cols], dtype=self.in_dtype)
+        missing = [r for r in dict.fromkeys(wanted) if r not in self._where]
+        blocks, where = self.blocks, self._where
+        if missing:
+            block = self._evaluate(missing)
+            if isinstance(block, Tracer) and not self.traced:
+                # rows computed inside a transform this Jacobian was not created in (e.g. indexed inside jit):
+                # use them now, but do not cache traced values beyond that transform
+                blocks, where = blocks + [block], dict(where)
+                for position, r in enumerate(missing):
+                    where[r] = (len(blocks) - 1, position)
+            else:
+                for position, r in enumerate(missing):
+                    self._where[r] = (len(self.blocks), position)
+                self.blocks.append(block)
+        used = list(dict.fromkeys(where[r][0] for r in wanted))
+        offsets, start = {}, 0
+        for b in used:
+            offsets[b] = start
+            start += blocks[b].shape[0]
+        base = blocks[used[0]] if len(used) == 1 else paddle.concat([blocks[b] for b in used], axis=0)
+        positions = [offsets[where[r][0]] + where[r][1] for r in wanted]
+        return _take_rows(base, positions)
+
+    def _evaluate(self, rows):
+        keep = int(self.batched)
+        if len(rows) == 1:
+            basis = self._basis(rows)
+            cotangents = self._pullback(tuple(b[0] for b in basis))
+            block = paddle.unsqueeze(_flatten_concat(cotangents, keep), 0)
+        else:
+            cotangents = paddle.vmap(self._pullback)(self._basis(rows))
+            block = _flatten_concat(cotangents, keep + 1)
+        return block
+
+    def _basis(self, rows):
+        """One [r, *out_shape] cotangent per output; together, slice i is basis vector rows[i] of the flat outputs."""
+        eye = np.zeros((len(rows), self.num_rows))
+        eye[np.arange(len(rows)), rows] = 1.0
+        if self.batched:
+            eye = np.broadcast_to(eye[:, None, :], (len(rows), self.batch_size, self.num_rows))
+        parts, start = [], 0
+        for shape, width, dtype in zip(self.out_shapes, self.out_widths, self.out_dtypes):
+            part = eye[..., start:start + width].reshape([len(rows)] + shape)
+            parts.append(paddle.to_tensor(part, dtype=dtype))
+            start += width
+        return tuple(parts)
+
+
+def _take_rows(base, positions):
+    if positions == list(range(base.shape[0])):
+        return base
+    if positions == list(range(positions[0], positions[0] + len(positions))):
+        return base[positions[0]:positions[0] + len(positions)]
+    return paddle.index_select(base, paddle.to_tensor(positions, dtype="int64"), axis=0)
+
+
+def _normalize_index(indexes, shape):
+    """Paddle's multi-index rules: ints and slices only, no Ellipsis, missing trailing axes mean ':'.
+
+    Returns one (range, is_int) per axis of `shape`.
+    """
+    indexes = tuple(indexes) if isinstance(indexes, Sequence) else (indexes,)
+    if any(i is Ellipsis for i in indexes):
+        raise IndexError("Ellipsis index currently is not supported: spell every axis out, e.g. J[:, 0] "
+                         "instead of J[..., 0].")
+    if len(indexes) > len(shape):
+        raise IndexError(f"too many indices: the Jacobian has shape {list(shape)} but {len(indexes)} indices "
+                         "were given")
+    indexes = indexes + (slice(None),) * (len(shape) - len(indexes))
+    plan = []
+    for axis, (index, n) in enumerate(zip(indexes, shape)):
+        if isinstance(index, slice):
+            plan.append((range(*index.indices(n)), False))
+        elif isinstance(index, numbers.Integral) and not isinstance(index, bool):
+            i = int(index) + n if index < 0 else int(index)
+            if not 0 <= i < n:
+                raise IndexError(f"index {int(index)} is out of range for axis {axis} of size {n}")
+            plan.append((range(i, i + 1), True))
+        else:
+            raise TypeError(f"Not supported index type {type(index).__name__}: index a Jacobian with ints and "
+                            "slices.")
+    return plan
+
+
+def _as_slice(r):
+    if len(r) == 0:
+        return slice(0, 0)
+    return slice(r.start, r.stop if r.stop >= 0 else None, r.step)
+
+
+class _LazyBlock:
+    """A lazily evaluated block of an engine's matrix: rows `rows`, columns `cols` (ranges of global numbers).
+
+    Internal axes are ([B],) rows, cols; `keep_row` / `keep_col` False drop that axis from the visible shape
+    (a 0-D output or input in paddle_fn.autograd). `scalar_shape` is the shape of a fully int-indexed result:
+    [1] for Paddle 2.3, [] for the later API.
+    """
+
+    def __init__(self, engine, rows, cols, keep_row=True, keep_col=True, scalar_shape=(1,)):
+        self._engine, self._rows, self._cols = engine, rows, cols
+        self._keep = ([True] if engine.batched else []) + [keep_row, keep_col]
+        self._scalar_shape = list(scalar_shape)
+
+    @property
+    def _internal_shape(self):
+        return ([self._engine.batch_size] if self._engine.batched else []) + [len(self._rows), len(self._cols)]
+
+    @property
+    def shape(self):
+        return tuple(n for n, keep in zip(self._internal_shape, self._keep) if keep)
+
+    def __getitem__(self, indexes):
+        visible = iter(_normalize_index(indexes, self.shape))
+        plan = [next(visible) if keep else (range(1), True) for keep in self._keep]
+        if self._engine.batched:
+            (batch, _), (rows, _), (cols, _) = plan
+        else:
+            batch, (rows, _), (cols, _) = None, *plan
+        part = self._engine.rows([self._rows[i] for i in rows])
+        if self._engine.batched:
+            part = paddle.transpose(part, [1, 0, 2])
+        first = self._cols.start  # the block's columns are contiguous, so shifting the local range suffices
+        global_cols = range(first + cols.start, first + cols.stop, cols.step) if len(cols) else range(0)
+        selection = ((_as_slice(batch),) if batch is not None else ()) + (slice(None), _as_slice(global_cols))
+        untouched = (batch is None or batch == range(part.shape[0])) and global_cols == range(part.shape[-1])
+        if not untouched:
+            part = part[selection]
+        shape = [len(r) for (r, is_int), keep in zip(plan, self._keep) if keep and not is_int]
+        if not shape and any(is_int for (_, is_int), keep in zip(plan, self._keep) if keep):
+            shape = self._scalar_shape
+        return part if part.shape == shape else paddle.reshape(part, shape)
+
+
+# ----------------------------------------------------------------------------------------------- Jacobian / Hessian
+
+class Jacobian:
+    """The Jacobian matrix of ``func`` at ``xs``, evaluated lazily by rows and cached (Paddle 2.3 semantics).
+
+    Inputs are flattened (after the batch axis when ``is_batched``) and concatenated into one vector; outputs
+    likewise. ``J.shape`` is ``(M, N)``, or ``(B, M, N)`` batched, with M the flattened output size and N the
+    flattened input size. Index ``J`` like a Tensor with ints and slices (``J[:]``, ``J[i]``, ``J[a:b, c:d]``,
+    ``J[:, i, :]`` when batched); only the rows the index touches are evaluated (one VJP for one row, a vmapped
+    VJP for several) and evaluated rows are cached. Ellipsis raises IndexError, as in Paddle.
+
+    Args:
+        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
+            of Tensors. ``func`` runs once, when the Jacobian is created.
+        xs (Tensor|Sequence[Tensor]): the point of evaluation.
+        is_batched (bool): if True, axis 0 of every input and output is a batch axis whose elements are
+            independent; the result is then ``[B, M, N]``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def func(x, y):
+        ...     return paddle.matmul(x, y)
+        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]])
+        >>> J = paddle.incubate.autograd.Jacobian(func, [x, x])
+        >>> J.shape
+        (4, 8)
+        >>> print(J[:, :])
+        Tensor(shape=[4, 8], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [[1., 3., 0., 0., 1., 0., 2., 0.],
+                [2., 4., 0., 0., 0., 1., 0., 2.],
+                [0., 0., 1., 3., 3., 0., 4., 0.],
+                [0., 0., 2., 4., 0., 3., 0., 4.]])
+        >>> J[0, 4:].numpy()
+        array([1., 0., 2., 0.], dtype=float32)
+    """
+
+    def __init__(self, func, xs, is_batched=False):
+        _check_inputs(func, xs)
+        engine = _RowEngine(func, _as_tensors(xs), bool(is_batched), "Jacobian")
+        self._block = _LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
+
+    def __getitem__(self, indexes):
+        return self._block[indexes]
+
+    @property
+    def shape(self):
+        """``(M, N)``, or ``(B, M, N)`` when batched."""
+        return self._block.shape
+
+
+class Hessian:
+    """The Hessian matrix of a scalar ``func`` at ``xs``, lazily evaluated by rows and cached (Paddle 2.3).
+
+    ``func`` must return a single-element Tensor (shape ``[1]``; ``[B, 1]`` when ``is_batched``), else
+    RuntimeError. Inputs are flattened and concatenated as for :class:`Jacobian`, so the result is ``[N, N]``
+    or ``[B, N, N]``. Row k is one VJP of the gradient (reverse over reverse); indexing works as for Jacobian.
+
+    Args:
+        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns one single-element
+            Tensor (per batch element).
+        xs (Tensor|Sequence[Tensor]): the point of evaluation.
+        is_batched (bool): if True, axis 0 of the inputs and the output is an independent batch axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def reducer(x):
+        ...     return paddle.sum(x * x)
+        >>> x = paddle.rand([2, 2])
+        >>> h = paddle.incubate.autograd.Hessian(reducer, x)
+        >>> print(h[:])
+        Tensor(shape=[4, 4], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [[2., 0., 0., 0.],
+                [0., 2., 0., 0.],
+                [0., 0., 2., 0.],
+                [0., 0., 0., 2.]])
+    """
+
+    def __init__(self, func, xs, is_batched=False):
+        _check_inputs(func, xs)
+        batched = bool(is_batched)
+        engine = _RowEngine(_flat_gradient(func, batched, "Hessian"), _as_tensors(xs), batched, "Hessian")
+        self._block = _LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
+
+    def __getitem__(self, indexes):
+        return self._block[indexes]
+
+    @property
+    def shape(self):
+        """``(N, N)``, or ``(B, N, N)`` when batched."""
+        return self._block.shape
+
+
+def _flat_gradient(func, batched, who):
+    """x -> the flattened, concatenated gradient of a single-element func (per batch element when batched)."""
+    def gradient(*xs):
+        store = {}
+        outs, pullback = paddle.vjp(_tuple_output(func, store, who), *xs)
+        keep = int(batched)
+        sizes = [math.prod(o.shape[keep:]) for o in outs]
+        if sum(sizes) != 1 or (batched and any(len(o.shape) == 0 for o in outs)):
+            expected = "[B, 1] (one element per batch element)" if batched else "[1] (a single element)"
+            raise RuntimeError(f"The function given to {who} should return a single element Tensor, shaped "
+                               f"{expected}, but it returned shapes {[o.shape for o in outs]}. Reduce the output "
+                               "(e.g. paddle.sum) or use Jacobian for vector outputs.")
+        grads = pullback(tuple(paddle.ones_like(o) for o in outs))
+        return _flatten_concat(grads, keep)
+    return gradient
