@@ -18,7 +18,7 @@ def _modules():
         mod = importlib.import_module(pkg)
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]
-    for extra in ("paddle_fn.random", "paddle_fn.incubate", "paddle_fn.incubate.autograd", "paddle_fn.autograd"):
+    for extra in ("paddle_fn.random", "paddle_fn.incubate", "paddle_fn.incubate.autograd", "paddle_fn.autograd", "paddle_fn.linalg"):
         try:
             importlib.import_module(extra)
             names.append(extra)

@@ -1,0 +1,722 @@
+"""`paddle.linalg`: Paddle 2.3's linear-algebra namespace, composed from the decomposition primitives of
+`paddle_fn.prims.linalg` (cholesky, triangular_solve, lu, qr, eigh, svd) and dot_general.
+
+Every function maps over leading (batch) dimensions, is differentiable (grad and JVP) wherever the underlying
+decomposition is (distinct eigenvalues / singular values, invertible factors), and works under vmap and jit
+(the primitives lower to paddle_fn's own StableHLO algorithms). `eig` is the exception: its results are complex
+and paddle_fn has no complex dtype. See docs/linalg.md.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import ShapeError, UnsupportedError
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import linalg as la
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.prims.control_flow import fori_loop
+from paddle_fn.tensor._util import normalize_axes, paddle_scalar, shape_of, static_int
+from paddle_fn.tensor.linalg import inner, matmul, outer
+from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
+                                        full_like_scalar)
+
+__all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
+           "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
+           "cov", "inner", "outer", "multi_dot", "matrix_rank", "cond"]
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+def _matrices(op, x, *, square=False):
+    """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function."""
+    x = float_operand(op, x)
+    shape = shape_of(x)
+    if len(shape) < 2:
+        raise ShapeError(f"paddle.linalg.{op}: expected a matrix or a batch of matrices (at least 2 dimensions), "
+                         f"got shape {list(shape)}")
+    if get_aval(x).dtype.name not in ("float32", "float64"):
+        x = cast(x, dtypes.float32)  # LAPACK (and the lowerings) work in float32 or float64
+    if square and shape[-1] != shape[-2]:
+        raise ShapeError(f"paddle.linalg.{op}: expected square matrices, got shape {list(shape)} ({shape[-2]} rows, "
+                         f"{shape[-1]} columns)")
+    return x
+
+
+def _broadcast_batch(op, x, y):
+    """Broadcast the leading (batch) dimensions of two stacks of matrices and give them x's dtype."""
+    xs, ys = shape_of(x), shape_of(y)
+    batch = broadcast_shapes(op, xs[:-2], ys[:-2])
+    return broadcast_to_shape(x, batch + xs[-2:]), broadcast_to_shape(cast(y, get_aval(x).dtype), batch + ys[-2:])
+
+
+def _fill(x, value, shape=None):
+    a = get_aval(x)
+    return full_like_scalar(value, a.dtype, a.shape if shape is None else shape)
+
+
+def _last(x, k=1):
+    return tuple(range(get_aval(x).ndim - k, get_aval(x).ndim))
+
+
+def _sum(x, axes):
+    return red.reduce_sum(x, axes=axes)
+
+
+def _identity(n, batch, dtype):
+    shape = tuple(batch) + (n, n)
+    return la.eye_like(full_like_scalar(0, dtype, shape))
+
+
+def _scale_columns(x, v):
+    """x [..., m, k] times v [..., k] per column."""
+    return ew.mul(x, st.broadcast_in_dim(v, shape=shape_of(x), broadcast_dimensions=tuple(
+        range(get_aval(v).ndim - 1)) + (get_aval(x).ndim - 1,)))
+
+
+def _keep(x, axes, keepdim):
+    """Reinsert the reduced `axes` as size-1 dims if keepdim; give Paddle's shape [1] for a full reduction."""
+    if keepdim:
+        return st.expand_dims(x, dimensions=tuple(axes))
+    return paddle_scalar(x)
+
+
+# ---------------------------------------------------------------------------------------------- factorizations
+
+def cholesky(x, upper=False, name=None):
+    """The Cholesky factor of symmetric positive-definite matrices: lower L with L L^T = x (or upper U = L^T
+    with U^T U = x). Reads the symmetric part (x + x^T)/2; matrices that are not positive definite give nan.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.cholesky(paddle.to_tensor([[4., 2.], [2., 5.]])).numpy()
+        array([[2., 0.],
+               [1., 2.]], dtype=float32)
+    """
+    l_ = la.cholesky(_matrices("cholesky", x, square=True))
+    return la.mT(l_) if upper else l_
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    """The solution `out` of x @ out = y (or x^T @ out = y) for triangular x, reading only its upper (or lower)
+    triangle, and taking its diagonal as ones if `unitriangular`. Batch dimensions broadcast.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.triangular_solve(paddle.to_tensor([[2., 1.], [0., 4.]]), paddle.to_tensor([[4.], [8.]])).numpy()
+        array([[1.],
+               [2.]], dtype=float32)
+    """
+    x = _matrices("triangular_solve", x, square=True)
+    y = _matrices("triangular_solve", y)
+    _check_rows("triangular_solve", x, y)
+    x, y = _broadcast_batch("triangular_solve", x, y)
+    return la.triangular_solve(x, y, lower=not upper, transpose_a=bool(transpose), unit_diagonal=bool(unitriangular))
+
+
+def _check_rows(op, x, y):
+    if shape_of(y)[-2] != shape_of(x)[-1]:
+        raise ShapeError(f"paddle.linalg.{op}: the right-hand side must have {shape_of(x)[-1]} rows to match x of "
+                         f"shape {list(shape_of(x))}, got shape {list(shape_of(y))}")
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """The solution of A @ out = x where `y` is the Cholesky factor of A (lower: A = y y^T; upper: A = y^T y).
+    (Paddle's argument order: x is the right-hand side.)
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> factor = paddle.to_tensor([[2., 0.], [1., 2.]])
+        >>> linalg.cholesky_solve(paddle.to_tensor([[8.], [12.]]), factor).numpy()
+        array([[1.],
+               [2.]], dtype=float32)
+    """
+    b = _matrices("cholesky_solve", x)
+    factor = _matrices("cholesky_solve", y, square=True)
+    _check_rows("cholesky_solve", factor, b)
+    factor, b = _broadcast_batch("cholesky_solve", factor, b)
+    lower = not upper
+    # lower: L L^T out = b; upper: U^T U out = b
+    z = la.triangular_solve(factor, b, lower=lower, transpose_a=not lower)
+    return la.triangular_solve(factor, z, lower=lower, transpose_a=lower)
+
+
+def lu(x, pivot=True, get_infos=False, name=None):
+    """LU factorisation with partial pivoting of square matrices: (LU, pivots[, infos]) as LAPACK's getrf.
+
+    LU packs U (upper triangle) and L's multipliers (below the diagonal; L has a unit diagonal); pivots (int32,
+    1-based) says row i was swapped with row pivots[i]; infos (int32) is 0, or k > 0 when U[k-1, k-1] is exactly
+    zero (the matrix is singular). `lu_unpack` rebuilds P, L, U with x = P @ L @ U.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> packed, pivots = linalg.lu(paddle.to_tensor([[1., 2.], [3., 4.]]))
+        >>> packed.numpy(), pivots.numpy()
+        (array([[3.        , 4.        ],
+               [0.33333334, 0.6666666 ]], dtype=float32), array([2, 2], dtype=int32))
+    """
+    if not pivot:
+        raise UnsupportedError("paddle.linalg.lu: pivot=False is not supported (unpivoted LU is unstable); use "
+                               "pivot=True and lu_unpack")
+    x = _matrices("lu", x, square=True)
+    packed, pivots, _ = la.lu(x)
+    one_based = ew.add(pivots, full_like_scalar(1, dtypes.int32, shape_of(pivots)))
+    if not get_infos:
+        return packed, one_based
+    return packed, one_based, _lu_infos(packed)
+
+
+def _lu_infos(packed):
+    zero = ew.convert_element_type(ew.eq(la.diagonal(packed), _fill(la.diagonal(packed), 0)), new_dtype=dtypes.int32)
+    first = red.argmax(zero, axis=get_aval(zero).ndim - 1, index_dtype=dtypes.int32)
+    any_zero = red.reduce_max(zero, axes=_last(zero))
+    return ew.mul(any_zero, ew.add(first, full_like_scalar(1, dtypes.int32, shape_of(first))))
+
+
+def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+    """(P, L, U) from `lu`'s packed factor x and 1-based pivots y, with A = P @ L @ U. P and/or L, U are None
+    when not asked for.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> a = paddle.to_tensor([[1., 2.], [3., 4.]])
+        >>> p, l, u = linalg.lu_unpack(*linalg.lu(a))
+        >>> (p @ l @ u).numpy()
+        array([[1., 2.],
+               [3., 4.]], dtype=float32)
+    """
+    packed = _matrices("lu_unpack", x, square=True)
+    l_ = u = p = None
+    if unpack_ludata:
+        l_ = ew.add(la.tril(packed, -1), la.eye_like(packed))
+        u = la.triu(packed)
+    if unpack_pivots:
+        pivots = ew.sub(cast(as_tensor(y), dtypes.int32), full_like_scalar(1, dtypes.int32, shape_of(y)))
+        p = la.mT(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
+    return p, l_, u
+
+
+def _permutation_of_pivots(pivots):
+    """The row order (A[perm] = L U) produced by swapping row k with row pivots[k] for k = 0, 1, ... (batched)."""
+    shape = shape_of(pivots)
+    n, nd = shape[-1], len(shape)
+    positions = st.iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1)
+
+    def swap(k, perm):
+        at_k = ew.eq(positions, st.broadcast_in_dim(ew.convert_element_type(k, new_dtype=dtypes.int32), shape=shape,
+                                                    broadcast_dimensions=()))
+        p = _sum(ew.mul(pivots, ew.convert_element_type(at_k, new_dtype=dtypes.int32)), (nd - 1,))
+        at_p = ew.eq(positions, st.broadcast_in_dim(p, shape=shape, broadcast_dimensions=tuple(range(nd - 1))))
+        value_k, value_p = (st.broadcast_in_dim(_sum(ew.mul(perm, ew.convert_element_type(m, new_dtype=dtypes.int32)),
+                                                     (nd - 1,)), shape=shape,
+                                                broadcast_dimensions=tuple(range(nd - 1))) for m in (at_k, at_p))
+        return ew.select(at_k, value_p, ew.select(at_p, value_k, perm))
+
+    return fori_loop(0, n, swap, positions)
+
+
+def qr(x, mode="reduced", name=None):
+    """QR factorisation x = Q @ R (numpy's signs): mode 'reduced' (Q [.., m, k], R [.., k, n], k = min(m, n)),
+    'complete' (Q [.., m, m]) or 'r' (R only).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> q, r = linalg.qr(paddle.to_tensor([[3., 1.], [4., 2.]]))
+        >>> r.numpy().round(4)
+        array([[-5. , -2.2],
+               [ 0. ,  0.4]], dtype=float32)
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"paddle.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    q, r = la.qr(_matrices("qr", x), full_matrices=mode == "complete")
+    return r if mode == "r" else (q, r)
+
+
+def svd(x, full_matrices=False, name=None):
+    """Reduced singular value decomposition (U, S, VH) with x = U @ diag(S) @ VH and S descending; each column of
+    U has its entry of largest magnitude positive.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> u, s, vh = linalg.svd(paddle.to_tensor([[3., 0.], [0., -4.]]))
+        >>> s.numpy(), u.numpy(), vh.numpy()
+        (array([4., 3.], dtype=float32), array([[0., 1.],
+               [1., 0.]], dtype=float32), array([[-0., -1.],
+               [ 1.,  0.]], dtype=float32))
+    """
+    if full_matrices:
+        raise UnsupportedError("paddle.linalg.svd: full_matrices=True is not supported (the extra columns of U or "
+                               "rows of VH are not unique, so they have no derivative); use full_matrices=False, and "
+                               "qr(u, mode='complete') to complete U if needed")
+    return tuple(la.svd(_matrices("svd", x)))
+
+
+def _symmetric_from(op, x, uplo):
+    """The symmetric matrix described by the lower ('L') or upper ('U') triangle of x."""
+    if uplo not in ("L", "U"):
+        raise ValueError(f"paddle.linalg.{op}: UPLO must be 'L' or 'U', got {uplo!r}")
+    x = _matrices(op, x, square=True)
+    if uplo == "L":
+        return ew.add(la.tril(x), la.mT(la.tril(x, -1)))
+    return ew.add(la.triu(x), la.mT(la.triu(x, 1)))
+
+
+def eigh(x, UPLO="L", name=None):  # noqa: N803 - Paddle's parameter name
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices given by their lower ('L') or upper ('U')
+    triangle; each eigenvector has its entry of largest magnitude positive. Derivatives need distinct eigenvalues.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> w, v = linalg.eigh(paddle.to_tensor([[2., 1.], [1., 2.]]))
+        >>> w.numpy(), v.numpy().round(4)
+        (array([1., 3.], dtype=float32), array([[ 0.7071,  0.7071],
+               [-0.7071,  0.7071]], dtype=float32))
+    """
+    return tuple(la.eigh(_symmetric_from("eigh", x, UPLO)))
+
+
+def eigvalsh(x, UPLO="L", name=None):  # noqa: N803
+    """The eigenvalues (ascending) of symmetric matrices given by one triangle.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.eigvalsh(paddle.to_tensor([[2., 1.], [1., 2.]])).numpy()
+        array([1., 3.], dtype=float32)
+    """
+    return la.eigh(_symmetric_from("eigvalsh", x, UPLO))[0]
+
+
+def _no_complex(op):
+    raise UnsupportedError(f"paddle.linalg.{op}: the eigenvalues of a general matrix are complex and paddle_fn has "
+                           "no complex dtype, so this is not supported (eagerly or under transforms). For symmetric "
+                           "matrices use paddle.linalg.eigh / eigvalsh; otherwise use numpy.linalg.eig on x.numpy()")
+
+
+def eig(x, name=None):
+    """Not supported: general eigen-decompositions are complex and paddle_fn has no complex dtype."""
+    _no_complex("eig")
+
+
+def eigvals(x, name=None):
+    """Not supported: general eigenvalues are complex and paddle_fn has no complex dtype."""
+    _no_complex("eigvals")
+
+
+# ---------------------------------------------------------------------------------------------- solves and inverses
+
+def _lu_solve(packed, perm, b):
+    """x with A x = b from A's LU factors (A[perm] = L U)."""
+    pb = la.mm(la.permutation_matrix(perm, get_aval(b).dtype), b)
+    z = la.triangular_solve(packed, pb, lower=True, unit_diagonal=True)
+    return la.triangular_solve(packed, z, lower=False)
+
+
+def solve(x, y, name=None):
+    """The solution of x @ out = y for square x (LU with partial pivoting); y is [..., n, k] or a vector [n]. A
+    singular x gives inf/nan.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.solve(paddle.to_tensor([[3., 1.], [1., 2.]]), paddle.to_tensor([9., 8.])).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    a = _matrices("solve", x, square=True)
+    b = cast(as_tensor(y), get_aval(a).dtype)
+    vector = get_aval(b).ndim == 1
+    if vector:
+        b = st.reshape(b, new_sizes=shape_of(b) + (1,))
+    _check_rows("solve", a, b)
+    a, b = _broadcast_batch("solve", a, b)
+    packed, _, perm = la.lu(a)
+    out = _lu_solve(packed, perm, b)
+    return st.reshape(out, new_sizes=shape_of(out)[:-1]) if vector else out
+
+
+def inv(x, name=None):
+    """The inverse of square matrices (LU with partial pivoting); a singular matrix gives inf/nan.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.inv(paddle.to_tensor([[2., 0.], [0., 4.]])).numpy()
+        array([[0.5 , 0.  ],
+               [0.  , 0.25]], dtype=float32)
+    """
+    a = _matrices("inv", x, square=True)
+    packed, _, perm = la.lu(a)
+    return _lu_solve(packed, perm, la.eye_like(a))
+
+
+def _permutation_sign(pivots, dtype):
+    """(-1) ** (number of actual row swaps)."""
+    swaps = ew.ne(pivots, st.iota(dtype=dtypes.int32, shape=shape_of(pivots), dimension=get_aval(pivots).ndim - 1))
+    count = _sum(ew.convert_element_type(swaps, new_dtype=dtypes.int32), _last(pivots))
+    odd = ew.convert_element_type(ew.rem(count, full_like_scalar(2, dtypes.int32, shape_of(count))), new_dtype=dtype)
+    return ew.sub(_fill(odd, 1), ew.mul(_fill(odd, 2), odd))
+
+
+def det(x, name=None):
+    """Determinants of square matrices (product of U's diagonal times the permutation's sign).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.det(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy().round(4)
+        array([-2.], dtype=float32)
+    """
+    a = _matrices("det", x, square=True)
+    packed, pivots, _ = la.lu(a)
+    out = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(la.diagonal(packed), axes=_last(pivots)))
+    return paddle_scalar(out)
+
+
+def slogdet(x, name=None):
+    """Sign and log of the absolute value of determinants, stacked as Paddle 2.3 returns them: shape [2, *batch]
+    (for one matrix, [2]: [sign, logabsdet]).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.slogdet(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy().round(4)
+        array([-1.    ,  0.6931], dtype=float32)
+    """
+    a = _matrices("slogdet", x, square=True)
+    packed, pivots, _ = la.lu(a)
+    d = la.diagonal(packed)
+    sign = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))
+    logabs = _sum(ew.log(ew.abs(d)), _last(d))
+    return st.concatenate(*[st.expand_dims(v, dimensions=(0,)) for v in (sign, logabs)], dimension=0)
+
+
+def _svd_cutoff(s, rcond):
+    """Singular values above rcond * max(s) (per matrix), as a mask; and the reciprocals where kept (else 0)."""
+    top = red.reduce_max(s, axes=_last(s))
+    rcond = broadcast_to_shape(cast(as_tensor(rcond), get_aval(s).dtype), shape_of(top))
+    cutoff = st.broadcast_in_dim(ew.mul(top, rcond), shape=shape_of(s),
+                                 broadcast_dimensions=tuple(range(get_aval(s).ndim - 1)))
+    keep = ew.gt(s, cutoff)
+    return keep, ew.select(keep, ew.div(_fill(s, 1), ew.select(keep, s, _fill(s, 1))), _fill(s, 0))
+
+
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """The Moore-Penrose pseudo-inverse through the SVD (or eigh if `hermitian`), dropping singular values at or
+    below rcond * the largest one.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.pinv(paddle.to_tensor([[1., 0.], [0., 0.]])).numpy()
+        array([[1., 0.],
+               [0., 0.]], dtype=float32)
+    """
+    a = _matrices("pinv", x, square=bool(hermitian))
+    if hermitian:
+        w, v = la.eigh(a)
+        _, w_inv = _svd_cutoff_signed(w, rcond)
+        return la.mm(_scale_columns(v, w_inv), la.mT(v))
+    u, s, vh = la.svd(a)
+    _, s_inv = _svd_cutoff(s, rcond)
+    return la.mm(_scale_columns(la.mT(vh), s_inv), la.mT(u))
+
+
+def _svd_cutoff_signed(w, rcond):
+    keep, _ = _svd_cutoff(ew.abs(w), rcond)
+    return keep, ew.select(keep, ew.div(_fill(w, 1), ew.select(keep, w, _fill(w, 1))), _fill(w, 0))
+
+
+def lstsq(x, y, rcond=None, driver=None, name=None):
+    """Least-squares solutions of x @ out = y through the SVD (numpy's gelsd semantics, whatever `driver`):
+    returns (solution, residuals, rank, singular_values). Singular values at or below rcond * the largest are
+    dropped (rcond defaults to eps * max(m, n)); residuals are the squared residual norms per column when m > n,
+    else an empty Tensor.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> x = paddle.to_tensor([[1., 0.], [1., 1.], [1., 2.]])
+        >>> sol, res, rank, sv = linalg.lstsq(x, paddle.to_tensor([[1.], [2.], [4.]]))
+        >>> sol.numpy().round(4), rank.numpy()
+        (array([[0.8333],
+               [1.5   ]], dtype=float32), array(2, dtype=int32))
+    """
+    a = _matrices("lstsq", x)
+    b = _matrices("lstsq", y)
+    if shape_of(b)[-2] != shape_of(a)[-2]:
+        raise ShapeError(f"paddle.linalg.lstsq: y must have {shape_of(a)[-2]} rows to match x of shape "
+                         f"{list(shape_of(a))}, got shape {list(shape_of(b))}")
+    a, b = _broadcast_batch("lstsq", a, b)
+    m, n = shape_of(a)[-2:]
+    if rcond is None:
+        rcond = float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n)
+    u, s, vh = la.svd(a)
+    keep, s_inv = _svd_cutoff(s, rcond)
+    solution = la.mm(_scale_columns(la.mT(vh), s_inv), la.mm(la.mT(u), b))
+    rank = _sum(ew.convert_element_type(keep, new_dtype=dtypes.int32), _last(keep))
+    if m > n:
+        r = ew.sub(la.mm(a, solution), b)
+        residuals = _sum(ew.mul(r, r), (get_aval(r).ndim - 2,))
+    else:
+        residuals = full_like_scalar(0, get_aval(a).dtype, (0,))
+    return solution, residuals, rank, s
+
+
+# ---------------------------------------------------------------------------------------------- norms and friends
+
+def _vector_norm(x, p, axes):
+    abs_x = ew.abs(x)
+    if p == np.inf:
+        return red.reduce_max(abs_x, axes=axes)
+    if p == -np.inf:
+        return red.reduce_min(abs_x, axes=axes)
+    if p == 0:
+        return _sum(ew.convert_element_type(ew.ne(x, _fill(x, 0)), new_dtype=get_aval(x).dtype), axes)
+    if p == 1:
+        return _sum(abs_x, axes)
+    if p == 2:
+        return ew.sqrt(_sum(ew.mul(x, x), axes))
+    powered = _sum(ew.pow(abs_x, _fill(abs_x, float(p))), axes)
+    return ew.pow(powered, full_like_scalar(1.0 / float(p), get_aval(x).dtype, shape_of(powered)))
+
+
+def _matrix_norm(x, p, axes):
+    """Induced / Schatten matrix norms over `axes` (row axis, column axis), as numpy.linalg.norm."""
+    r, c = axes
+    if p == "fro":
+        return ew.sqrt(_sum(ew.mul(x, x), axes))
+    if p in (1, -1, np.inf, -np.inf):
+        # 1: largest column sum (sum over rows first); inf: largest row sum
+        first, second = (r, c) if p in (1, -1) else (c, r)
+        sums = _sum(ew.abs(x), (first,))
+        pick = red.reduce_max if p > 0 else red.reduce_min
+        return pick(sums, axes=(second - (first < second),))
+    if p in ("nuc", 2, -2):
+        rest = tuple(d for d in range(get_aval(x).ndim) if d not in axes)
+        s = la.svd(st.transpose(x, permutation=rest + (r, c)))[1]
+        if p == "nuc":
+            return _sum(s, _last(s))
+        return (red.reduce_max if p == 2 else red.reduce_min)(s, axes=_last(s))
+    raise ValueError(f"paddle.linalg.norm: unsupported matrix norm p={p!r}; use 'fro', 'nuc', 1, -1, 2, -2, inf or "
+                     "-inf")
+
+
+def norm(x, p="fro", axis=None, keepdim=False, name=None):
+    """Vector or matrix norms.
+
+    axis None: p='fro' (or 2) is the 2-norm of all elements, a number p the vector p-norm of the flattened x.
+    axis an int (or one-element list): the vector norm along it, p in {'fro', 2, 1, inf, -inf, 0, any float}.
+    axis a pair: the matrix norm over those two dimensions, p in {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}
+    (induced norms, as numpy.linalg.norm; Paddle 2.3 computed entrywise p-norms over two axes instead).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> x = paddle.to_tensor([[3., -4.], [0., 1.]])
+        >>> linalg.norm(x).numpy().round(4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
+        (array([5.099], dtype=float32), array([5.], dtype=float32))
+    """
+    x = float_operand("norm", x)
+    nd = get_aval(x).ndim
+    if p is None:
+        p = "fro"
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise ValueError(f"paddle.linalg.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
+    if axis is None:
+        if p == "nuc":
+            axes = (nd - 2, nd - 1)
+        else:
+            axes = tuple(range(nd))
+            return _keep(_vector_norm(x, 2 if p == "fro" else p, axes), axes, keepdim)
+    else:
+        # in the given order: for a matrix norm the first is the row axis
+        axes = tuple(normalize_axes("norm", [a], nd)[0] for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
+        if len(set(axes)) != len(axes):
+            raise ShapeError(f"paddle.linalg.norm: axis {axis!r} names a dimension twice")
+    if len(axes) == 1:
+        if p == "nuc":
+            raise ValueError("paddle.linalg.norm: p='nuc' needs two axes (a matrix norm)")
+        return _keep(_vector_norm(x, 2 if p == "fro" else p, axes), axes, keepdim)
+    if len(axes) != 2:
+        raise ShapeError(f"paddle.linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
+    if isinstance(p, numbers.Number) and p not in (1, -1, 2, -2, np.inf, -np.inf):
+        raise ValueError(f"paddle.linalg.norm: p={p} is not a matrix norm; use 'fro', 'nuc', 1, -1, 2, -2, inf or "
+                         "-inf with two axes, or one axis for a vector norm")
+    return _keep(_matrix_norm(x, p, axes), tuple(sorted(axes)), keepdim)
+
+
+def matrix_power(x, n, name=None):
+    """x raised to the integer power n by repeated squaring (n < 0 inverts first; n = 0 gives the identity).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.matrix_power(paddle.to_tensor([[1., 1.], [0., 1.]]), 3).numpy()
+        array([[1., 3.],
+               [0., 1.]], dtype=float32)
+    """
+    a = _matrices("matrix_power", x, square=True)
+    k = static_int("matrix_power", n, "n")
+    if k < 0:
+        a, k = inv(a), -k
+    result, base = None, a
+    while k:
+        if k & 1:
+            result = base if result is None else la.mm(result, base)
+        k >>= 1
+        if k:
+            base = la.mm(base, base)
+    return la.eye_like(a) if result is None else result
+
+
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """The covariance matrix of the variables in the rows (or, with rowvar=False, the columns) of x, with optional
+    integer frequency weights and observation weights, as numpy.cov. ddof=True divides by N - 1.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.cov(paddle.to_tensor([[0., 1., 2.], [2., 1., 0.]])).numpy()
+        array([[ 1., -1.],
+               [-1.,  1.]], dtype=float32)
+    """
+    x = float_operand("cov", x)
+    if get_aval(x).ndim > 2:
+        raise ShapeError(f"paddle.linalg.cov: x must be 1-D or 2-D, got shape {list(shape_of(x))}")
+    if get_aval(x).ndim == 1:
+        x = st.reshape(x, new_sizes=(1,) + shape_of(x))
+    if not rowvar:
+        x = la.mT(x)
+    n_obs = shape_of(x)[1]
+    dtype = get_aval(x).dtype
+    w = None
+    for given, what in ((fweights, "fweights"), (aweights, "aweights")):
+        if given is not None:
+            g = cast(as_tensor(given), dtype)
+            if shape_of(g) != (n_obs,):
+                raise ShapeError(f"paddle.linalg.cov: {what} must have shape [{n_obs}] (one per observation), got "
+                                 f"{list(shape_of(g))}")
+            w = g if w is None else ew.mul(w, g)
+    if w is None:
+        w = full_like_scalar(1, dtype, (n_obs,))
+    w_sum = _sum(w, (0,))
+    mean = ew.div(_sum(ew.mul(x, st.broadcast_in_dim(w, shape=shape_of(x), broadcast_dimensions=(1,))), (1,)),
+                  st.broadcast_in_dim(w_sum, shape=shape_of(x)[:1], broadcast_dimensions=()))
+    centered = ew.sub(x, st.broadcast_in_dim(mean, shape=shape_of(x), broadcast_dimensions=(0,)))
+    if not ddof:
+        norm_ = w_sum
+    elif aweights is None:
+        norm_ = ew.sub(w_sum, full_like_scalar(1, dtype))
+    else:
+        aw = cast(as_tensor(aweights), dtype)
+        norm_ = ew.sub(w_sum, ew.div(_sum(ew.mul(w, aw), (0,)), w_sum))
+    weighted = ew.mul(centered, st.broadcast_in_dim(w, shape=shape_of(x), broadcast_dimensions=(1,)))
+    c = red.dot_general(weighted, centered, dimension_numbers=(((1,), (1,)), ((), ())))
+    out = ew.div(c, st.broadcast_in_dim(norm_, shape=shape_of(c), broadcast_dimensions=()))
+    return paddle_scalar(st.reshape(out, new_sizes=())) if shape_of(out) == (1, 1) else out
+
+
+def multi_dot(x, name=None):
+    """The product of a list of matrices, multiplied in the cheapest order (the first may be a row vector [n],
+    the last a column vector [n]).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.multi_dot([paddle.ones([2, 3]), paddle.ones([3, 4]), paddle.ones([4])]).numpy()
+        array([12., 12.], dtype=float32)
+    """
+    mats = [as_tensor(m) for m in x]
+    if len(mats) < 2:
+        raise ValueError(f"paddle.linalg.multi_dot: expected a list of at least 2 Tensors, got {len(mats)}")
+    first_vec, last_vec = get_aval(mats[0]).ndim == 1, get_aval(mats[-1]).ndim == 1
+    if first_vec:
+        mats[0] = st.reshape(mats[0], new_sizes=(1,) + shape_of(mats[0]))
+    if last_vec:
+        mats[-1] = st.reshape(mats[-1], new_sizes=shape_of(mats[-1]) + (1,))
+    for i, m in enumerate(mats):
+        if get_aval(m).ndim != 2:
+            raise ShapeError(f"paddle.linalg.multi_dot: Tensor {i} must be 2-D (only the first and last may be 1-D), "
+                             f"got shape {list(shape_of(m))}")
+        if i and shape_of(mats[i - 1])[1] != shape_of(m)[0]:
+            raise ShapeError(f"paddle.linalg.multi_dot: Tensor {i - 1} of shape {list(shape_of(mats[i - 1]))} "
+                             f"cannot be multiplied by Tensor {i} of shape {list(shape_of(m))}")
+    dims = [shape_of(mats[0])[0]] + [shape_of(m)[1] for m in mats]
+    out = _chain_product(mats, _chain_order(dims), 0, len(mats) - 1)
+    out_shape = shape_of(out)[int(first_vec):2 - int(last_vec)] if (first_vec or last_vec) else shape_of(out)
+    return paddle_scalar(st.reshape(out, new_sizes=tuple(out_shape)))
+
+
+def _chain_order(dims):
+    """The matrix-chain dynamic programme: split[i][j] is where the cheapest product of matrices i..j splits."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j], split[i][j] = min((cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
+                                          for k in range(i, j))
+    return split
+
+
+def _chain_product(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return matmul(_chain_product(mats, split, i, k), _chain_product(mats, split, k + 1, j))
+
+
+def matrix_rank(x, tol=None, hermitian=False, name=None):
+    """The number of singular values (|eigenvalues| if hermitian) above `tol` (default: the largest one times
+    max(m, n) * eps), as int64.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.matrix_rank(paddle.to_tensor([[1., 2.], [2., 4.]])).numpy()
+        array([1])
+    """
+    a = _matrices("matrix_rank", x, square=bool(hermitian))
+    s = ew.abs(la.eigh(a)[0]) if hermitian else la.svd(a)[1]
+    if tol is None:
+        m, n = shape_of(a)[-2:]
+        keep, _ = _svd_cutoff(s, float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n))
+    else:
+        bound = cast(as_tensor(tol), get_aval(s).dtype)
+        keep = ew.gt(s, broadcast_to_shape(st.expand_dims(bound, dimensions=(get_aval(bound).ndim,))
+                                           if get_aval(bound).ndim else bound, shape_of(s)))
+    return paddle_scalar(_sum(ew.convert_element_type(keep, new_dtype=dtypes.int64), _last(keep)))
+
+
+def cond(x, p=None, name=None):
+    """The condition number: p None/2 (-2) is the ratio of the largest (smallest) to the smallest (largest)
+    singular value; 'fro', 'nuc', 1, -1, inf, -inf give norm(x, p) * norm(inv(x), p) for square x.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.cond(paddle.to_tensor([[2., 0.], [0., 0.5]])).numpy()
+        array([4.], dtype=float32)
+    """
+    a = _matrices("cond", x)
+    if p is None or p in (2, -2):
+        s = la.svd(a)[1]
+        big, small = red.reduce_max(s, axes=_last(s)), red.reduce_min(s, axes=_last(s))
+        return paddle_scalar(ew.div(big, small) if p != -2 else ew.div(small, big))
+    a = _matrices("cond", a, square=True)
+    nd = get_aval(a).ndim
+    axes = [nd - 2, nd - 1]
+    return ew.mul(norm(a, p, axes), norm(inv(a), p, axes))

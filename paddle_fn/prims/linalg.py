@@ -1,0 +1,759 @@
+"""Matrix decompositions and triangular solves: cholesky, triangular_solve, lu, qr, eigh, svd.
+
+Every primitive acts on the last two dimensions and maps over any leading (batch) dimensions, so each batching
+rule only moves the vmapped axis to the front. Eagerly they run numpy/scipy (LAPACK). IREE 3.13 compiles neither
+stablehlo.cholesky nor stablehlo.triangular_solve ("failed to legalize operation ... explicitly marked
+illegal", float32 and float64) and has no LAPACK custom calls, so each lowering is an algorithm written here with
+other primitives (loops over columns or rotations of one matrix, mapped over the batch dimensions), traced and
+inlined into the StableHLO.
+
+JVP rules are the standard matrix-calculus results, written with these primitives and dot_general so that they
+are themselves differentiable and batchable. Decompositions with a sign ambiguity (eigh, svd) fix it: each
+eigenvector / left singular vector has its entry of largest magnitude positive, eagerly and under jit alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.autodiff import Zero, is_undefined
+from paddle_fn.core.batching import bdim_at_front, vmap_flat
+from paddle_fn.core.errors import DTypeError, ShapeError, UnsupportedError
+from paddle_fn.core.ir import ShapedArray
+from paddle_fn.core.primitive import NONLINEAR, Primitive, symbolic_zeros
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims._rules import fmt, scalar_like
+from paddle_fn.prims.control_flow import fori_loop, while_loop
+from paddle_fn.prims.elementwise import (abs, add, and_, convert_element_type, div, eq, ge, gt, lt, mul, ne,  # noqa: A004
+                                         neg, select, sqrt, sub)
+from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, reduce_sum, sort
+from paddle_fn.prims.structural import (broadcast_in_dim, dynamic_slice, dynamic_update_slice, iota, reshape, slice,
+                                        transpose)
+
+# ---------------------------------------------------------------------------------------------- matrix helpers
+
+
+def _check_matrix(name, a, *, square=False):
+    if a.dtype.name not in ("float32", "float64"):
+        raise DTypeError(f"{name}: expected float32 or float64 matrices, got {fmt(a)}; cast with .astype('float32')")
+    if a.ndim < 2:
+        raise ShapeError(f"{name}: expected a matrix or a batch of matrices (at least 2 dimensions), got {fmt(a)}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"{name}: expected square matrices, got {fmt(a)} ({a.shape[-2]} rows, {a.shape[-1]} "
+                         "columns)")
+
+
+def _ndim(x):
+    return get_aval(x).ndim
+
+
+def _shape(x):
+    return get_aval(x).shape
+
+
+def mT(x):
+    """Swap the last two dimensions."""
+    nd = _ndim(x)
+    return transpose(x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def mm(a, b):
+    """Matrix product over the last two dimensions; the leading dimensions of a and b are equal batch dims."""
+    nd = _ndim(a)
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)))
+
+
+def _fill(x, value, shape=None):
+    return broadcast_in_dim(scalar_like(x, value), shape=_shape(x) if shape is None else shape,
+                            broadcast_dimensions=())
+
+
+def _band(shape, k, lower):
+    """Boolean mask over the last two dims: column - row <= k (lower) or >= k (upper)."""
+    nd = len(shape)
+    rows = iota(dtype=dtypes.int32, shape=shape, dimension=nd - 2)
+    cols = iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1)
+    diff, bound = sub(cols, rows), broadcast_in_dim(Tensor(np.int32(k)), shape=shape, broadcast_dimensions=())
+    return ge(bound, diff) if lower else ge(diff, bound)
+
+
+def _masked(x, mask):
+    """x where mask, 0 elsewhere, as a product so that it is linear in x (transposable)."""
+    return mul(x, convert_element_type(mask, new_dtype=get_aval(x).dtype))
+
+
+def tril(x, k=0):
+    return _masked(x, _band(_shape(x), k, True))
+
+
+def triu(x, k=0):
+    return _masked(x, _band(_shape(x), k, False))
+
+
+def eye_like(x):
+    """The identity with x's (square) shape and dtype."""
+    shape = _shape(x)
+    return convert_element_type(eq(iota(dtype=dtypes.int32, shape=shape, dimension=len(shape) - 2),
+                                   iota(dtype=dtypes.int32, shape=shape, dimension=len(shape) - 1)),
+                                new_dtype=get_aval(x).dtype)
+
+
+def diagonal(x):
+    """The main diagonal of square matrices: [..., n, n] -> [..., n]."""
+    return reduce_sum(mul(x, eye_like(x)), axes=(_ndim(x) - 1,))
+
+
+def _rows(v, n):
+    """v [..., k] as a matrix whose every row is v: [..., n, k] (entry [i, j] = v[j])."""
+    shape = _shape(v)
+    nd = len(shape)
+    return broadcast_in_dim(v, shape=shape[:-1] + (n,) + shape[-1:],
+                            broadcast_dimensions=tuple(range(nd - 1)) + (nd,))
+
+
+def _cols(v, k):
+    """v [..., n] as a matrix whose every column is v: [..., n, k] (entry [i, j] = v[i])."""
+    shape = _shape(v)
+    return broadcast_in_dim(v, shape=shape + (k,), broadcast_dimensions=tuple(range(len(shape))))
+
+
+def diag_matrix(v):
+    n = _shape(v)[-1]
+    return mul(_rows(v, n), eye_like(_rows(v, n)))
+
+
+def _symmetrize(x):
+    return mul(add(x, mT(x)), _fill(x, 0.5))
+
+
+def _batch_rule(get_prim):
+    """Move every vmapped axis to the front (materialising it on unbatched operands); the primitive maps over
+    leading dimensions itself."""
+    def batch(vals, dims, **params):
+        prim = get_prim()
+        size = next(_shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+        out = prim.bind(*[bdim_at_front(v, d, size) for v, d in zip(vals, dims)], **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
+    return batch
+
+
+def _lower_algorithm(algorithm, multiple_results=False):
+    """A lowering that traces `algorithm(*matrices, **params)` (one unbatched problem, written with primitives),
+    vmapped over the operands' leading dimensions, and inlines the resulting program."""
+    def lower(ctx, *args, **params):
+        batch_shape = ctx.avals_in[0].shape[:-2]
+        n_out = len(ctx.avals_out)
+
+        def one(*xs):
+            out = algorithm(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        fun = one
+        for size in reversed(batch_shape or (1,)):
+            fun = (lambda f, size: lambda *xs: vmap_flat(f, list(xs), [0] * len(xs), size, [0] * n_out))(fun, size)
+        if not batch_shape:
+            # lowered as a batch of one: IREE 3.13 fails at run time ("indirect buffer reference slot 0 is out of
+            # range") on the unbatched one-sided Jacobi SVD of a wide matrix, and the batched form is as fast
+            batched = fun
+            fun = lambda *xs: [reshape(o, new_sizes=get_aval(o).shape[1:])  # noqa: E731
+                               for o in batched(*[reshape(x, new_sizes=(1,) + get_aval(x).shape) for x in xs])]
+        prog, consts = trace_to_program(fun, list(ctx.avals_in), transform="lowering")
+        const_names = [ctx.constant(c.concrete_value(), c.aval) for c in consts]
+        outs = ctx.inline(prog, const_names + list(args))
+        return outs if multiple_results else outs[0]
+    return lower
+
+
+def _map_matrices(fn, *arrays):
+    """Apply the numpy function fn (of single matrices, returning a tuple of arrays) over leading dims."""
+    batch = arrays[0].shape[:-2]
+    results = [fn(*(a[idx] for a in arrays)) for idx in np.ndindex(*batch)]
+    return [np.stack([r[i] for r in results]).reshape(batch + results[0][i].shape) if batch else results[0][i]
+            for i in range(len(results[0]))]
+
+
+def _entry(x, i, j):
+    """x[i, j] of a matrix at traced indices, as a 1x1 matrix."""
+    return dynamic_slice(x, i, j, slice_sizes=(1, 1))
+
+
+def _index_mask(n, k, compare, cols=1):
+    """[n, cols] boolean: compare(row, k) for traced scalar k."""
+    rows = iota(dtype=get_aval(k).dtype, shape=(n, cols), dimension=0)
+    return compare(rows, broadcast_in_dim(k, shape=(n, cols), broadcast_dimensions=()))
+
+
+def _outer(u, v):
+    """u [n, 1] times v [1, k] -> [n, k]."""
+    return dot_general(u, v, dimension_numbers=(((1,), (0,)), ((), ())))
+
+
+def _fix_column_signs(u, *others):
+    """Flip each column of u (and the same column / row of `others`) so its entry of largest magnitude is
+    positive: a fixed choice of the sign gauge that eager and jit share."""
+    n = _shape(u)[-2]
+    nd = _ndim(u)
+    biggest = argmax(abs(u), axis=nd - 2, index_dtype=dtypes.int32)                       # [..., k]
+    rows = iota(dtype=dtypes.int32, shape=_shape(u), dimension=nd - 2)
+    picked = reduce_sum(_masked(u, eq(rows, _rows(biggest, n))), axes=(nd - 2,))         # [..., k]
+    signs = select(lt(picked, _fill(picked, 0)), _fill(picked, -1), _fill(picked, 1))
+    return [mul(u, _rows(signs, n))] + [f(signs) for f in others]
+
+
+def _np_fix_column_signs(u):
+    """numpy version of _fix_column_signs: the signs that make u's largest-magnitude entries positive."""
+    biggest = np.argmax(np.abs(u), axis=-2)
+    picked = np.take_along_axis(u, biggest[..., None, :], axis=-2)[..., 0, :]
+    return np.where(picked < 0, -1, 1).astype(u.dtype)
+
+
+def _sweep_tolerance(dtype):
+    return float(np.finfo(dtype.np).eps)
+
+
+_MAX_SWEEPS = 40
+
+
+# ---------------------------------------------------------------------------------------------- triangular_solve
+
+def _triangular_solve_shape(a, b, *, lower, transpose_a, unit_diagonal):
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b)
+    if a.dtype != b.dtype:
+        raise DTypeError(f"triangular_solve: a is {fmt(a)} but b is {fmt(b)}; cast one with .astype()")
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise ShapeError(f"triangular_solve: a {fmt(a)} and b {fmt(b)} must have the same batch dimensions and "
+                         f"b must have {a.shape[-1]} rows (broadcast first; paddle_fn.linalg.triangular_solve does)")
+    return b
+
+
+def _triangular_solve_impl(a, b, *, lower, transpose_a, unit_diagonal):
+    from scipy.linalg import solve_triangular
+
+    def one(m, r):
+        try:
+            return (solve_triangular(m, r, lower=lower, trans=int(transpose_a), unit_diagonal=unit_diagonal,
+                                     check_finite=False),)
+        except np.linalg.LinAlgError:  # a zero on the diagonal: substitute anyway, giving inf/nan as the lowering
+            return (_substitute(m, r, lower, transpose_a, unit_diagonal),)
+    return _map_matrices(one, a, b)[0].astype(b.dtype)
+
+
+def _substitute(m, r, lower, transpose_a, unit_diagonal):
+    t = np.tril(m) if lower else np.triu(m)
+    if unit_diagonal:
+        np.fill_diagonal(t, 1)
+    t = t.T if transpose_a else t
+    n = t.shape[0]
+    x = np.zeros_like(r)
+    order = range(n) if lower != transpose_a else range(n - 1, -1, -1)
+    with np.errstate(all="ignore"):
+        for i in order:
+            x[i] = (r[i] - t[i] @ x) / t[i, i]
+    return x
+
+
+def _triangle_of(a, lower, unit_diagonal):
+    """The part of `a` the solve reads: its lower or upper triangle, with the diagonal left out if unit."""
+    if unit_diagonal:
+        return tril(a, -1) if lower else triu(a, 1)
+    return tril(a) if lower else triu(a)
+
+
+@symbolic_zeros
+def _triangular_solve_jvp(primals, tangents, *, lower, transpose_a, unit_diagonal):
+    (a, b), (ta, tb) = primals, tangents
+    params = dict(lower=lower, transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+    x = triangular_solve(a, b, **params)
+    # op(A) x = b  =>  op(A) dx = db - op(dA) x
+    rhs = None if isinstance(tb, Zero) else tb
+    if not isinstance(ta, Zero):
+        dt = _triangle_of(ta, lower, unit_diagonal)
+        da_x = mm(mT(dt) if transpose_a else dt, x)
+        rhs = neg(da_x) if rhs is None else sub(rhs, da_x)
+    return x, (None if rhs is None else triangular_solve(a, rhs, **params))
+
+
+def _triangular_solve_transpose(ct, a, b, *, lower, transpose_a, unit_diagonal):
+    if is_undefined(a):
+        raise UnsupportedError("triangular_solve is linear in b only; its matrix a cannot be a linear input")
+    return [None, triangular_solve(a, ct, lower=lower, transpose_a=not transpose_a, unit_diagonal=unit_diagonal)]
+
+
+def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
+    """Substitution one row at a time; unsolved rows of x are still zero, so each row is a full-row product."""
+    n, k = _shape(b)
+    t = _triangle_of(a, lower, unit_diagonal)
+    if transpose_a:
+        t = mT(t)
+    if unit_diagonal:
+        t = add(t, eye_like(t))
+    forward = lower != transpose_a
+
+    def row(i, x):
+        r = i if forward else sub(scalar_like(i, n - 1), i)
+        t_row = dynamic_slice(t, r, scalar_like(r, 0), slice_sizes=(1, n))
+        b_row = dynamic_slice(b, r, scalar_like(r, 0), slice_sizes=(1, k))
+        pivot = broadcast_in_dim(reshape(_entry(t, r, r), new_sizes=()), shape=(1, k), broadcast_dimensions=())
+        solved = div(sub(b_row, mm(t_row, x)), pivot)
+        return dynamic_update_slice(x, solved, r, scalar_like(r, 0))
+
+    return fori_loop(0, n, row, _fill(b, 0))
+
+
+triangular_solve_p = Primitive("triangular_solve", _triangular_solve_shape, _triangular_solve_impl,
+                               _triangular_solve_jvp, _triangular_solve_transpose,
+                               _batch_rule(lambda: triangular_solve_p), _lower_algorithm(_triangular_solve_algorithm))
+
+
+def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: bool = False):
+    """x with op(A) x = b, where A is the lower (or upper) triangle of `a` (with ones on its diagonal if
+    `unit_diagonal`) and op(A) is A or its transpose; a [..., n, n], b [..., n, k] with equal batch dims."""
+    return triangular_solve_p.bind(a, b, lower=bool(lower), transpose_a=bool(transpose_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+# ---------------------------------------------------------------------------------------------- cholesky
+
+def _cholesky_shape(a):
+    _check_matrix("cholesky", a, square=True)
+    return a
+
+
+def _cholesky_impl(a):
+    sym = (a + np.swapaxes(a, -1, -2)) / 2
+
+    def one(m):
+        try:
+            return (np.linalg.cholesky(m),)
+        except np.linalg.LinAlgError:  # not positive definite: nan, as the lowering's sqrt of a negative pivot
+            return (np.full_like(m, np.nan),)
+    try:
+        return np.linalg.cholesky(sym).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        return _map_matrices(one, sym)[0].astype(a.dtype)
+
+
+def _cholesky_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    l_ = cholesky(a)
+    # L dL^T + dL L^T = dA  =>  dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
+    inner = triangular_solve(l_, mT(triangular_solve(l_, _symmetrize(ta), lower=True)), lower=True)
+    phi = sub(tril(inner), mul(_fill(inner, 0.5), mul(inner, eye_like(inner))))
+    return l_, mm(l_, phi)
+
+
+def _cholesky_algorithm(a):
+    """Column by column: l[:, j] = (a[:, j] - l l[j, :]^T) / sqrt(pivot) below the diagonal (the columns of l
+    from j on are still zero). A non-positive pivot gives nan, as the eager version."""
+    n = _shape(a)[0]
+    a = _symmetrize(a)
+
+    def column(j, l_):
+        zero = scalar_like(j, 0)
+        l_row = dynamic_slice(l_, j, zero, slice_sizes=(1, n))
+        v = sub(dynamic_slice(a, zero, j, slice_sizes=(n, 1)), dot_general(l_, l_row, dimension_numbers=(
+            ((1,), (1,)), ((), ()))))
+        root = broadcast_in_dim(reshape(sqrt(_entry(v, j, zero)), new_sizes=()), shape=(n, 1),
+                                broadcast_dimensions=())
+        col = select(_index_mask(n, j, ge), div(v, root), _fill(v, 0))
+        return dynamic_update_slice(l_, col, zero, j)
+
+    return fori_loop(0, n, column, _fill(a, 0))
+
+
+cholesky_p = Primitive("cholesky", _cholesky_shape, _cholesky_impl, _cholesky_jvp, NONLINEAR,
+                       _batch_rule(lambda: cholesky_p), _lower_algorithm(_cholesky_algorithm))
+
+
+def cholesky(a):
+    """The lower Cholesky factor L (L L^T = A) of the symmetric part (A + A^T)/2 of each matrix; nan where it is
+    not positive definite."""
+    return cholesky_p.bind(a)
+
+
+# ---------------------------------------------------------------------------------------------- lu
+
+def _lu_shape(a):
+    _check_matrix("lu", a, square=True)
+    index = ShapedArray(a.shape[:-1], dtypes.int32)
+    return [a, index, index]
+
+
+def _lu_impl(a):
+    from scipy.linalg import lu_factor
+
+    def one(m):
+        with np.errstate(all="ignore"):
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # scipy warns on an exactly singular factor; infos report it
+                lu_, piv = lu_factor(m, check_finite=False)
+        perm = np.arange(m.shape[0])
+        for k, p in enumerate(piv):
+            perm[[k, p]] = perm[[p, k]]
+        return lu_, piv.astype(np.int32), perm.astype(np.int32)
+    lu_, piv, perm = _map_matrices(one, a)
+    return [lu_.astype(a.dtype), piv, perm]
+
+
+def permutation_matrix(perm, dtype):
+    """P with P[i, j] = (perm[i] == j), so that P @ A = A[perm]."""
+    shape = _shape(perm) + _shape(perm)[-1:]
+    nd = len(shape)
+    hit = eq(broadcast_in_dim(perm, shape=shape, broadcast_dimensions=tuple(range(nd - 1))),
+             iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1))
+    return convert_element_type(hit, new_dtype=dtype)
+
+
+def _lu_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    packed, pivots, perm = lu(a)
+    l_ = add(tril(packed, -1), eye_like(packed))
+    u = triu(packed)
+    # P A = L U  =>  L^-1 P dA U^-1 = L^-1 dL + dU U^-1, strictly lower plus upper
+    pda = mm(permutation_matrix(perm, get_aval(a).dtype), ta)
+    y = triangular_solve(packed, pda, lower=True, unit_diagonal=True)
+    x = mT(triangular_solve(packed, mT(y), lower=False, transpose_a=True))
+    return [packed, pivots, perm], [add(mm(l_, tril(x, -1)), mm(triu(x), u)), None, None]
+
+
+def _lu_algorithm(a):
+    """Gaussian elimination with partial pivoting (largest magnitude, first on ties, as LAPACK); a zero pivot
+    column is left as it is (LAPACK's info > 0 case)."""
+    n = _shape(a)[0]
+
+    def step(k, carry):
+        m, pivots, perm = carry
+        k = convert_element_type(k, new_dtype=dtypes.int32)
+        zero = scalar_like(k, 0)
+        col = reshape(dynamic_slice(m, zero, k, slice_sizes=(n, 1)), new_sizes=(n,))
+        rows = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
+        candidates = select(ge(rows, broadcast_in_dim(k, shape=(n,), broadcast_dimensions=())), abs(col),
+                            _fill(col, -1))
+        p = argmax(candidates, axis=0, index_dtype=dtypes.int32)
+        row_k = dynamic_slice(m, k, zero, slice_sizes=(1, n))
+        row_p = dynamic_slice(m, p, zero, slice_sizes=(1, n))
+        m = dynamic_update_slice(dynamic_update_slice(m, row_p, k, zero), row_k, p, zero)
+        perm_k, perm_p = dynamic_slice(perm, k, slice_sizes=(1,)), dynamic_slice(perm, p, slice_sizes=(1,))
+        perm = dynamic_update_slice(dynamic_update_slice(perm, perm_p, k), perm_k, p)
+        pivots = dynamic_update_slice(pivots, reshape(p, new_sizes=(1,)), k)
+        pivot = reshape(_entry(m, k, k), new_sizes=())
+        pivot = select(eq(pivot, scalar_like(pivot, 0)), scalar_like(pivot, 1), pivot)
+        col = dynamic_slice(m, zero, k, slice_sizes=(n, 1))
+        below = _index_mask(n, k, gt)
+        multipliers = select(below, div(col, broadcast_in_dim(pivot, shape=(n, 1), broadcast_dimensions=())),
+                             _fill(col, 0))
+        u_row = select(reshape(_index_mask(n, k, gt), new_sizes=(1, n)), dynamic_slice(m, k, zero, slice_sizes=(1, n)),
+                       _fill(row_k, 0))
+        m = sub(m, _outer(multipliers, u_row))
+        m = dynamic_update_slice(m, select(below, multipliers, col), zero, k)
+        return m, pivots, perm
+
+    index = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
+    m, pivots, perm = fori_loop(0, n, step, (a, index, index))
+    return m, pivots, perm
+
+
+lu_p = Primitive("lu", _lu_shape, _lu_impl, _lu_jvp, NONLINEAR, _batch_rule(lambda: lu_p),
+                 _lower_algorithm(_lu_algorithm, multiple_results=True), multiple_results=True)
+
+
+def lu(a):
+    """LU factorisation with partial pivoting of square matrices: [packed, pivots, permutation].
+
+    packed holds U on and above the diagonal and L's multipliers below it (L has a unit diagonal); pivots
+    (int32, 0-based) says row k was swapped with row pivots[k] at step k; permutation (int32) satisfies
+    A[permutation] = L @ U.
+    """
+    return lu_p.bind(a)
+
+
+# ---------------------------------------------------------------------------------------------- qr
+
+def _qr_shape(a, *, full_matrices):
+    _check_matrix("qr", a)
+    m, n = a.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    return [a.update(shape=a.shape[:-2] + (m, k)), a.update(shape=a.shape[:-2] + (k, n))]
+
+
+def _qr_impl(a, *, full_matrices):
+    q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return [q.astype(a.dtype), r.astype(a.dtype)]
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (a,), (ta,) = primals, tangents
+    m, n = _shape(a)[-2:]
+    if m < n or (full_matrices and m > n):
+        raise UnsupportedError(f"qr: the derivative is defined for tall or square matrices in reduced mode; got "
+                               f"{fmt(get_aval(a))} with full_matrices={full_matrices}. Differentiate "
+                               "qr(x, mode='reduced') of the tall matrix (or of x^T for a wide one)")
+    q, r = qr(a, full_matrices=full_matrices)
+    # dA = dQ R + Q dR with Q^T dQ antisymmetric and dR upper triangular
+    y = mT(triangular_solve(r, mT(ta), lower=False, transpose_a=True))   # dA R^-1
+    c = mm(mT(q), y)
+    omega = sub(tril(c, -1), mT(tril(c, -1)))
+    dq = add(mm(q, omega), sub(y, mm(q, c)))
+    dr = mm(sub(c, omega), r)
+    return [q, r], [dq, dr]
+
+
+def _qr_algorithm(a, *, full_matrices):
+    """Householder reflections with LAPACK's sign convention (R[k, k] = -sign(a_kk) * norm), so the factors
+    match numpy's; a column that is already reduced is left alone (LAPACK's tau = 0)."""
+    m, n = _shape(a)
+    k_max = min(m, n)
+
+    def step(k, carry):
+        r, q = carry
+        zero = scalar_like(k, 0)
+        x = select(_index_mask(m, k, ge), dynamic_slice(r, zero, k, slice_sizes=(m, 1)), _fill(r, 0, (m, 1)))
+        alpha = reshape(_entry(x, k, zero), new_sizes=())
+        tail = select(_index_mask(m, k, gt), x, _fill(x, 0))
+        tail_sq = reduce_sum(mul(tail, tail), axes=(0, 1))
+        norm = sqrt(add(mul(alpha, alpha), tail_sq))
+        beta = select(ge(alpha, scalar_like(alpha, 0)), neg(norm), norm)
+        e_k = convert_element_type(_index_mask(m, k, eq), new_dtype=get_aval(x).dtype)
+        v = sub(x, mul(e_k, broadcast_in_dim(beta, shape=(m, 1), broadcast_dimensions=())))
+        vtv = reduce_sum(mul(v, v), axes=(0, 1))
+        reflect = ne(tail_sq, scalar_like(tail_sq, 0))
+        scale = select(reflect, div(scalar_like(vtv, 2), select(reflect, vtv, scalar_like(vtv, 1))),
+                       scalar_like(vtv, 0))
+        v_scaled = mul(v, broadcast_in_dim(scale, shape=(m, 1), broadcast_dimensions=()))
+        r = sub(r, _outer(v_scaled, dot_general(v, r, dimension_numbers=(((0,), (0,)), ((), ())))))
+        q = sub(q, _outer(mm(q, v_scaled), mT(v)))
+        return r, q
+
+    r, q = fori_loop(0, k_max, step, (a, eye_like(_fill(a, 0, (m, m)))))
+    r = triu(r)
+    if full_matrices:
+        return q, r
+    return (slice(q, start_indices=(0, 0), limit_indices=(m, k_max)),
+            slice(r, start_indices=(0, 0), limit_indices=(k_max, n)))
+
+
+qr_p = Primitive("qr", _qr_shape, _qr_impl, _qr_jvp, NONLINEAR, _batch_rule(lambda: qr_p),
+                 _lower_algorithm(_qr_algorithm, multiple_results=True), multiple_results=True)
+
+
+def qr(a, *, full_matrices: bool = False):
+    """QR factorisation: [q, r] with q orthonormal columns and r upper triangular (numpy's sign convention).
+    q is [..., m, k], r [..., k, n] with k = min(m, n), or k = m if full_matrices."""
+    return qr_p.bind(a, full_matrices=bool(full_matrices))
+
+
+# ---------------------------------------------------------------------------------------------- eigh
+
+def _eigh_shape(a):
+    _check_matrix("eigh", a, square=True)
+    return [a.update(shape=a.shape[:-1]), a]
+
+
+def _eigh_impl(a):
+    w, v = np.linalg.eigh((a + np.swapaxes(a, -1, -2)) / 2)
+    v = v * _np_fix_column_signs(v)[..., None, :]
+    return [w.astype(a.dtype), v.astype(a.dtype)]
+
+
+def _gap_reciprocals(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (w: [..., n])."""
+    n = _shape(w)[-1]
+    gaps = sub(_rows(w, n), _cols(w, n))
+    on_diag = ne(eye_like(gaps), _fill(gaps, 0))
+    return select(on_diag, _fill(gaps, 0), div(_fill(gaps, 1), select(on_diag, _fill(gaps, 1), gaps)))
+
+
+def _eigh_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    w, v = eigh(a)
+    # A V = V diag(w): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F the reciprocal eigenvalue gaps
+    x = mm(mT(v), mm(_symmetrize(ta), v))
+    return [w, v], [diagonal(x), mm(v, mul(_gap_reciprocals(w), x))]
+
+
+def _eigh_algorithm(a):
+    """Cyclic Jacobi rotations until the off-diagonal part is below eps relative to the whole, then the
+    eigenvalues sorted ascending and the eigenvector signs fixed."""
+    n = _shape(a)[0]
+    a = _symmetrize(a)
+    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
+    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
+    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+    tol = _sweep_tolerance(get_aval(a).dtype)
+
+    def rotate(i, carry):
+        m, v = carry
+        p, q = reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()), \
+            reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=())
+        zero = scalar_like(p, 0)
+        a_pp, a_qq, a_pq = (reshape(_entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
+        c, s = _jacobi_rotation(a_pp, a_qq, a_pq)
+        m = _rotate_lines(m, p, q, c, s, zero, rows=True)
+        m = _rotate_lines(m, p, q, c, s, zero, rows=False)
+        v = _rotate_lines(v, p, q, c, s, zero, rows=False)
+        return m, v
+
+    def sweep(carry):
+        m, v, count, _ = carry
+        m, v = fori_loop(0, len(pairs), rotate, (m, v))
+        return m, v, add(count, scalar_like(count, 1)), _off_diagonal_ratio(m)
+
+    def unfinished(carry):
+        _, _, count, off = carry
+        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
+
+    start = (a, eye_like(a), Tensor(np.int32(0)), _off_diagonal_ratio(a))
+    m, v, _, _ = while_loop(unfinished, sweep, start) if pairs else start
+    w, order = sort(diagonal(m), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
+    v = mm(v, mT(permutation_matrix(order, get_aval(v).dtype)))
+    return w, _fix_column_signs(v)[0]
+
+
+def _jacobi_rotation(a_pp, a_qq, a_pq):
+    """(c, s) of the rotation that zeroes a_pq of a symmetric 2x2 block (Rutishauser's stable form)."""
+    nonzero = ne(a_pq, scalar_like(a_pq, 0))
+    theta = div(sub(a_qq, a_pp), mul(scalar_like(a_pq, 2), select(nonzero, a_pq, scalar_like(a_pq, 1))))
+    sign = select(ge(theta, scalar_like(theta, 0)), scalar_like(theta, 1), scalar_like(theta, -1))
+    t = div(sign, add(abs(theta), sqrt(add(mul(theta, theta), scalar_like(theta, 1)))))
+    t = select(nonzero, t, scalar_like(t, 0))
+    c = div(scalar_like(t, 1), sqrt(add(mul(t, t), scalar_like(t, 1))))
+    return c, mul(t, c)
+
+
+def _rotate_lines(x, p, q, c, s, zero, *, rows):
+    """Apply the rotation to rows p, q of x (x <- J^T x) or to its columns p, q (x <- x J), J = [[c, s], [-s, c]]
+    in the (p, q) plane."""
+    shape = _shape(x)
+    size = (1, shape[1]) if rows else (shape[0], 1)
+    at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
+    line_p, line_q = dynamic_slice(x, *at(p), slice_sizes=size), dynamic_slice(x, *at(q), slice_sizes=size)
+    cs, ss = (broadcast_in_dim(t, shape=size, broadcast_dimensions=()) for t in (c, s))
+    new_p, new_q = sub(mul(cs, line_p), mul(ss, line_q)), add(mul(ss, line_p), mul(cs, line_q))
+    return dynamic_update_slice(dynamic_update_slice(x, new_p, *at(p)), new_q, *at(q))
+
+
+def _off_diagonal_ratio(m):
+    """||off-diagonal part|| / ||m|| (0 for a zero matrix)."""
+    total = reduce_sum(mul(m, m), axes=(0, 1))
+    off_part = sub(m, mul(m, eye_like(m)))
+    off = reduce_sum(mul(off_part, off_part), axes=(0, 1))
+    return sqrt(div(off, select(eq(total, scalar_like(total, 0)), scalar_like(total, 1), total)))
+
+
+eigh_p = Primitive("eigh", _eigh_shape, _eigh_impl, _eigh_jvp, NONLINEAR, _batch_rule(lambda: eigh_p),
+                   _lower_algorithm(_eigh_algorithm, multiple_results=True), multiple_results=True)
+
+
+def eigh(a):
+    """Eigen-decomposition of the symmetric part (A + A^T)/2: [w, v] with w ascending and A v = v diag(w); each
+    eigenvector's entry of largest magnitude is positive. Its derivative needs distinct eigenvalues."""
+    return eigh_p.bind(a)
+
+
+# ---------------------------------------------------------------------------------------------- svd
+
+def _svd_shape(a):
+    _check_matrix("svd", a)
+    m, n = a.shape[-2:]
+    k, batch = min(m, n), a.shape[:-2]
+    return [a.update(shape=batch + (m, k)), a.update(shape=batch + (k,)), a.update(shape=batch + (k, n))]
+
+
+def _svd_impl(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    signs = _np_fix_column_signs(u)
+    return [(u * signs[..., None, :]).astype(a.dtype), s.astype(a.dtype), (vh * signs[..., :, None]).astype(a.dtype)]
+
+
+def _svd_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    u, s, vh = svd(a)
+    v = mT(vh)
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    dp = mm(mT(u), mm(ta, v))                                             # U^T dA V, k x k
+    s_j, s_i = _rows(s, k), _cols(s, k)
+    f = _gap_reciprocals(mul(s, s))                                    # 1 / (s_j^2 - s_i^2)
+    du = mm(u, mul(f, add(mul(dp, s_j), mul(s_i, mT(dp)))))
+    dv = mm(v, mul(f, add(mul(s_i, dp), mul(mT(dp), s_j))))
+    if m > k:  # the part of dA V outside the column space of U
+        du = add(du, div(sub(mm(ta, v), mm(u, dp)), _rows(s, m)))
+    if n > k:
+        dv = add(dv, div(sub(mm(mT(ta), u), mm(v, mT(dp))), _rows(s, n)))
+    return [u, s, vh], [du, diagonal(dp), mT(dv)]
+
+
+def _svd_algorithm(a):
+    """One-sided Jacobi (Hestenes) on the tall orientation, then the signs fixed on u."""
+    m, n = _shape(a)
+    if m >= n:
+        u, s, v = _one_sided_jacobi(a)
+    else:  # a^T = u' s v'^T  =>  a = v' s u'^T
+        v, s, u = _one_sided_jacobi(mT(a))
+    u, v = _fix_column_signs(u, lambda signs: mul(v, _rows(signs, n)))
+    return u, s, mT(v)
+
+
+def _one_sided_jacobi(a):
+    """Rotate column pairs of a tall `a` until they are orthogonal to eps: a V = W; then s = the column norms of W
+    sorted descending and u = W's columns / s (a zero singular value gives a zero column). Returns u, s, V."""
+    m, n = _shape(a)
+    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
+    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
+    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+    tol = _sweep_tolerance(get_aval(a).dtype)
+
+    def rotate(i, carry):
+        w, v = carry
+        p, q = reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()), \
+            reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=())
+        zero = scalar_like(p, 0)
+        w_p, w_q = dynamic_slice(w, zero, p, slice_sizes=(m, 1)), dynamic_slice(w, zero, q, slice_sizes=(m, 1))
+        dots = [reduce_sum(mul(x, y), axes=(0, 1)) for x, y in ((w_p, w_p), (w_q, w_q), (w_p, w_q))]
+        c, s = _jacobi_rotation(*dots)
+        return _rotate_lines(w, p, q, c, s, zero, rows=False), _rotate_lines(v, p, q, c, s, zero, rows=False)
+
+    def sweep(carry):
+        w, v, count, _ = carry
+        w, v = fori_loop(0, len(pairs), rotate, (w, v))
+        return w, v, add(count, scalar_like(count, 1)), _column_coherence(w)
+
+    def unfinished(carry):
+        _, _, count, off = carry
+        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
+
+    start = (a, eye_like(_fill(a, 0, (n, n))), Tensor(np.int32(0)), _column_coherence(a))
+    w, v, _, _ = while_loop(unfinished, sweep, start) if pairs else start
+    norms = sqrt(reduce_sum(mul(w, w), axes=(0,)))
+    neg_s, order = sort(neg(norms), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
+    s = neg(neg_s)
+    to_order = mT(permutation_matrix(order, get_aval(w).dtype))
+    w, v = mm(w, to_order), mm(v, to_order)
+    zero_s = eq(s, _fill(s, 0))
+    return div(w, _rows(select(zero_s, _fill(s, 1), s), m)), s, v
+
+
+def _column_coherence(w):
+    """max |w_p . w_q| / (|w_p| |w_q|) over column pairs (0 where a column is zero)."""
+    gram = dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))
+    d = diagonal(gram)
+    scale = sqrt(mul(_rows(d, _shape(d)[0]), _cols(d, _shape(d)[0])))
+    zero = eq(scale, _fill(scale, 0))
+    ratio = div(abs(sub(gram, mul(gram, eye_like(gram)))), select(zero, _fill(scale, 1), scale))
+    return reduce_max(ratio, axes=(0, 1))
+
+
+svd_p = Primitive("svd", _svd_shape, _svd_impl, _svd_jvp, NONLINEAR, _batch_rule(lambda: svd_p),
+                  _lower_algorithm(_svd_algorithm, multiple_results=True), multiple_results=True)
+
+
+def svd(a):
+    """Reduced singular value decomposition: [u, s, vh] with a = u diag(s) vh, s descending, u [..., m, k],
+    vh [..., k, n], k = min(m, n); each column of u has its entry of largest magnitude positive. Its derivative
+    needs distinct nonzero singular values."""
+    return svd_p.bind(a)
+
