@@ -138,3 +138,57 @@ def test_setitem_on_a_traced_value_points_to_at():
         return v
     with pytest.raises(TypeError, match=r"at\[index\]\.set"):
         pf.vmap(f)(T.ones([2, 3]))
+
+
+# ---------------------------------------------------------------------------------------------- gather/scatter family
+
+def test_gather_nd_and_scatter_nd():
+    idx = np.array([[1, 2], [0, -1], [1, 0]])
+    np.testing.assert_array_equal(T.gather_nd(T.to_tensor(X), T.to_tensor(idx)).numpy(), X[idx[:, 0], idx[:, 1]])
+    np.testing.assert_array_equal(T.gather_nd(T.to_tensor(X), T.to_tensor(np.array([[[1]], [[0]]]))).numpy(),
+                                  X[[[1], [0]]])
+    updates = np.ones((3, 4))
+    expected = X.copy()
+    np.add.at(expected, (idx[:, 0], idx[:, 1]), updates)
+    np.testing.assert_array_equal(T.scatter_nd_add(T.to_tensor(X), T.to_tensor(idx), T.to_tensor(updates)).numpy(),
+                                  expected)
+    expected = np.zeros((3, 2))
+    np.add.at(expected, [0, 2, 0], [[1, 2], [3, 4], [5, 6]])
+    out = T.scatter_nd(T.to_tensor([[0], [2], [0]]), T.to_tensor(np.array([[1, 2], [3, 4], [5, 6]], np.float64)),
+                       [3, 2])
+    np.testing.assert_array_equal(out.numpy(), expected)
+    with pytest.raises(pf.ShapeError, match="updates"):
+        T.scatter_nd_add(T.to_tensor(X), T.to_tensor(idx), T.ones([3]))
+
+
+def test_scatter_overwrite_semantics_match_paddle():
+    x = T.to_tensor([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    index = T.to_tensor([2, 1, 0, 1])
+    updates = T.to_tensor([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]])
+    # overwrite=True: the last update to a row wins; overwrite=False: hit rows are zeroed, then updates add up
+    np.testing.assert_array_equal(T.scatter(x, index, updates).numpy(), [[3, 3], [4, 4], [1, 1]])
+    np.testing.assert_array_equal(T.scatter(x, index, updates, overwrite=False).numpy(), [[3, 3], [6, 6], [1, 1]])
+    gx, gu = pf.grad(lambda a, u: (T.scatter(a, index, u) * T.to_tensor([[1.0], [2.0], [3.0]])).sum(),
+                     argnums=(0, 1))(x, updates)
+    np.testing.assert_array_equal(gx.numpy(), np.zeros((3, 2)))
+    np.testing.assert_array_equal(gu.numpy(), [[3, 3], [0, 0], [1, 1], [2, 2]])
+    out = pf.jit(lambda a, u: T.scatter(a, index, u))(x, updates)
+    np.testing.assert_array_equal(out.numpy(), [[3, 3], [4, 4], [1, 1]])
+
+
+def test_index_sample_take_and_put_along_axis():
+    x = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[3, 0], [1, 1], [2, 3]])
+    np.testing.assert_array_equal(T.index_sample(T.to_tensor(x), T.to_tensor(idx)).numpy(),
+                                  np.take_along_axis(x, idx, 1))
+    for reduce, combine in (("assign", lambda a, v: v), ("add", np.add), ("multiply", np.multiply)):
+        expected = x.copy()
+        np.put_along_axis(expected, idx, combine(np.take_along_axis(x, idx, 1), 5.0), 1)
+        out = T.put_along_axis(T.to_tensor(x), T.to_tensor(idx), 5.0, 1, reduce=reduce)
+        np.testing.assert_array_equal(out.numpy(), expected)
+    col = np.array([[0, 2, 1, 0]])
+    expected = x.copy()
+    np.put_along_axis(expected, col, -1.0, 0)
+    np.testing.assert_array_equal(T.put_along_axis(T.to_tensor(x), T.to_tensor(col), -1.0, 0).numpy(), expected)
+    batched = pf.vmap(lambda r, i: T.index_sample(r[None], i[None]))(T.to_tensor(x), T.to_tensor(idx))
+    np.testing.assert_array_equal(batched.numpy()[:, 0], np.take_along_axis(x, idx, 1))

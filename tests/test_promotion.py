@@ -109,3 +109,19 @@ def test_pow_with_int_exponent_keeps_dtype():
     assert (x ** 0.5).dtype == "float32"
     np.testing.assert_allclose((2 ** t([1.0, 3.0], "float32")).numpy(), [2.0, 8.0])
     np.testing.assert_array_equal((t([2, 3], "int64") ** t([3, 2], "int64")).numpy(), [8, 9])
+
+
+def test_new_binary_functions_promote_like_add():
+    i32 = t([4, 6], "int32")
+    assert T.gcd(i32, 4).dtype == "int32" and T.lcm(i32, t([3, 4], "int32")).dtype == "int32"
+    assert T.fmax(i32, 1.5).dtype == "float32"  # an int Tensor with a float scalar: the default float dtype
+    assert T.fmin(t([1.0], "float16"), 2.0).dtype == "float16"
+    with pytest.warns(UserWarning, match="right operand is cast to float64"):
+        assert T.fmax(t([1.0], "float64"), t([1.0], "float32")).dtype == "float64"
+    assert T.rad2deg(i32).dtype == "float32" and T.logit(t([0.5], "float64")).dtype == "float64"
+    assert T.kron(t([[1]], "int64"), t([[2, 3]], "int64")).dtype == "int64"
+    assert T.nansum(t([1, 2], "int32")).dtype == "int64"  # sum's rule: int32 accumulates in int64
+    assert T.count_nonzero(t([1.5, 0.0], "float32")).dtype == "int64"
+    assert T.median(t([1, 2], "int32")).dtype == "float32" and T.median(t([1.0], "float64")).dtype == "float64"
+    with pytest.raises(ShapeError, match="Broadcast dimension mismatch"):
+        T.fmax(T.ones([2, 3]), T.ones([4]))

@@ -519,3 +519,245 @@ def test_composites_lower_to_valid_stablehlo(iree_parse):
     args = (tt(np.float32(A)), T.to_tensor([2, 0]))
     prog, consts = trace_to_program(f, [get_aval(a) for a in args])
     assert iree_parse(lower_program(prog))
+
+
+# ---------------------------------------------------------------------------------------------- Paddle 2.3 math
+
+def test_new_elementwise_math():
+    x = tt(UNIT * 0.5 + 0.5)
+    p = UNIT * 0.5 + 0.5
+    check(T.logit(x), np.log(p / (1 - p)), rtol=1e-10)
+    check(T.logit(tt(np.array([0.0, 1.0])), eps=0.1), np.log(np.array([0.1, 0.9]) / np.array([0.9, 0.1])), rtol=1e-10)
+    check(T.rad2deg(tt(A)), np.rad2deg(A), rtol=1e-10)
+    check(T.deg2rad(tt(A)), np.deg2rad(A), rtol=1e-10)
+    check(T.deg2rad(T.to_tensor([180])), np.array([np.pi], np.float32))  # ints compute in the default float dtype
+    check(T.frac(tt(A * 3)), A * 3 - np.trunc(A * 3), rtol=1e-10)
+    check(T.stanh(tt(A)), 1.7159 * np.tanh(0.67 * A), rtol=1e-10)
+    nan = np.array([1.0, np.nan, np.nan, -np.inf])
+    other = np.array([np.nan, 2.0, np.nan, 0.0])
+    check(T.fmax(tt(nan), tt(other)), np.fmax(nan, other))
+    check(T.fmin(tt(nan), tt(other)), np.fmin(nan, other))
+    weird = np.array([np.nan, np.inf, -np.inf, 1.5])
+    check(T.nan_to_num(tt(weird)), np.nan_to_num(weird))
+    check(T.nan_to_num(tt(weird), nan=1.0, posinf=2.0, neginf=-2.0), np.array([1.0, 2.0, -2.0, 1.5]))
+
+
+def test_gcd_lcm():
+    a, b = np.array([12, -20, 0, 7, 0]), np.array([18, 15, 5, 0, 0])
+    check(T.gcd(tt(a), tt(b)), np.gcd(a, b))
+    check(T.lcm(tt(a), tt(b)), np.lcm(a, b))
+    check(T.gcd(tt(a.astype(np.int32)), 4), np.gcd(a, 4).astype(np.int32))
+    check(pf.vmap(lambda u: T.gcd(u, tt(b)))(tt(np.stack([a, a * 2]))), np.gcd(np.stack([a, a * 2]), b))
+    with pytest.raises(DTypeError, match="integer"):
+        T.gcd(tt(A), tt(B))
+
+
+def test_nan_reductions_and_count_nonzero():
+    data = A.copy()
+    data[0, 1] = data[2, 3] = np.nan
+    check(T.nansum(tt(data)), np.array([np.nansum(data)]), rtol=1e-10)
+    check(T.nansum(tt(data), axis=1, keepdim=True), np.nansum(data, 1, keepdims=True), rtol=1e-10)
+    check(T.nanmean(tt(data), axis=0), np.nanmean(data, 0), rtol=1e-10)
+    ints = np.array([[0, 1, 2], [0, 0, 3]])
+    check(T.count_nonzero(tt(ints)), np.array([3]))
+    check(T.count_nonzero(tt(ints), axis=1), np.count_nonzero(ints, 1))
+
+
+def test_logcumsumexp_diff_and_friends():
+    data = RNG.normal(size=(3, 5)) * 5
+    check(T.logcumsumexp(tt(data), axis=1), np.logaddexp.accumulate(data, 1), rtol=1e-10)
+    check(T.logcumsumexp(tt(data)), np.logaddexp.accumulate(data.reshape(-1)), rtol=1e-10)
+    check(T.logcumsumexp(tt(np.array([-1000.0, 0.0, 1000.0]))), np.array([-1000.0, 0.0, 1000.0]))
+    check(T.diff(tt(data)), np.diff(data), rtol=1e-10)
+    check(T.diff(tt(data), axis=0, prepend=tt(data[:1]), append=tt(data[-1:])),
+          np.diff(data, axis=0, prepend=data[:1], append=data[-1:]), rtol=1e-10)
+    check(T.diff(tt(data), n=2), np.diff(data, 2), rtol=1e-10)
+    flags = np.array([True, True, False, True])
+    check(T.diff(tt(flags)), np.array([False, True, True]))
+
+
+def test_addmm_kron_cross_dist():
+    m = RNG.normal(size=(3, 2))
+    check(T.addmm(tt(m), tt(A), tt(B.T[:, :2]), beta=0.5, alpha=2.0), 0.5 * m + 2 * A @ B.T[:, :2], rtol=1e-10)
+    x, y = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 1, 2))
+    check(T.kron(tt(x), tt(y)), np.kron(x, y), rtol=1e-10)
+    u, v = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    check(T.cross(tt(u), tt(v)), np.cross(u, v), rtol=1e-10)
+    check(T.cross(tt(u.T), tt(v.T), axis=0), np.cross(u.T, v.T, axis=0), rtol=1e-10)
+    check(T.dist(tt(u), tt(v)), np.array([np.linalg.norm(u - v)]), rtol=1e-10)
+    check(T.dist(tt(u), tt(v), p=np.inf), np.array([np.abs(u - v).max()]), rtol=1e-10)
+    check(T.dist(tt(u), tt(v), p=3), np.array([(np.abs(u - v) ** 3).sum() ** (1 / 3)]), rtol=1e-10)
+
+
+EINSUMS = [("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk", [(2, 3, 4), (2, 4, 5)]), ("ii", [(3, 3)]),
+           ("ii->i", [(3, 3)]), ("iij->j", [(3, 3, 2)]), ("ij->ji", [(3, 4)]), ("...j,...jk->...k", [(2, 3, 4), (3, 4, 5)]),
+           ("...i,...i->...", [(2, 3, 4), (1, 4)]), ("i,j", [(3,), (4,)]), ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 2)]),
+           ("bij->", [(2, 3, 4)]), ("i,i", [(5,), (5,)])]
+
+
+@pytest.mark.parametrize("eq, shapes", EINSUMS, ids=[e[0] for e in EINSUMS])
+def test_einsum_matches_numpy(eq, shapes):
+    ops = [RNG.normal(size=s) for s in shapes]
+    expected = np.asarray(np.einsum(eq, *ops))
+    check(T.einsum(eq, *map(tt, ops)), expected.reshape(1) if expected.ndim == 0 else expected, rtol=1e-10)
+
+
+def test_einsum_errors_and_transforms():
+    with pytest.raises(ShapeError, match="sizes"):
+        T.einsum("ij,jk", T.ones([2, 3]), T.ones([4, 5]))
+    with pytest.raises(ShapeError, match="operand"):
+        T.einsum("ij,jk", T.ones([2, 3]))
+    a, b = tt(A), tt(B)
+    g = pf.grad(lambda u: T.einsum("ij,kj->ik", u, b).sum())(a)
+    check(g, np.broadcast_to(B.sum(0), A.shape), rtol=1e-10)
+    out = pf.vmap(lambda u: T.einsum("i,i", u, u))(a)
+    check(out, (A * A).sum(1, keepdims=True), rtol=1e-10)
+    ir = str(pf.make_ir(lambda u, v: T.einsum("ij,kj->ik", u, v))(a, b))
+    assert "dot_general" in ir and "transpose" not in ir
+
+
+# ---------------------------------------------------------------------------------------------- statistics
+
+@pytest.mark.parametrize("axis, keepdim", [(None, False), (1, False), (0, True), ([0, 1], False)])
+def test_var_std(axis, keepdim):
+    ax = tuple(axis) if isinstance(axis, list) else axis
+    for unbiased in (True, False):
+        expected = np.var(A, axis=ax, ddof=int(unbiased), keepdims=keepdim)
+        expected = expected.reshape(1) if expected.ndim == 0 else expected
+        check(T.var(tt(A), axis, unbiased, keepdim), expected, rtol=1e-10)
+        check(T.std(tt(A), axis, unbiased, keepdim), np.sqrt(expected), rtol=1e-10)
+    with pytest.raises(DTypeError, match="floating-point"):
+        T.var(T.to_tensor([1, 2]))
+
+
+def test_median_quantile():
+    data = RNG.normal(size=(3, 4))
+    check(T.median(tt(data)), np.array([np.median(data)]), rtol=1e-10)
+    check(T.median(tt(data), axis=1), np.median(data, 1), rtol=1e-10)
+    check(T.median(tt(data[:, :3]), axis=1, keepdim=True), np.median(data[:, :3], 1, keepdims=True), rtol=1e-10)
+    check(T.median(T.to_tensor([3, 1, 2, 8])), np.array([2.5], np.float32))  # ints give float32
+    check(T.quantile(tt(data), 0.3), np.array([np.quantile(data, 0.3)]), rtol=1e-10)
+    check(T.quantile(tt(data), [0.1, 0.5], axis=0), np.quantile(data, [0.1, 0.5], axis=0), rtol=1e-10)
+    check(T.quantile(tt(data), 0.75, axis=1, keepdim=True), np.quantile(data, 0.75, axis=1, keepdims=True),
+          rtol=1e-10)
+    g = pf.grad(lambda v: T.median(v).sum())(tt(np.array([3.0, 1.0, 2.0, 5.0])))
+    check(g, np.array([0.5, 0.0, 0.5, 0.0]))
+
+
+def test_histogram_is_traceable_and_bincount_is_eager():
+    data = RNG.normal(size=50)
+    check(T.histogram(tt(data), bins=7), np.histogram(data, 7)[0].astype(np.int64))
+    check(T.histogram(tt(data), bins=4, min=-1, max=1), np.histogram(data, 4, range=(-1, 1))[0].astype(np.int64))
+    check(pf.jit(lambda v: T.histogram(v, bins=5))(tt(data.astype(np.float32))),
+          np.histogram(data.astype(np.float32), 5)[0].astype(np.int64))
+    ints = np.array([1, 1, 4, 0])
+    check(T.bincount(tt(ints)), np.bincount(ints))
+    check(T.bincount(tt(ints), weights=tt(np.array([0.5, 1.0, 2.0, 1.0])), minlength=7),
+          np.bincount(ints, [0.5, 1.0, 2.0, 1.0], minlength=7))
+    with pytest.raises(pf.ConcretizationError, match="one_hot"):
+        pf.jit(T.bincount)(tt(ints))
+
+
+# ---------------------------------------------------------------------------------------------- search
+
+def test_kthvalue_mode():
+    data = RNG.normal(size=(3, 5))
+    vals, idx = T.kthvalue(tt(data), 2)
+    check(vals, np.sort(data, 1)[:, 1])
+    check(idx, np.argsort(data, 1, kind="stable")[:, 1])
+    vals, idx = T.kthvalue(tt(data), 3, axis=0, keepdim=True)
+    check(vals, np.sort(data, 0)[2:3])
+    # Paddle's mode: the smallest most frequent value, and the position of its last occurrence
+    x = np.array([[1, 2, 2, 3, 3], [5, 4, 4, 5, 0]])
+    vals, idx = T.mode(tt(x))
+    check(vals, np.array([2, 4]))
+    check(idx, np.array([2, 2]))
+    vals, idx = T.mode(tt(x), axis=0, keepdim=True)
+    check(vals, np.array([[1, 2, 2, 3, 0]]))
+
+
+def test_searchsorted_bucketize():
+    seq = np.array([1, 3, 3, 5, 7])
+    vals = np.array([[0, 3, 6], [7, 8, 3]])
+    check(T.searchsorted(tt(seq), tt(vals)), np.searchsorted(seq, vals))
+    check(T.searchsorted(tt(seq), tt(vals), right=True, out_int32=True),
+          np.searchsorted(seq, vals, side="right").astype(np.int32))
+    seqs = np.sort(RNG.normal(size=(2, 6)), 1)
+    v = RNG.normal(size=(2, 3))
+    check(T.searchsorted(tt(seqs), tt(v)), np.stack([np.searchsorted(seqs[i], v[i]) for i in range(2)]))
+    check(T.bucketize(tt(vals), tt(seq)), np.searchsorted(seq, vals))
+    check(pf.vmap(lambda u: T.bucketize(u, tt(seq)))(tt(vals)), np.searchsorted(seq, vals))
+
+
+# ---------------------------------------------------------------------------------------------- manipulation
+
+def test_repeat_interleave_rot90_crop_meshgrid_diag_embed():
+    x = np.arange(6).reshape(2, 3)
+    check(T.repeat_interleave(tt(x), 2), np.repeat(x, 2))
+    check(T.repeat_interleave(tt(x), 3, axis=1), np.repeat(x, 3, 1))
+    check(T.repeat_interleave(tt(x), T.to_tensor([1, 0, 2]), axis=1), np.repeat(x, [1, 0, 2], 1))
+    with pytest.raises(pf.ConcretizationError, match="pass an int"):
+        pf.jit(lambda r: T.repeat_interleave(tt(x), r, axis=1))(T.to_tensor([1, 0, 2]))
+    for k in (-1, 0, 1, 2, 3, 5):
+        check(T.rot90(tt(x), k), np.rot90(x, k))
+    y = RNG.normal(size=(2, 3, 4))
+    check(T.rot90(tt(y), 1, [2, 0]), np.rot90(y, 1, (2, 0)))
+    check(T.crop(tt(y), shape=[1, -1, 2], offsets=[1, 1, 2]), y[1:2, 1:, 2:4])
+    check(T.crop(tt(y)), y)
+    with pytest.raises(ShapeError, match="does not fit"):
+        T.crop(tt(y), shape=[3, 1, 1])
+    a, b = T.meshgrid(T.to_tensor([1, 2]), T.to_tensor([3, 4, 5]))
+    na, nb = np.meshgrid([1, 2], [3, 4, 5], indexing="ij")
+    check(a, na)
+    check(b, nb)
+    assert [t.shape for t in T.meshgrid([T.ones([2]), T.ones([3]), T.ones([4])])] == [[2, 3, 4]] * 3
+    v = RNG.normal(size=(2, 3))
+    check(T.diag_embed(tt(v)), np.stack([np.diag(r) for r in v]))
+    check(T.diag_embed(tt(v), offset=-1, dim1=0, dim2=2),
+          np.moveaxis(np.stack([np.diag(r, -1) for r in v]), (1, 2), (0, 2)))
+
+
+def test_unique_is_eager_only():
+    x = np.array([[2, 3], [3, 1], [5, 3]])
+    values, index, inverse, counts = T.unique(tt(x), return_index=True, return_inverse=True, return_counts=True)
+    ev, ei, einv, ec = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    check(values, ev)
+    check(index, ei)
+    check(inverse, einv.reshape(-1))
+    check(counts, ec)
+    check(T.unique(tt(x), axis=0), np.unique(x, axis=0))
+    for transform in (pf.jit, pf.vmap):
+        with pytest.raises(pf.ConcretizationError, match="cannot be traced"):
+            transform(T.unique)(tt(x))
+    with pytest.raises(pf.ConcretizationError, match="where"):
+        pf.vmap(T.nonzero)(tt(x))
+    with pytest.raises(pf.ConcretizationError, match="where"):
+        pf.jit(lambda v: T.masked_select(v, v > 2))(tt(x))
+
+
+def test_new_functions_under_grad_vmap_jit():
+    data = RNG.normal(size=(4, 3, 5))
+
+    def f(v):
+        return [T.logcumsumexp(v, axis=1), T.kron(v[:2, :2], v[0, :1]), T.std(v, axis=0), T.quantile(v, 0.4, axis=1),
+                T.cross(v[:3], v[:3] * 2 + 1, axis=0), T.put_along_axis(v, T.to_tensor([[1], [0], [2]]), 0.0, 1),
+                T.scatter(v, T.to_tensor([1, 1]), v[:2] * 3), T.einsum("ij,kj->ik", v, v), T.nansum(v, axis=1),
+                T.repeat_interleave(v, 2, axis=0), T.rot90(v), T.diff(v), T.fmax(v, 0.1), T.addmm(v[:, :3], v, v.T)]
+
+    for i in range(3):
+        g = pf.grad(lambda v: builtins_sum(o.sum() for o in f(v) if o.dtype == "float64"))(tt(data[i]))
+        assert g.shape == [3, 5] and np.isfinite(g.numpy()).all()
+    outs = pf.vmap(f)(tt(data[:, :3]))
+    for k, out in enumerate(outs):
+        for b in range(4):
+            np.testing.assert_allclose(out.numpy()[b], f(tt(data[b, :3]))[k].numpy(), rtol=1e-12)
+    jitted = pf.jit(f)(tt(data[0, :3].astype(np.float32)))
+    for a, b in zip(jitted, f(tt(data[0, :3].astype(np.float32)))):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def builtins_sum(items):
+    total = 0
+    for it in items:
+        total = total + it
+    return total

@@ -3,14 +3,17 @@ activations, composed from the lax-level primitives with Paddle 2.3's broadcasti
 shape-[1] conventions. `methods.install()` attaches the operators and methods to `Tensor`.
 """
 from paddle_fn.tensor import (  # noqa: F401
-    activation, creation, indexing, linalg, logic, manipulation, math, methods, search)
+    activation, creation, indexing, linalg, logic, manipulation, math, methods, search, stat)
+from paddle_fn.tensor import einsum as _einsum_module  # the star import below rebinds `einsum` to the function
 from paddle_fn.tensor.activation import *  # noqa: F401,F403
 from paddle_fn.tensor.creation import *  # noqa: F401,F403
+from paddle_fn.tensor.einsum import *  # noqa: F401,F403
 from paddle_fn.tensor.linalg import *  # noqa: F401,F403
 from paddle_fn.tensor.logic import *  # noqa: F401,F403
 from paddle_fn.tensor.manipulation import *  # noqa: F401,F403
 from paddle_fn.tensor.math import *  # noqa: F401,F403
 from paddle_fn.tensor.search import *  # noqa: F401,F403
+from paddle_fn.tensor.stat import *  # noqa: F401,F403
 
-__all__ = (activation.__all__ + creation.__all__ + linalg.__all__ + logic.__all__ + manipulation.__all__ +
-           math.__all__ + search.__all__)
+__all__ = (activation.__all__ + creation.__all__ + _einsum_module.__all__ + linalg.__all__ + logic.__all__ +
+           manipulation.__all__ + math.__all__ + search.__all__ + stat.__all__)

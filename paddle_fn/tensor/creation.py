@@ -19,7 +19,7 @@ from paddle_fn.tensor._util import ndim, shape_of, static_list
 from paddle_fn.tensor.promotion import _to_numpy, as_tensor, cast, full_like_scalar, is_scalar
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
-           "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu"]
+           "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed"]
 
 
 def _float_or(dtype):
@@ -357,3 +357,68 @@ def diag(x, offset=0, padding_value=0, name=None):
         from paddle_fn.tensor.linalg import diagonal
         return diagonal(x, offset=k)
     raise ShapeError(f"diag: x must be 1-D or 2-D, got shape {list(a.shape)}")
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D Tensors (a list or separate arguments), with matrix ('ij') indexing: output k
+    has shape [len(x1), len(x2), ...] and varies along dimension k.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> a, b = paddle.meshgrid(paddle.to_tensor([1, 2]), paddle.to_tensor([3, 4, 5]))
+        >>> a.shape, b.numpy()
+        ([2, 3], array([[3, 4, 5],
+               [3, 4, 5]]))
+    """
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    xs = [as_tensor(x) for x in args]
+    for x in xs:
+        if ndim(x) not in (0, 1):
+            raise ShapeError(f"meshgrid: every input must be 1-D, got shape {list(shape_of(x))}")
+    xs = [st.reshape(x, new_sizes=(get_aval(x).size,)) for x in xs]
+    shape = tuple(shape_of(x)[0] for x in xs)
+    return [st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=(k,)) for k, x in enumerate(xs)]
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's parameter name
+    """Matrices with the last dimension of `input` on their diagonal `offset`, in the plane (dim1, dim2) of
+    the output (which has one more dimension than the input).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.diag_embed(paddle.to_tensor([[1, 2]])).numpy()
+        array([[[1, 0],
+                [0, 2]]])
+    """
+    x = as_tensor(input)
+    a = get_aval(x)
+    rank = a.ndim + 1
+    d1, d2 = (d % rank if -rank <= d < rank else None for d in (dim1, dim2))
+    if d1 is None or d2 is None or d1 == d2:
+        raise ShapeError(f"diag_embed: dim1={dim1} and dim2={dim2} must be two different dims of the rank-{rank} "
+                         "output")
+    k = int(offset)
+    m = a.shape[-1]
+    n = m + abs(k)
+    batch = a.shape[:-1]
+    # build [..., n, n] with the diagonal in the last two dims, then move those two dims into place
+    padded = st.pad(x, Tensor(np.zeros((), a.dtype.np)),
+                    padding_config=((0, 0, 0),) * (a.ndim - 1) + ((0, abs(k), 0),)) if k else x
+    plane = batch + (n, n)
+    along = a.ndim - 1 if k >= 0 else a.ndim
+    vals = st.broadcast_in_dim(padded, shape=plane, broadcast_dimensions=tuple(range(a.ndim - 1)) + (along,))
+    rows = st.iota(dtype=dtypes.int64, shape=plane, dimension=rank - 2)
+    cols = st.iota(dtype=dtypes.int64, shape=plane, dimension=rank - 1)
+    on_diag = ew.eq(ew.sub(cols, rows), full_like_scalar(k, dtypes.int64, plane))
+    out = ew.select(on_diag, vals, full_like_scalar(0, a.dtype, plane))
+    rest = iter(range(rank - 2))  # output dim d reads dim perm[d] of the [..., n, n] planes
+    perm = [0] * rank
+    for d in range(rank):
+        if d == d1:
+            perm[d] = rank - 2
+        elif d == d2:
+            perm[d] = rank - 1
+        else:
+            perm[d] = next(rest)
+    return st.transpose(out, permutation=tuple(perm)) if perm != list(range(rank)) else out

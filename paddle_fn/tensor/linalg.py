@@ -1,5 +1,5 @@
 """Linear algebra over `dot_general`: matmul (numpy's 1-D/N-D broadcasting rules), mm, bmm, dot, t,
-diagonal, trace, outer, inner.
+diagonal, trace, outer, inner, addmm, kron, cross, dist.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, paddle_scalar, shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
-__all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner"]
+__all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"]
 
 
 def _same_dtype(op, x, y):
@@ -189,3 +189,97 @@ def inner(x, y, name=None):
         raise ShapeError(f"inner: the last dimensions differ: x has shape {list(xs)}, y has shape {list(ys)}")
     out = red.dot_general(x, y, dimension_numbers=(((len(xs) - 1,), (len(ys) - 1,)), ((), ())))
     return paddle_scalar(out)
+
+
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's parameter name
+    """beta * input + alpha * (x @ y), with `input` broadcast to the product's shape.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.addmm(paddle.ones([2, 2]), paddle.ones([2, 3]), paddle.ones([3, 2]), beta=0.5, alpha=2.0).numpy()
+        array([[6.5, 6.5],
+               [6.5, 6.5]], dtype=float32)
+    """
+    from paddle_fn.tensor.math import add, multiply
+    x, y = as_tensor(x), as_tensor(y)
+    if get_aval(x).ndim != 2 or get_aval(y).ndim != 2:
+        raise ShapeError(f"addmm: x and y must be 2-D, got shapes {list(shape_of(x))} and {list(shape_of(y))}")
+    return add(multiply(input, beta), multiply(matmul(x, y), alpha))
+
+
+def kron(x, y, name=None):
+    """The Kronecker product: block (i, j, ...) of the result is x[i, j, ...] * y.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.kron(paddle.to_tensor([[1, 2]]), paddle.to_tensor([[1], [10]])).numpy()
+        array([[ 1,  2],
+               [10, 20]])
+    """
+    x, y = _same_dtype("kron", x, y)
+    rank = max(get_aval(x).ndim, get_aval(y).ndim)
+    xs = (1,) * (rank - get_aval(x).ndim) + shape_of(x)
+    ys = (1,) * (rank - get_aval(y).ndim) + shape_of(y)
+    # interleave: x's dims at even positions, y's at odd ones, then merge each pair
+    interleaved = tuple(v for a, b in zip(xs, ys) for v in (a, b))
+    xb = st.broadcast_in_dim(st.reshape(x, new_sizes=xs), shape=interleaved,
+                             broadcast_dimensions=tuple(range(0, 2 * rank, 2)))
+    yb = st.broadcast_in_dim(st.reshape(y, new_sizes=ys), shape=interleaved,
+                             broadcast_dimensions=tuple(range(1, 2 * rank, 2)))
+    return st.reshape(ew.mul(xb, yb), new_sizes=tuple(a * b for a, b in zip(xs, ys)))
+
+
+def cross(x, y, axis=None, name=None):
+    """The 3-vector cross product along `axis` (None: the first dimension of size 3).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.cross(paddle.to_tensor([1., 0., 0.]), paddle.to_tensor([0., 1., 0.])).numpy()
+        array([0., 0., 1.], dtype=float32)
+    """
+    x, y = _same_dtype("cross", x, y)
+    shape = broadcast_shapes("cross", shape_of(x), shape_of(y))
+    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+    if axis is None:
+        if 3 not in shape:
+            raise ShapeError(f"cross: no dimension of size 3 in shape {list(shape)}; pass axis")
+        ax = shape.index(3)
+    else:
+        ax = normalize_axis("cross", axis, len(shape))
+        if shape[ax] != 3:
+            raise ShapeError(f"cross: dimension {ax} of shape {list(shape)} must have size 3")
+
+    def part(v, i):
+        start = tuple(i if d == ax else 0 for d in range(len(shape)))
+        limit = tuple(i + 1 if d == ax else s for d, s in enumerate(shape))
+        return st.slice(v, start_indices=start, limit_indices=limit)
+
+    x0, x1, x2 = (part(x, i) for i in range(3))
+    y0, y1, y2 = (part(y, i) for i in range(3))
+    return st.concatenate(ew.sub(ew.mul(x1, y2), ew.mul(x2, y1)), ew.sub(ew.mul(x2, y0), ew.mul(x0, y2)),
+                          ew.sub(ew.mul(x0, y1), ew.mul(x1, y0)), dimension=ax)
+
+
+def dist(x, y, p=2, name=None):
+    """The p-norm of x - y (broadcast) over all elements, shape [1]: p=inf/-inf give max/min |x - y|, p=0 the
+    number of non-zero differences.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.dist(paddle.to_tensor([3., 0.]), paddle.to_tensor([0., 4.])).numpy()
+        array([5.], dtype=float32)
+    """
+    from paddle_fn.tensor import math as m
+    d = m.abs(m.subtract(x, y))
+    if get_aval(d).dtype.kind != "f":
+        raise TypeError(f"dist: expected floating-point Tensors, got {get_aval(d).dtype.name}")
+    p = float(p)
+    if p == float("inf"):
+        return m.max(d)
+    if p == float("-inf"):
+        return m.min(d)
+    if p == 0:
+        return m.sum(cast(ew.ne(d, full_like_scalar(0, get_aval(d).dtype, shape_of(d))), get_aval(d).dtype))
+    if p == 2:
+        return m.sqrt(m.sum(ew.mul(d, d)))
+    return m.pow(m.sum(m.pow(d, p)), 1.0 / p)

@@ -1,5 +1,8 @@
 """Shape manipulation: reshape, squeeze/unsqueeze, flatten, transpose, concat/stack/split, tile/expand,
-flip/roll, gather/index_select, where, slice.
+flip/roll/rot90, repeat_interleave, crop, slice, where, the gather and scatter family, unique.
+
+The gathers and scatters are written with `x[index]` and `x.at[index]` (see `indexing`), so every index form
+shares one implementation of bounds handling, negative indices and autodiff.
 """
 from __future__ import annotations
 
@@ -17,7 +20,9 @@ from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to
 
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
-           "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice"]
+           "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
+           "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis", "repeat_interleave",
+           "rot90", "crop", "unique"]
 
 
 def reshape(x, shape, name=None):
@@ -522,4 +527,295 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
         index[normalize_axis("strided_slice", ax, rank)] = builtins.slice(s, e, k)
     from paddle_fn.tensor.indexing import getitem
     return getitem(x, tuple(index))
+
+
+
+def _index_columns(op, index, rank):
+    """The last axis of an integer `index` [..., K] as K index Tensors (K <= rank)."""
+    index = as_tensor(index)
+    a = get_aval(index)
+    if a.dtype.kind not in "iu" or a.ndim < 1:
+        raise TypeError(f"{op}: index must be an integer Tensor of shape [..., K], got {a.str_short()}")
+    k = a.shape[-1]
+    if k > rank:
+        raise ShapeError(f"{op}: index has {k} coordinates in its last axis (shape {list(a.shape)}) but x has only "
+                         f"{rank} dimensions")
+    return [st.reshape(st.slice(index, start_indices=(0,) * (a.ndim - 1) + (i,), limit_indices=a.shape[:-1] + (i + 1,)),
+                       new_sizes=a.shape[:-1]) for i in range(k)]
+
+
+def gather_nd(x, index, name=None):
+    """Gather slices of `x` at the coordinates in the last axis of `index`:
+    out[i...] = x[index[i..., 0], ..., index[i..., K-1]], of shape index.shape[:-1] + x.shape[K:].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1, 2], [3, 4]])
+        >>> paddle.gather_nd(x, paddle.to_tensor([[1, 0], [0, 1]])).numpy()
+        array([3, 2])
+    """
+    from paddle_fn.tensor.indexing import getitem
+    x = as_tensor(x)
+    cols = _index_columns("gather_nd", index, get_aval(x).ndim)
+    if not cols:
+        batch = shape_of(as_tensor(index))[:-1]
+        return broadcast_to_shape(x, batch + shape_of(x))
+    return getitem(x, tuple(cols))
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    """A copy of `x` with `updates` added at the coordinates in the last axis of `index` (repeated coordinates
+    accumulate); updates has shape index.shape[:-1] + x.shape[K:].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.scatter_nd_add(paddle.zeros([3]), paddle.to_tensor([[1], [1], [2]]),
+        ...                       paddle.to_tensor([1., 2., 3.])).numpy()
+        array([0., 3., 3.], dtype=float32)
+    """
+    from paddle_fn.tensor.indexing import _scatter_update
+    x = as_tensor(x)
+    cols = _index_columns("scatter_nd_add", index, get_aval(x).ndim)
+    expected = shape_of(as_tensor(index))[:-1] + shape_of(x)[len(cols):]
+    if shape_of(as_tensor(updates)) != expected:
+        raise ShapeError(f"scatter_nd_add: updates has shape {list(shape_of(as_tensor(updates)))} but index "
+                         f"{list(shape_of(as_tensor(index)))} into x {list(shape_of(x))} needs {list(expected)}")
+    return _scatter_update(x, tuple(cols) if cols else builtins.Ellipsis, updates, "add")
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """`scatter_nd_add` into zeros of `shape` (with updates' dtype).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.scatter_nd(paddle.to_tensor([[0], [2]]), paddle.to_tensor([5, 6]), [4]).numpy()
+        array([5, 0, 6, 0])
+    """
+    from paddle_fn.tensor.creation import zeros
+    updates = as_tensor(updates)
+    return scatter_nd_add(zeros(shape, dtype=get_aval(updates).dtype), index, updates)
+
+
+def _last_occurrence(index):
+    """For a 1-D int index, True where no later entry holds the same value (found with one stable sort)."""
+    from paddle_fn.prims import reduction as red
+    m = shape_of(index)[0]
+    positions = st.iota(dtype=dtypes.int64, shape=(m,), dimension=0)
+    keys, order = red.sort(index, positions, dimension=0)
+    if m < 2:
+        return _full_bool(True, (m,))
+    differs_from_next = ew.ne(st.slice(keys, start_indices=(0,), limit_indices=(m - 1,)),
+                              st.slice(keys, start_indices=(1,), limit_indices=(m,)))
+    last_in_sorted = st.concatenate(differs_from_next, _full_bool(True, (1,)), dimension=0)
+    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                       scatter_dims_to_operand_dims=(0,))
+    return st.scatter(_full_bool(False, (m,)), st.reshape(order, new_sizes=(m, 1)), last_in_sorted,
+                      dimension_numbers=dnums)
+
+
+def _full_bool(value, shape):
+    from paddle_fn.tensor.promotion import full_like_scalar
+    return full_like_scalar(value, dtypes.bool_, shape)
+
+
+def scatter(x, index, updates, overwrite=True, name=None):
+    """A copy of `x` whose rows `index` (1-D) are replaced by the rows of `updates`. With overwrite=True a
+    repeated index keeps its last update; with overwrite=False the rows it hits are zeroed and then every update
+    to them is added (Paddle's semantics).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1., 1.], [2., 2.], [3., 3.]])
+        >>> index = paddle.to_tensor([2, 1, 0, 1])
+        >>> updates = paddle.to_tensor([[1., 1.], [2., 2.], [3., 3.], [4., 4.]])
+        >>> paddle.scatter(x, index, updates).numpy()
+        array([[3., 3.],
+               [4., 4.],
+               [1., 1.]], dtype=float32)
+        >>> paddle.scatter(x, index, updates, overwrite=False).numpy()
+        array([[3., 3.],
+               [6., 6.],
+               [1., 1.]], dtype=float32)
+    """
+    from paddle_fn.tensor.indexing import _scatter_update
+    from paddle_fn.tensor.promotion import full_like_scalar
+    x, updates = as_tensor(x), as_tensor(updates)
+    index = _index_vector("scatter", index)
+    a = get_aval(x)
+    m = shape_of(index)[0]
+    if shape_of(updates) != (m,) + a.shape[1:]:
+        raise ShapeError(f"scatter: updates has shape {list(shape_of(updates))}; with index of length {m} and x of "
+                         f"shape {list(a.shape)} it must be {[m] + list(a.shape[1:])}")
+    updates = cast(updates, a.dtype)
+    if overwrite:
+        keep = broadcast_to_shape(st.reshape(_last_occurrence(index), new_sizes=(m,) + (1,) * (a.ndim - 1)),
+                                  shape_of(updates))
+        updates = ew.select(keep, updates, full_like_scalar(0, a.dtype, shape_of(updates)))
+    hit = _scatter_update(full_like_scalar(0, dtypes.int32, (a.shape[0],)), index,
+                          full_like_scalar(1, dtypes.int32, (m,)), "add")
+    hit = broadcast_to_shape(st.reshape(ew.gt(hit, full_like_scalar(0, dtypes.int32, (a.shape[0],))),
+                                        new_sizes=(a.shape[0],) + (1,) * (a.ndim - 1)), a.shape)
+    cleared = ew.select(hit, full_like_scalar(0, a.dtype, a.shape), x)
+    return _scatter_update(cleared, index, updates, "add")
+
+
+def index_sample(x, index):
+    """Per row i of the 2-D `x`, the entries at the columns index[i]: out[i, j] = x[i, index[i, j]].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1, 2, 3], [4, 5, 6]])
+        >>> paddle.index_sample(x, paddle.to_tensor([[2, 0], [1, 1]])).numpy()
+        array([[3, 1],
+               [5, 5]])
+    """
+    x, index = as_tensor(x), as_tensor(index)
+    if get_aval(x).ndim != 2 or get_aval(index).ndim != 2 or shape_of(x)[0] != shape_of(index)[0]:
+        raise ShapeError(f"index_sample: x [N, D] and index [N, K] must be 2-D with the same N, got shapes "
+                         f"{list(shape_of(x))} and {list(shape_of(index))}")
+    return take_along_axis(x, index, 1)
+
+
+def _along_axis_index(op, arr, indices, axis):
+    """The full index tuple that addresses arr[..., indices, ...] elementwise along `axis`."""
+    rank = get_aval(arr).ndim
+    ax = normalize_axis(op, axis, rank)
+    indices = as_tensor(indices)
+    if get_aval(indices).ndim != rank:
+        raise ShapeError(f"{op}: indices (shape {list(shape_of(indices))}) must have the rank of arr "
+                         f"(shape {list(shape_of(arr))})")
+    shape = shape_of(indices)
+    return tuple(indices if d == ax else st.iota(dtype=dtypes.int64, shape=shape, dimension=d) for d in range(rank))
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign"):
+    """A copy of `arr` with `values` (broadcast to indices' shape) written at `indices` along `axis`:
+    reduce='assign' replaces, 'add' accumulates, 'multiply'/'mul' multiplies (a repeated index multiplies once).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[10, 30, 20], [60, 40, 50]])
+        >>> paddle.put_along_axis(x, paddle.to_tensor([[0], [2]]), 99, 1).numpy()
+        array([[99, 30, 20],
+               [60, 40, 99]])
+    """
+    from paddle_fn.tensor.indexing import _scatter_update, getitem
+    from paddle_fn.tensor.math import multiply
+    arr = as_tensor(arr)
+    index = _along_axis_index("put_along_axis", arr, indices, axis)
+    values = broadcast_to_shape(cast(as_tensor(values), get_aval(arr).dtype), shape_of(index[0]))
+    if reduce == "assign":
+        return _scatter_update(arr, index, values, "set")
+    if reduce == "add":
+        return _scatter_update(arr, index, values, "add")
+    if reduce in ("multiply", "mul"):
+        return _scatter_update(arr, index, multiply(getitem(arr, index), values), "set")
+    raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', got {reduce!r}")
+
+
+def repeat_interleave(x, repeats, axis=None, name=None):
+    """Repeat each element (each slice along `axis`; None: of the flattened input) `repeats` times; `repeats`
+    may be an int or a 1-D Tensor with one count per element. Per-element counts make the output size depend on
+    the values, so they need a concrete Tensor (eager or under grad).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.repeat_interleave(paddle.to_tensor([[1, 2], [3, 4]]), 2, axis=0).numpy()
+        array([[1, 2],
+               [1, 2],
+               [3, 4],
+               [3, 4]])
+        >>> paddle.repeat_interleave(paddle.to_tensor([1, 2]), paddle.to_tensor([1, 3])).numpy()
+        array([1, 2, 2, 2])
+    """
+    x = as_tensor(x)
+    if axis is None:
+        x = st.reshape(x, new_sizes=(get_aval(x).size,))
+        axis = 0
+    ax = normalize_axis("repeat_interleave", axis, get_aval(x).ndim)
+    shape = shape_of(x)
+    if isinstance(repeats, Tensor) and get_aval(repeats).size != 1:
+        counts = concrete_or_error(repeats, "repeat_interleave: repeats",
+                                   "per-element counts make the output size depend on the values; pass an int")
+        if counts.shape != (shape[ax],):
+            raise ShapeError(f"repeat_interleave: repeats has shape {list(counts.shape)} but dimension {ax} of x has "
+                             f"size {shape[ax]}")
+        positions = Tensor(np.repeat(np.arange(shape[ax]), counts.astype(np.int64)))
+        return gather(x, positions, axis=ax)
+    r = static_int("repeat_interleave", repeats, "repeats")
+    spread = st.broadcast_in_dim(x, shape=shape[:ax + 1] + (r,) + shape[ax + 1:],
+                                 broadcast_dimensions=tuple(d if d <= ax else d + 1 for d in range(len(shape))))
+    return st.reshape(spread, new_sizes=shape[:ax] + (shape[ax] * r,) + shape[ax + 1:])
+
+
+def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's default
+    """Rotate by 90 degrees k times in the plane of `axes`, from the first axis towards the second.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.rot90(paddle.to_tensor([[1, 2], [3, 4]])).numpy()
+        array([[2, 4],
+               [1, 3]])
+    """
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    a0, a1 = (normalize_axis("rot90", a, rank) for a in static_list("rot90", axes, "axes"))
+    if a0 == a1:
+        raise ShapeError(f"rot90: axes must be two different dimensions, got {axes}")
+    k = static_int("rot90", k, "k") % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return st.rev(x, dimensions=(a0, a1))
+    perm = list(range(rank))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return st.transpose(st.rev(x, dimensions=(a1,)), permutation=tuple(perm))
+    return st.rev(st.transpose(x, permutation=tuple(perm)), dimensions=(a1,))
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """The block of `x` of size `shape` (-1: everything from the offset on; None: x's shape) starting at
+    `offsets` (default 0).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.crop(paddle.arange(9).reshape([3, 3]), shape=[2, -1], offsets=[1, 1]).numpy()
+        array([[4, 5],
+               [7, 8]])
+    """
+    x = as_tensor(x)
+    xs = shape_of(x)
+    offsets = [0] * len(xs) if offsets is None else static_list("crop", offsets, "offsets")
+    sizes = list(xs) if shape is None else static_list("crop", shape, "shape")
+    if len(offsets) != len(xs) or len(sizes) != len(xs):
+        raise ShapeError(f"crop: shape {sizes} and offsets {offsets} need one entry per dimension of x {list(xs)}")
+    sizes = [n - o if s == -1 else s for s, n, o in zip(sizes, xs, offsets)]
+    if any(o < 0 or s < 0 or o + s > n for s, n, o in zip(sizes, xs, offsets)):
+        raise ShapeError(f"crop: the block of size {sizes} at offsets {offsets} does not fit in x of shape {list(xs)}")
+    return st.slice(x, start_indices=tuple(offsets), limit_indices=tuple(o + s for o, s in zip(offsets, sizes)))
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    """The sorted unique values of `x` (of the flattened x, or the unique slices along `axis`), optionally with
+    the first-occurrence indices, the inverse indices and the counts. The output size depends on the values, so
+    this works eagerly only.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> values, counts = paddle.unique(paddle.to_tensor([2, 3, 3, 1, 5, 3]), return_counts=True)
+        >>> values.numpy(), counts.numpy()
+        (array([1, 2, 3, 5]), array([1, 1, 3, 1]))
+    """
+    v = concrete_or_error(as_tensor(x), "unique: x", "its output size depends on the values, so it cannot be "
+                          "traced; under jit/vmap use paddle.sort, or paddle.histogram with fixed bins")
+    index_dtype = dtypes.as_dtype(dtype).np
+    ax = None if axis is None else normalize_axis("unique", axis, v.ndim)
+    values, first, inverse, counts = np.unique(v, return_index=True, return_inverse=True, return_counts=True,
+                                               axis=ax)
+    outs = [Tensor(values)]
+    for flag, arr in ((return_index, first), (return_inverse, inverse), (return_counts, counts)):
+        if flag:
+            outs.append(Tensor(np.asarray(arr).reshape(-1).astype(index_dtype)))
+    return outs[0] if len(outs) == 1 else tuple(outs)
 

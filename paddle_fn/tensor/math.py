@@ -24,7 +24,8 @@ __all__ = [
     "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil", "round", "trunc",
     "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp", "cumsum", "cumprod", "clip",
-    "cast", "increment", "add_n", "lerp",
+    "cast", "increment", "add_n", "lerp", "logit", "rad2deg", "deg2rad", "frac", "fmax", "fmin", "nan_to_num", "gcd",
+    "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "diff", "stanh",
 ]
 
 
@@ -603,3 +604,287 @@ def cumprod(x, dim=None, dtype=None, name=None):
         array([1., 2., 6.], dtype=float32)
     """
     return _scan("cumprod", red.cumprod, x, dim, dtype)
+
+
+# ---------------------------------------------------------------------------------------------- Paddle 2.3 additions
+
+def logit(x, eps=None, name=None):
+    """log(x / (1 - x)); with `eps`, x is first clipped into [eps, 1 - eps].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.logit(paddle.to_tensor([0.5, 0.75])).numpy()
+        array([0.       , 1.0986123], dtype=float32)
+    """
+    x = float_operand("logit", x)
+    if eps is not None:
+        x = clip(x, eps, 1.0 - eps)
+    return ew.log(ew.div(x, ew.sub(_one(x), x)))
+
+
+def rad2deg(x, name=None):
+    """Radians to degrees (integer inputs give the default float dtype).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.rad2deg(paddle.to_tensor([3.141592653589793])).numpy()
+        array([180.], dtype=float32)
+    """
+    x = float_operand("rad2deg", x)
+    return ew.mul(x, full_like_scalar(180.0 / _math.pi, get_aval(x).dtype, shape_of(x)))
+
+
+def deg2rad(x, name=None):
+    """Degrees to radians (integer inputs give the default float dtype).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.deg2rad(paddle.to_tensor([180])).numpy()
+        array([3.1415927], dtype=float32)
+    """
+    x = float_operand("deg2rad", x)
+    return ew.mul(x, full_like_scalar(_math.pi / 180.0, get_aval(x).dtype, shape_of(x)))
+
+
+def frac(x, name=None):
+    """The fractional part x - trunc(x), with x's sign.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.frac(paddle.to_tensor([1.25, -1.25])).numpy()
+        array([ 0.25, -0.25], dtype=float32)
+    """
+    x = as_tensor(x)
+    return ew.sub(x, trunc(x))
+
+
+def _nan_aware(op, prim_fn, x, y):
+    x, y = binary_operands(op, x, y)
+    if get_aval(x).dtype.kind != "f":
+        return prim_fn(x, y)
+    # a nan on one side gives the other value (nan only when both are nan)
+    out = prim_fn(x, y)
+    return ew.select(ew.ne(x, x), y, ew.select(ew.ne(y, y), x, out))
+
+
+def fmax(x, y, name=None):
+    """Elementwise maximum that ignores nan: a nan against a number gives the number.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.fmax(paddle.to_tensor([1., float('nan')]), paddle.to_tensor([float('nan'), 2.])).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    return _nan_aware("fmax", ew.max, x, y)
+
+
+def fmin(x, y, name=None):
+    """Elementwise minimum that ignores nan: a nan against a number gives the number.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.fmin(paddle.to_tensor([1., float('nan')]), paddle.to_tensor([0., 2.])).numpy()
+        array([0., 2.], dtype=float32)
+    """
+    return _nan_aware("fmin", ew.min, x, y)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """Replace nan by `nan`, +inf by `posinf` and -inf by `neginf` (default: the dtype's largest/lowest finite
+    values).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nan_to_num(paddle.to_tensor([float('nan'), float('inf'), -1.])).numpy()
+        array([ 0.0000000e+00,  3.4028235e+38, -1.0000000e+00], dtype=float32)
+    """
+    x = as_tensor(x)
+    dt = get_aval(x).dtype
+    if dt.kind != "f":
+        return x
+    info = dtypes.finfo(dt)
+    shape = shape_of(x)
+    hi = full_like_scalar(info.max if posinf is None else posinf, dt, shape)
+    lo = full_like_scalar(info.min if neginf is None else neginf, dt, shape)
+    inf = full_like_scalar(np.inf, dt, shape)
+    out = ew.select(ew.eq(x, inf), hi, ew.select(ew.eq(x, ew.neg(inf)), lo, x))
+    return ew.select(ew.ne(x, x), full_like_scalar(nan, dt, shape), out)
+
+
+def _euclid_gcd(a, b):
+    """gcd of non-negative integer Tensors by Euclid's algorithm, every element stepping until its b is 0."""
+    from paddle_fn.prims.control_flow import while_loop
+    zero = _zeros_of(a)
+
+    def step(carry):
+        a, b = carry
+        live = ew.ne(b, zero)
+        safe_b = ew.select(live, b, _one(b))
+        return ew.select(live, b, a), ew.select(live, ew.rem(a, safe_b), zero)
+
+    def running(carry):
+        b = carry[1]
+        n = get_aval(b).ndim
+        live = ew.ne(b, zero)
+        return red.reduce_max(live, axes=tuple(range(n))) if n else live
+
+    return while_loop(running, step, (a, b))[0]
+
+
+def _integer_operands(op, x, y):
+    x, y = binary_operands(op, x, y)
+    if get_aval(x).dtype.kind not in "iu":
+        raise DTypeError(f"{op}: expected integer Tensors, got {get_aval(x).dtype.name}")
+    return x, y
+
+
+def gcd(x, y, name=None):
+    """Elementwise greatest common divisor of integers (non-negative; gcd(0, 0) = 0).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.gcd(paddle.to_tensor([12, 20, 0]), paddle.to_tensor([18, -15, 0])).numpy()
+        array([6, 5, 0])
+    """
+    x, y = _integer_operands("gcd", x, y)
+    return _euclid_gcd(ew.abs(x), ew.abs(y))
+
+
+def lcm(x, y, name=None):
+    """Elementwise least common multiple of integers (non-negative; 0 where either is 0).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.lcm(paddle.to_tensor([4, 6, 0]), paddle.to_tensor([6, -4, 3])).numpy()
+        array([12, 12,  0])
+    """
+    x, y = _integer_operands("lcm", x, y)
+    ax, ay = ew.abs(x), ew.abs(y)
+    g = _euclid_gcd(ax, ay)
+    zero = _zeros_of(g)
+    either_zero = ew.eq(g, zero)
+    return ew.select(either_zero, zero, ew.mul(ew.div(ax, ew.select(either_zero, _one(g), g)), ay))
+
+
+def _nan_as_zero(x):
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind != "f":
+        return x
+    return ew.select(ew.ne(x, x), _zeros_of(x), x)
+
+
+def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """Sum over `axis`, treating nan as 0.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nansum(paddle.to_tensor([1., float('nan'), 2.])).numpy()
+        array([3.], dtype=float32)
+    """
+    return sum(_nan_as_zero(x), axis=axis, dtype=dtype, keepdim=keepdim)
+
+
+def nanmean(x, axis=None, keepdim=False, name=None):
+    """Mean over `axis` of the elements that are not nan (nan where all are nan).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nanmean(paddle.to_tensor([[1., float('nan')], [3., 4.]]), axis=1).numpy()
+        array([1. , 3.5], dtype=float32)
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    if a.dtype.kind != "f":
+        raise DTypeError(f"nanmean: expected a floating-point input, got {a.dtype.name} (shape {list(a.shape)})")
+    count = sum(cast(ew.eq(x, x), a.dtype), axis=axis, keepdim=keepdim)
+    return ew.div(nansum(x, axis=axis, keepdim=keepdim), count)
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None):
+    """The number of non-zero elements over `axis`, as int64.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.count_nonzero(paddle.to_tensor([[0, 1, 2], [0, 0, 3]]), axis=1).numpy()
+        array([2, 1])
+    """
+    x = as_tensor(x)
+    nonzero = ew.ne(x, _zeros_of(x))
+    return sum(cast(nonzero, dtypes.int64), axis=axis, keepdim=keepdim)
+
+
+def _logaddexp(a, b):
+    """log(exp(a) + exp(b)) without overflow; -inf + -inf stays -inf."""
+    hi = ew.max(a, b)
+    finite_hi = ew.select(ew.is_finite(hi), hi, _zeros_of(hi))
+    return ew.add(ew.log(ew.add(ew.exp(ew.sub(a, finite_hi)), ew.exp(ew.sub(b, finite_hi)))), finite_hi)
+
+
+def logcumsumexp(x, axis=None, dtype=None, name=None):
+    """log(cumsum(exp(x))) along `axis` (None: the flattened input), stable for inputs of any size.
+
+    Computed as a parallel prefix scan of log-add-exp (log2(n) steps), so it needs no shift by a global maximum
+    that could underflow the early prefixes.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.logcumsumexp(paddle.to_tensor([0., 0., 1000.])).numpy().tolist()
+        [0.0, 0.6931471824645996, 1000.0]
+    """
+    x = float_operand("logcumsumexp", x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    if axis is None:
+        x = st.reshape(x, new_sizes=(get_aval(x).size,))
+        axis = 0
+    if get_aval(x).ndim == 0:
+        x = st.reshape(x, new_sizes=(1,))
+    a = get_aval(x)
+    ax = normalize_axis("logcumsumexp", axis, a.ndim)
+    n = a.shape[ax]
+    neg_inf = np.array(-np.inf, a.dtype.np)
+    shift = 1
+    while shift < n:  # Hillis-Steele: each element absorbs the prefix ending `shift` places before it
+        config = tuple((shift, -shift, 0) if d == ax else (0, 0, 0) for d in range(a.ndim))
+        x = _logaddexp(x, st.pad(x, neg_inf, padding_config=config))
+        shift *= 2
+    return x
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
+    """The n-th forward difference along `axis` (bool inputs: elementwise xor), after joining `prepend` and
+    `append` along that axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.diff(paddle.to_tensor([1, 4, 9, 16])).numpy()
+        array([3, 5, 7])
+    """
+    from paddle_fn.tensor.manipulation import concat
+    x = as_tensor(x)
+    ax = normalize_axis("diff", axis, get_aval(x).ndim)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat([as_tensor(p) for p in parts], axis=ax)
+    for _ in range(int(n)):
+        a = get_aval(x)
+        length = a.shape[ax]
+        lo = tuple(1 if d == ax else 0 for d in range(a.ndim))
+        hi = tuple(length - 1 if d == ax else s for d, s in enumerate(a.shape))
+        later = st.slice(x, start_indices=lo, limit_indices=a.shape)
+        earlier = st.slice(x, start_indices=(0,) * a.ndim, limit_indices=hi)
+        x = ew.ne(later, earlier) if a.dtype.kind == "b" else ew.sub(later, earlier)
+    return x
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """scale_b * tanh(scale_a * x).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.stanh(paddle.to_tensor([0.])).numpy()
+        array([0.], dtype=float32)
+    """
+    x = float_operand("stanh", x)
+    dt, shape = get_aval(x).dtype, shape_of(x)
+    return ew.mul(full_like_scalar(scale_b, dt, shape), ew.tanh(ew.mul(full_like_scalar(scale_a, dt, shape), x)))

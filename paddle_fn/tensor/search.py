@@ -1,4 +1,5 @@
-"""Searching and sorting: argmax/argmin, sort/argsort, topk, masked_select."""
+"""Searching and sorting: argmax/argmin, sort/argsort, topk, kthvalue, mode, searchsorted/bucketize,
+masked_select."""
 from __future__ import annotations
 
 from paddle_fn.core import dtypes
@@ -10,7 +11,8 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, paddle_scalar, shape_of, static_int
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape
 
-__all__ = ["argmax", "argmin", "sort", "argsort", "topk", "masked_select"]
+__all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
+           "masked_select"]
 
 
 def _arg_reduce(op, prim_fn, x, axis, keepdim, dtype):
@@ -128,3 +130,135 @@ def masked_select(x, mask, name=None):
     from paddle_fn.tensor.promotion import broadcast_shapes
     shape = broadcast_shapes("masked_select", shape_of(x), shape_of(mask))
     return getitem(broadcast_to_shape(x, shape), broadcast_to_shape(mask, shape))
+
+
+def _drop_or_keep(t, ax, keepdim):
+    if keepdim:
+        return t
+    return paddle_scalar(st.reshape(t, new_sizes=tuple(s for d, s in enumerate(shape_of(t)) if d != ax)))
+
+
+def _take_at(t, ax, i):
+    a = get_aval(t)
+    return st.slice(t, start_indices=tuple(i if d == ax else 0 for d in range(a.ndim)),
+                    limit_indices=tuple(i + 1 if d == ax else s for d, s in enumerate(a.shape)))
+
+
+def kthvalue(x, k, axis=None, keepdim=False, name=None):
+    """The k-th smallest value (k counts from 1) along `axis` (default: last) and its int64 position.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> values, indices = paddle.kthvalue(paddle.to_tensor([[5., 1., 4.], [2., 8., 3.]]), 2)
+        >>> values.numpy(), indices.numpy()
+        (array([4., 3.], dtype=float32), array([2, 2]))
+    """
+    x = as_tensor(x)
+    ax = normalize_axis("kthvalue", -1 if axis is None else axis, get_aval(x).ndim)
+    k = static_int("kthvalue", k, "k")
+    n = shape_of(x)[ax] if get_aval(x).ndim else 1
+    if not 1 <= k <= n:
+        raise ShapeError(f"kthvalue: k={k} is out of range for dimension {ax} of size {n} (k counts from 1)")
+    values, idx = _sort_with_indices("kthvalue", x, ax, False)
+    return _drop_or_keep(_take_at(values, ax, k - 1), ax, keepdim), _drop_or_keep(_take_at(idx, ax, k - 1), ax, keepdim)
+
+
+def mode(x, axis=-1, keepdim=False, name=None):
+    """The most frequent value along `axis` (the smallest one on ties) and the int64 position of its last
+    occurrence, as Paddle.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> values, indices = paddle.mode(paddle.to_tensor([[1., 2., 2.], [9., 9., 0.]]))
+        >>> values.numpy(), indices.numpy()
+        (array([2., 9.], dtype=float32), array([2, 1]))
+    """
+    x = as_tensor(x)
+    a = get_aval(x)
+    ax = normalize_axis("mode", axis, a.ndim)
+    values, idx = _sort_with_indices("mode", x, ax, False)
+    n = shape_of(values)[ax]
+    shape = shape_of(values)
+    pos = st.iota(dtype=dtypes.int64, shape=shape, dimension=ax)
+    if n > 1:  # a run of equal sorted values starts where the value changes
+        changed = ew.ne(_slice_range(values, ax, 1, n), _slice_range(values, ax, 0, n - 1))
+        starts = st.concatenate(_full_bool(True, _with_size(shape, ax, 1)), changed, dimension=ax)
+        ends = st.concatenate(changed, _full_bool(True, _with_size(shape, ax, 1)), dimension=ax)
+    else:
+        starts = ends = _full_bool(True, shape)
+    minus_one = _full_int(-1, shape)
+    run_start = red.cummax(ew.select(starts, pos, minus_one), axis=ax)
+    run_end = red.cummin(ew.select(ends, pos, _full_int(n, shape)), axis=ax, reverse=True)
+    counts = ew.sub(run_end, run_start)
+    best = red.argmax(counts, axis=ax, index_dtype=dtypes.int64)  # the first maximum: the smallest value
+    best = st.reshape(best, new_sizes=_with_size(shape, ax, 1))
+    last_of_run = _take_along(run_end, best, ax)
+    return (_drop_or_keep(_take_along(values, last_of_run, ax), ax, keepdim),
+            _drop_or_keep(_take_along(idx, last_of_run, ax), ax, keepdim))
+
+
+def _with_size(shape, ax, size):
+    return shape[:ax] + (size,) + shape[ax + 1:]
+
+
+def _slice_range(t, ax, lo, hi):
+    a = get_aval(t)
+    return st.slice(t, start_indices=tuple(lo if d == ax else 0 for d in range(a.ndim)),
+                    limit_indices=tuple(hi if d == ax else s for d, s in enumerate(a.shape)))
+
+
+def _full_bool(value, shape):
+    from paddle_fn.tensor.promotion import full_like_scalar
+    return full_like_scalar(value, dtypes.bool_, shape)
+
+
+def _full_int(value, shape):
+    from paddle_fn.tensor.promotion import full_like_scalar
+    return full_like_scalar(value, dtypes.int64, shape)
+
+
+def _take_along(t, index, ax):
+    from paddle_fn.tensor.manipulation import take_along_axis
+    return take_along_axis(t, index, ax)
+
+
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
+    """Insertion positions of `values` into the ascending last axis of `sorted_sequence` (1-D, or with the
+    leading dims of `values`): the first position whose element is >= the value (> with right=True).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> seq = paddle.to_tensor([1, 3, 5, 7])
+        >>> paddle.searchsorted(seq, paddle.to_tensor([3, 6])).numpy(), paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
+        (array([1, 3]), array([2]))
+    """
+    from paddle_fn.tensor.promotion import cast
+    seq, values = as_tensor(sorted_sequence), as_tensor(values)
+    values = cast(values, get_aval(seq).dtype) if get_aval(values).dtype != get_aval(seq).dtype else values
+    ss, vs = shape_of(seq), shape_of(values)
+    if len(ss) > 1 and ss[:-1] != vs[:-1]:
+        raise ShapeError(f"searchsorted: sorted_sequence of shape {list(ss)} must be 1-D or share the leading "
+                         f"dimensions of values (shape {list(vs)})")
+    # count the sequence elements before each value: [..., V, S] comparisons, summed over S
+    shape = vs + ss[-1:]
+    seq_b = st.broadcast_in_dim(seq, shape=shape, broadcast_dimensions=(
+        (len(shape) - 1,) if len(ss) == 1 else tuple(range(len(ss) - 1)) + (len(shape) - 1,)))
+    val_b = st.broadcast_in_dim(values, shape=shape, broadcast_dimensions=tuple(range(len(vs))))
+    before = ew.le(seq_b, val_b) if right else ew.lt(seq_b, val_b)
+    index_dtype = dtypes.int32 if out_int32 else dtypes.int64
+    return red.reduce_sum(cast(before, index_dtype), axes=(len(shape) - 1,))
+
+
+def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
+    """The bucket of each element of `x` among the boundaries in the 1-D `sorted_sequence` (as `searchsorted`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.bucketize(paddle.to_tensor([[0, 4], [8, 9]]), paddle.to_tensor([2, 4, 8])).numpy()
+        array([[0, 1],
+               [2, 3]])
+    """
+    seq = as_tensor(sorted_sequence)
+    if get_aval(seq).ndim != 1:
+        raise ShapeError(f"bucketize: sorted_sequence must be 1-D, got shape {list(shape_of(seq))}")
+    return searchsorted(seq, x, out_int32=out_int32, right=right)

@@ -1,0 +1,210 @@
+"""Statistics: var, std, median, quantile (sort-based, differentiable), histogram, bincount."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import DTypeError, ShapeError
+from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import normalize_axes, normalize_axis, paddle_scalar, shape_of
+from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, full_like_scalar
+
+__all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
+
+
+def _float_input(op, x):
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind != "f":
+        raise DTypeError(f"{op}: expected a floating-point input, got {get_aval(x).dtype.name} (shape "
+                         f"{list(shape_of(x))}); cast it first, e.g. x.astype('float32')")
+    return x
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Variance over `axis` (None: all); unbiased (divides by n - 1) unless unbiased=False.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1., 2., 3.], [1., 1., 1.]])
+        >>> paddle.var(x, axis=1).numpy(), paddle.var(x, axis=1, unbiased=False).numpy()
+        (array([1., 0.], dtype=float32), array([0.6666667, 0.       ], dtype=float32))
+    """
+    from paddle_fn.tensor.math import mean, sum as sum_
+    x = _float_input("var", x)
+    a = get_aval(x)
+    axes = normalize_axes("var", axis, a.ndim)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    centered = ew.sub(x, broadcast_to_shape(mean(x, axis=list(axes), keepdim=True), a.shape))
+    total = sum_(ew.mul(centered, centered), axis=list(axes), keepdim=keepdim)
+    count = max(n - 1, 0) if unbiased else n
+    return ew.div(total, full_like_scalar(count, a.dtype, shape_of(total)))
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Standard deviation over `axis`: sqrt(var(x, axis, unbiased, keepdim)).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.std(paddle.to_tensor([1., 2., 3., 4.])).numpy()
+        array([1.2909944], dtype=float32)
+    """
+    return ew.sqrt(var(x, axis, unbiased, keepdim))
+
+
+def _sorted_along(op, x, axis):
+    """(sorted values, axis) with axis=None meaning the flattened input; float32 for non-float64 inputs."""
+    x = as_tensor(x)
+    dt = dtypes.float64 if get_aval(x).dtype == dtypes.float64 else dtypes.float32
+    x = cast(x, dt) if get_aval(x).dtype != dt else x
+    if axis is None:
+        x = st.reshape(x, new_sizes=(get_aval(x).size,))
+        ax = 0
+    else:
+        ax = normalize_axis(op, axis, get_aval(x).ndim)
+    if shape_of(x)[ax] == 0:
+        raise ShapeError(f"{op}: cannot take it over an empty dimension (shape {list(shape_of(x))})")
+    return red.sort(x, dimension=ax)[0], ax
+
+
+def _take(x, ax, i):
+    a = get_aval(x)
+    start = tuple(i if d == ax else 0 for d in range(a.ndim))
+    limit = tuple(i + 1 if d == ax else s for d, s in enumerate(a.shape))
+    return st.slice(x, start_indices=start, limit_indices=limit)
+
+
+def _finish(out, ax, axis, keepdim, in_rank):
+    """out has size 1 at `ax`; drop it unless keepdim (axis=None with keepdim keeps every dim as 1)."""
+    if keepdim:
+        if axis is None:
+            return st.reshape(out, new_sizes=(1,) * in_rank) if in_rank else out
+        return out
+    return paddle_scalar(st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax)))
+
+
+def median(x, axis=None, keepdim=False, name=None):
+    """The median over `axis` (None: all); for an even count the mean of the two middle values.
+    The result is float64 for float64 inputs, else float32.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1).numpy()
+        array([3.5, 3. ], dtype=float32)
+    """
+    rank = get_aval(as_tensor(x)).ndim
+    s, ax = _sorted_along("median", x, axis)
+    n = shape_of(s)[ax]
+    mid = _take(s, ax, n // 2)
+    if n % 2 == 0:
+        lower = _take(s, ax, n // 2 - 1)
+        mid = ew.mul(ew.add(lower, mid), full_like_scalar(0.5, get_aval(mid).dtype, shape_of(mid)))
+    return _finish(mid, ax, axis, keepdim, rank)
+
+
+def quantile(x, q, axis=None, keepdim=False, name=None):
+    """The q-th quantile(s) over `axis` with linear interpolation between the closest ranks. With a list of q
+    the results are stacked along a new leading axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([0., 1., 2., 3., 4.])
+        >>> paddle.quantile(x, 0.3).numpy(), paddle.quantile(x, [0.25, 1.0]).numpy()
+        (array([1.2], dtype=float32), array([[1.],
+               [4.]], dtype=float32))
+    """
+    rank = get_aval(as_tensor(x)).ndim
+    qs = list(q) if isinstance(q, (list, tuple)) else [q]
+    if any(not 0 <= float(v) <= 1 for v in qs):
+        raise ValueError(f"quantile: q must be in [0, 1], got {q}")
+    s, ax = _sorted_along("quantile", x, axis)
+    n = shape_of(s)[ax]
+    dt = get_aval(s).dtype
+    outs = []
+    for v in qs:
+        pos = float(v) * (n - 1)
+        lo = int(np.floor(pos))
+        hi = min(lo + 1, n - 1)
+        below, above = _take(s, ax, lo), _take(s, ax, hi)
+        frac = full_like_scalar(pos - lo, dt, shape_of(below))
+        outs.append(_finish(ew.add(below, ew.mul(frac, ew.sub(above, below))), ax, axis, keepdim, rank))
+    if not isinstance(q, (list, tuple)):
+        return outs[0]
+    return st.concatenate(*[st.reshape(o, new_sizes=(1,) + shape_of(o)) for o in outs], dimension=0)
+
+
+def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle's names
+    """Counts of the elements of `input` in `bins` equal-width bins over [min, max] (min == max == 0: the data's
+    range), as int64 of shape [bins]; values outside the range are not counted. The output shape is fixed, so
+    this also works under jit and vmap.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.histogram(paddle.to_tensor([1, 2, 1, 4]), bins=4, min=1, max=4).numpy()
+        array([2, 1, 0, 1])
+    """
+    x = as_tensor(input)
+    bins = int(bins)
+    if bins < 1:
+        raise ValueError(f"histogram: bins must be >= 1, got {bins}")
+    work = dtypes.float64 if get_aval(x).dtype == dtypes.float64 else dtypes.float32
+    flat = cast(st.reshape(x, new_sizes=(get_aval(x).size,)), work)
+    size = get_aval(flat).shape[0]
+    if min == 0 and max == 0 and size:
+        lo, hi = red.reduce_min(flat, axes=(0,)), red.reduce_max(flat, axes=(0,))
+    else:
+        lo, hi = (Tensor(np.asarray(v, work.np)) for v in (min, max))
+    if float(min) > float(max):
+        raise ValueError(f"histogram: max ({max}) must not be less than min ({min})")
+    # an empty range counts everything equal to it in the middle bin, as numpy does for a one-value range
+    same = ew.eq(lo, hi)
+    half = Tensor(np.asarray(0.5, work.np))
+    lo, hi = ew.select(same, ew.sub(lo, half), lo), ew.select(same, ew.add(hi, half), hi)
+    width = ew.div(ew.sub(hi, lo), Tensor(np.asarray(bins, work.np)))
+    lo_b = st.broadcast_in_dim(lo, shape=(size,), broadcast_dimensions=())
+    hi_b = st.broadcast_in_dim(hi, shape=(size,), broadcast_dimensions=())
+    idx = ew.floor(ew.div(ew.sub(flat, lo_b), st.broadcast_in_dim(width, shape=(size,), broadcast_dimensions=())))
+    idx = cast(ew.clamp(Tensor(np.asarray(0, work.np)), idx, Tensor(np.asarray(bins - 1, work.np))), dtypes.int64)
+    inside = cast(ew.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
+    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                       scatter_dims_to_operand_dims=(0,))
+    return st.scatter_add(full_like_scalar(0, dtypes.int64, (bins,)), st.reshape(idx, new_sizes=(size, 1)), inside,
+                          dimension_numbers=dnums)
+
+
+def bincount(x, weights=None, minlength=0, name=None):
+    """The number of occurrences of each value 0..max(x) in the non-negative int Tensor `x` (summed `weights`
+    instead, if given), length max(max(x) + 1, minlength). The length depends on the values, so this works
+    eagerly only; under jit/vmap use ``paddle.nn.functional.one_hot(x, n).sum(0)`` or `histogram` with a fixed
+    number of bins.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.bincount(paddle.to_tensor([1, 1, 3])).numpy()
+        array([0, 2, 0, 1])
+    """
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind not in "iu" or get_aval(x).ndim != 1:
+        raise DTypeError(f"bincount: x must be a 1-D integer Tensor, got {get_aval(x).str_short()}")
+    v = concrete_or_error(x, "bincount: x", "its output length depends on the values, so it cannot be traced; use "
+                          "paddle.nn.functional.one_hot(x, num_classes).sum(0) or paddle.histogram with a fixed "
+                          "number of bins under jit/vmap")
+    if v.size and v.min() < 0:
+        raise ValueError(f"bincount: x must be non-negative, got the value {int(v.min())}")
+    length = builtins.max(int(v.max()) + 1 if v.size else 0, int(minlength))
+    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                       scatter_dims_to_operand_dims=(0,))
+    if weights is None:
+        updates = full_like_scalar(1, dtypes.int64, (v.size,))
+    else:
+        updates = as_tensor(weights)
+        if shape_of(updates) != shape_of(x):
+            raise ShapeError(f"bincount: weights (shape {list(shape_of(updates))}) must have x's shape "
+                             f"{list(shape_of(x))}")
+    out = full_like_scalar(0, get_aval(updates).dtype, (length,))
+    return st.scatter_add(out, st.reshape(cast(x, dtypes.int64), new_sizes=(v.size, 1)), updates,
+                          dimension_numbers=dnums)
