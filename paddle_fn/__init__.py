@@ -28,7 +28,7 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     standard_normal)
 
 _tensor_api.methods.install()
-from paddle_fn import autograd, incubate, linalg  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
+from paddle_fn import autograd, incubate, linalg, nn  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
 from paddle_fn.linalg import cholesky, det, matrix_power, multi_dot, norm, slogdet  # noqa: F401,E402
 from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
 

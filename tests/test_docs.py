@@ -14,7 +14,8 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 def _modules():
     names = ["paddle_fn"]
-    for pkg in ("paddle_fn.core", "paddle_fn.prims", "paddle_fn.tensor", "paddle_fn.transforms", "paddle_fn.lowering"):
+    for pkg in ("paddle_fn.core", "paddle_fn.prims", "paddle_fn.tensor", "paddle_fn.transforms", "paddle_fn.lowering",
+                "paddle_fn.nn"):
         mod = importlib.import_module(pkg)
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]

@@ -74,8 +74,7 @@ def test_prelu_maxout_and_softmax_dtype():
     x = RNG.normal(size=(2, 3, 4))
     w = np.array([0.1, 0.2, 0.3])
     close(F.prelu(tt(x), tt(w)), np.where(x > 0, x, w[None, :, None] * x))
-    close(F.prelu(tt(x), tt(w), data_format="NHWC") if False else F.prelu(tt(x.transpose(0, 2, 1)), tt(w),
-                                                                         data_format="NLC"),
+    close(F.prelu(tt(x.transpose(0, 2, 1)), tt(w), data_format="NLC"),
           np.where(x > 0, x, w[None, :, None] * x).transpose(0, 2, 1))
     close(F.maxout(tt(x.reshape(2, 12)), 3), x.reshape(2, 4, 3).max(-1))
     out = F.softmax(pf.to_tensor([[1, 2]]), dtype="float64")

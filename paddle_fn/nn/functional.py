@@ -21,6 +21,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor import activation as act
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_list
+from paddle_fn.tensor.creation import diag_embed as _diag_embed
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.logic import equal, greater_than, not_equal
 from paddle_fn.tensor.manipulation import gather, reshape, squeeze, take_along_axis, transpose, unsqueeze, where
@@ -30,33 +31,34 @@ __all__ = [
     # activations
     "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "swish", "mish", "hardswish", "hardsigmoid", "hardtanh",
     "hardshrink", "softshrink", "thresholded_relu", "leaky_relu", "prelu", "softplus", "softsign", "tanhshrink",
-    "log_sigmoid", "sigmoid", "tanh", "softmax", "log_softmax", "maxout",
+    "log_sigmoid", "sigmoid", "tanh", "softmax", "log_softmax", "maxout", "glu",
     # linear / embedding
     "linear", "bilinear", "embedding", "one_hot",
     # dropout
-    "dropout", "dropout2d", "dropout3d",
+    "dropout", "dropout2d", "dropout3d", "alpha_dropout",
     # convolution
-    "conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
+    "conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose",
     # pooling
-    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
     # normalization
     "layer_norm", "batch_norm", "batch_norm_with_stats", "instance_norm", "group_norm", "normalize",
     "local_response_norm",
     # padding / resampling
-    "pad", "zeropad2d", "interpolate", "upsample", "pixel_shuffle", "unfold",
+    "pad", "zeropad2d", "interpolate", "upsample", "pixel_shuffle", "unfold", "diag_embed",
     # distances
     "cosine_similarity", "pairwise_distance", "label_smooth",
     # losses
     "cross_entropy", "softmax_with_cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "mse_loss", "l1_loss", "smooth_l1_loss", "kl_div", "square_error_cost",
-    "margin_ranking_loss", "sigmoid_focal_loss",
+    "margin_ranking_loss", "sigmoid_focal_loss", "hinge_embedding_loss", "log_loss", "dice_loss",
 ]
 
 relu, relu6, gelu, silu = act.relu, act.relu6, act.gelu, act.silu
 softplus, leaky_relu, elu = act.softplus, act.leaky_relu, act.elu
 softmax, log_softmax = act.softmax, act.log_softmax
 sigmoid, tanh = m.sigmoid, m.tanh
+diag_embed = _diag_embed
 
 
 def _c(x, v):
@@ -280,6 +282,24 @@ def maxout(x, groups, axis=1, name=None):
     return red.reduce_max(grouped, axes=(ax + 1,))
 
 
+def glu(x, axis=-1, name=None):
+    """The gated linear unit: a * sigmoid(b), with a and b the two halves of `x` along `axis`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.glu(paddle.to_tensor([[1., 2., 0., 100.]])).numpy()
+        array([[0.5, 2. ]], dtype=float32)
+    """
+    from paddle_fn.tensor.manipulation import split
+    x = float_operand("glu", x)
+    ax = normalize_axis("glu", axis, get_aval(x).ndim)
+    if shape_of(x)[ax] % 2:
+        raise ShapeError(f"glu: axis {ax} of shape {list(shape_of(x))} must have an even size")
+    a, b = split(x, 2, axis=ax)
+    return ew.mul(a, ew.logistic(b))
+
+
 # ---------------------------------------------------------------------------------------------- linear, embedding
 
 def linear(x, weight, bias=None, name=None):
@@ -445,6 +465,36 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None, *, key=No
     if get_aval(as_tensor(x)).ndim != 5:
         raise ShapeError(f"dropout3d: expected a 5-D input, got shape {list(shape_of(as_tensor(x)))}")
     return dropout(x, p, axis=[0, 1] if data_format == "NCDHW" else [0, 4], training=training, key=key)
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None, *, key=None):
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and an affine map keeps
+    the mean and variance of a unit normal input. `key` as in `dropout`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.alpha_dropout(paddle.ones([3]), 0.5, training=False).numpy()
+        array([1., 1., 1.], dtype=float32)
+    """
+    from paddle_fn import random
+    x = float_operand("alpha_dropout", x)
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise ValueError(f"alpha_dropout: p must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return x
+    dt = get_aval(x).dtype
+    saturation = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+    a = (1.0 / ((1 - p) * (1 + p * saturation ** 2))) ** 0.5 if p < 1 else 0.0
+    b = -a * saturation * p
+    if key is None:
+        _global_rng_allowed("alpha_dropout", x)
+        u = random.rand(list(shape_of(x)), dtype=dt)
+    else:
+        u = random.uniform(key, shape_of(x), dtype=dt)
+    keep = ew.ge(u, _c(x, p))
+    return ew.add(ew.mul(ew.select(keep, x, _c(x, saturation)), _c(x, a)), _c(x, b))
 
 
 # ---------------------------------------------------------------------------------------------- convolution
@@ -671,6 +721,20 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                            output_size, data_format)
 
 
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+                     output_size=None, data_format="NCDHW", name=None):
+    """Transposed 3-D convolution with weight [C_in, C_out / groups, kd, kh, kw] (see `conv2d_transpose`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.conv3d_transpose(paddle.ones([1, 2, 2, 2, 2]), paddle.ones([2, 1, 2, 2, 2]), stride=2).shape
+        [1, 1, 4, 4, 4]
+    """
+    return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding, output_padding, dilation, groups,
+                           output_size, data_format)
+
+
 # ---------------------------------------------------------------------------------------------- pooling
 
 def _spatial_dims(ndim, channel_last):
@@ -761,6 +825,19 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
 
 
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCDHW",
+               name=None):
+    """The maximum over each window of a 5-D input (see `max_pool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.max_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2).shape
+        [1, 1, 2, 2, 2]
+    """
+    return _max_pool("max_pool3d", 3, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
+
+
 def _avg_pool(op, n, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format):
     x = float_operand(op, x)
     dims, kernel, strides, pads, outs = _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode,
@@ -809,6 +886,20 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                  [10.5, 12.5]]]], dtype=float32)
     """
     return _avg_pool("avg_pool2d", 2, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+                     data_format)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCDHW", name=None):
+    """The mean over each window of a 5-D input (see `avg_pool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.avg_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2, padding=1).shape
+        [1, 1, 3, 3, 3]
+    """
+    return _avg_pool("avg_pool3d", 3, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
                      data_format)
 
 
@@ -869,6 +960,18 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     return _adaptive_avg("adaptive_avg_pool2d", 2, x, output_size, data_format)
 
 
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    """The mean over adaptive bins of a 5-D input giving `output_size`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_avg_pool3d(paddle.ones([1, 2, 5, 4, 3]), [2, 2, None]).shape
+        [1, 2, 2, 2, 3]
+    """
+    return _adaptive_avg("adaptive_avg_pool3d", 3, x, output_size, data_format)
+
+
 def _adaptive_max(op, n, x, output_size, return_mask):
     if return_mask:
         raise NotImplementedError(f"{op}: return_mask=True is not supported yet")
@@ -912,6 +1015,18 @@ def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
         array([[[[15.]]]], dtype=float32)
     """
     return _adaptive_max("adaptive_max_pool2d", 2, x, output_size, return_mask)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    """The maximum over adaptive bins of a 5-D input [N, C, D, H, W] giving `output_size`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_max_pool3d(paddle.ones([1, 2, 5, 4, 3]), 2).shape
+        [1, 2, 2, 2, 2]
+    """
+    return _adaptive_max("adaptive_max_pool3d", 3, x, output_size, return_mask)
 
 
 # ---------------------------------------------------------------------------------------------- normalization
@@ -1393,8 +1508,8 @@ def _divide_nonzero(total, weight_sum):
     return ew.div(total, ew.add(weight_sum, is_zero))
 
 
-def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,  # noqa: A002
-                  use_softmax=True, name=None):
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002 - Paddle's names
+                  soft_label=False, axis=-1, use_softmax=True, name=None):
     """Cross entropy between the softmax of `input` along `axis` (or `input` itself as probabilities with
     use_softmax=False) and `label`.
 
@@ -1446,7 +1561,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     expected = shape[:ax] + (1,) + shape[ax + 1:]
     if shape_of(label) != expected:
         raise ShapeError(f"cross_entropy: label of shape {list(shape_of(label))} does not fit input of shape "
-                         f"{list(shape)} with axis={axis}: expected {list(expected)} or {list(expected[:ax] + expected[ax + 1:])}")
+                         f"{list(shape)} with axis={axis}: expected {list(expected)} or "
+                         f"{list(expected[:ax] + expected[ax + 1:])}")
     label = cast(label, dtypes.int64)
     valid = not_equal(label, ignore_index)
     safe = where(valid, label, 0)
@@ -1675,3 +1791,56 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
         loss = m.divide(loss, normalizer)
     return _reduce("sigmoid_focal_loss", loss, reduction)
 
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):  # noqa: A002
+    """input where label == 1, max(0, margin - input) where label == -1, reduced.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.hinge_embedding_loss(paddle.to_tensor([0.3, 0.3]), paddle.to_tensor([1., -1.]), reduction='none').numpy()
+        array([0.3, 0.7], dtype=float32)
+    """
+    _check_reduction("hinge_embedding_loss", reduction)
+    x = float_operand("hinge_embedding_loss", input)
+    label = cast(as_tensor(label), get_aval(x).dtype)
+    loss = where(equal(label, 1.0), x, where(equal(label, -1.0), relu(m.subtract(margin, x)), 0.0))
+    return _reduce("hinge_embedding_loss", loss, reduction)
+
+
+def log_loss(input, label, epsilon=1e-4, name=None):  # noqa: A002
+    """The unreduced negative log likelihood of probabilities:
+    -label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.log_loss(paddle.to_tensor([[0.5]]), paddle.to_tensor([[1.]]), epsilon=0.).numpy()
+        array([[0.6931472]], dtype=float32)
+    """
+    x = float_operand("log_loss", input)
+    label = cast(as_tensor(label), get_aval(x).dtype)
+    return m.neg(m.add(m.multiply(label, m.log(m.add(x, epsilon))),
+                       m.multiply(m.subtract(1.0, label), m.log(m.add(m.subtract(1.0, x), epsilon)))))
+
+
+def dice_loss(input, label, epsilon=1e-05, name=None):  # noqa: A002
+    """1 - 2 |X n Y| / (|X| + |Y|) per example, averaged: `input` holds class probabilities in its last axis and
+    `label` the int classes (last axis of size 1).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.dice_loss(paddle.to_tensor([[0., 1.], [1., 0.]]), paddle.to_tensor([[1], [0]])).numpy()
+        array([5.00679e-06], dtype=float32)
+    """
+    x = float_operand("dice_loss", input)
+    label = as_tensor(label)
+    if shape_of(label)[-1:] != (1,) or get_aval(label).ndim != get_aval(x).ndim:
+        raise ShapeError(f"dice_loss: label (shape {list(shape_of(label))}) must be input's shape "
+                         f"{list(shape_of(x))} with a last axis of size 1")
+    target = cast(one_hot(squeeze(label, -1), shape_of(x)[-1]), get_aval(x).dtype)
+    axes = list(range(1, get_aval(x).ndim))
+    inter = m.sum(m.multiply(x, target), axis=axes)
+    total = m.add(m.sum(x, axis=axes), m.sum(target, axis=axes))
+    return m.mean(m.subtract(1.0, m.divide(m.multiply(inter, 2.0), m.add(total, epsilon))))

@@ -31,9 +31,6 @@ class ConvDimensionNumbers:
     rhs_spec: tuple
     out_spec: tuple
 
-    def __str__(self):
-        return f"ConvDimensionNumbers(lhs={self.lhs_spec}, rhs={self.rhs_spec}, out={self.out_spec})"
-
 
 def conv_dimension_numbers(lhs_layout: str, rhs_layout: str, out_layout: str) -> ConvDimensionNumbers:
     """Dimension numbers from layout strings such as ('NCHW', 'OIHW', 'NCHW'): N/C batch and feature, O/I the
@@ -156,7 +153,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         kernel_labels = list(range(4 + n, 4 + 2 * n))
         # labels: 0 batch group, 1 batch, 2 feature group, 3 in-feature, 30 out-feature
         out = np.einsum(windows, [0, 1, 2, 3] + out_labels + kernel_labels, w, [0, 2, 30, 3] + kernel_labels,
-                        [1, 0, 2, 30] + out_labels)
+                        [1, 0, 2, 30] + out_labels, optimize=True)
         out = out.reshape((N // bg, O) + out_sp)
     return np.transpose(out, np.argsort(dn.out_spec)).astype(out_dtype)
 

@@ -19,7 +19,8 @@ from paddle_fn.tensor._util import ndim, shape_of, static_list
 from paddle_fn.tensor.promotion import _to_numpy, as_tensor, cast, full_like_scalar, is_scalar
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
-           "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed"]
+           "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
+           "diagflat", "logspace"]
 
 
 def _float_or(dtype):
@@ -422,3 +423,33 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's para
         else:
             perm[d] = next(rest)
     return st.transpose(out, permutation=tuple(perm)) if perm != list(range(rank)) else out
+
+
+def diagflat(x, offset=0, name=None):
+    """A square matrix with the flattened `x` on diagonal `offset`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.diagflat(paddle.to_tensor([[1, 2]]), offset=1).numpy()
+        array([[0, 1, 0],
+               [0, 0, 2],
+               [0, 0, 0]])
+    """
+    x = as_tensor(x)
+    return diag(st.reshape(x, new_sizes=(get_aval(x).size,)), offset=offset)
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """`num` values base ** linspace(start, stop, num).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.logspace(0, 2, 3).numpy()
+        array([  1.,  10., 100.], dtype=float32)
+    """
+    dtype = _float_or(dtype)
+    work = dtype if dtype.kind == "f" else dtypes.float64
+    exponents = linspace(start, stop, num, dtype=work)
+    base_t = full_like_scalar(_concrete_number("logspace", base, "base"), work, (int(num),))
+    out = ew.pow(base_t, exponents)
+    return cast(ew.round_(out) if dtype.kind != "f" else out, dtype)

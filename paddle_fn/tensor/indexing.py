@@ -226,10 +226,3 @@ def at(x):
     """
     return _AtIndexer(x)
 
-
-def setitem(x, index, value):
-    """Paddle's in-place ``x[index] = value`` for eager Tensors: x now holds the updated values."""
-    if isinstance(x, Tracer):
-        raise TypeError(f"x[index] = value: a traced Tensor ({x.aval.str_short()}) cannot be modified in place "
-                        "inside a transform; use the functional form x = x.at[index].set(value)")
-    x._value, x._device_array = _scatter_update(x, index, value, "set").concrete_value(), None

@@ -21,8 +21,8 @@ from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
            "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
-           "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis", "repeat_interleave",
-           "rot90", "crop", "unique"]
+           "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis",
+           "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "tolist", "multiplex"]
 
 
 def reshape(x, shape, name=None):
@@ -490,7 +490,7 @@ def nonzero(x, as_tuple=False):
                [3]])
     """
     x = as_tensor(x)
-    v = concrete_or_error(x, "nonzero: x", "its result size depends on the values, so it cannot be traced; use "
+    v = concrete_or_error(x, "nonzero: x", "Its result size depends on the values, so it cannot be traced; use "
                           "paddle_fn.where(cond, x, y) with a fixed shape instead")
     idx = np.stack(np.nonzero(np.atleast_1d(v)), axis=1).astype(np.int64)
     if as_tuple:
@@ -736,7 +736,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
     shape = shape_of(x)
     if isinstance(repeats, Tensor) and get_aval(repeats).size != 1:
         counts = concrete_or_error(repeats, "repeat_interleave: repeats",
-                                   "per-element counts make the output size depend on the values; pass an int")
+                                   "Per-element counts make the output size depend on the values; pass an int")
         if counts.shape != (shape[ax],):
             raise ShapeError(f"repeat_interleave: repeats has shape {list(counts.shape)} but dimension {ax} of x has "
                              f"size {shape[ax]}")
@@ -807,7 +807,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
         >>> values.numpy(), counts.numpy()
         (array([1, 2, 3, 5]), array([1, 1, 3, 1]))
     """
-    v = concrete_or_error(as_tensor(x), "unique: x", "its output size depends on the values, so it cannot be "
+    v = concrete_or_error(as_tensor(x), "unique: x", "Its output size depends on the values, so it cannot be "
                           "traced; under jit/vmap use paddle.sort, or paddle.histogram with fixed bins")
     index_dtype = dtypes.as_dtype(dtype).np
     ax = None if axis is None else normalize_axis("unique", axis, v.ndim)
@@ -819,3 +819,71 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
             outs.append(Tensor(np.asarray(arr).reshape(-1).astype(index_dtype)))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
+
+
+def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    """Collapse runs of equal consecutive values (of the flattened x, or slices along `axis`), optionally with
+    the inverse indices and run lengths. The output size depends on the values, so this works eagerly only.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.unique_consecutive(paddle.to_tensor([1, 1, 2, 2, 1])).numpy()
+        array([1, 2, 1])
+    """
+    v = concrete_or_error(as_tensor(x), "unique_consecutive: x", "Its output size depends on the values, so it "
+                          "cannot be traced")
+    index_dtype = dtypes.as_dtype(dtype).np
+    if axis is None:
+        v, ax = v.reshape(-1), 0
+    else:
+        ax = normalize_axis("unique_consecutive", axis, v.ndim)
+    moved = np.moveaxis(v, ax, 0)
+    n = moved.shape[0]
+    starts = np.ones(n, bool)
+    if n > 1:
+        starts[1:] = (moved[1:] != moved[:-1]).reshape(n - 1, -1).any(axis=1)
+    outs = [Tensor(np.ascontiguousarray(np.moveaxis(moved[starts], 0, ax)))]
+    if return_inverse:
+        outs.append(Tensor((np.cumsum(starts) - 1).astype(index_dtype)))
+    if return_counts:
+        outs.append(Tensor(np.diff(np.append(np.flatnonzero(starts), n)).astype(index_dtype)))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def broadcast_shape(x_shape, y_shape):
+    """The shape two shapes broadcast to (numpy's rules), as a list.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.broadcast_shape([2, 1, 3], [4, 1])
+        [2, 4, 3]
+    """
+    return list(broadcast_shapes("broadcast_shape", tuple(x_shape), tuple(y_shape)))
+
+
+def tolist(x):
+    """The values of `x` as a (nested) Python list.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.tolist(paddle.to_tensor([[1, 2]]))
+        [[1, 2]]
+    """
+    return np.asarray(concrete_or_error(as_tensor(x), "tolist: x", "Return the Tensor instead")).tolist()
+
+
+def multiplex(inputs, index, name=None):
+    """Row i of the result is row i of inputs[index[i]] (inputs: Tensors of one shape [M, ...]; index [M, 1]).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> a, b = paddle.to_tensor([[1, 2], [3, 4]]), paddle.to_tensor([[5, 6], [7, 8]])
+        >>> paddle.multiplex([a, b], paddle.to_tensor([[1], [0]])).numpy()
+        array([[5, 6],
+               [3, 4]])
+    """
+    stacked = stack(list(inputs), axis=0)
+    rows = _index_vector("multiplex", index)
+    m = shape_of(stacked)[1]
+    from paddle_fn.tensor.indexing import getitem
+    return getitem(stacked, (rows, st.iota(dtype=dtypes.int64, shape=(m,), dimension=0)))

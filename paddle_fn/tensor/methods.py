@@ -23,8 +23,10 @@ _METHOD_SOURCES = {
     manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "split", "chunk", "unstack",
                    "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather", "index_select",
                    "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter", "scatter_nd_add",
-                   "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique"],
-    linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"],
+                   "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique",
+                   "unique_consecutive"],
+    linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
+             "dist"],
     search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
@@ -88,7 +90,7 @@ def _operators():
         "__and__": _binary(_require_int_or_bool("&", _bitwise(lg.logical_and, lg.bitwise_and))),
         "__or__": _binary(_require_int_or_bool("|", _bitwise(lg.logical_or, lg.bitwise_or))),
         "__xor__": _binary(_require_int_or_bool("^", _bitwise(lg.logical_xor, lg.bitwise_xor))),
-        "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+        "__getitem__": indexing.getitem,
     }
     for name in ("and", "or", "xor"):  # commutative
         ops[f"__r{name}__"] = ops[f"__{name}__"]

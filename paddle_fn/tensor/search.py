@@ -229,8 +229,10 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     Example:
         >>> import paddle_fn as paddle
         >>> seq = paddle.to_tensor([1, 3, 5, 7])
-        >>> paddle.searchsorted(seq, paddle.to_tensor([3, 6])).numpy(), paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
-        (array([1, 3]), array([2]))
+        >>> paddle.searchsorted(seq, paddle.to_tensor([3, 6])).numpy()
+        array([1, 3])
+        >>> paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
+        array([2])
     """
     from paddle_fn.tensor.promotion import cast
     seq, values = as_tensor(sorted_sequence), as_tensor(values)

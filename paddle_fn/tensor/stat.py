@@ -190,7 +190,7 @@ def bincount(x, weights=None, minlength=0, name=None):
     x = as_tensor(x)
     if get_aval(x).dtype.kind not in "iu" or get_aval(x).ndim != 1:
         raise DTypeError(f"bincount: x must be a 1-D integer Tensor, got {get_aval(x).str_short()}")
-    v = concrete_or_error(x, "bincount: x", "its output length depends on the values, so it cannot be traced; use "
+    v = concrete_or_error(x, "bincount: x", "Its output length depends on the values, so it cannot be traced; use "
                           "paddle.nn.functional.one_hot(x, num_classes).sum(0) or paddle.histogram with a fixed "
                           "number of bins under jit/vmap")
     if v.size and v.min() < 0:
