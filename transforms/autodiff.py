@@ -166,6 +166,18 @@ def vjp(func, *primals, has_aux=False):
 
 # ----------------------------------------------------------------------------------------------- grad
 
+def _check_callable(func, transform):
+    if callable(func):
+        return
+    if isinstance(func, (Tensor, list, tuple)):
+        raise TransformError(
+            f"paddle_fn.{transform} takes the function to differentiate, e.g. {transform}(loss)(params); it was given "
+            f"a {type(func).__name__}. Paddle's tape form paddle.grad(outputs, inputs) computes gradients of values "
+            "already computed; here write the computation as a function of the inputs instead: "
+            "paddle.grad(lambda x: f(x))(x)")
+    raise TransformError(f"paddle_fn.{transform}: expected a function, got {type(func).__name__}")
+
+
 def value_and_grad(func, argnums=0, has_aux=False):
     """Return a function computing ``(func(*args), grad)`` (``((value, aux), grad)`` with has_aux).
 
@@ -177,6 +189,8 @@ def value_and_grad(func, argnums=0, has_aux=False):
         >>> g.numpy()
         array([2., 4.], dtype=float32)
     """
+    _check_callable(func, "value_and_grad")
+
     @functools.wraps(func)
     def value_and_grad_f(*args, **kwargs):
         single, nums = normalize_argnums(argnums, len(args), "grad")
@@ -226,6 +240,7 @@ def grad(func, argnums=0, has_aux=False):
         >>> df(paddle.to_tensor([0.0])).numpy()
         array([1.], dtype=float32)
     """
+    _check_callable(func, "grad")
     vg = value_and_grad(func, argnums, has_aux)
 
     @functools.wraps(func)

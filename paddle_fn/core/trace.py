@@ -277,7 +277,12 @@ class Tracer(Tensor):
     def __repr__(self):
         if self._alias is not None:
             return repr(self._alias)
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        try:  # under grad/jvp outside jit the value is known: print it, as eager Paddle code expects
+            v = self.concrete_value()
+        except ConcretizationError:
+            return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
+                f"traced by {self._trace.main.transform},\n       {_format_values(np.asarray(v))})")
 
     __str__ = __repr__
 
