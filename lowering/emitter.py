@@ -10,7 +10,8 @@ import numpy as np
 from paddle_fn.core.ir import Literal, Program, ShapedArray
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
-            "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+            "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+            "complex64": "complex<f32>", "complex128": "complex<f64>"}
 _HEX_BITS = {"float16": (np.uint16, 4), "bfloat16": (np.uint16, 4), "float32": (np.uint32, 8),
              "float64": (np.uint64, 16)}
 

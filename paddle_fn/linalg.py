@@ -14,7 +14,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError, UnsupportedError
-from paddle_fn.core.trace import get_aval
+from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
@@ -299,20 +299,47 @@ def eigvalsh(x, UPLO="L", name=None):  # noqa: N803
     return la.eigh(_symmetric_from("eigvalsh", x, UPLO))[0]
 
 
-def _no_complex(op):
-    raise UnsupportedError(f"paddle.linalg.{op}: the eigenvalues of a general matrix are complex and paddle_fn has "
-                           "no complex dtype, so this is not supported (eagerly or under transforms). For symmetric "
-                           "matrices use paddle.linalg.eigh / eigvalsh; otherwise use numpy.linalg.eig on x.numpy()")
+def _general_eig(op, x, vectors):
+    x = as_tensor(x)
+    if isinstance(x, Tracer):
+        raise UnsupportedError(
+            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix is complex-valued, and complex Tensors "
+            "exist only as eager values in paddle_fn, so it cannot run under grad, vmap or jit. Call it on a "
+            "concrete Tensor, or use paddle.linalg.eigh / eigvalsh for symmetric matrices")
+    a = get_aval(x)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"paddle.linalg.{op}: expected square matrices [..., n, n], got shape {list(a.shape)}")
+    ctype = np.complex128 if a.dtype == dtypes.float64 else np.complex64
+    w, v = np.linalg.eig(x.numpy().astype(np.float64 if ctype is np.complex128 else np.float32))
+    w = Tensor(w.astype(ctype))
+    return (w, Tensor(v.astype(ctype))) if vectors else w
 
 
 def eig(x, name=None):
-    """Not supported: general eigen-decompositions are complex and paddle_fn has no complex dtype."""
-    _no_complex("eig")
+    """Eigenvalues and eigenvectors of general square matrices, as complex Tensors (complex64 for float32
+    input, complex128 for float64), eagerly. Complex Tensors are eager values: eig is not differentiable and does
+    not run under vmap/jit (a clear error says so); use eigh for symmetric matrices.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> w, v = linalg.eig(paddle.to_tensor([[0., -1.], [1., 0.]]))
+        >>> w.dtype, sorted(w.numpy().imag.tolist())
+        (paddle.complex64, [-1.0, 1.0])
+    """
+    return _general_eig("eig", x, vectors=True)
 
 
 def eigvals(x, name=None):
-    """Not supported: general eigenvalues are complex and paddle_fn has no complex dtype."""
-    _no_complex("eigvals")
+    """Eigenvalues of general square matrices, as a complex Tensor (eagerly; see `eig`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.eigvals(paddle.to_tensor([[2., 0.], [0., 3.]], dtype="float64")).numpy()
+        array([2.+0.j, 3.+0.j])
+    """
+    return _general_eig("eigvals", x, vectors=False)
 
 
 # ---------------------------------------------------------------------------------------------- solves and inverses

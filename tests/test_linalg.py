@@ -211,8 +211,8 @@ def test_errors_name_the_function():
         linalg.inv(paddle.ones([3]))
     with pytest.raises(paddle.ShapeError, match="paddle.linalg.solve: the right-hand side must have 2 rows"):
         linalg.solve(paddle.ones([2, 2]), paddle.ones([3, 1]))
-    with pytest.raises(paddle.UnsupportedError, match="paddle.linalg.eig: .*no complex dtype"):
-        linalg.eig(paddle.ones([2, 2]))
+    with pytest.raises(paddle.UnsupportedError, match="paddle.linalg.eig: .*eager values.*eigh"):
+        paddle.jit(linalg.eig)(paddle.ones([2, 2]))
     with pytest.raises(paddle.UnsupportedError, match="full_matrices=True"):
         linalg.svd(paddle.ones([2, 2]), full_matrices=True)
     with pytest.raises(paddle.UnsupportedError, match="pivot=False"):
@@ -231,3 +231,14 @@ def test_singular_and_indefinite_inputs():
     assert not np.isfinite(linalg.inv(singular).numpy()).all()
     assert np.isnan(linalg.cholesky(_t(np.array([[1.0, 2.0], [2.0, 1.0]]))).numpy()).all()
     assert linalg.matrix_rank(singular).numpy().tolist() == [1]
+
+
+def test_eig_of_a_general_matrix_is_complex_and_eager():
+    a = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.5], [0.0, 0.3, 3.0]])
+    w, v = linalg.eig(paddle.to_tensor(a))
+    assert w.dtype == "complex128" and v.dtype == "complex128" and w.shape == [3] and v.shape == [3, 3]
+    np.testing.assert_allclose(a @ v.numpy(), v.numpy() * w.numpy(), atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(linalg.eigvals(paddle.to_tensor(a.astype(np.float32))).numpy()),
+                               np.sort_complex(np.linalg.eigvals(a)), rtol=1e-5)
+    batch = linalg.eigvals(paddle.to_tensor(np.stack([a, 2 * a])))
+    assert batch.shape == [2, 3] and batch.dtype == "complex128"

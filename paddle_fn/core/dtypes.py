@@ -17,7 +17,7 @@ class DType:
     def __init__(self, name: str, np_dtype, kind: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = kind  # 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float
+        self.kind = kind  # 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float, 'c' complex (eager values only)
         self.bits = 8 if kind == "b" else self.np.itemsize * 8
 
     def __repr__(self):
@@ -61,13 +61,17 @@ float16 = DType("float16", np.float16, "f")
 bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "f")
 float32 = DType("float32", np.float32, "f")
 float64 = DType("float64", np.float64, "f")
+# Complex Tensors exist as eager values (e.g. the eigenvalues of paddle.linalg.eig); primitives do not accept them.
+complex64 = DType("complex64", np.complex64, "c")
+complex128 = DType("complex128", np.complex128, "c")
 
-ALL_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint32, float16, bfloat16, float32, float64)
+ALL_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint32, float16, bfloat16, float32, float64, complex64,
+              complex128)
 FLOAT_DTYPES = (float16, bfloat16, float32, float64)
 INT_DTYPES = (int8, int16, int32, int64, uint8, uint32)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NP = {d.np: d for d in ALL_DTYPES}
-_PY_TYPES = {bool: bool_, int: int64, float: None}  # float -> default float dtype
+_PY_TYPES = {bool: bool_, int: int64, float: None, complex: complex64}  # float -> default float dtype
 
 
 def as_dtype(x) -> DType:
@@ -126,6 +130,8 @@ def dtype_of_scalar(x) -> DType:
         return int64
     if isinstance(x, (float, np.floating)):
         return default_float_dtype()
+    if isinstance(x, (complex, np.complexfloating)):
+        return complex64
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
 
 
@@ -136,7 +142,7 @@ def result_dtype_with_scalar(tensor_dtype: DType, scalar) -> DType:
     int or bool Tensor op float scalar -> the default float dtype; bool Tensor op int scalar -> int64.
     """
     sdt = dtype_of_scalar(scalar)
-    order = {"b": 0, "u": 1, "i": 1, "f": 2}
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
     if order[sdt.kind] > order[tensor_dtype.kind]:
         return sdt
     return tensor_dtype

@@ -15,7 +15,8 @@ import numpy as np
 from paddle_fn.core.dtypes import DType, as_dtype
 
 _SHORT = {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
-          "uint32": "u32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+          "uint32": "u32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+          "complex64": "c64", "complex128": "c128"}
 
 
 class ShapedArray:
