@@ -41,10 +41,7 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
     """
     @functools.wraps(func)
     def vmapped(*args, **kwargs):
-        if isinstance(in_axes, list) and len(in_axes) == len(args) and len(args) != 1:
-            axes_prefix = tuple(in_axes)
-        else:
-            axes_prefix = in_axes
+        axes_prefix = tuple(in_axes) if isinstance(in_axes, list) else in_axes  # a list means a tuple (as JAX)
         if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
             raise TransformError(f"[vmap] in_axes has {len(axes_prefix)} entries but {fun_name(func)} was called with "
                                  f"{len(args)} positional arguments")

@@ -8,6 +8,8 @@ dead, so a tracer that escapes it is caught the next time it is used.
 from __future__ import annotations
 
 import contextlib
+import sys
+import threading
 import traceback
 from typing import Any
 
@@ -344,15 +346,32 @@ class Trace:
             f"(abstract value {tracer.aval.str_short()})")
 
 
-def _stack_summary():
-    frames = [f for f in traceback.extract_stack()[:-3] if "/paddle_fn/" not in f.filename.replace("\\", "/")
-              and "/transforms/" not in f.filename.replace("\\", "/")]
-    return "".join(traceback.format_list(frames[-3:])) if frames else "  (unknown)\n"
+def _library_frame(filename: str) -> bool:
+    f = filename.replace("\\", "/")
+    return any(part in f for part in ("/paddle_fn/", "/transforms/", "/lowering/", "/runtime/", "contextlib"))
+
+
+def _user_locations(frame, limit=3) -> tuple:
+    """(filename, line, function) of the innermost user-code frames (outside paddle_fn), cheap to collect."""
+    found = []
+    while frame is not None and len(found) < limit:
+        code = frame.f_code
+        if not _library_frame(code.co_filename):
+            found.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return tuple(reversed(found))
+
+
+def _format_locations(locations) -> str:
+    if not locations:
+        return "  (unknown)\n"
+    return "".join(traceback.format_list(traceback.StackSummary.from_list(
+        [(f, line, name, None) for f, line, name in locations])))
 
 
 def _escaped_message(t: Tracer) -> str:
     m = t._trace.main
-    where = m.created_at or "  (unknown)\n"
+    where = _format_locations(m.created_at)
     return (f"a traced value ({t.aval.str_short()}) created by {m.transform or m.trace_type.__name__} was used after "
             f"that transform had finished (it escaped, e.g. through a global, a list or a closure). The transform "
             f"was entered at:\n{where}Return the value from the transformed function instead of storing it.")
@@ -389,33 +408,41 @@ def _typed(x, aval):
     return a
 
 
-_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None, "eager")]
-_dynamic: list[MainTrace] = [_stack[0]]
+class _TraceState(threading.local):
+    """The interpreter stack, one per thread (a transform running in one thread never sees another's tracers)."""
+
+    def __init__(self):
+        self.stack: list[MainTrace] = [MainTrace(0, EvalTrace, None, "eager")]
+        self.dynamic: list[MainTrace] = [self.stack[0]]
+
+
+_state = _TraceState()
 
 
 @contextlib.contextmanager
 def new_main(trace_type, global_data=None, *, transform: str | None = None, dynamic: bool = False):
     """Push a new level for a transform; on exit it is popped and marked dead (escape detection)."""
-    main = MainTrace(len(_stack), trace_type, global_data, transform)
-    main.created_at = _stack_summary()
-    _stack.append(main)
+    state = _state
+    main = MainTrace(len(state.stack), trace_type, global_data, transform)
+    main.created_at = _user_locations(sys._getframe(2))  # formatted only if a tracer escapes
+    state.stack.append(main)
     if dynamic:
-        _dynamic.append(main)
+        state.dynamic.append(main)
     try:
         yield main
     finally:
         if dynamic:
-            _dynamic.pop()
-        _stack.pop()
+            state.dynamic.pop()
+        state.stack.pop()
         main.live = False
 
 
 def current_dynamic_main() -> MainTrace:
-    return _dynamic[-1]
+    return _state.dynamic[-1]
 
 
 def find_top_trace(xs) -> Trace:
-    top = _dynamic[-1]
+    top = _state.dynamic[-1]
     for x in xs:
         if isinstance(x, Tracer):
             m = x._trace.main
