@@ -78,6 +78,10 @@ def as_dtype(x) -> DType:
     """Turn a dtype-like (DType, name, numpy dtype, Python type) into a `DType`."""
     if isinstance(x, DType):
         return x
+    if isinstance(x, np.dtype):
+        found = _BY_NP.get(x)
+        if found is not None:
+            return found
     if isinstance(x, str):
         name = x[len("paddle."):] if x.startswith("paddle.") else x
         if name in _BY_NAME:

@@ -393,7 +393,7 @@ class EvalTrace(Trace):
             return prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in tracers],
                                    **params)
         args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
-        out_avals = prim.abstract_eval_list([get_aval(a) for a in args], params)
+        out_avals = prim.abstract_eval_list([get_aval(x) for x in tracers], params)
         out = prim.impl(*args, **params)
         outs = out if prim.multiple_results else [out]
         return [Tensor(_typed(o, a)) for o, a in zip(outs, out_avals)]
