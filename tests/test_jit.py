@@ -227,3 +227,23 @@ def test_random_is_identical_under_jit():
     np.testing.assert_array_equal(r_e.numpy(), r_j.numpy())
     # normal goes through erf_inv, whose IREE and scipy implementations may differ in the last bit
     np.testing.assert_allclose(n_e.numpy(), n_j.numpy(), rtol=4e-7, atol=1e-7)
+
+
+def test_closed_over_tensor_updated_in_place_is_seen_by_the_next_call():
+    traces = []
+    W = paddle.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+
+    @paddle.jit
+    def f(x):
+        traces.append(1)
+        return paddle.matmul(x, W)
+
+    x = paddle.ones([1, 2])
+    np.testing.assert_allclose(f(x).numpy(), [[1.0, 1.0]])
+    f(x)
+    assert len(traces) == 1, "an unchanged closure must not retrace"
+    W.set_value([[2.0, 0.0], [0.0, 3.0]])
+    np.testing.assert_allclose(f(x).numpy(), [[2.0, 3.0]])
+    W[0, 0] = 10.0
+    np.testing.assert_allclose(f(x).numpy(), [[10.0, 3.0]])
+    assert len(traces) == 3

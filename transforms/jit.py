@@ -182,11 +182,20 @@ jit_call_p = Primitive("jit_call", _jit_call_shape, _jit_call_impl, _jit_call_jv
 class _Traced:
     """One signature's traced program, its constants (kept on the device after the first call) and output tree."""
 
-    __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature")
+    __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature", "captured")
 
-    def __init__(self, program, consts, out_tree, signature):
+    def __init__(self, program, consts, out_tree, signature, captured=()):
         self.program, self.consts, self.out_tree, self.signature = program, consts, out_tree, signature
         self.const_inputs = None
+        self.captured = tuple(captured)
+
+    def closure_is_current(self) -> bool:
+        """False when a Tensor the function closed over was updated in place (rebound) since it was traced."""
+        for handle, snap in self.captured:
+            if handle._alias is not None or handle._device_array is not snap._device_array or \
+                    (snap._device_array is None and handle._value is not snap._value):
+                return False
+        return True
 
     def run(self, tensors, device, name):
         if self.const_inputs is None:
@@ -312,8 +321,10 @@ class JitFunction:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         names = _leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
-        prog, consts = trace_to_program(flat_fun, list(avals), transform=f"jit({self._name})", arg_names=names)
-        return _Traced(prog, consts, store["out_tree"], (in_tree, avals, statics, device))
+        captured = []
+        prog, consts = trace_to_program(flat_fun, list(avals), transform=f"jit({self._name})", arg_names=names,
+                                        captured=captured)
+        return _Traced(prog, consts, store["out_tree"], (in_tree, avals, statics, device), captured)
 
     def _explain_miss(self, key):
         if not (config.explain_cache_misses or config.log_compiles):
@@ -350,6 +361,14 @@ class JitFunction:
         device = resolve_device(self.device)
         key = (in_tree, avals, statics, device)
         traced = self._cache.get(key)
+        if traced is not None and not traced.closure_is_current():
+            # Paddle semantics: a global Tensor updated in place (w.set_value(...), w[i] = v) is seen by the next
+            # call. Its value is a program input, so the same executable is reused after the retrace.
+            if config.explain_cache_misses or config.log_compiles:
+                log(f"jit({self._name}): retracing, a Tensor the function closes over was updated in place; pass "
+                    "it as an argument to avoid retracing")
+            del self._cache[key]
+            traced = None
         if traced is None:
             reason = self._explain_miss(key)
             traced = self._trace(args, kwargs, statics, static_pos, leaves, in_tree, avals, device)

@@ -34,6 +34,7 @@ class ProgramBuilder:
         self.const_vals: dict[int, object] = {}       # id(tracer) -> captured value
         self.tracers: list[Tracer] = []               # keeps ids alive
         self.input_vars: dict[int, Var] = {}          # id(input tracer) -> its Var, even if later rebound in place
+        self.captured: list = []                      # (handle, snapshot) of every concrete Tensor captured
 
     def new_var(self, tracer) -> Var:
         v = Var(tracer.aval)
@@ -113,9 +114,13 @@ class StagingTrace(Trace):
         b.new_var(t)
         b.const_tracers[key] = t
         # a concrete Tensor is captured as a snapshot: an in-place update of it later rebinds the caller's handle,
-        # never the value this program was traced with
-        b.const_vals[id(t)] = (val.snapshot() if not isinstance(val, Tracer) else val) if isinstance(val, Tensor) \
-            else Tensor(np.asarray(val))
+        # never the value this program was traced with (jit checks the handles to notice such updates)
+        if isinstance(val, Tensor) and not isinstance(val, Tracer):
+            snap = val.snapshot()
+            b.captured.append((val, snap))
+        else:
+            snap = val if isinstance(val, Tensor) else Tensor(np.asarray(val))
+        b.const_vals[id(t)] = snap
         b.tracers.append(val)
         return t
 
@@ -144,11 +149,13 @@ class StagingTrace(Trace):
             "`while`, or mark the argument static (jit's static_argnums)")
 
 
-def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None):
-    """Trace `fun(*tracers) -> list of values` into (program, consts, out_avals).
+def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None,
+                     captured=None):
+    """Trace `fun(*tracers) -> list of values` into (program, consts).
 
     With `dynamic=True` every operation is staged, even on constants (what jit and make_ir want); with
-    `dynamic=False` operations on values that do not depend on the inputs run eagerly.
+    `dynamic=False` operations on values that do not depend on the inputs run eagerly. A list passed as
+    `captured` receives (handle, snapshot) for every concrete Tensor the function closed over.
     """
     with new_main(StagingTrace, ProgramBuilder(), transform=transform, dynamic=dynamic) as main:
         trace = StagingTrace(main)
@@ -157,6 +164,8 @@ def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=
         outs = fun(*in_tracers)
         out_tracers = [trace.full_raise(o) for o in outs]
         prog, consts = main.global_data.build(in_tracers, out_tracers)
+        if captured is not None:
+            captured.extend(main.global_data.captured)
     if check:
         typecheck_program(prog)
     return prog, consts
