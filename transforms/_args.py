@@ -1,10 +1,14 @@
 """Argument handling shared by the transforms: leaf conversion, argnums, pytree checks."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
+import optree
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import TransformError
+from paddle_fn.core.pytree import NAMESPACE
 from paddle_fn.core.trace import Tensor
 
 
@@ -41,3 +45,29 @@ def normalize_argnums(argnums, nargs: int, transform: str):
 
 def fun_name(f) -> str:
     return getattr(f, "__name__", type(f).__name__)
+
+
+def leaf_names(fun, args, kwargs):
+    """Readable names for the leaves of (args, kwargs): the parameter name plus the path inside it."""
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    paths, _, _ = optree.tree_flatten_with_path((tuple(args), kwargs), none_is_leaf=False, namespace=NAMESPACE)
+    names = []
+    for path in paths:
+        head, rest = path[:2], path[2:]
+        if head[0] == 0:
+            base = params[head[1]] if head[1] < len(params) and not _is_var(fun, head[1]) else f"args[{head[1]}]"
+        else:
+            base = str(head[1])
+        names.append(base + "".join(f"[{p!r}]" for p in rest))
+    return names
+
+
+def _is_var(fun, i):
+    try:
+        ps = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind == p.VAR_POSITIONAL for p in ps[:i + 1])

@@ -15,20 +15,18 @@ import threading
 import time
 import weakref
 
-import optree
-
 import paddle_fn.runtime as runtime
 from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_undefined
 from paddle_fn.core.config import config, log
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.primitive import Primitive, symbolic_zeros
 from paddle_fn.core.program_transforms import batch_program, jvp_program, partial_eval_program, transpose_program
-from paddle_fn.core.pytree import NAMESPACE, tree_flatten, tree_unflatten
+from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
-from paddle_fn.transforms._args import as_leaf, fun_name
+from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
 from paddle_fn.transforms.devices import resolve_device
 
 _LOCK = threading.RLock()
@@ -204,32 +202,6 @@ class _Traced:
         return _run(self.program, device, name, self.const_inputs + list(tensors))
 
 
-def _leaf_names(fun, args, kwargs):
-    """Readable names for the leaves of (args, kwargs): the parameter name plus the path inside it."""
-    try:
-        params = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        params = []
-    paths, _, _ = optree.tree_flatten_with_path((tuple(args), kwargs), none_is_leaf=False, namespace=NAMESPACE)
-    names = []
-    for path in paths:
-        head, rest = path[:2], path[2:]
-        if head[0] == 0:
-            base = params[head[1]] if head[1] < len(params) and not _is_var(fun, head[1]) else f"args[{head[1]}]"
-        else:
-            base = str(head[1])
-        names.append(base + "".join(f"[{p!r}]" for p in rest))
-    return names
-
-
-def _is_var(fun, i):
-    try:
-        ps = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return True
-    return any(p.kind == p.VAR_POSITIONAL for p in ps[:i + 1])
-
-
 class JitFunction:
     """A function compiled with IREE on first call for each argument signature (see `jit`)."""
 
@@ -320,7 +292,7 @@ class JitFunction:
 
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
-        names = _leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
+        names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
         captured = []
         prog, consts = trace_to_program(flat_fun, list(avals), transform=f"jit({self._name})", arg_names=names,
                                         captured=captured)

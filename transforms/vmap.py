@@ -7,7 +7,7 @@ from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
-from paddle_fn.transforms._args import as_leaf, fun_name
+from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
 
 
 def _check_axis(ax, ndim, what):
@@ -62,7 +62,8 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
             if d is not None:
                 sizes.setdefault(get_aval(v).shape[d], []).append(i)
         if len(sizes) > 1:
-            detail = "; ".join(f"size {s} for argument leaves {ix}" for s, ix in sizes.items())
+            names = leaf_names(func, args, kwargs)
+            detail = "; ".join(f"size {s} for {', '.join(names[i] for i in ix)}" for s, ix in sizes.items())
             raise TransformError(f"[vmap] the mapped axes have different sizes: {detail}. All mapped axes must have "
                                  "the same size")
         if sizes:
