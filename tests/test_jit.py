@@ -247,3 +247,10 @@ def test_closed_over_tensor_updated_in_place_is_seen_by_the_next_call():
     W[0, 0] = 10.0
     np.testing.assert_allclose(f(x).numpy(), [[10.0, 3.0]])
     assert len(traces) == 3
+
+
+def test_cross_compile_for_gpu_targets_without_a_gpu():
+    lowered = paddle.jit(lambda a, b: paddle.tanh(paddle.matmul(a, b))).lower(paddle.ones([4, 8]), paddle.ones([8, 2]))
+    for target in ("cuda", "vulkan-spirv"):
+        artifact = lowered.cross_compile(target)
+        assert isinstance(artifact.vmfb, bytes) and len(artifact.vmfb) > 1000

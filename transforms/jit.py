@@ -390,6 +390,14 @@ class Lowered:
         _executable(self._traced.program, self.device, self._jitted._name)
         return Compiled(self)
 
+    def cross_compile(self, target: str, extra_flags=()):
+        """Compile for another target without running: 'cuda' (sm_80 unless extra_flags say
+        --iree-cuda-target=...), 'rocm' (gfx942), 'vulkan-spirv', 'metal-spirv' or 'llvm-cpu'. Returns the runtime's
+        CompiledArtifact (`.vmfb` bytes, `.flags`); works on a machine without that GPU."""
+        text = lower_program(simplify(self._traced.program), name="main")
+        return runtime.compile_stablehlo(text, target=target, extra_flags=tuple(extra_flags),
+                                         use_disk_cache=config.disk_cache)
+
     def __repr__(self):
         return f"Lowered(jit({self._jitted._name}), in={self.input_types}, out={self.output_types})"
 
