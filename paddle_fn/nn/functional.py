@@ -570,7 +570,8 @@ def _add_channel_bias(op, out, bias, channel_axis):
                                            broadcast_dimensions=(channel_axis,)))
 
 
-def _conv(op, n, x, weight, bias, stride, padding, dilation, groups, data_format):
+def _conv_operands(op, n, x, weight, groups, data_format):
+    """Checked operands of an n-D convolution: (x, weight, channel_last, dimension numbers, groups)."""
     x = float_operand(op, x)
     weight = as_tensor(weight)
     weight = cast(weight, dtypes.result_dtype_tensors(op, get_aval(x).dtype, get_aval(weight).dtype))
@@ -582,6 +583,11 @@ def _conv(op, n, x, weight, bias, stride, padding, dilation, groups, data_format
     layout = "N" + letters + "C" if channel_last else "NC" + letters
     dn = cv.conv_dimension_numbers(layout, "OI" + letters, layout)
     groups = static_int(op, groups, "groups")
+    return x, weight, channel_last, dn, groups
+
+
+def _conv(op, n, x, weight, bias, stride, padding, dilation, groups, data_format):
+    x, weight, channel_last, dn, groups = _conv_operands(op, n, x, weight, groups, data_format)
     channels = shape_of(x)[dn.lhs_spec[1]]
     out_ch, in_per_group = shape_of(weight)[:2]
     if channels != in_per_group * groups or out_ch % groups:
@@ -643,17 +649,7 @@ def _conv_transpose(op, n, x, weight, bias, stride, padding, output_padding, dil
                     data_format):
     """The gradient of a convolution with respect to its input, as a convolution: the input is dilated by the
     stride, the kernel reversed and its in/out channels swapped within each group."""
-    x = float_operand(op, x)
-    weight = as_tensor(weight)
-    weight = cast(weight, dtypes.result_dtype_tensors(op, get_aval(x).dtype, get_aval(weight).dtype))
-    if get_aval(x).ndim != n + 2 or get_aval(weight).ndim != n + 2:
-        raise ShapeError(f"{op}: expected a {n + 2}-D input and weight, got shapes {list(shape_of(x))} and "
-                         f"{list(shape_of(weight))}")
-    channel_last = _channel_last(op, data_format, n)
-    letters = _spatial_letters(n)
-    layout = "N" + letters + "C" if channel_last else "NC" + letters
-    dn = cv.conv_dimension_numbers(layout, "OI" + letters, layout)
-    groups = static_int(op, groups, "groups")
+    x, weight, channel_last, dn, groups = _conv_operands(op, n, x, weight, groups, data_format)
     in_ch, out_per_group = shape_of(weight)[:2]
     k = shape_of(weight)[2:]
     if shape_of(x)[dn.lhs_spec[1]] != in_ch or in_ch % groups:
