@@ -7,7 +7,8 @@ from paddle_fn import prims  # noqa: F401  (registers every primitive)
 from paddle_fn import tensor as _tensor_api
 from paddle_fn.tensor import *  # noqa: F401,F403  (the Paddle-level functions)
 from paddle_fn.core.dtypes import (  # noqa: F401
-    DType, bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    DType, bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64,
     set_default_dtype, uint8, uint32)
 from paddle_fn.core.errors import (  # noqa: F401
     ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)

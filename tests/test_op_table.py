@@ -241,7 +241,7 @@ def test_lowering_is_valid_stablehlo(row, iree_parse):
     args = _args(row)
     prog, consts = trace_to_program(lambda *xs: _call_t(row, xs), [get_aval(Tensor(a)) for a in args])
     text = lower_program(prog)
-    assert f"stablehlo" in text or "chlo" in text or not prog.eqns
+    assert "stablehlo" in text or "chlo" in text or not prog.eqns
     iree_parse(text)
 
 

@@ -15,7 +15,7 @@ from paddle_fn.core.errors import UnsupportedError
 from paddle_fn.core.hooks import OPS
 from paddle_fn.core.ir import Literal, Program, ShapedArray, Var
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, unsupported
-from paddle_fn.core.staging import ProgramBuilder, StagingTrace, _inline_literals
+from paddle_fn.core.staging import ProgramBuilder, StagingTrace
 from paddle_fn.core.trace import Tensor, Trace, Tracer, bind, get_aval, new_main
 
 def add_any(a, b):

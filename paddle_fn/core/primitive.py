@@ -23,8 +23,10 @@ class _Marker:
 
 LINEAR = _Marker("LINEAR", "JVP rule: the primitive is linear in all its inputs; tangent out = prim(*tangents).")
 ZERO_TANGENT = _Marker("ZERO_TANGENT", "JVP rule: the output does not vary with the inputs (comparisons, integer ops).")
-NONLINEAR = _Marker("NONLINEAR", "transpose rule: the primitive is not linear, so it never appears in a linear program.")
-ELEMENTWISE = _Marker("ELEMENTWISE", "batching rule: an n-ary elementwise op; batch dims are aligned and it is applied once.")
+NONLINEAR = _Marker("NONLINEAR",
+                    "transpose rule: the primitive is not linear, so it never appears in a linear program.")
+ELEMENTWISE = _Marker("ELEMENTWISE",
+                      "batching rule: an n-ary elementwise op; batch dims are aligned and it is applied once.")
 
 
 class unsupported:

@@ -1,6 +1,7 @@
 """The primitive set (lax level): every primitive with all its rules, one block each, grouped by family."""
 from paddle_fn.core import hooks
-from paddle_fn.prims import control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural  # noqa: F401
+from paddle_fn.prims import (  # noqa: F401
+    control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural)
 from paddle_fn.prims._rules import scalar_like
 from paddle_fn.core.trace import get_aval
 

@@ -318,7 +318,7 @@ def atan2(y, x):
     return atan2_p.bind(y, x)
 
 
-# ---------------------------------------------------------------------------------------------- transcendental unary ops
+# ---------------------------------------------------------------------------------------- transcendental unary ops
 
 def _unary_jvp(f, deriv):
     def jvp(primals, tangents):

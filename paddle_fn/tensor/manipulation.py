@@ -22,7 +22,8 @@ __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis"
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
            "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
            "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis",
-           "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "tolist", "multiplex"]
+           "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "tolist",
+           "multiplex"]
 
 
 def reshape(x, shape, name=None):
