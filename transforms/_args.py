@@ -50,24 +50,22 @@ def fun_name(f) -> str:
 def leaf_names(fun, args, kwargs):
     """Readable names for the leaves of (args, kwargs): the parameter name plus the path inside it."""
     try:
-        params = list(inspect.signature(fun).parameters)
+        params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         params = []
+    # positional parameters up to the first *args can name arguments; later ones are args[i]
+    named = []
+    for p in params:
+        if p.kind == p.VAR_POSITIONAL:
+            break
+        named.append(p.name)
     paths, _, _ = optree.tree_flatten_with_path((tuple(args), kwargs), none_is_leaf=False, namespace=NAMESPACE)
     names = []
     for path in paths:
-        head, rest = path[:2], path[2:]
-        if head[0] == 0:
-            base = params[head[1]] if head[1] < len(params) and not _is_var(fun, head[1]) else f"args[{head[1]}]"
+        (where, key), rest = path[:2], path[2:]
+        if where == 0:
+            base = named[key] if key < len(named) else f"args[{key}]"
         else:
-            base = str(head[1])
+            base = str(key)
         names.append(base + "".join(f"[{p!r}]" for p in rest))
     return names
-
-
-def _is_var(fun, i):
-    try:
-        ps = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return True
-    return any(p.kind == p.VAR_POSITIONAL for p in ps[:i + 1])

@@ -373,7 +373,10 @@ class Jacobian:
 
     def __init__(self, func, xs, is_batched=False):
         _check_inputs(func, xs)
-        engine = _RowEngine(func, _as_tensors(xs), bool(is_batched), "Jacobian")
+        self._init_engine(func, _as_tensors(xs), bool(is_batched), "Jacobian")
+
+    def _init_engine(self, func, xs, batched, who):
+        engine = _RowEngine(func, xs, batched, who)
         self._block = _LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
 
     def __getitem__(self, indexes):
@@ -381,11 +384,11 @@ class Jacobian:
 
     @property
     def shape(self):
-        """``(M, N)``, or ``(B, M, N)`` when batched."""
+        """``(M, N)`` (``(N, N)`` for a Hessian), or with a leading batch size ``B`` when batched."""
         return self._block.shape
 
 
-class Hessian:
+class Hessian(Jacobian):
     """The Hessian matrix of a scalar ``func`` at ``xs``, lazily evaluated by rows and cached (Paddle 2.3).
 
     ``func`` must return a single-element Tensor (shape ``[1]``; ``[B, 1]`` when ``is_batched``), else
@@ -415,16 +418,7 @@ class Hessian:
     def __init__(self, func, xs, is_batched=False):
         _check_inputs(func, xs)
         batched = bool(is_batched)
-        engine = _RowEngine(_flat_gradient(func, batched, "Hessian"), _as_tensors(xs), batched, "Hessian")
-        self._block = _LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
-
-    def __getitem__(self, indexes):
-        return self._block[indexes]
-
-    @property
-    def shape(self):
-        """``(N, N)``, or ``(B, N, N)`` when batched."""
-        return self._block.shape
+        self._init_engine(_flat_gradient(func, batched, "Hessian"), _as_tensors(xs), batched, "Hessian")
 
 
 def _flat_gradient(func, batched, who):

@@ -1,14 +1,13 @@
 """The primitive set (lax level): every primitive with all its rules, one block each, grouped by family."""
+import numpy as np
+
 from paddle_fn.core import hooks
+from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import (  # noqa: F401
     control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural)
-from paddle_fn.prims._rules import scalar_like
-from paddle_fn.core.trace import get_aval
 
 
 def _zeros(shape, dtype):
-    import numpy as np
-    from paddle_fn.core.trace import Tensor
     return structural.broadcast_in_dim(Tensor(np.zeros((), dtype.np)), shape=shape, broadcast_dimensions=())
 
 
@@ -30,6 +29,4 @@ def _broadcast_batch(x, size, axis):
     return structural.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
-hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch,
-               select=elementwise.select, convert=elementwise.convert_element_type)
-del scalar_like
+hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch)

@@ -575,20 +575,29 @@ def _eigh_jvp(primals, tangents):
     return [w, v], [diagonal(x), mm(v, mul(_gap_reciprocals(w), x))]
 
 
+def _jacobi_pairs(n):
+    """The index pairs (p < q) one Jacobi sweep visits, and a function giving the i-th pair as traced scalars."""
+    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
+    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
+    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+
+    def pair_at(i):
+        return (reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()),
+                reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=()))
+    return pairs, pair_at
+
+
 def _eigh_algorithm(a):
     """Cyclic Jacobi rotations until the off-diagonal part is below eps relative to the whole, then the
     eigenvalues sorted ascending and the eigenvector signs fixed."""
     n = _shape(a)[0]
     a = _symmetrize(a)
-    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
-    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+    pairs, pair_at = _jacobi_pairs(n)
     tol = _sweep_tolerance(get_aval(a).dtype)
 
     def rotate(i, carry):
         m, v = carry
-        p, q = reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()), \
-            reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=())
+        p, q = pair_at(i)
         zero = scalar_like(p, 0)
         a_pp, a_qq, a_pq = (reshape(_entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
         c, s = _jacobi_rotation(a_pp, a_qq, a_pq)
@@ -702,15 +711,12 @@ def _one_sided_jacobi(a):
     """Rotate column pairs of a tall `a` until they are orthogonal to eps: a V = W; then s = the column norms of W
     sorted descending and u = W's columns / s (a zero singular value gives a zero column). Returns u, s, V."""
     m, n = _shape(a)
-    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
-    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+    pairs, pair_at = _jacobi_pairs(n)
     tol = _sweep_tolerance(get_aval(a).dtype)
 
     def rotate(i, carry):
         w, v = carry
-        p, q = reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()), \
-            reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=())
+        p, q = pair_at(i)
         zero = scalar_like(p, 0)
         w_p, w_q = dynamic_slice(w, zero, p, slice_sizes=(m, 1)), dynamic_slice(w, zero, q, slice_sizes=(m, 1))
         dots = [reduce_sum(mul(x, y), axes=(0, 1)) for x, y in ((w_p, w_p), (w_q, w_q), (w_p, w_q))]
