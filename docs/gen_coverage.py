@@ -55,6 +55,9 @@ CATALOGUE = {
         numpy item tolist astype T shape dtype ndim size place stop_gradient backward grad clear_grad detach
         register_hook cpu cuda pin_memory at reshape_ squeeze_ unsqueeze_ add_ scale_ clip_ zero_ fill_ set_value
         uniform_ exponential_"""),
+    "Framework": ("paddle", """
+        set_default_dtype get_default_dtype set_flags get_flags seed is_compiled_with_cuda is_compiled_with_rocm
+        is_compiled_with_xpu set_device get_device grad no_grad in_dynamic_mode"""),
     "nn.functional: activations": ("paddle.nn.functional", """
         relu relu6 elu selu celu gelu silu swish mish hardswish hardsigmoid hardtanh hardshrink softshrink
         thresholded_relu leaky_relu prelu rrelu softplus softsign tanhshrink log_sigmoid sigmoid tanh softmax

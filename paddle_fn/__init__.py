@@ -17,11 +17,12 @@ from paddle_fn.core.trace import Tensor  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
-from paddle_fn.core.config import config  # noqa: F401
+from paddle_fn.core.config import config, get_flags, set_flags  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
 from paddle_fn.transforms.devices import (  # noqa: F401
-    CPUPlace, CUDAPlace, device_put, devices, get_device, set_device)
+    CPUPlace, CUDAPlace, device_put, devices, get_device, is_compiled_with_cuda, is_compiled_with_rocm,
+    is_compiled_with_xpu, set_device)
 
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
@@ -29,7 +30,7 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     standard_normal)
 
 _tensor_api.methods.install()
-from paddle_fn import autograd, incubate, linalg, nn  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
+from paddle_fn import autograd, device, incubate, linalg, nn  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
 from paddle_fn.linalg import cholesky, det, matrix_power, multi_dot, norm, slogdet  # noqa: F401,E402
 from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
 

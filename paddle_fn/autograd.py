@@ -50,8 +50,7 @@ def _blocks(engine, ys_single, xs_single, batched):
         col_ranges.append(range(start, start + width))
         start += width
     grid = tuple(
-        tuple(_LazyBlock(engine, rows, cols, keep_row=len(y_shape) > keep, keep_col=len(x_shape) > keep,
-                         scalar_shape=())
+        tuple(_LazyBlock(engine, rows, cols, keep_row=len(y_shape) > keep, keep_col=len(x_shape) > keep)
               for cols, x_shape in zip(col_ranges, engine.in_shapes))
         for rows, y_shape in zip(row_ranges, engine.out_shapes))
     if ys_single and xs_single:

@@ -20,7 +20,7 @@ from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
-from paddle_fn.tensor._util import normalize_axes, paddle_scalar, shape_of, static_int
+from paddle_fn.tensor._util import normalize_axes, shape_of, static_int
 from paddle_fn.tensor.linalg import inner, matmul, outer
 from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
                                         full_like_scalar)
@@ -79,10 +79,10 @@ def _scale_columns(x, v):
 
 
 def _keep(x, axes, keepdim):
-    """Reinsert the reduced `axes` as size-1 dims if keepdim; give Paddle's shape [1] for a full reduction."""
+    """Reinsert the reduced `axes` as size-1 dims if keepdim."""
     if keepdim:
         return st.expand_dims(x, dimensions=tuple(axes))
-    return paddle_scalar(x)
+    return x
 
 
 # ---------------------------------------------------------------------------------------------- factorizations
@@ -200,7 +200,7 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         l_ = ew.add(la.tril(packed, -1), la.eye_like(packed))
         u = la.triu(packed)
     if unpack_pivots:
-        pivots = ew.sub(cast(as_tensor(y), dtypes.int32), full_like_scalar(1, dtypes.int32, shape_of(y)))
+        pivots = ew.sub(as_tensor(y, dtypes.int32), full_like_scalar(1, dtypes.int32, shape_of(y)))
         p = la.mT(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
     return p, l_, u
 
@@ -362,7 +362,7 @@ def solve(x, y, name=None):
         array([2., 3.], dtype=float32)
     """
     a = _matrices("solve", x, square=True)
-    b = cast(as_tensor(y), get_aval(a).dtype)
+    b = as_tensor(y, get_aval(a).dtype)
     vector = get_aval(b).ndim == 1
     if vector:
         b = st.reshape(b, new_sizes=shape_of(b) + (1,))
@@ -402,13 +402,13 @@ def det(x, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
-        >>> linalg.det(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy().round(4)
-        array([-2.], dtype=float32)
+        >>> round(linalg.det(paddle.to_tensor([[1., 2.], [3., 4.]])).item(), 4)
+        -2.0
     """
     a = _matrices("det", x, square=True)
     packed, pivots, _ = la.lu(a)
     out = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(la.diagonal(packed), axes=_last(pivots)))
-    return paddle_scalar(out)
+    return out
 
 
 def slogdet(x, name=None):
@@ -432,7 +432,7 @@ def slogdet(x, name=None):
 def _svd_cutoff(s, rcond):
     """Singular values above rcond * max(s) (per matrix), as a mask; and the reciprocals where kept (else 0)."""
     top = red.reduce_max(s, axes=_last(s))
-    rcond = broadcast_to_shape(cast(as_tensor(rcond), get_aval(s).dtype), shape_of(top))
+    rcond = broadcast_to_shape(as_tensor(rcond, get_aval(s).dtype), shape_of(top))
     cutoff = st.broadcast_in_dim(ew.mul(top, rcond), shape=shape_of(s),
                                  broadcast_dimensions=tuple(range(get_aval(s).ndim - 1)))
     keep = ew.gt(s, cutoff)
@@ -552,8 +552,8 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
         >>> x = paddle.to_tensor([[3., -4.], [0., 1.]])
-        >>> linalg.norm(x).numpy().round(4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
-        (array([5.099], dtype=float32), array([5.], dtype=float32))
+        >>> round(linalg.norm(x).item(), 4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
+        (5.099, array(5., dtype=float32))
     """
     x = float_operand("norm", x)
     nd = get_aval(x).ndim
@@ -631,7 +631,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     w = None
     for given, what in ((fweights, "fweights"), (aweights, "aweights")):
         if given is not None:
-            g = cast(as_tensor(given), dtype)
+            g = as_tensor(given, dtype)
             if shape_of(g) != (n_obs,):
                 raise ShapeError(f"paddle.linalg.cov: {what} must have shape [{n_obs}] (one per observation), got "
                                  f"{list(shape_of(g))}")
@@ -647,12 +647,12 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     elif aweights is None:
         norm_ = ew.sub(w_sum, full_like_scalar(1, dtype))
     else:
-        aw = cast(as_tensor(aweights), dtype)
+        aw = as_tensor(aweights, dtype)
         norm_ = ew.sub(w_sum, ew.div(_sum(ew.mul(w, aw), (0,)), w_sum))
     weighted = ew.mul(centered, st.broadcast_in_dim(w, shape=shape_of(x), broadcast_dimensions=(1,)))
     c = red.dot_general(weighted, centered, dimension_numbers=(((1,), (1,)), ((), ())))
     out = ew.div(c, st.broadcast_in_dim(norm_, shape=shape_of(c), broadcast_dimensions=()))
-    return paddle_scalar(st.reshape(out, new_sizes=())) if shape_of(out) == (1, 1) else out
+    return st.reshape(out, new_sizes=()) if shape_of(out) == (1, 1) else out
 
 
 def multi_dot(x, name=None):
@@ -683,7 +683,7 @@ def multi_dot(x, name=None):
     dims = [shape_of(mats[0])[0]] + [shape_of(m)[1] for m in mats]
     out = _chain_product(mats, _chain_order(dims), 0, len(mats) - 1)
     out_shape = shape_of(out)[int(first_vec):2 - int(last_vec)] if (first_vec or last_vec) else shape_of(out)
-    return paddle_scalar(st.reshape(out, new_sizes=tuple(out_shape)))
+    return st.reshape(out, new_sizes=tuple(out_shape))
 
 
 def _chain_order(dims):
@@ -714,7 +714,7 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
         >>> linalg.matrix_rank(paddle.to_tensor([[1., 2.], [2., 4.]])).numpy()
-        array([1])
+        array(1)
     """
     a = _matrices("matrix_rank", x, square=bool(hermitian))
     s = ew.abs(la.eigh(a)[0]) if hermitian else la.svd(a)[1]
@@ -722,10 +722,10 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
         m, n = shape_of(a)[-2:]
         keep, _ = _svd_cutoff(s, float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n))
     else:
-        bound = cast(as_tensor(tol), get_aval(s).dtype)
+        bound = as_tensor(tol, get_aval(s).dtype)
         keep = ew.gt(s, broadcast_to_shape(st.expand_dims(bound, dimensions=(get_aval(bound).ndim,))
                                            if get_aval(bound).ndim else bound, shape_of(s)))
-    return paddle_scalar(_sum(ew.convert_element_type(keep, new_dtype=dtypes.int64), _last(keep)))
+    return _sum(ew.convert_element_type(keep, new_dtype=dtypes.int64), _last(keep))
 
 
 def cond(x, p=None, name=None):
@@ -736,13 +736,13 @@ def cond(x, p=None, name=None):
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
         >>> linalg.cond(paddle.to_tensor([[2., 0.], [0., 0.5]])).numpy()
-        array([4.], dtype=float32)
+        array(4., dtype=float32)
     """
     a = _matrices("cond", x)
     if p is None or p in (2, -2):
         s = la.svd(a)[1]
         big, small = red.reduce_max(s, axes=_last(s)), red.reduce_min(s, axes=_last(s))
-        return paddle_scalar(ew.div(big, small) if p != -2 else ew.div(small, big))
+        return ew.div(big, small) if p != -2 else ew.div(small, big)
     a = _matrices("cond", a, square=True)
     nd = get_aval(a).ndim
     axes = [nd - 2, nd - 1]

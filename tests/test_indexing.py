@@ -23,8 +23,7 @@ INDICES = [
 
 
 def _expected(index):
-    out = X[index]
-    return out.reshape(1) if out.ndim == 0 else out
+    return X[index]
 
 
 @pytest.mark.parametrize("index", INDICES, ids=[str(i) for i in range(len(INDICES))])
@@ -35,11 +34,12 @@ def test_getitem_matches_numpy(index):
     np.testing.assert_array_equal(out.numpy(), expected)
 
 
-def test_integer_index_of_1d_tensor_has_shape_one():
+def test_integer_index_of_1d_tensor_is_0d():
     x = T.to_tensor([5, 6, 7])
-    assert x[0].shape == [1]
-    np.testing.assert_array_equal(x[-1].numpy(), [7])
-    assert [v.shape for v in x] == [[1], [1], [1]]
+    assert x[0].shape == []
+    assert x[-1].numpy().shape == () and x[-1].item() == 7
+    assert [v.shape for v in x] == [[], [], []]
+    assert x[0:1].shape == [1]
 
 
 def test_tensor_indices_and_lists():

@@ -62,7 +62,7 @@ def test_residuals_are_not_affected_by_later_updates():
 
 def inplace_fn(x):
     buf = paddle.zeros([3], dtype="float64")
-    buf[1] = paddle.sum(x * x)[0]       # fill a buffer with a traced value
+    buf[1] = paddle.sum(x * x)          # fill a buffer with a traced value
     y = x * 1.0
     y.scale_(3.0)
     y[0] = y[0] * y[2]
@@ -100,7 +100,7 @@ def test_global_buffer_updated_with_traced_value_cannot_escape():
     buf = paddle.zeros([2], dtype="float64")
 
     def f(x):
-        buf[0] = paddle.sum(x)[0]
+        buf[0] = paddle.sum(x)
         return paddle.sum(x * x)
 
     paddle.grad(f)(t([1.0, 2.0]))

@@ -181,7 +181,7 @@ def _check_callable(func, transform):
 def value_and_grad(func, argnums=0, has_aux=False):
     """Return a function computing ``(func(*args), grad)`` (``((value, aux), grad)`` with has_aux).
 
-    The output must be a real scalar: shape [] or a one-element Tensor such as Paddle's shape-[1] losses.
+    The output must be a real scalar: shape [] or a one-element Tensor of shape [1], which Paddle also accepts.
 
     Example:
         >>> import paddle_fn as paddle

@@ -123,3 +123,39 @@ def device_put(x, device=None):
             return t
         return Tensor.from_device_array(_put(t.concrete_value(), d), stop_gradient=t.stop_gradient)
     return tree_map(put, x)
+
+
+def is_compiled_with_cuda() -> bool:
+    """True when an NVIDIA GPU can be used here: IREE's CUDA driver is present and creates a device.
+
+    Paddle answers whether its build has CUDA; paddle_fn has one build, so it answers whether `jit` can run
+    on a CUDA device on this machine.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.is_compiled_with_cuda() == bool(paddle.devices('cuda'))
+        True
+    """
+    return bool(devices("cuda"))
+
+
+def is_compiled_with_rocm() -> bool:
+    """True when an AMD GPU can be used here (IREE's HIP driver creates a device).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.is_compiled_with_rocm() == bool(paddle.devices('rocm'))
+        True
+    """
+    return bool(devices("rocm"))
+
+
+def is_compiled_with_xpu() -> bool:
+    """Always False: paddle_fn has no Kunlun XPU backend.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.is_compiled_with_xpu()
+        False
+    """
+    return False

@@ -181,7 +181,7 @@ jacobian = jacrev
 def hessian(func, argnums=0, has_aux=False):
     """Hessian of a scalar function: jacfwd(jacrev(func)).
 
-    A one-element output of shape [1] (what Paddle 2.3's full reductions return) counts as a scalar, so the
+    A one-element output of shape [1] (what Paddle 2.3's full reductions returned) counts as a scalar, so the
     Hessian of ``paddle.sum(...)`` has shape ``x.shape + x.shape``.
 
     Example:

@@ -440,8 +440,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
 
     Args:
         fun: a function of Tensors (pytrees allowed); may be used as ``@jit`` or ``@jit(static_argnums=1)``.
-        static_argnums / static_argnames: arguments that are Python values baked into the program (one
+        static_argnums: positions of arguments that are Python values baked into the program (one
             compilation per distinct value; they must be hashable).
+        static_argnames: the same, by keyword name.
         donate_argnums: accepted for JAX compatibility (inputs are never overwritten).
         device: where to compile and run ('cpu', 'gpu:0', a device from ``paddle_fn.devices()``, a Place).
 
@@ -452,8 +453,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
         >>> @paddle.jit
         ... def f(x):
         ...     return paddle.sum(paddle.exp(x) * 2.0)
-        >>> f(paddle.to_tensor([0.0, 1.0])).numpy().round(5)
-        array([7.43656], dtype=float32)
+        >>> round(f(paddle.to_tensor([0.0, 1.0])).item(), 5)
+        7.43656
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,

@@ -35,9 +35,8 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
-        >>> paddle.vmap(lambda r: paddle.sum(r * r))(x).numpy()   # Paddle's sum has shape [1]
-        array([[ 5.],
-               [25.]], dtype=float32)
+        >>> paddle.vmap(lambda r: paddle.sum(r * r))(x).numpy()   # one 0-D sum per row
+        array([ 5., 25.], dtype=float32)
     """
     @functools.wraps(func)
     def vmapped(*args, **kwargs):

@@ -44,6 +44,65 @@ class Config:
 config = Config()
 
 
+# Paddle's global flags that change behaviour here, with their defaults (Paddle's set_flags / get_flags).
+_FLAGS = {
+    # Paddle 2.5's migration switch: Tensor.numpy() of a 0-D Tensor returns shape (1,), for code written
+    # against Paddle 2.3's shape-[1] scalars (``loss.numpy()[0]``)
+    "FLAGS_set_to_1d": False,
+}
+
+
+def _known_flag(name) -> str:
+    if not isinstance(name, str) or name not in _FLAGS:
+        raise ValueError(f"Flag {name!r} is not a paddle_fn flag; the flags that exist here are "
+                         f"{', '.join(sorted(_FLAGS))}")
+    return name
+
+
+def set_flags(flags: dict) -> None:
+    """Set global flags from a dict of ``{name: value}``, as ``paddle.set_flags`` does.
+
+    Unknown names raise ValueError (nothing is set then). ``FLAGS_set_to_1d=True`` makes ``Tensor.numpy()`` of a
+    0-D Tensor return shape ``(1,)``, Paddle's switch for code that indexes ``loss.numpy()[0]``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> loss = paddle.mean(paddle.to_tensor([1.0, 2.0]))
+        >>> loss.numpy().shape
+        ()
+        >>> paddle.set_flags({'FLAGS_set_to_1d': True})
+        >>> loss.numpy()[0]
+        np.float32(1.5)
+        >>> paddle.set_flags({'FLAGS_set_to_1d': False})
+    """
+    if not isinstance(flags, dict):
+        raise TypeError(f"set_flags takes a dict of {{flag name: value}}, got {type(flags).__name__}")
+    checked = {}
+    for name, value in flags.items():
+        _known_flag(name)
+        if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+            raise TypeError(f"{name} is a bool flag; got {value!r}")
+        checked[name] = bool(value)
+    _FLAGS.update(checked)
+
+
+def get_flags(flags) -> dict:
+    """The values of one flag name or a list of names, as a dict (``paddle.get_flags``).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.get_flags('FLAGS_set_to_1d')
+        {'FLAGS_set_to_1d': False}
+    """
+    names = [flags] if isinstance(flags, str) else list(flags)
+    return {_known_flag(name): _FLAGS[name] for name in names}
+
+
+def flag(name: str):
+    """The current value of a flag, for the library's own checks."""
+    return _FLAGS[name]
+
+
 def log(message: str) -> None:
     """Emit a paddle_fn diagnostic (compilations, cache misses) on the 'paddle_fn' logger, shown by default."""
     if not logger.handlers and not logging.getLogger().handlers:

@@ -71,7 +71,7 @@ FLOAT_DTYPES = (float16, bfloat16, float32, float64)
 INT_DTYPES = (int8, int16, int32, int64, uint8, uint32)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NP = {d.np: d for d in ALL_DTYPES}
-_PY_TYPES = {bool: bool_, int: int64, float: None, complex: complex64}  # float -> default float dtype
+_PY_TYPES = {bool: bool_, int: int64, float: None, complex: None}  # float, complex -> the defaults
 
 
 def as_dtype(x) -> DType:
@@ -90,7 +90,7 @@ def as_dtype(x) -> DType:
             return bool_
         raise TypeError(f"unknown dtype {x!r}; expected one of {sorted(_BY_NAME)}")
     if x in _PY_TYPES:
-        return _PY_TYPES[x] or default_float_dtype()
+        return _PY_TYPES[x] or (default_complex_dtype() if x is complex else default_float_dtype())
     try:
         npd = np.dtype(x)
     except TypeError:
@@ -105,6 +105,11 @@ _default_float = [float32]
 
 def default_float_dtype() -> DType:
     return _default_float[0]
+
+
+def default_complex_dtype() -> DType:
+    """Paddle's default complex dtype follows the default float dtype: complex128 for float64, else complex64."""
+    return complex128 if _default_float[0] == float64 else complex64
 
 
 def set_default_dtype(d) -> None:
@@ -135,7 +140,7 @@ def dtype_of_scalar(x) -> DType:
     if isinstance(x, (float, np.floating)):
         return default_float_dtype()
     if isinstance(x, (complex, np.complexfloating)):
-        return complex64
+        return default_complex_dtype()
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from paddle_fn.core import dtypes
+from paddle_fn.core import config, dtypes
 from paddle_fn.core.errors import ConcretizationError, EscapedTracerError
 from paddle_fn.core.ir import ShapedArray
 
@@ -134,8 +134,11 @@ class Tensor:
         return self._value
 
     def numpy(self) -> np.ndarray:
-        """Return the value as a (read-only) numpy array."""
-        return self.concrete_value()
+        """Return the value as a (read-only) numpy array (shape (1,) for a 0-D Tensor under FLAGS_set_to_1d)."""
+        v = self.concrete_value()
+        if v.ndim == 0 and config.flag("FLAGS_set_to_1d"):
+            return v.reshape(1)
+        return v
 
     def __array__(self, dtype=None, copy=None):
         v = self.concrete_value()

@@ -1,4 +1,4 @@
-"""paddle.incubate.autograd with Paddle 2.3's semantics: ``vjp``, ``jvp`` and the lazy ``Jacobian`` / ``Hessian``.
+"""paddle.incubate.autograd with Paddle's semantics: ``vjp``, ``jvp`` and the lazy ``Jacobian`` / ``Hessian``.
 
 Built on the public transforms. A Jacobian linearizes ``func`` once (``paddle_fn.vjp``, which runs ``func`` as
 Paddle's constructor does) and evaluates rows of the flattened matrix only when an index asks for them: one VJP
@@ -296,14 +296,12 @@ class _LazyBlock:
     """A lazily evaluated block of an engine's matrix: rows `rows`, columns `cols` (ranges of global numbers).
 
     Internal axes are ([B],) rows, cols; `keep_row` / `keep_col` False drop that axis from the visible shape
-    (a 0-D output or input in paddle_fn.autograd). `scalar_shape` is the shape of a fully int-indexed result:
-    [1] for Paddle 2.3, [] for the later API.
+    (a 0-D output or input in paddle_fn.autograd). A fully int-indexed result is 0-D, as in Paddle 3.
     """
 
-    def __init__(self, engine, rows, cols, keep_row=True, keep_col=True, scalar_shape=(1,)):
+    def __init__(self, engine, rows, cols, keep_row=True, keep_col=True):
         self._engine, self._rows, self._cols = engine, rows, cols
         self._keep = ([True] if engine.batched else []) + [keep_row, keep_col]
-        self._scalar_shape = list(scalar_shape)
 
     @property
     def _internal_shape(self):
@@ -330,15 +328,13 @@ class _LazyBlock:
         if not untouched:
             part = part[selection]
         shape = [len(r) for (r, is_int), keep in zip(plan, self._keep) if keep and not is_int]
-        if not shape and any(is_int for (_, is_int), keep in zip(plan, self._keep) if keep):
-            shape = self._scalar_shape
         return part if part.shape == shape else paddle.reshape(part, shape)
 
 
 # ----------------------------------------------------------------------------------------------- Jacobian / Hessian
 
 class Jacobian:
-    """The Jacobian matrix of ``func`` at ``xs``, evaluated lazily by rows and cached (Paddle 2.3 semantics).
+    """The Jacobian matrix of ``func`` at ``xs``, evaluated lazily by rows and cached (Paddle's semantics).
 
     Inputs are flattened (after the batch axis when ``is_batched``) and concatenated into one vector; outputs
     likewise. ``J.shape`` is ``(M, N)``, or ``(B, M, N)`` batched, with M the flattened output size and N the
@@ -389,9 +385,10 @@ class Jacobian:
 
 
 class Hessian(Jacobian):
-    """The Hessian matrix of a scalar ``func`` at ``xs``, lazily evaluated by rows and cached (Paddle 2.3).
+    """The Hessian matrix of a scalar ``func`` at ``xs``, lazily evaluated by rows and cached.
 
-    ``func`` must return a single-element Tensor (shape ``[1]``; ``[B, 1]`` when ``is_batched``), else
+    ``func`` must return a single-element Tensor (shape ``[]`` or ``[1]``; ``[B]`` or ``[B, 1]`` when
+    ``is_batched``), else
     RuntimeError. Inputs are flattened and concatenated as for :class:`Jacobian`, so the result is ``[N, N]``
     or ``[B, N, N]``. Row k is one VJP of the gradient (reverse over reverse); indexing works as for Jacobian.
 
@@ -429,7 +426,7 @@ def _flat_gradient(func, batched, who):
         keep = int(batched)
         sizes = [math.prod(o.shape[keep:]) for o in outs]
         if sum(sizes) != 1 or (batched and any(len(o.shape) == 0 for o in outs)):
-            expected = "[B, 1] (one element per batch element)" if batched else "[1] (a single element)"
+            expected = "[B] or [B, 1] (one element per batch element)" if batched else "[] or [1] (a single element)"
             raise RuntimeError(f"The function given to {who} should return a single element Tensor, shaped "
                                f"{expected}, but it returned shapes {[o.shape for o in outs]}. Reduce the output "
                                "(e.g. paddle.sum) or use Jacobian for vector outputs.")

@@ -1,4 +1,4 @@
-"""`paddle.nn.functional`: Paddle 2.3's stateless neural-network functions, composed from the Tensor API and
+"""`paddle.nn.functional`: Paddle's stateless neural-network functions, composed from the Tensor API and
 the `conv_general_dilated` primitive. Every function works eagerly and under grad, vmap and jit.
 
 Sections: activations; linear, embedding and one_hot; dropout; convolutions; pooling; normalization; padding
@@ -210,7 +210,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
                [-0.75,  4.  ]], dtype=float32)
     """
     x = float_operand("prelu", x)
-    w = cast(as_tensor(weight), get_aval(x).dtype)
+    w = as_tensor(weight, get_aval(x).dtype)
     n = get_aval(w).size
     if n == 1:
         w = broadcast_to_shape(st.reshape(w, new_sizes=()), shape_of(x))
@@ -562,7 +562,7 @@ def _spatial_letters(n):
 def _add_channel_bias(op, out, bias, channel_axis):
     if bias is None:
         return out
-    bias = cast(as_tensor(bias), get_aval(out).dtype)
+    bias = as_tensor(bias, get_aval(out).dtype)
     c = shape_of(out)[channel_axis]
     if get_aval(bias).size != c:
         raise ShapeError(f"{op}: bias has {get_aval(bias).size} elements but the output has {c} channels")
@@ -1062,13 +1062,13 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     trailing = tuple(range(len(shape) - k, len(shape)))
     for p, combine in ((weight, ew.mul), (bias, ew.add)):
         if p is not None:
-            p = st.reshape(cast(as_tensor(p), get_aval(x).dtype), new_sizes=tuple(norm_shape))
+            p = st.reshape(as_tensor(p, get_aval(x).dtype), new_sizes=tuple(norm_shape))
             out = combine(out, st.broadcast_in_dim(p, shape=shape, broadcast_dimensions=trailing))
     return out
 
 
 def _per_channel(p, x, channel_axis):
-    p = st.reshape(cast(as_tensor(p), get_aval(x).dtype), new_sizes=(shape_of(x)[channel_axis],))
+    p = st.reshape(as_tensor(p, get_aval(x).dtype), new_sizes=(shape_of(x)[channel_axis],))
     return st.broadcast_in_dim(p, shape=shape_of(x), broadcast_dimensions=(channel_axis,))
 
 
@@ -1514,16 +1514,16 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     input's shape. `weight` [C] weighs each class (soft labels: by label @ weight).
 
     reduction='none' returns the per-example loss (shape of the label for hard labels; input's with `axis` of
-    size 1 for soft labels); 'sum' and 'mean' a shape-[1] Tensor. Paddle's 'mean' is a weighted mean, sum(loss)
-    / sum(weight of each example's class), over the examples not ignored; with the default ignore_index=-100
-    and no weight it divides by the number of all examples, ignored ones included, as Paddle 2.3 does.
+    size 1 for soft labels); 'sum' and 'mean' a 0-D Tensor. Paddle's 'mean' is a weighted mean, sum(loss)
+    / sum(weight of each example's class), over the examples not ignored; with a negative ignore_index (the
+    default -100) and no weight it divides by the number of all examples, ignored ones included, as Paddle does.
 
     Example:
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> logits = paddle.to_tensor([[2., 0., 0.], [0., 0., 0.]])
         >>> F.cross_entropy(logits, paddle.to_tensor([0, 2])).numpy()
-        array([0.6690786], dtype=float32)
+        array(0.6690786, dtype=float32)
         >>> F.cross_entropy(logits, paddle.to_tensor([[0], [1]]), reduction='none').numpy()
         array([[0.23954484],
                [1.0986123 ]], dtype=float32)
@@ -1542,7 +1542,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         loss = m.neg(m.sum(m.multiply(label, logp), axis=ax, keepdim=True))
         if weight is None:
             return _reduce("cross_entropy", loss, reduction)
-        w = st.broadcast_in_dim(cast(as_tensor(weight), get_aval(x).dtype), shape=shape, broadcast_dimensions=(ax,))
+        w = st.broadcast_in_dim(as_tensor(weight, get_aval(x).dtype), shape=shape, broadcast_dimensions=(ax,))
         example_weight = m.sum(m.multiply(label, w), axis=ax, keepdim=True)
         loss = m.multiply(loss, example_weight)
         if reduction == "mean":
@@ -1565,7 +1565,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     loss = where(valid, m.neg(take_along_axis(logp, safe, ax)), 0.0)
     example_weight = None
     if weight is not None:
-        w = cast(as_tensor(weight), get_aval(x).dtype)
+        w = as_tensor(weight, get_aval(x).dtype)
         example_weight = where(valid, reshape(gather(w, reshape(safe, [-1])), list(shape_of(safe))), 0.0)
         loss = m.multiply(loss, example_weight)
     if reduction == "none":
@@ -1574,7 +1574,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         return m.sum(loss)
     if example_weight is not None:
         return _divide_nonzero(m.sum(loss), m.sum(example_weight))
-    if ignore_index != -100:
+    if ignore_index >= 0:
         return _divide_nonzero(m.sum(loss), m.sum(cast(valid, get_aval(x).dtype)))
     return m.mean(loss)
 
@@ -1608,7 +1608,7 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
         >>> import paddle_fn.nn.functional as F
         >>> logp = paddle.log(paddle.to_tensor([[0.5, 0.5], [0.25, 0.75]]))
         >>> F.nll_loss(logp, paddle.to_tensor([0, 1])).numpy()
-        array([0.49041462], dtype=float32)
+        array(0.49041462, dtype=float32)
     """
     _check_reduction("nll_loss", reduction)
     x = float_operand("nll_loss", input)
@@ -1622,7 +1622,7 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     safe = where(valid, label, 0)
     picked = squeeze(take_along_axis(x, unsqueeze(safe, 1), 1), 1)
     w = as_tensor(np.ones(shape[1], get_aval(x).dtype.np)) if weight is None else \
-        cast(as_tensor(weight), get_aval(x).dtype)
+        as_tensor(weight, get_aval(x).dtype)
     example_weight = where(valid, reshape(gather(w, reshape(safe, [-1])), list(shape_of(safe))), 0.0)
     loss = m.multiply(m.neg(picked), example_weight)
     if reduction == "mean":
@@ -1646,7 +1646,7 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     """
     _check_reduction("binary_cross_entropy", reduction)
     p = float_operand("binary_cross_entropy", input)
-    label = cast(as_tensor(label), get_aval(p).dtype)
+    label = as_tensor(label, get_aval(p).dtype)
     log_p = m.maximum(m.log(p), -100.0)
     log_not_p = m.maximum(m.log(m.subtract(1.0, p)), -100.0)
     loss = m.neg(m.add(m.multiply(label, log_p), m.multiply(m.subtract(1.0, label), log_not_p)))
@@ -1666,7 +1666,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     """
     _check_reduction("binary_cross_entropy_with_logits", reduction)
     x = float_operand("binary_cross_entropy_with_logits", logit)
-    label = cast(as_tensor(label), get_aval(x).dtype)
+    label = as_tensor(label, get_aval(x).dtype)
     log_term = m.add(m.log1p(m.exp(m.neg(m.abs(x)))), m.maximum(m.neg(x), 0.0))
     coef = 1.0 if pos_weight is None else m.add(1.0, m.multiply(m.subtract(pos_weight, 1.0), label))
     loss = m.add(m.multiply(m.subtract(1.0, label), x), m.multiply(coef, log_term))
@@ -1680,7 +1680,7 @@ def mse_loss(input, label, reduction="mean", name=None):  # noqa: A002
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.mse_loss(paddle.to_tensor([1., 2.]), paddle.to_tensor([0., 0.])).numpy()
-        array([2.5], dtype=float32)
+        array(2.5, dtype=float32)
     """
     _check_reduction("mse_loss", reduction)
     d = m.subtract(float_operand("mse_loss", input), label)
@@ -1706,7 +1706,7 @@ def l1_loss(input, label, reduction="mean", name=None):  # noqa: A002
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.l1_loss(paddle.to_tensor([1., -3.]), paddle.to_tensor([0., 0.]), reduction='sum').numpy()
-        array([4.], dtype=float32)
+        array(4., dtype=float32)
     """
     _check_reduction("l1_loss", reduction)
     return _reduce("l1_loss", m.abs(m.subtract(float_operand("l1_loss", input), label)), reduction)
@@ -1738,11 +1738,11 @@ def kl_div(input, label, reduction="mean", name=None):  # noqa: A002
         >>> import paddle_fn.nn.functional as F
         >>> logq = paddle.log(paddle.to_tensor([[0.5, 0.5]]))
         >>> F.kl_div(logq, paddle.to_tensor([[0.25, 0.75]]), reduction='batchmean').numpy()
-        array([0.13081202], dtype=float32)
+        array(0.13081202, dtype=float32)
     """
     _check_reduction("kl_div", reduction, ("none", "mean", "sum", "batchmean"))
     x = float_operand("kl_div", input)
-    label = cast(as_tensor(label), get_aval(x).dtype)
+    label = as_tensor(label, get_aval(x).dtype)
     positive = greater_than(label, 0.0)
     safe = where(positive, label, 1.0)
     loss = where(positive, m.multiply(label, m.subtract(m.log(safe), x)), 0.0)
@@ -1773,11 +1773,11 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.sigmoid_focal_loss(paddle.to_tensor([0.]), paddle.to_tensor([1.])).numpy()
-        array([0.0433217], dtype=float32)
+        array(0.0433217, dtype=float32)
     """
     _check_reduction("sigmoid_focal_loss", reduction)
     x = float_operand("sigmoid_focal_loss", logit)
-    label = cast(as_tensor(label), get_aval(x).dtype)
+    label = as_tensor(label, get_aval(x).dtype)
     p = m.sigmoid(x)
     ce = binary_cross_entropy_with_logits(x, label, reduction="none")
     p_t = m.add(m.multiply(p, label), m.multiply(m.subtract(1.0, p), m.subtract(1.0, label)))
@@ -1799,7 +1799,7 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     """
     _check_reduction("hinge_embedding_loss", reduction)
     x = float_operand("hinge_embedding_loss", input)
-    label = cast(as_tensor(label), get_aval(x).dtype)
+    label = as_tensor(label, get_aval(x).dtype)
     loss = where(equal(label, 1.0), x, where(equal(label, -1.0), relu(m.subtract(margin, x)), 0.0))
     return _reduce("hinge_embedding_loss", loss, reduction)
 
@@ -1815,7 +1815,7 @@ def log_loss(input, label, epsilon=1e-4, name=None):  # noqa: A002
         array([[0.6931472]], dtype=float32)
     """
     x = float_operand("log_loss", input)
-    label = cast(as_tensor(label), get_aval(x).dtype)
+    label = as_tensor(label, get_aval(x).dtype)
     return m.neg(m.add(m.multiply(label, m.log(m.add(x, epsilon))),
                        m.multiply(m.subtract(1.0, label), m.log(m.add(m.subtract(1.0, x), epsilon)))))
 
@@ -1828,7 +1828,7 @@ def dice_loss(input, label, epsilon=1e-05, name=None):  # noqa: A002
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.dice_loss(paddle.to_tensor([[0., 1.], [1., 0.]]), paddle.to_tensor([[1], [0]])).numpy()
-        array([5.00679e-06], dtype=float32)
+        array(5.00679e-06, dtype=float32)
     """
     x = float_operand("dice_loss", input)
     label = as_tensor(label)

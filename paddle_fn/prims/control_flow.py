@@ -238,7 +238,7 @@ cond_p = Primitive("cond", _cond_shape, _cond_impl, _cond_jvp, _cond_transpose, 
 
 
 def _as_scalar(x):
-    """Paddle 2.3's one-element [1] results (full reductions, x[0]) count as scalars."""
+    """A one-element [1] Tensor counts as a scalar predicate, as in Paddle (old code reduces to shape [1])."""
     x = _as_operand(x)
     return reshape(x, new_sizes=()) if get_aval(x).shape == (1,) else x
 

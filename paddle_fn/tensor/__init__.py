@@ -1,6 +1,6 @@
 """The Paddle-level Tensor API (layer 4): creation, math, manipulation, linear algebra, search, logic and
-activations, composed from the lax-level primitives with Paddle 2.3's broadcasting, promotion and
-shape-[1] conventions. `methods.install()` attaches the operators and methods to `Tensor`.
+activations, composed from the lax-level primitives with Paddle's broadcasting and promotion
+rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the operators and methods to `Tensor`.
 """
 from paddle_fn.tensor import (  # noqa: F401
     activation, creation, indexing, linalg, logic, manipulation, math, methods, search, stat)

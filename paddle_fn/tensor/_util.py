@@ -1,4 +1,4 @@
-"""Small helpers shared by the Paddle-level modules: axis arguments, static integers, Paddle 2.3's shape [1]."""
+"""Small helpers shared by the Paddle-level modules: axis arguments, static integers."""
 from __future__ import annotations
 
 import numpy as np
@@ -58,13 +58,6 @@ def static_list(op: str, v, what: str) -> list:
     if isinstance(v, (int, np.integer)):
         return [int(v)]
     return [static_int(op, a, what) for a in v]
-
-
-def paddle_scalar(x):
-    """Paddle 2.3 has no 0-d Tensors: a result that would be 0-d has shape [1]."""
-    if get_aval(x).ndim == 0:
-        return st.reshape(x, new_sizes=(1,))
-    return x
 
 
 def reshape(x, shape):

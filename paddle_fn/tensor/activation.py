@@ -126,10 +126,16 @@ def _prepare(op, x, dtype):
     x = as_tensor(x)
     if dtype is not None:
         x = cast(x, dtypes.as_dtype(dtype))
-    x = float_operand(op, x)
-    if get_aval(x).ndim == 0:
+    return float_operand(op, x)
+
+
+def _over_one_axis(x, axis, normalized):
+    """Apply `normalized(shifted, ax, kept)` along `axis`; a 0-D input is treated as one element and stays 0-D."""
+    shape = shape_of(x)
+    if not shape:
         x = st.reshape(x, new_sizes=(1,))
-    return x
+    s, ax, kept = _shifted(x, axis)
+    return st.reshape(normalized(s, ax, kept), new_sizes=shape) if not shape else normalized(s, ax, kept)
 
 
 def softmax(x, axis=-1, dtype=None, name=None):
@@ -140,11 +146,10 @@ def softmax(x, axis=-1, dtype=None, name=None):
         >>> paddle.softmax(paddle.to_tensor([0., 0.])).numpy()
         array([0.5, 0.5], dtype=float32)
     """
-    x = _prepare("softmax", x, dtype)
-    s, ax, kept = _shifted(x, axis)
-    e = ew.exp(s)
-    total = st.broadcast_in_dim(red.reduce_sum(e, axes=(ax,)), shape=shape_of(x), broadcast_dimensions=kept)
-    return ew.div(e, total)
+    def normalized(s, ax, kept):
+        e = ew.exp(s)
+        return ew.div(e, st.broadcast_in_dim(red.reduce_sum(e, axes=(ax,)), shape=shape_of(s), broadcast_dimensions=kept))
+    return _over_one_axis(_prepare("softmax", x, dtype), axis, normalized)
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
@@ -155,7 +160,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
         >>> paddle.log_softmax(paddle.to_tensor([0., 0.])).numpy()
         array([-0.6931472, -0.6931472], dtype=float32)
     """
-    x = _prepare("log_softmax", x, dtype)
-    s, ax, kept = _shifted(x, axis)
-    lse = ew.log(red.reduce_sum(ew.exp(s), axes=(ax,)))
-    return ew.sub(s, st.broadcast_in_dim(lse, shape=shape_of(x), broadcast_dimensions=kept))
+    def normalized(s, ax, kept):
+        lse = ew.log(red.reduce_sum(ew.exp(s), axes=(ax,)))
+        return ew.sub(s, st.broadcast_in_dim(lse, shape=shape_of(s), broadcast_dimensions=kept))
+    return _over_one_axis(_prepare("log_softmax", x, dtype), axis, normalized)

@@ -16,7 +16,7 @@ from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import ndim, shape_of, static_list
-from paddle_fn.tensor.promotion import _to_numpy, as_tensor, cast, full_like_scalar, is_scalar
+from paddle_fn.tensor.promotion import as_tensor, cast, full_like_scalar, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
@@ -37,29 +37,31 @@ def _shape_arg(op, shape):
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Create a Tensor from a Python scalar, (nested) list/tuple, numpy array or Tensor; the data is copied.
 
-    As in Paddle 2.3 a Python scalar gives shape [1]; Python floats become the default float dtype, Python
-    ints int64 and bools bool; numpy arrays keep their dtype. Ragged nested lists raise ValueError.
+    As in Paddle 3 a Python scalar gives a 0-D Tensor (shape []) and a list of one gives shape [1]. Python
+    floats become the default float dtype, Python complex numbers the default complex dtype, Python ints int64
+    and bools bool; numpy arrays keep their dtype. With `dtype` given, Python values are converted to it
+    directly, so they keep their exact value (``to_tensor([1.1], dtype='float64')`` holds the float64 nearest
+    1.1, not a float32 rounding of it). Ragged nested lists raise ValueError.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.to_tensor(2.0)
-        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [2.])
+        Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,
+               2.)
         >>> paddle.to_tensor([[1, 2], [3, 4]]).dtype
         paddle.int64
+        >>> paddle.to_tensor([1.1], dtype='float64').item()
+        1.1
     """
     if isinstance(data, Tensor):
         if isinstance(data, Tracer):
             out = data if dtype is None else cast(data, dtype)
             return out
         arr = np.array(data.concrete_value())
-    elif is_scalar(data):
-        arr = np.array([data], dtype=dtypes.dtype_of_scalar(data).np if isinstance(data, (bool, int, float))
-                       else np.asarray(data).dtype)
+        if dtype is not None:
+            arr = arr.astype(dtypes.as_dtype(dtype).np)
     else:
-        arr = np.array(_to_numpy(data), copy=True)
-    if dtype is not None:
-        arr = arr.astype(dtypes.as_dtype(dtype).np)
+        arr = python_to_numpy(data, dtype)
     dtypes.as_dtype(arr.dtype)  # rejects unsupported numpy dtypes (complex, object, strings) with a clear error
     out = Tensor(arr)
     out.stop_gradient = stop_gradient

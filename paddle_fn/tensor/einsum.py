@@ -105,7 +105,7 @@ def einsum(equation, *operands):
         >>> paddle.einsum('ij,jk->ik', a, b).shape, paddle.einsum('ij,jk', a, b).shape
         ([2, 4], [2, 4])
         >>> paddle.einsum('ii', paddle.to_tensor([[1., 2.], [3., 4.]])).numpy()
-        array([5.], dtype=float32)
+        array(5., dtype=float32)
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -150,6 +150,4 @@ def einsum(equation, *operands):
     perm = tuple(labels.index(c) for c in output)
     if perm != tuple(range(len(perm))):
         x = st.transpose(x, permutation=perm)
-    if not output:
-        x = st.reshape(x, new_sizes=(1,))  # Paddle 2.3: a full contraction has shape [1]
     return x

@@ -5,7 +5,7 @@ steps and a `reshape` to drop integer-indexed dimensions). Integer arrays/Tensor
 freely with slices) become one `gather`. Boolean masks select a value-dependent number of elements, so they
 work eagerly (and under `grad`, whose primal values are concrete) but not under `jit`/`vmap`.
 
-Paddle 2.3 has no 0-d Tensors: an index that selects a single element gives shape [1].
+As in Paddle 3 and numpy, an index that selects a single element gives a 0-D Tensor (shape []).
 
 `x.at[index].set(v)` / `.add(v)` / `.multiply(v)` return a new Tensor. They gather the flat positions the
 index selects (by indexing an iota of x's shape with the same index, so every index form above works) and
@@ -20,7 +20,7 @@ from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import paddle_scalar, shape_of
+from paddle_fn.tensor._util import shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = []
@@ -139,7 +139,7 @@ def _advanced(x, items):
 
 
 def getitem(x, index):
-    """`x[index]` with numpy semantics (Paddle 2.3: a single selected element has shape [1])."""
+    """`x[index]` with numpy semantics (a single selected element is a 0-D Tensor)."""
     x = as_tensor(x)
     x, items = _canonical_items(x, index)
     if any(isinstance(it, Tensor) for it in items):
@@ -150,8 +150,8 @@ def getitem(x, index):
     else:
         out = _basic_slices(x, items)
         keep = tuple(n for it, n in zip(items, shape_of(out)) if not _is_int(it))
-        out = st.reshape(out, new_sizes=keep or (1,))  # Paddle 2.3: one selected element has shape [1]
-    return paddle_scalar(out)
+        out = st.reshape(out, new_sizes=keep)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- x.at[...]
@@ -162,7 +162,7 @@ def _scatter_update(x, index, values, how):
     flat_positions = st.reshape(st.iota(dtype=dtypes.int64, shape=(a.size,), dimension=0), new_sizes=a.shape)
     positions = getitem(flat_positions, index)
     sel_shape = shape_of(positions)
-    values = cast(as_tensor(values), a.dtype)
+    values = as_tensor(values, a.dtype)
     vshape = shape_of(values)
     while len(vshape) > len(sel_shape) and vshape[0] == 1:  # numpy drops leading size-1 dims of the value
         vshape = vshape[1:]

@@ -8,8 +8,6 @@ input in place does not change the caller's Tensor (the function sees a traced c
 """
 from __future__ import annotations
 
-import numpy as np
-
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 
@@ -84,7 +82,7 @@ def set_value(self, value):
         array([3., 4.], dtype=float32)
     """
     api = _functions()
-    new = value if isinstance(value, Tensor) else api.to_tensor(np.asarray(value))
+    new = value if isinstance(value, Tensor) else api.to_tensor(value, dtype=get_aval(self).dtype)
     a, b = get_aval(self), get_aval(new)
     if a.shape != b.shape:
         raise ShapeError(f"set_value: the new value has shape {list(b.shape)} but the Tensor has shape "

@@ -9,7 +9,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axis, paddle_scalar, shape_of
+from paddle_fn.tensor._util import normalize_axis, shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"]
@@ -23,7 +23,7 @@ def _same_dtype(op, x, y):
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """Matrix product with numpy's rules: 1-D operands are promoted to matrices (and the added dim removed),
-    leading (batch) dimensions broadcast. Two 1-D operands give shape [1] (Paddle 2.3).
+    leading (batch) dimensions broadcast. Two 1-D operands give a 0-D Tensor.
 
     Example:
         >>> import paddle_fn as paddle
@@ -56,7 +56,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     out = red.dot_general(x, y, dimension_numbers=(((nb + 2 + x_k,), (nb + 2 + y_k,)),
                                                    (tuple(range(nb)), tuple(range(nb)))))
     out_shape = batch + (() if x_vec else (xs[x_rows],)) + (() if y_vec else (ys[y_cols],))
-    return paddle_scalar(st.reshape(out, new_sizes=out_shape))
+    return st.reshape(out, new_sizes=out_shape)
 
 
 def mm(input, mat2, name=None):  # noqa: A002 - Paddle's parameter name
@@ -87,20 +87,19 @@ def bmm(x, y, name=None):
 
 
 def dot(x, y, name=None):
-    """Inner product of 1-D Tensors (shape [1]), or row-wise of 2-D Tensors [N, D] (shape [N, 1]).
+    """Inner product of 1-D Tensors (a 0-D result), or row-wise of 2-D Tensors [N, D] (shape [N]).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.dot(paddle.to_tensor([1., 2.]), paddle.to_tensor([3., 4.])).numpy()
-        array([11.], dtype=float32)
+        array(11., dtype=float32)
     """
     x, y = _same_dtype("dot", x, y)
     xs, ys = shape_of(x), shape_of(y)
     if xs != ys or len(xs) not in (1, 2):
         raise ShapeError(f"dot: x and y must be 1-D or 2-D with the same shape, got {list(xs)} and {list(ys)}")
     nb = len(xs) - 1
-    out = red.dot_general(x, y, dimension_numbers=(((nb,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
-    return st.reshape(out, new_sizes=xs[:-1] + (1,))
+    return red.dot_general(x, y, dimension_numbers=(((nb,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
 
 
 def t(input, name=None):  # noqa: A002
@@ -153,10 +152,10 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.trace(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy()
-        array([5.], dtype=float32)
+        array(5., dtype=float32)
     """
     d = diagonal(x, offset, axis1, axis2)
-    return paddle_scalar(red.reduce_sum(d, axes=(get_aval(d).ndim - 1,)))
+    return red.reduce_sum(d, axes=(get_aval(d).ndim - 1,))
 
 
 def outer(x, y, name=None):
@@ -188,7 +187,7 @@ def inner(x, y, name=None):
     if xs[-1:] != ys[-1:]:
         raise ShapeError(f"inner: the last dimensions differ: x has shape {list(xs)}, y has shape {list(ys)}")
     out = red.dot_general(x, y, dimension_numbers=(((len(xs) - 1,), (len(ys) - 1,)), ((), ())))
-    return paddle_scalar(out)
+    return out
 
 
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's parameter name
@@ -261,13 +260,13 @@ def cross(x, y, axis=None, name=None):
 
 
 def dist(x, y, p=2, name=None):
-    """The p-norm of x - y (broadcast) over all elements, shape [1]: p=inf/-inf give max/min |x - y|, p=0 the
+    """The p-norm of x - y (broadcast) over all elements, a 0-D Tensor: p=inf/-inf give max/min |x - y|, p=0 the
     number of non-zero differences.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.dist(paddle.to_tensor([3., 0.]), paddle.to_tensor([0., 4.])).numpy()
-        array([5.], dtype=float32)
+        array(5., dtype=float32)
     """
     from paddle_fn.tensor import math as m
     d = m.abs(m.subtract(x, y))

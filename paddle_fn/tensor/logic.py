@@ -171,34 +171,33 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 
 def _all_to_one(b):
-    """Reduce a bool Tensor to Paddle 2.3's shape-[1] bool."""
+    """Reduce a bool Tensor to one 0-D bool."""
     n = get_aval(b).ndim
-    out = red.reduce_min(b, axes=tuple(range(n))) if n else b
-    return st.reshape(out, new_sizes=(1,))
+    return red.reduce_min(b, axes=tuple(range(n))) if n else b
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """True (a shape-[1] bool Tensor) if every element pair is close, as in `isclose`.
+    """True (a 0-D bool Tensor) if every element pair is close, as in `isclose`.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.allclose(paddle.to_tensor([1., 2.]), paddle.to_tensor([1., 2.])).numpy()
-        array([ True])
+        array(True)
     """
     return _all_to_one(isclose(x, y, rtol, atol, equal_nan))
 
 
 def equal_all(x, y, name=None):
-    """True (a shape-[1] bool Tensor) if x and y have the same shape and all elements are equal.
+    """True (a 0-D bool Tensor) if x and y have the same shape and all elements are equal.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.equal_all(paddle.to_tensor([1, 2]), paddle.to_tensor([1, 3])).numpy()
-        array([False])
+        array(False)
     """
     x, y = as_tensor(x), as_tensor(y)
     if shape_of(x) != shape_of(y):
-        return full_like_scalar(False, dtypes.bool_, (1,))
+        return full_like_scalar(False, dtypes.bool_, ())
     return _all_to_one(equal(x, y))
 
 
@@ -237,25 +236,25 @@ def is_integer(x):
 
 
 def is_empty(x, name=None):
-    """True (a shape-[1] bool Tensor) if `x` has no elements.
+    """True (a 0-D bool Tensor) if `x` has no elements.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.is_empty(paddle.ones([0, 2])).numpy()
-        array([ True])
+        array(True)
     """
-    return full_like_scalar(get_aval(as_tensor(x)).size == 0, dtypes.bool_, (1,))
+    return full_like_scalar(get_aval(as_tensor(x)).size == 0, dtypes.bool_, ())
 
 
 def numel(x, name=None):
-    """The number of elements, as an int64 Tensor of shape [1].
+    """The number of elements, as a 0-D int64 Tensor.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.numel(paddle.ones([2, 3])).numpy()
-        array([6])
+        array(6)
     """
-    return full_like_scalar(get_aval(as_tensor(x)).size, dtypes.int64, (1,))
+    return full_like_scalar(get_aval(as_tensor(x)).size, dtypes.int64, ())
 
 
 def shape(input):  # noqa: A002 - Paddle's parameter name
@@ -271,11 +270,11 @@ def shape(input):  # noqa: A002 - Paddle's parameter name
 
 
 def rank(input):  # noqa: A002
-    """The number of dimensions of `input` as an int32 Tensor of shape [1].
+    """The number of dimensions of `input` as a 0-D int32 Tensor.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.rank(paddle.ones([2, 3])).numpy()
-        array([2], dtype=int32)
+        array(2, dtype=int32)
     """
-    return full_like_scalar(get_aval(as_tensor(input)).ndim, dtypes.int32, (1,))
+    return full_like_scalar(get_aval(as_tensor(input)).ndim, dtypes.int32, ())

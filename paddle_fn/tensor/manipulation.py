@@ -704,7 +704,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign"):
     from paddle_fn.tensor.math import multiply
     arr = as_tensor(arr)
     index = _along_axis_index("put_along_axis", arr, indices, axis)
-    values = broadcast_to_shape(cast(as_tensor(values), get_aval(arr).dtype), shape_of(index[0]))
+    values = broadcast_to_shape(as_tensor(values, get_aval(arr).dtype), shape_of(index[0]))
     if reduce == "assign":
         return _scatter_update(arr, index, values, "set")
     if reduce == "add":

@@ -1,7 +1,7 @@
 """Elementwise math, arithmetic with Paddle's promotion and division rules, reductions and scans.
 
 Binary ops broadcast and promote through `promotion.binary_operands`, then apply one primitive. Reductions
-follow Paddle 2.3: a reduction to a single value (axis=None, keepdim=False) has shape [1], not [].
+follow Paddle 3: a reduction to a single value (axis=None, keepdim=False) is a 0-D Tensor (shape []).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axes, normalize_axis, paddle_scalar, shape_of
+from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, full_like_scalar, is_scalar
 
 __all__ = [
@@ -406,7 +406,7 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
             return full_like_scalar(default, dt, ())
         if is_scalar(v):
             return full_like_scalar(v, dt, ())
-        return st.reshape(cast(as_tensor(v), dt), new_sizes=())
+        return st.reshape(as_tensor(v, dt), new_sizes=())
 
     return ew.clamp(bound(min, info.min), x, bound(max, info.max))
 
@@ -414,13 +414,13 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
 # ---------------------------------------------------------------------------------------------- reductions
 
 def _finish(out, x_rank, axes, keepdim):
-    """Restore reduced dims as size 1 (keepdim) or apply Paddle 2.3's shape-[1] rule to full reductions."""
+    """Restore the reduced dims as size 1 when keepdim."""
     if keepdim:
         shape = list(shape_of(out))
         for a in axes:
             shape.insert(a, 1)
         return st.reshape(out, new_sizes=shape)
-    return paddle_scalar(out)
+    return out
 
 
 def _reduce(op, prim_fn, x, axis, keepdim):
@@ -437,7 +437,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([[1., 2.], [3., 4.]])
         >>> paddle.sum(x).numpy(), paddle.sum(x, axis=0).numpy()
-        (array([10.], dtype=float32), array([4., 6.], dtype=float32))
+        (array(10., dtype=float32), array([4., 6.], dtype=float32))
     """
     x = as_tensor(x)
     dt = get_aval(x).dtype
@@ -485,7 +485,7 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.min(paddle.to_tensor([[1, 5], [7, 2]])).numpy()
-        array([1])
+        array(1)
     """
     return _reduce("min", red.reduce_min, x, axis, keepdim)
 
@@ -496,7 +496,7 @@ def amax(x, axis=None, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.amax(paddle.to_tensor([1., 3., 2.])).numpy()
-        array([3.], dtype=float32)
+        array(3., dtype=float32)
     """
     return _reduce("amax", red.reduce_max, x, axis, keepdim)
 
@@ -507,7 +507,7 @@ def amin(x, axis=None, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.amin(paddle.to_tensor([1., 3., 2.])).numpy()
-        array([1.], dtype=float32)
+        array(1., dtype=float32)
     """
     return _reduce("amin", red.reduce_min, x, axis, keepdim)
 
@@ -534,7 +534,7 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
         >>> paddle.all(paddle.to_tensor([[True, False], [True, True]]), axis=1).numpy()
         array([False,  True])
     """
-    x = cast(as_tensor(x), dtypes.bool_)
+    x = as_tensor(x, dtypes.bool_)
     return _reduce("all", red.reduce_min, x, axis, keepdim)
 
 
@@ -546,7 +546,7 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
         >>> paddle.any(paddle.to_tensor([[True, False], [False, False]]), axis=1).numpy()
         array([ True, False])
     """
-    x = cast(as_tensor(x), dtypes.bool_)
+    x = as_tensor(x, dtypes.bool_)
     return _reduce("any", red.reduce_max, x, axis, keepdim)
 
 
@@ -556,7 +556,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.logsumexp(paddle.to_tensor([1000., 1000.])).numpy()
-        array([1000.6932], dtype=float32)
+        array(1000.6932, dtype=float32)
     """
     x = float_operand("logsumexp", x)
     a = get_aval(x)
@@ -779,7 +779,7 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nansum(paddle.to_tensor([1., float('nan'), 2.])).numpy()
-        array([3.], dtype=float32)
+        array(3., dtype=float32)
     """
     return sum(_nan_as_zero(x), axis=axis, dtype=dtype, keepdim=keepdim)
 

@@ -28,41 +28,53 @@ def is_scalar(x) -> bool:
 
 
 def as_tensor(x, dtype=None) -> Tensor:
-    """Return `x` as a Tensor (Tensors pass through; numpy arrays keep their dtype), optionally cast."""
+    """Return `x` as a Tensor (Tensors pass through; numpy arrays keep their dtype), optionally cast.
+
+    Python values are converted straight to `dtype` (or, without one, to their default dtype), so they keep
+    their exact value; a Tensor is cast.
+    """
     if not isinstance(x, Tensor):
-        if is_scalar(x):
-            x = Tensor(np.asarray(x, dtype=(dtypes.as_dtype(dtype) if dtype is not None
-                                            else dtypes.dtype_of_scalar(x)).np))
-        else:
-            x = Tensor(_to_numpy(x))
+        return Tensor(python_to_numpy(x, dtype))
     if dtype is not None:
         x = ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
     return x
 
 
-def _to_numpy(data) -> np.ndarray:
-    if isinstance(data, np.ndarray):
-        return data
+@np.errstate(over="ignore")  # a value beyond the target's range becomes inf, as in numpy and Paddle, silently
+def python_to_numpy(data, dtype=None) -> np.ndarray:
+    """A Python scalar, (nested) sequence or numpy array as a numpy array of `dtype`, each value rounded once.
+
+    Without `dtype`: numpy arrays and numpy scalars keep their dtype; Python floats take the default float dtype,
+    complex numbers the default complex dtype, ints int64 and bools bool. With `dtype`, numpy converts each
+    Python value straight to it (a float64 target keeps a Python float exactly; an int out of the target's range
+    is an OverflowError, not a wrap-around).
+    """
+    if isinstance(data, (np.ndarray, np.generic)):
+        dtypes.as_dtype(data.dtype)  # rejects unsupported numpy dtypes (object, strings) with a clear error
+        # a copy: the Tensor freezes the array it holds, and the caller's array must stay theirs
+        return np.array(data, dtype=None if dtype is None else dtypes.as_dtype(dtype).np, copy=True)
+    if is_scalar(data):
+        target = dtypes.dtype_of_scalar(data) if dtype is None else dtypes.as_dtype(dtype)
+        return np.asarray(data, dtype=target.np)
     try:
-        arr = np.array(data)
+        arr = np.array(data)  # numpy's exact reading: float64, complex128, int64 or bool for Python values
     except ValueError:
         raise ValueError("Failed to convert input data to a regular ndarray: the nested sequence is ragged "
                          "(its rows have different lengths); give every row the same length") from None
-    if arr.dtype == object:
-        raise ValueError("Failed to convert input data to a regular ndarray: the nested sequence is ragged or holds "
-                         "non-numeric items; give every row the same length")
-    if arr.dtype.kind == "f" and arr.dtype != np.float64:
-        return arr
-    if arr.dtype.kind == "f":
-        return arr.astype(dtypes.default_float_dtype().np)  # Python floats -> the default float dtype
-    if arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
-        return arr.astype(np.int64)
-    return arr
+    if arr.dtype.kind not in "biufc":
+        raise ValueError("Failed to convert input data to a regular ndarray: the nested sequence is ragged or "
+                         f"holds non-numeric items (numpy read it as {arr.dtype}); give every row the same length "
+                         "and use numbers only")
+    if dtype is not None:
+        return np.array(data, dtype=dtypes.as_dtype(dtype).np)
+    default = {"f": dtypes.default_float_dtype(), "c": dtypes.default_complex_dtype(), "i": dtypes.int64,
+               "u": dtypes.int64}.get(arr.dtype.kind)
+    return arr if default is None or arr.dtype == default.np else arr.astype(default.np)
 
 
 def full_like_scalar(value, dtype, shape=()) -> Tensor:
     """A constant of `shape` filled with `value`: a 0-d literal broadcast, which stays small in the IR."""
-    c = Tensor(np.asarray(value, dtype=dtypes.as_dtype(dtype).np))
+    c = Tensor(python_to_numpy(value, dtype))
     return st.broadcast_in_dim(c, shape=tuple(shape), broadcast_dimensions=())
 
 

@@ -8,7 +8,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axis, paddle_scalar, shape_of, static_int
+from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
@@ -20,19 +20,19 @@ def _arg_reduce(op, prim_fn, x, axis, keepdim, dtype):
     index_dtype = dtypes.as_dtype(dtype)
     if index_dtype.kind not in "iu":
         raise TypeError(f"{op}: dtype must be an integer dtype ('int32' or 'int64'), got {index_dtype.name}")
-    if axis is None:  # Paddle: the index into the flattened input, shape [1]
+    if axis is None:  # Paddle: the index into the flattened input, a 0-D Tensor
         flat = st.reshape(x, new_sizes=(get_aval(x).size,))
-        return paddle_scalar(prim_fn(flat, axis=0, index_dtype=index_dtype))
+        return prim_fn(flat, axis=0, index_dtype=index_dtype)
     a = get_aval(x)
     ax = normalize_axis(op, axis, a.ndim)
     out = prim_fn(x, axis=ax, index_dtype=index_dtype)
     if keepdim:
         return st.reshape(out, new_sizes=a.shape[:ax] + (1,) + a.shape[ax + 1:])
-    return paddle_scalar(out)
+    return out
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
-    """Index of the largest element along `axis` (None: into the flattened input; shape [1]).
+    """Index of the largest element along `axis` (None: into the flattened input; a 0-D Tensor).
 
     Example:
         >>> import paddle_fn as paddle
@@ -43,12 +43,12 @@ def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 
 def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
-    """Index of the smallest element along `axis` (None: into the flattened input; shape [1]).
+    """Index of the smallest element along `axis` (None: into the flattened input; a 0-D Tensor).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.argmin(paddle.to_tensor([[1, 9], [7, 2]])).numpy()
-        array([0])
+        array(0)
     """
     return _arg_reduce("argmin", red.argmin, x, axis, keepdim, dtype)
 
@@ -135,7 +135,7 @@ def masked_select(x, mask, name=None):
 def _drop_or_keep(t, ax, keepdim):
     if keepdim:
         return t
-    return paddle_scalar(st.reshape(t, new_sizes=tuple(s for d, s in enumerate(shape_of(t)) if d != ax)))
+    return st.reshape(t, new_sizes=tuple(s for d, s in enumerate(shape_of(t)) if d != ax))
 
 
 def _take_at(t, ax, i):

@@ -11,7 +11,7 @@ from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axes, normalize_axis, paddle_scalar, shape_of
+from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
@@ -51,7 +51,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.std(paddle.to_tensor([1., 2., 3., 4.])).numpy()
-        array([1.2909944], dtype=float32)
+        array(1.2909944, dtype=float32)
     """
     return ew.sqrt(var(x, axis, unbiased, keepdim))
 
@@ -84,7 +84,7 @@ def _finish(out, ax, axis, keepdim, in_rank):
         if axis is None:
             return st.reshape(out, new_sizes=(1,) * in_rank) if in_rank else out
         return out
-    return paddle_scalar(st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax)))
+    return st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax))
 
 
 def median(x, axis=None, keepdim=False, name=None):
@@ -114,8 +114,7 @@ def quantile(x, q, axis=None, keepdim=False, name=None):
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([0., 1., 2., 3., 4.])
         >>> paddle.quantile(x, 0.3).numpy(), paddle.quantile(x, [0.25, 1.0]).numpy()
-        (array([1.2], dtype=float32), array([[1.],
-               [4.]], dtype=float32))
+        (array(1.2, dtype=float32), array([1., 4.], dtype=float32))
     """
     rank = get_aval(as_tensor(x)).ndim
     qs = list(q) if isinstance(q, (list, tuple)) else [q]
