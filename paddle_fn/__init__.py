@@ -35,3 +35,4 @@ from paddle_fn.linalg import cholesky, det, matrix_power, multi_dot, norm, slogd
 from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
 
 __version__ = "0.1.0"
+from paddle_fn import optimizer  # noqa: E402,F401
