@@ -254,7 +254,8 @@ def uniform(key, shape=(), dtype=None, min=0.0, max=1.0):  # noqa: A002 - Paddle
         key: a uint32[2] key.
         shape: output shape (int, list or tuple).
         dtype: a float dtype; default: the default float dtype.
-        min, max: Python scalars or Tensors broadcastable to `shape`.
+        min: the lower bound, a Python scalar or a Tensor broadcastable to `shape`.
+        max: the upper bound, likewise.
 
     Example:
         >>> from paddle_fn import random
@@ -292,7 +293,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Standard normal floats truncated to [lower, upper] (inverse-CDF sampling, as JAX).
 
     Args:
-        lower, upper: Python scalars or Tensors (infinities allowed).
+        lower: the lower bound, a Python scalar or a Tensor (infinities allowed).
+        upper: the upper bound, likewise.
         shape: output shape; default: the broadcast shape of lower and upper.
 
     Example:
@@ -341,7 +343,9 @@ def randint(key, shape, minval, maxval, dtype="int64"):
     ``(maxval - minval) / 2**63``. ``maxval - minval`` must fit in int64.
 
     Args:
-        minval, maxval: Python ints or integer Tensors broadcastable to `shape`; clipped to the range of `dtype`.
+        minval: the lower bound (inclusive), a Python int or an integer Tensor broadcastable to `shape`; clipped to
+            the range of `dtype`.
+        maxval: the upper bound (exclusive), likewise.
         dtype: an integer dtype.
 
     Example:
