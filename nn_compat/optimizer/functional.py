@@ -309,8 +309,10 @@ class FunctionalOptimizer:
         return out
 
     def _names(self, param_names, state):
-        n = len(paddle.tree_flatten(state[self.accumulators[0]])[0]) if self.accumulators else 0
         names = paddle.tree_flatten(param_names, is_leaf=lambda x: isinstance(x, str))[0]
+        if not self.accumulators:
+            return [str(s) for s in names]
+        n = len(paddle.tree_flatten(state[self.accumulators[0]])[0])
         if len(names) != n:
             raise ValueError(f"{self.type}: got {len(names)} parameter names for {n} parameters")
         return [str(s) for s in names]
