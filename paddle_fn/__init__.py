@@ -36,3 +36,6 @@ from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
 
 __version__ = "0.1.0"
 from paddle_fn import optimizer  # noqa: E402,F401
+from paddle_fn import framework, static  # noqa: E402,F401  (paddle.save/load, paddle.static.InputSpec)
+from paddle_fn.framework import load, save  # noqa: E402,F401
+from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # noqa: E402,F401
