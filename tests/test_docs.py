@@ -38,12 +38,12 @@ def _run(tests):
 def _modules():
     names = ["paddle_fn"]
     for pkg in ("paddle_fn.core", "paddle_fn.prims", "paddle_fn.tensor", "paddle_fn.transforms", "paddle_fn.lowering",
-                "paddle_fn.nn", "paddle_fn.static", "paddle_fn.framework",
+                "paddle_fn.nn", "paddle_fn.autograd", "paddle_fn.static", "paddle_fn.framework",
                 "paddle_fn.nn_compat.layer", "paddle_fn.nn_compat.initializer"):
         mod = importlib.import_module(pkg)
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]
-    for extra in ("paddle_fn.random", "paddle_fn.incubate", "paddle_fn.incubate.autograd", "paddle_fn.autograd", "paddle_fn.linalg",
+    for extra in ("paddle_fn.random", "paddle_fn.incubate", "paddle_fn.incubate.autograd", "paddle_fn.linalg",
                   "paddle_fn.nn_compat.parameter", "paddle_fn.nn_compat.param_attr", "paddle_fn.nn_compat.unique_name",
                   "paddle_fn.nn_compat.bridge"):
         try:

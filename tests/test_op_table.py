@@ -253,3 +253,28 @@ def test_op_table_rows_are_deterministic():
 
 
 _ = itertools
+
+
+@pytest.mark.parametrize("row", DIFF_ROWS, ids=[r.name for r in DIFF_ROWS])
+def test_eager_tape_matches_transpose(row):
+    """The eager tape (Tensor.backward / paddle.grad) gives the VJP of the linearized function."""
+    rng = np.random.default_rng(3)
+    args = _float64_args(row)
+    f = _fun_of_diff(row, args)
+    primals = [Tensor(args[i], stop_gradient=False) for i in row.diff_args]
+    full = list(map(Tensor, args))
+    for i, x in zip(row.diff_args, primals):
+        full[i] = x
+    every = _call_t(row, full)
+    for o in every:  # float results carry the graph; integer and bool results never need a gradient
+        assert o.stop_gradient == (get_aval(o).dtype.kind != "f"), f"{row.name}: stop_gradient of {get_aval(o)}"
+    outs = f(*primals)
+    if not outs:
+        return
+    cts = [Tensor(_rand_like(rng, _np(o))) for o in outs]
+    got = paddle_fn.grad(outs, primals, grad_outputs=cts, allow_unused=True)
+    _, lin = linearize_flat(f, [Tensor(args[i]) for i in row.diff_args])
+    want = [paddle_fn.core.autodiff.instantiate(x) for x in lin.transpose(cts)]
+    for g, w, p in zip(got, want, primals):
+        _assert_close(np.zeros(p.shape) if g is None else _np(g), _np(w), row, "tape vs transpose",
+                      rtol=1e-9, atol=1e-9)

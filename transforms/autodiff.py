@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from paddle_fn.core import tape
 from paddle_fn.core.autodiff import Zero, instantiate, jvp_flat, linearize_flat
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_structure, tree_unflatten
@@ -172,9 +173,8 @@ def _check_callable(func, transform):
     if isinstance(func, (Tensor, list, tuple)):
         raise TransformError(
             f"paddle_fn.{transform} takes the function to differentiate, e.g. {transform}(loss)(params); it was given "
-            f"a {type(func).__name__}. Paddle's tape form paddle.grad(outputs, inputs) computes gradients of values "
-            "already computed; here write the computation as a function of the inputs instead: "
-            "paddle.grad(lambda x: f(x))(x)")
+            f"a {type(func).__name__}. For gradients of Tensors already computed, use the eager tape: "
+            "paddle.grad(outputs, inputs) or loss.backward()")
     raise TransformError(f"paddle_fn.{transform}: expected a function, got {type(func).__name__}")
 
 
@@ -231,15 +231,38 @@ def value_and_grad(func, argnums=0, has_aux=False):
     return value_and_grad_f
 
 
-def grad(func, argnums=0, has_aux=False):
-    """Return a function computing the gradient of scalar-valued `func` with respect to argument(s) `argnums`.
+def grad(*args, **kwargs):
+    """Gradients, in JAX's functional form or in Paddle's tape form, told apart by the first argument.
+
+    ``grad(func, argnums=0, has_aux=False)`` (a function first) returns a function computing the gradient of
+    scalar-valued `func` with respect to argument(s) `argnums`, as ``jax.grad``: it composes with every transform.
+
+    ``grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
+    no_grad_vars=None)`` (Tensors first) is Paddle's ``paddle.grad``: the gradients of `outputs`, already computed
+    eagerly from `inputs` with ``stop_gradient=False``, through the eager tape; ``create_graph=True`` records the
+    gradient computation too, for higher derivatives (see `paddle_fn.autograd`).
 
     Example:
         >>> import paddle_fn as paddle
         >>> df = paddle.grad(lambda x: paddle.sin(x).sum())
         >>> df(paddle.to_tensor([0.0])).numpy()
         array([1.], dtype=float32)
+        >>> x = paddle.to_tensor([0.0], stop_gradient=False)
+        >>> paddle.grad(paddle.sin(x).sum(), x)[0].numpy()
+        array([1.], dtype=float32)
     """
+    first = args[0] if args else kwargs.get("outputs")
+    if "outputs" in kwargs or isinstance(first, Tensor) or (
+            isinstance(first, (list, tuple)) and first and all(isinstance(t, Tensor) for t in first)):
+        return tape.grad(*args, **kwargs)
+    if len(args) > 3 or set(kwargs) - {"func", "argnums", "has_aux"}:
+        raise TypeError("grad(func, argnums=0, has_aux=False) got more arguments than it takes; Paddle's tape form "
+                        "takes Tensors first: paddle.grad(outputs, inputs, grad_outputs=None, retain_graph=None, "
+                        "create_graph=False, allow_unused=False, no_grad_vars=None)")
+    return _functional_grad(*args, **kwargs)
+
+
+def _functional_grad(func, argnums=0, has_aux=False):
     _check_callable(func, "grad")
     vg = value_and_grad(func, argnums, has_aux)
 

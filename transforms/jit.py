@@ -23,7 +23,7 @@ from paddle_fn.core.primitive import Primitive, symbolic_zeros
 from paddle_fn.core.program_transforms import batch_program, jvp_program, partial_eval_program, transpose_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
-from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval
+from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
@@ -352,7 +352,8 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         traced, tensors, device = self._lookup(args, kwargs)
         if not any(isinstance(t, Tracer) for t in tensors) and current_dynamic_main().level == 0 and \
-                not any(isinstance(c, Tracer) for c in traced.consts):
+                not any(isinstance(c, Tracer) for c in traced.consts) and \
+                not (grad_mode.enabled and any(not t.stop_gradient for t in (*tensors, *traced.consts))):
             outs = traced.run(tensors, device, self._name)
         else:
             outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name, device=device)

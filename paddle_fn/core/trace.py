@@ -8,6 +8,7 @@ dead, so a tracer that escapes it is caught the next time it is used.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 import traceback
@@ -22,6 +23,9 @@ from paddle_fn.core.ir import ShapedArray
 
 # ----------------------------------------------------------------------------------------------- values
 
+_tensor_names = itertools.count()
+
+
 class Tensor:
     """An immutable n-d array. Eagerly it holds a read-only numpy array; under a transform it is a Tracer.
 
@@ -30,7 +34,11 @@ class Tensor:
     """
     __array_priority__ = 100
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
-    __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "name")
+    # _grad_node: (tape node, output index) when the eager tape recorded how this value was computed;
+    # _grad: the gradient `backward` accumulated here (Tensor.grad); _grad_hooks: register_hook's hooks;
+    # _leaf: on a snapshot of a leaf that needs a gradient, that leaf (the gradient belongs to the user's handle)
+    __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "_name",
+                 "_grad_node", "_grad", "_grad_hooks", "_leaf")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -40,6 +48,7 @@ class Tensor:
             v.flags.writeable = False
         self._value = v
         self._device_array = self._aval = self._alias = None
+        self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
         self.stop_gradient = stop_gradient
 
     @classmethod
@@ -48,6 +57,7 @@ class Tensor:
         numpy only when its value is asked for."""
         t = cls.__new__(cls)
         t._value = t._aval = t._alias = None
+        t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
         t._device_array = array
         t.stop_gradient = stop_gradient
         return t
@@ -58,6 +68,9 @@ class Tensor:
             return self._alias
         t = Tensor.__new__(Tensor)
         t._value, t._device_array, t._aval, t._alias = self._value, self._device_array, self._aval, None
+        t._name = t._grad = t._grad_hooks = None
+        t._grad_node = self._grad_node
+        t._leaf = (self if self._leaf is None else self._leaf) if self._grad_node is None and not self.stop_gradient else None
         t.stop_gradient = self.stop_gradient
         return t
 
@@ -72,7 +85,26 @@ class Tensor:
             self._alias = new
             return
         new = new.resolve()
+        node = new._grad_node
+        if node is not None and self._grad_node is None and not self.stop_gradient and grad_mode.enabled:
+            raise ValueError(
+                f"Leaf Tensor {self.name} that doesn't stop gradient can't use inplace strategy: its gradient is "
+                "accumulated into it by backward(). Update it under `with paddle.no_grad():` (as optimizers do), or "
+                "use the out-of-place operation")
         self._value, self._device_array, self._aval, self._alias = new._value, new._device_array, new._aval, None
+        if node is not None or self._grad_node is not None:
+            self._grad_node, self.stop_gradient = node, new.stop_gradient
+
+    @property
+    def name(self) -> str:
+        """The Tensor's name: given by the user, or a unique ``generated_tensor_N`` on first use, as in Paddle."""
+        if self._name is None:
+            self._name = f"generated_tensor_{next(_tensor_names)}"
+        return self._name
+
+    @name.setter
+    def name(self, value: str):
+        self._name = str(value)
 
     def resolve(self) -> "Tensor":
         """The value this handle refers to now (itself, or the traced value it was updated with in place)."""
@@ -237,6 +269,7 @@ class Tracer(Tensor):
     def __init__(self, trace: "Trace"):
         self._trace = trace
         self._value = self._device_array = self._aval = self._alias = None
+        self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
         self.stop_gradient = True
 
     @property
@@ -393,13 +426,17 @@ class EvalTrace(Trace):
 
     def process_primitive(self, prim, tracers, params):
         if prim.eager_call is not None:
-            return prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in tracers],
+            outs = prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in tracers],
                                    **params)
-        args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
-        out_avals = prim.abstract_eval_list([get_aval(x) for x in tracers], params)
-        out = prim.impl(*args, **params)
-        outs = out if prim.multiple_results else [out]
-        return [Tensor(_typed(o, a)) for o, a in zip(outs, out_avals)]
+        else:
+            args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
+            out_avals = prim.abstract_eval_list([get_aval(x) for x in tracers], params)
+            out = prim.impl(*args, **params)
+            outs = [Tensor(_typed(o, a)) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
+        if grad_mode.enabled and grad_mode.recorder is not None and \
+                any(isinstance(x, Tensor) and not x.stop_gradient for x in tracers):
+            grad_mode.recorder(prim, params, tracers, outs)
+        return outs
 
 
 def _typed(x, aval):
@@ -409,6 +446,18 @@ def _typed(x, aval):
     if a.shape != aval.shape:
         raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
     return a
+
+
+class _GradMode(threading.local):
+    """Whether eager ops on Tensors with stop_gradient=False are recorded for backward (paddle.no_grad turns it
+    off), and the recorder that does it (installed by paddle_fn.core.tape)."""
+    recorder = None
+
+    def __init__(self):
+        self.enabled = True
+
+
+grad_mode = _GradMode()
 
 
 class _TraceState(threading.local):

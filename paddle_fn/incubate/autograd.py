@@ -167,7 +167,19 @@ class _RowEngine:
 
     def __init__(self, func, xs, batched, who):
         self.store = {}
-        outs, self._pullback = paddle.vjp(_tuple_output(func, self.store, who), *xs)
+        outs, pullback = paddle.vjp(_tuple_output(func, self.store, who), *xs)
+        self._configure(outs, pullback, xs, batched, who)
+
+    @classmethod
+    def from_pullback(cls, outs, pullback, xs, batched, who):
+        """An engine over outputs already computed, with `pullback(cotangents) -> input cotangents` (the tape's)."""
+        engine = cls.__new__(cls)
+        engine.store = {}
+        engine._configure(outs, pullback, xs, batched, who)
+        return engine
+
+    def _configure(self, outs, pullback, xs, batched, who):
+        self._pullback = pullback
         self.traced = any(isinstance(o, Tracer) for o in outs)
         self.batched = batched
         self.out_shapes = [o.shape for o in outs]

@@ -29,4 +29,5 @@ def _broadcast_batch(x, size, axis):
     return structural.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
-hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch)
+hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch,
+               stop_gradient=elementwise.stop_gradient)

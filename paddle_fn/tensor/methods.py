@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, search, stat
 
@@ -126,3 +127,4 @@ def install():
     Tensor.at = property(indexing.at)
     from paddle_fn.tensor import inplace  # the functionalized in-place methods (x.add_(), x[i] = v, ...)
     inplace.install()
+    tape.install()
