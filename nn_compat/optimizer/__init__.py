@@ -1,8 +1,19 @@
 """paddle_fn.nn_compat.optimizer: the stateful ``paddle.optimizer`` surface (re-exported as paddle_fn.optimizer).
 
-Each submodule adds its public names to ``__all__`` below; ``paddle_fn.optimizer`` re-exports ``__all__``.
+``Optimizer`` and its subclasses delegate their arithmetic to the pure kernels of ``functional``; ``lr`` holds the
+learning-rate schedulers. ``paddle_fn.optimizer`` re-exports ``__all__``.
 """
 from paddle_fn.nn_compat.optimizer import lr  # noqa: F401
 from paddle_fn.nn_compat.optimizer import functional  # noqa: F401  (pure init/update forms)
+from paddle_fn.nn_compat.optimizer.optimizer import Optimizer
+from paddle_fn.nn_compat.optimizer.sgd import SGD
+from paddle_fn.nn_compat.optimizer.momentum import Momentum
+from paddle_fn.nn_compat.optimizer.adam import Adam
+from paddle_fn.nn_compat.optimizer.adamw import AdamW
+from paddle_fn.nn_compat.optimizer.adamax import Adamax
+from paddle_fn.nn_compat.optimizer.rmsprop import RMSProp
+from paddle_fn.nn_compat.optimizer.adagrad import Adagrad
+from paddle_fn.nn_compat.optimizer.adadelta import Adadelta
+from paddle_fn.nn_compat.optimizer.lamb import Lamb
 
-__all__ = ["lr"]
+__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Adadelta", "Lamb"]
