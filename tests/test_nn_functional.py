@@ -1,7 +1,9 @@
 """paddle_fn.nn.functional against numpy references, Paddle's semantics where they differ from other libraries,
 and composition with grad, vmap and jit."""
 import doctest
+import importlib
 import itertools
+import pkgutil
 
 import numpy as np
 import pytest
@@ -28,7 +30,10 @@ def close(out, expected, rtol=1e-6, atol=1e-9):
 
 def test_docstring_examples():
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
-    for test in doctest.DocTestFinder(exclude_empty=True).find(F, F.__name__):
+    modules = [F] + [importlib.import_module(f"{F.__name__}.{m.name}") for m in pkgutil.iter_modules(F.__path__)]
+    tests = [t for mod in modules for t in doctest.DocTestFinder(exclude_empty=True).find(mod, mod.__name__)]
+    assert len(tests) >= 95  # the examples live in the family modules, one per function defined there
+    for test in tests:
         runner.run(test)
     assert runner.failures == 0
 

@@ -1,0 +1,63 @@
+"""Input encodings (`paddle.nn.functional.input`): one_hot and embedding."""
+from __future__ import annotations
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import DTypeError, ShapeError
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import shape_of, static_int
+from paddle_fn.tensor.logic import equal
+from paddle_fn.tensor.manipulation import gather, reshape
+from paddle_fn.tensor.promotion import as_tensor, cast
+from paddle_fn.nn.functional._shared import _c
+
+__all__ = ["embedding", "one_hot"]
+
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Rows of `weight` [num_embeddings, dim] at the int ids `x`: shape x.shape + [dim]. Ids equal to
+    `padding_idx` (negative counts from the end) give zeros and no gradient to that row. `sparse` is accepted and
+    ignored.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> w = paddle.to_tensor([[0., 0.], [1., 1.], [2., 2.]])
+        >>> F.embedding(paddle.to_tensor([[2, 0]]), w, padding_idx=2).numpy()
+        array([[[0., 0.],
+                [0., 0.]]], dtype=float32)
+    """
+    x, weight = as_tensor(x), as_tensor(weight)
+    if get_aval(x).dtype.kind not in "iu":
+        raise DTypeError(f"embedding: x must hold integer ids, got {get_aval(x).dtype.name}")
+    if get_aval(weight).ndim != 2:
+        raise ShapeError(f"embedding: weight must be 2-D [num_embeddings, dim], got shape {list(shape_of(weight))}")
+    n, dim = shape_of(weight)
+    ids = reshape(x, [-1])
+    rows = reshape(gather(weight, ids), list(shape_of(x)) + [dim])
+    if padding_idx is None:
+        return rows
+    pad_id = padding_idx + n if padding_idx < 0 else padding_idx
+    is_pad = st.broadcast_in_dim(equal(x, pad_id), shape=shape_of(rows),
+                                 broadcast_dimensions=tuple(range(get_aval(x).ndim)))
+    return ew.select(is_pad, _c(rows, 0), rows)
+
+
+def one_hot(x, num_classes, name=None):
+    """float32 one-hot vectors of length `num_classes` for the int Tensor `x`: shape x.shape + [num_classes].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.one_hot(paddle.to_tensor([1, 0]), 3).numpy()
+        array([[0., 1., 0.],
+               [1., 0., 0.]], dtype=float32)
+    """
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind not in "iu":
+        raise DTypeError(f"one_hot: x must be an integer Tensor, got {get_aval(x).dtype.name}")
+    n = static_int("one_hot", num_classes, "num_classes")
+    shape = shape_of(x) + (n,)
+    classes = st.iota(dtype=get_aval(x).dtype, shape=shape, dimension=len(shape) - 1)
+    spread = st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(len(shape) - 1)))
+    return cast(ew.eq(spread, classes), dtypes.float32)

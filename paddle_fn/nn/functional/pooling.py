@@ -1,0 +1,297 @@
+"""Pooling (`paddle.nn.functional.pooling`): max/avg pooling in 1-D, 2-D and 3-D and their adaptive forms."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor.promotion import as_tensor, float_operand
+from paddle_fn.nn.functional._shared import _along_axis, _c, _channel_last, _padding_pairs, _spatial_dims, _tuple
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d",
+           "max_pool2d", "max_pool3d"]
+
+def _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode, data_format):
+    channel_last = _channel_last(op, data_format, n)
+    if get_aval(x).ndim != n + 2:
+        raise ShapeError(f"{op}: expected a {n + 2}-D input ({data_format}), got shape {list(shape_of(x))}")
+    dims = _spatial_dims(n + 2, channel_last)
+    kernel = _tuple(op, kernel_size, n, "kernel_size")
+    strides = kernel if stride is None else _tuple(op, stride, n, "stride")
+    in_sp = tuple(shape_of(x)[d] for d in dims)
+    pads = _padding_pairs(op, padding, n, channel_last, in_sp, kernel, strides, (1,) * n)
+    outs, highs = [], []
+    for size, k, s, (lo, hi) in zip(in_sp, kernel, strides, pads):
+        span = size + lo + hi - k
+        if span < 0:
+            raise ShapeError(f"{op}: kernel {list(kernel)} is larger than the padded input (spatial shape "
+                             f"{list(in_sp)}, padding {list(pads)})")
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        outs.append(out)
+        highs.append((out - 1) * s + k - size - lo)  # the extra windows of ceil_mode read past the padding
+    return dims, kernel, strides, tuple((lo, h) for (lo, _), h in zip(pads, highs)), tuple(outs)
+
+
+def _windows(x, dims, kernel, strides, outs):
+    """Each kernel offset's strided view of the (padded) input: one `slice` per position in the window."""
+    shape = shape_of(x)
+    for offset in itertools.product(*[range(k) for k in kernel]):
+        start, limit, step = [0] * len(shape), list(shape), [1] * len(shape)
+        for d, o, s, n in zip(dims, offset, strides, outs):
+            start[d], limit[d], step[d] = o, o + (n - 1) * s + 1, s
+        yield st.slice(x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(step))
+
+
+def _pad_spatial(x, dims, pads, value):
+    config = [(0, 0, 0)] * get_aval(x).ndim
+    for d, (lo, hi) in zip(dims, pads):
+        config[d] = (lo, hi, 0)
+    return st.pad(x, np.array(value, get_aval(x).dtype.np), padding_config=tuple(config))
+
+
+def _max_pool(op, n, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format):
+    if return_mask:
+        raise NotImplementedError(f"{op}: return_mask=True is not supported yet; the indices of the maxima can be "
+                                  "found with paddle.argmax over the unfolded windows (F.unfold)")
+    x = as_tensor(x)
+    dims, kernel, strides, pads, outs = _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode,
+                                                       data_format)
+    dt = get_aval(x).dtype
+    lowest = -np.inf if dt.kind == "f" else np.iinfo(dt.np).min
+    out = None
+    for window in _windows(_pad_spatial(x, dims, pads, lowest), dims, kernel, strides, outs):
+        out = window if out is None else ew.max(out, window)
+    return out
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
+    """The maximum over each window of a 3-D input [N, C, L] (padding never wins: it is -inf).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.max_pool1d(paddle.to_tensor([[[1., 3., 2., 5., 4.]]]), 2).numpy()
+        array([[[3., 5.]]], dtype=float32)
+    """
+    return _max_pool("max_pool1d", 1, x, kernel_size, stride, padding, return_mask, ceil_mode, "NCL")
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCHW",
+               name=None):
+    """The maximum over each kernel_size window (stride defaults to kernel_size) of a 4-D input; padding as
+    in conv2d ('SAME' too); ceil_mode adds the partial windows at the end. A tie between window elements shares
+    the gradient equally between them.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> x = paddle.arange(16, dtype='float32').reshape([1, 1, 4, 4])
+        >>> F.max_pool2d(x, 2).numpy()
+        array([[[[ 5.,  7.],
+                 [13., 15.]]]], dtype=float32)
+        >>> F.max_pool2d(x, 3, stride=2, ceil_mode=True).shape
+        [1, 1, 2, 2]
+    """
+    return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCDHW",
+               name=None):
+    """The maximum over each window of a 5-D input (see `max_pool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.max_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2).shape
+        [1, 1, 2, 2, 2]
+    """
+    return _max_pool("max_pool3d", 3, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
+
+
+def _avg_pool(op, n, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format):
+    x = float_operand(op, x)
+    dims, kernel, strides, pads, outs = _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode,
+                                                       data_format)
+    total = None
+    for window in _windows(_pad_spatial(x, dims, pads, 0), dims, kernel, strides, outs):
+        total = window if total is None else ew.add(total, window)
+    shape = shape_of(total)
+    if divisor_override:
+        return ew.div(total, _c(total, divisor_override))
+    if not exclusive:
+        return ew.div(total, _c(total, int(np.prod(kernel))))
+    # exclusive: divide by the number of real (unpadded) elements in each window, a constant of the geometry
+    count = np.ones(())
+    for d, k, s, n, (lo, _) in zip(dims, kernel, strides, outs, pads):
+        starts = np.arange(n) * s - lo
+        per_dim = np.minimum(starts + k, shape_of(x)[d]) - np.maximum(starts, 0)
+        count = np.multiply.outer(count, per_dim)
+    count = Tensor(np.maximum(count, 1).astype(get_aval(x).dtype.np))
+    return ew.div(total, st.broadcast_in_dim(count, shape=shape, broadcast_dimensions=dims))
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
+    """The mean over each window of a 3-D input [N, C, L]; exclusive=True leaves padding out of the count.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.avg_pool1d(paddle.to_tensor([[[1., 3., 2., 6.]]]), 2, padding=1).numpy()
+        array([[[1. , 2.5, 6. ]]], dtype=float32)
+    """
+    return _avg_pool("avg_pool1d", 1, x, kernel_size, stride, padding, ceil_mode, exclusive, None, "NCL")
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCHW", name=None):
+    """The mean over each window of a 4-D input. exclusive=True (Paddle's default) divides by the number of
+    unpadded elements in the window; divisor_override replaces the divisor.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> x = paddle.arange(16, dtype='float32').reshape([1, 1, 4, 4])
+        >>> F.avg_pool2d(x, 2).numpy()
+        array([[[[ 2.5,  4.5],
+                 [10.5, 12.5]]]], dtype=float32)
+    """
+    return _avg_pool("avg_pool2d", 2, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+                     data_format)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCDHW", name=None):
+    """The mean over each window of a 5-D input (see `avg_pool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.avg_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2, padding=1).shape
+        [1, 1, 3, 3, 3]
+    """
+    return _avg_pool("avg_pool3d", 3, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+                     data_format)
+
+
+def _adaptive_bins(size, out):
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive_avg(op, n, x, output_size, data_format):
+    x = float_operand(op, x)
+    channel_last = _channel_last(op, data_format, n)
+    if get_aval(x).ndim != n + 2:
+        raise ShapeError(f"{op}: expected a {n + 2}-D input ({data_format}), got shape {list(shape_of(x))}")
+    dims = _spatial_dims(n + 2, channel_last)
+    sizes = [None if o is None else int(o) for o in (output_size if isinstance(output_size, (list, tuple))
+                                                    else [output_size] * n)]
+    for d, out in zip(dims, sizes):
+        size = shape_of(x)[d]
+        out = size if out is None else out
+        # averaging over rectangular bins is separable: one [out, in] averaging matrix per spatial axis
+        matrix = np.zeros((out, size))
+        for i, (lo, hi) in enumerate(_adaptive_bins(size, out)):
+            matrix[i, lo:hi] = 1.0 / (hi - lo)
+        x = _along_axis(x, matrix, d)
+    return x
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    """The mean over `output_size` adaptive bins of a 3-D input [N, C, L] (bin i spans floor(i L / out) to
+    ceil((i + 1) L / out)).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_avg_pool1d(paddle.to_tensor([[[1., 2., 3., 4., 5.]]]), 2).numpy()
+        array([[[2., 4.]]], dtype=float32)
+    """
+    return _adaptive_avg("adaptive_avg_pool1d", 1, x, output_size, "NCL")
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """The mean over adaptive bins giving `output_size` (an int, or [h, w] where None keeps that size).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_avg_pool2d(paddle.ones([2, 3, 7, 5]), 1).shape
+        [2, 3, 1, 1]
+    """
+    return _adaptive_avg("adaptive_avg_pool2d", 2, x, output_size, data_format)
+
+
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    """The mean over adaptive bins of a 5-D input giving `output_size`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_avg_pool3d(paddle.ones([1, 2, 5, 4, 3]), [2, 2, None]).shape
+        [1, 2, 2, 2, 3]
+    """
+    return _adaptive_avg("adaptive_avg_pool3d", 3, x, output_size, data_format)
+
+
+def _adaptive_max(op, n, x, output_size, return_mask):
+    if return_mask:
+        raise NotImplementedError(f"{op}: return_mask=True is not supported yet")
+    x = as_tensor(x)
+    if get_aval(x).ndim != n + 2:
+        raise ShapeError(f"{op}: expected a {n + 2}-D input, got shape {list(shape_of(x))}")
+    sizes = output_size if isinstance(output_size, (list, tuple)) else [output_size] * n
+    dims = tuple(range(2, n + 2))
+    for d, out in zip(dims, sizes):
+        shape = shape_of(x)
+        out = shape[d] if out is None else int(out)
+        parts = []
+        for lo, hi in _adaptive_bins(shape[d], out):
+            start = tuple(lo if k == d else 0 for k in range(len(shape)))
+            limit = tuple(hi if k == d else s for k, s in enumerate(shape))
+            part = red.reduce_max(st.slice(x, start_indices=start, limit_indices=limit), axes=(d,))
+            parts.append(st.reshape(part, new_sizes=shape[:d] + (1,) + shape[d + 1:]))
+        x = parts[0] if len(parts) == 1 else st.concatenate(*parts, dimension=d)
+    return x
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    """The maximum over `output_size` adaptive bins of a 3-D input [N, C, L].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_max_pool1d(paddle.to_tensor([[[1., 5., 3., 4., 2.]]]), 2).numpy()
+        array([[[5., 4.]]], dtype=float32)
+    """
+    return _adaptive_max("adaptive_max_pool1d", 1, x, output_size, return_mask)
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """The maximum over adaptive bins of a 4-D input [N, C, H, W] giving `output_size`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_max_pool2d(paddle.arange(16, dtype='float32').reshape([1, 1, 4, 4]), 1).numpy()
+        array([[[[15.]]]], dtype=float32)
+    """
+    return _adaptive_max("adaptive_max_pool2d", 2, x, output_size, return_mask)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    """The maximum over adaptive bins of a 5-D input [N, C, D, H, W] giving `output_size`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.adaptive_max_pool3d(paddle.ones([1, 2, 5, 4, 3]), 2).shape
+        [1, 2, 2, 2, 2]
+    """
+    return _adaptive_max("adaptive_max_pool3d", 3, x, output_size, return_mask)
