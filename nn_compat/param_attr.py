@@ -1,6 +1,9 @@
 """`paddle.ParamAttr`: how a Layer creates one of its parameters (name, initializer, learning rate, ...)."""
 from __future__ import annotations
 
+from paddle_fn.nn_compat.initializer.initializer import Initializer
+from paddle_fn.nn_compat.regularizer import WeightDecayRegularizer
+
 __all__ = ["ParamAttr"]
 
 
@@ -71,10 +74,9 @@ class ParamAttr:
             return [ParamAttr._to_attr(a) for a in arg]
         if isinstance(arg, str):
             return ParamAttr(name=arg)
-        from paddle_fn.nn_compat.initializer.initializer import Initializer
         if isinstance(arg, Initializer):
             return ParamAttr(initializer=arg)
-        if type(arg).__name__.endswith("Decay") or hasattr(arg, "_regularization_coeff"):
+        if isinstance(arg, WeightDecayRegularizer):
             return ParamAttr(regularizer=arg)
         raise TypeError(f"{type(arg).__name__} cannot be cast to ParamAttr; pass a ParamAttr, a name, an "
                         "initializer, a regularizer, None or False")

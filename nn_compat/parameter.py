@@ -14,6 +14,8 @@ import numpy as np
 import paddle_fn
 from paddle_fn import Tensor
 from paddle_fn.nn_compat import unique_name
+from paddle_fn.nn_compat.initializer import Constant, Initializer, XavierUniform
+from paddle_fn.nn_compat.initializer.initializer import _global_bias_initializer, _global_weight_initializer
 from paddle_fn.nn_compat.param_attr import ParamAttr
 
 __all__ = ["Parameter", "create_parameter"]
@@ -234,7 +236,6 @@ def _rebuild_parameter(array, attributes):
 
 def _make_parameter(shape, dtype, attr, is_bias, default_initializer, prefix, what):
     """The one path by which Layers (and paddle.create_parameter) create parameters. Returns None for attr=False."""
-    from paddle_fn.nn_compat.initializer import initializer as init_mod
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
@@ -257,15 +258,13 @@ def _make_parameter(shape, dtype, attr, is_bias, default_initializer, prefix, wh
     dt = _as_dtype(dtype if dtype is not None else "float32")
     init = attr.initializer
     if init is None:
-        init = init_mod._global_bias_initializer() if is_bias else init_mod._global_weight_initializer()
+        init = _global_bias_initializer() if is_bias else _global_weight_initializer()
     if init is None:
         init = default_initializer
     if init is None:
-        if is_bias or not dt.is_floating_point:
-            init = init_mod._default_bias_initializer()
-        else:
-            init = init_mod._default_weight_initializer()
-    if not isinstance(init, init_mod.Initializer):
+        # Paddle's defaults: XavierUniform for floating-point weights, zeros for biases and integer parameters
+        init = Constant(0.0) if is_bias or not dt.is_floating_point else XavierUniform()
+    if not isinstance(init, Initializer):
         raise TypeError(f"{what}: the initializer must be a paddle.nn.initializer instance (e.g. "
                         f"paddle.nn.initializer.Normal()), got {init!r}")
     value = init._value(shape, dt)

@@ -385,3 +385,92 @@ def test_parameter_list():
     with pytest.raises(TypeError, match="only Parameters"):
         ps[0] = paddle.ones([2])
     assert repr(nn.ParameterList()) == "ParameterList()"
+
+
+# --------------------------------------------------------------------------------------------- Paddle 3 extras
+
+
+def test_hook_prepend_with_kwargs_and_always_call():
+    class Scale(nn.Layer):
+        def forward(self, x, factor=1.0):
+            if factor < 0:
+                raise ValueError("negative factor")
+            return x * factor
+
+    layer, order = Scale(), []
+    layer.register_forward_pre_hook(lambda lay, inputs: order.append("pre1"))
+    layer.register_forward_pre_hook(lambda lay, inputs: order.append("pre0"), prepend=True)
+    layer.register_forward_pre_hook(lambda lay, inputs, kwargs: (inputs, {"factor": kwargs["factor"] * 2}),
+                                    with_kwargs=True)
+    layer.register_forward_post_hook(lambda lay, inputs, kwargs, out: out + kwargs["factor"], with_kwargs=True)
+    seen = []
+    h = layer.register_forward_hook(lambda lay, inputs, out: seen.append(out), always_call=True)
+    out = layer(paddle.to_tensor([1.0]), factor=3.0)
+    assert order == ["pre0", "pre1"] and out.numpy().tolist() == [12.0] and len(seen) == 1
+    with pytest.raises(ValueError, match="negative factor"):
+        layer(paddle.to_tensor([1.0]), factor=-1.0)
+    assert len(seen) == 2 and seen[1] is None  # always_call ran with no output
+    h.remove()
+    assert not layer._forward_post_hooks_always_called
+    layer.register_forward_pre_hook(lambda lay, inputs, kwargs: 3, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="tuple of \\(new_args, new_kwargs\\)"):
+        layer(paddle.to_tensor([1.0]), factor=1.0)
+
+
+def test_path_access_and_aliases():
+    model = nn.Sequential(nn.Sequential(nn.Linear(1, 2)), nn.Layer())
+    model[1].register_buffer("mean", paddle.zeros([2]))
+    assert model.get_sublayer("0.0") is model[0][0] and model.get_submodule("") is model
+    assert model.get_parameter("0.0.bias") is model[0][0].bias
+    assert model.get_buffer("1.mean") is model[1].mean
+    with pytest.raises(AttributeError, match="has no attribute `9`"):
+        model.get_sublayer("9")
+    with pytest.raises(AttributeError, match="is not a buffer"):
+        model.get_buffer("0.0.weight")
+    new = nn.Linear(1, 7)
+    model.set_sublayer("0.0", new)
+    assert model[0][0] is new
+    with pytest.raises(ValueError, match="is not an nn.Layer"):
+        model.set_sublayer("0.0", 3)
+    model.add_module("extra", nn.Linear(2, 2))
+    model.register_parameter("p", nn.create_parameter([1], "float32"))
+    assert [n for n, _ in model.named_modules()] == ["", "0", "0.0", "1", "extra"]
+    assert len(list(model.modules())) == 5 and "p" in dict(model.named_parameters())
+    with pytest.raises(ValueError, match="shouldn't implement backward"):
+        model.backward()
+
+
+def test_load_state_dict_strict_and_requires_grad():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    assert repr(b.load_state_dict(a.state_dict())) == "<All keys matched successfully>"
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        b.load_state_dict({"weight": a.weight, "x": a.bias})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        keys = b.load_state_dict({"weight": a.weight, "x": a.bias}, strict=False)
+    assert (keys.missing_keys, keys.unexpected_keys) == (["bias"], ["x"])
+    assert [p.stop_gradient for p in b.requires_grad_(False).parameters()] == [True, True]
+    assert b.requires_grad_().weight.trainable
+    assert b.type("float64").weight.dtype == paddle.float64
+
+
+def test_build_once_runs_before_the_first_forward():
+    class Lazy(nn.Layer):
+        def _build_once(self, x):
+            self.w = self.create_parameter([x.shape[-1]], default_initializer=Const(1.0))
+
+        def forward(self, x):
+            return x * self.w
+
+    layer = Lazy()
+    assert layer(paddle.ones([2, 3])).shape == [2, 3] and layer.w.shape == [3]
+
+
+def test_create_parameter_device_and_zero_size():
+    layer = nn.Layer()
+    p = layer.create_parameter([2], device="cpu")
+    assert isinstance(p, nn.Parameter) and str(p.place) == "Place(cpu)" and p.trainable
+    with pytest.raises(ValueError, match="the 0-th dim is -1"):
+        layer.create_parameter([-1, 2])
+    with pytest.raises(TypeError, match="shape must be a list of ints"):
+        layer.create_parameter([2.5])

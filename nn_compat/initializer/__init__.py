@@ -13,7 +13,9 @@ Example:
     array([[3.5, 3.5]], dtype=float32)
 """
 from paddle_fn.nn_compat.initializer.assign import Assign
+from paddle_fn.nn_compat.initializer.bilinear import Bilinear
 from paddle_fn.nn_compat.initializer.constant import Constant
+from paddle_fn.nn_compat.initializer.dirac import Dirac
 from paddle_fn.nn_compat.initializer.initializer import Initializer, calculate_gain, set_global_initializer
 from paddle_fn.nn_compat.initializer.kaiming import KaimingNormal, KaimingUniform
 from paddle_fn.nn_compat.initializer.normal import Normal, TruncatedNormal
@@ -21,5 +23,5 @@ from paddle_fn.nn_compat.initializer.orthogonal import Orthogonal
 from paddle_fn.nn_compat.initializer.uniform import Uniform
 from paddle_fn.nn_compat.initializer.xavier import XavierNormal, XavierUniform
 
-__all__ = ["Assign", "Constant", "Initializer", "KaimingNormal", "KaimingUniform", "Normal", "Orthogonal",
+__all__ = ["Assign", "Bilinear", "Constant", "Dirac", "Initializer", "KaimingNormal", "KaimingUniform", "Normal", "Orthogonal",
            "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform", "calculate_gain", "set_global_initializer"]

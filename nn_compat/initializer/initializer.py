@@ -60,19 +60,15 @@ class Initializer:
         return f"{type(self).__name__}({fields})"
 
 
-def _draw_dtype(dtype):
+def _draw_dtype(dtype: paddle_fn.DType) -> paddle_fn.DType:
     """Draw random numbers in float32 for half-precision parameters (then cast), else in the parameter's dtype."""
-    from paddle_fn.nn_compat.parameter import _as_dtype
-    d = _as_dtype(dtype)
-    if d.name in ("float16", "bfloat16") or not d.is_floating_point:
+    if dtype.name in ("float16", "bfloat16") or not dtype.is_floating_point:
         return paddle_fn.float32
-    return d
+    return dtype
 
 
-def _cast(x, dtype):
-    from paddle_fn.nn_compat.parameter import _as_dtype
-    d = _as_dtype(dtype)
-    return x if x.dtype == d else x.astype(d)
+def _cast(x, dtype: paddle_fn.DType):
+    return x if x.dtype == dtype else x.astype(dtype)
 
 
 # Paddle returns the int 1 for the linear-like activations
@@ -144,13 +140,3 @@ def _global_weight_initializer():
 
 def _global_bias_initializer():
     return _GLOBAL["bias"]
-
-
-def _default_weight_initializer():
-    from paddle_fn.nn_compat.initializer.xavier import XavierUniform
-    return XavierUniform()
-
-
-def _default_bias_initializer():
-    from paddle_fn.nn_compat.initializer.constant import Constant
-    return Constant(0.0)

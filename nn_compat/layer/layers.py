@@ -23,8 +23,9 @@ import numpy as np
 import paddle_fn
 from paddle_fn import EscapedTracerError, Tensor
 from paddle_fn.nn_compat import unique_name
+from paddle_fn.nn_compat.layer.layer_state import HookRemoveHelper, LayerStateMixin
 from paddle_fn.nn_compat.parameter import (
-    Parameter, _as_dtype, _is_traced, _make_parameter, _new_handle, _rebind, _to_value, _untracked)
+    Parameter, _as_dtype, _is_traced, _make_parameter, _new_handle, _rebind, _untracked)
 
 __all__ = ["HookRemoveHelper", "Layer"]
 
@@ -44,35 +45,6 @@ def _addindent(text: str, spaces: int) -> str:
 
 def _dtype_name(dtype) -> str:
     return _as_dtype(dtype).name
-
-
-class HookRemoveHelper:
-    """The handle `Layer.register_forward_pre_hook` / `register_forward_post_hook` return: ``.remove()``
-    unregisters the hook.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> fc = paddle.nn.Linear(2, 2)
-        >>> handle = fc.register_forward_post_hook(lambda layer, inputs, output: output * 0)
-        >>> float(fc(paddle.ones([1, 2])).sum())
-        0.0
-        >>> handle.remove()
-        >>> len(fc._forward_post_hooks)
-        0
-    """
-
-    next_hook_id = 0
-
-    def __init__(self, hooks):
-        self._hooks_ref = weakref.ref(hooks)
-        self._hook_id = HookRemoveHelper.next_hook_id
-        HookRemoveHelper.next_hook_id += 1
-
-    def remove(self):
-        """Unregister the hook (doing it twice is harmless)."""
-        hooks = self._hooks_ref()
-        if hooks is not None and self._hook_id in hooks:
-            del hooks[self._hook_id]
 
 
 class _CreatedTensor(Tensor):
@@ -133,7 +105,7 @@ def _explain_escaped(layer, err):
     return new
 
 
-class Layer:
+class Layer(LayerStateMixin):
     """The base class of layers and models (``paddle.nn.Layer``): subclass it, create parameters and sublayers
     in ``__init__`` and write ``forward``; calling the layer runs the forward pre-hooks, `forward` and the
     forward post-hooks.
@@ -171,16 +143,16 @@ class Layer:
         self._full_name = unique_name.generate(name_scope)
         self._dtype = _dtype_name(dtype)
         self._built = False
-        self._init_in_dynamic_mode = True
         self._parameters = OrderedDict()
         self._buffers = OrderedDict()
         self._non_persistable_buffer_names_set = set()
         self._sub_layers = OrderedDict()
-        self._loaddict_holder = OrderedDict()
         self._forward_pre_hooks = OrderedDict()
+        self._forward_pre_hooks_with_kwargs_flag = OrderedDict()
         self._forward_post_hooks = OrderedDict()
+        self._forward_post_hooks_with_kwargs_flag = OrderedDict()
+        self._forward_post_hooks_always_called = OrderedDict()
         self._state_dict_hooks = OrderedDict()
-        self._casted_by_pure_fp16 = False
 
     # ------------------------------------------------------------------------------------------- running
 
@@ -189,8 +161,26 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} has no forward(); define forward(self, ...) in the "
                                   "subclass")
 
+    def backward(self, *inputs):
+        """Layers have no backward: gradients come from ``loss.backward()`` or ``paddle.grad``. Raises ValueError.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> paddle.nn.Linear(1, 1).backward()
+            Traceback (most recent call last):
+            ...
+            ValueError: Layer shouldn't implement backward
+        """
+        raise ValueError("Layer shouldn't implement backward")
+
+    def _build_once(self, *inputs, **kwargs):
+        """Run once, before the first forward (Paddle's hook for layers that create state from their inputs)."""
+
     def __call__(self, *inputs, **kwargs):
         try:
+            if not self._built:
+                self._build_once(*inputs, **kwargs)
+                self._built = True
             if self._forward_pre_hooks or self._forward_post_hooks:
                 return self._call_with_hooks(inputs, kwargs)
             return self.forward(*inputs, **kwargs)
@@ -201,23 +191,53 @@ class Layer:
             raise new.with_traceback(e.__traceback__) from None
 
     def _call_with_hooks(self, inputs, kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, inputs)
-            if result is not None:
-                inputs = result if isinstance(result, tuple) else (result,)
-        outputs = self.forward(*inputs, **kwargs)
-        for hook in list(self._forward_post_hooks.values()):
-            result = hook(self, inputs, outputs)
-            if result is not None:
-                outputs = result
-        return outputs
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs_flag:
+                result = hook(self, inputs, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    inputs, kwargs = result
+            else:
+                result = hook(self, inputs)
+                if result is not None:
+                    inputs = result if isinstance(result, tuple) else (result,)
+        outputs, called = None, set()
 
-    def register_forward_pre_hook(self, hook):
+        def post(hook_id, hook):
+            called.add(hook_id)
+            if hook_id in self._forward_post_hooks_with_kwargs_flag:
+                return hook(self, inputs, kwargs, outputs)
+            return hook(self, inputs, outputs)
+
+        try:
+            outputs = self.forward(*inputs, **kwargs)
+            for hook_id, hook in list(self._forward_post_hooks.items()):
+                result = post(hook_id, hook)
+                if result is not None:
+                    outputs = result
+            return outputs
+        except Exception:
+            # always_call hooks still run (once) when forward or an earlier hook raised; their own errors are
+            # dropped so the original one propagates
+            for hook_id, hook in list(self._forward_post_hooks.items()):
+                if hook_id in self._forward_post_hooks_always_called and hook_id not in called:
+                    try:
+                        post(hook_id, hook)
+                    except Exception:  # noqa: BLE001, S110 - the first error is the one to report
+                        pass
+            raise
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Register ``hook(layer, inputs)``, run before `forward`; `inputs` is the tuple of positional inputs and
         a non-None return value replaces it (a non-tuple is wrapped in a tuple). Returns a `HookRemoveHelper`.
 
         Args:
             hook (callable): ``hook(layer, inputs) -> None | new inputs``.
+            prepend (bool, optional): run it before the hooks already registered. Default: False.
+            with_kwargs (bool, optional): call ``hook(layer, inputs, kwargs)``, which returns None or a pair
+                ``(new_inputs, new_kwargs)``. Default: False.
 
         Example:
             >>> import paddle_fn as paddle
@@ -228,16 +248,23 @@ class Layer:
             >>> h.remove(); fc(paddle.ones([1, 2])).numpy()
             array([[2.]], dtype=float32)
         """
-        handle = HookRemoveHelper(self._forward_pre_hooks)
+        handle = HookRemoveHelper(self._forward_pre_hooks, extra_hook_dict=self._forward_pre_hooks_with_kwargs_flag)
         self._forward_pre_hooks[handle._hook_id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs_flag[handle._hook_id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle._hook_id, last=False)
         return handle
 
-    def register_forward_post_hook(self, hook):
+    def register_forward_post_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """Register ``hook(layer, inputs, output)``, run after `forward`; a non-None return value replaces the
-        output. Returns a `HookRemoveHelper`.
+        output. Returns a `HookRemoveHelper`. Alias: `register_forward_hook`.
 
         Args:
             hook (callable): ``hook(layer, inputs, output) -> None | new output``.
+            prepend (bool, optional): run it before the hooks already registered. Default: False.
+            with_kwargs (bool, optional): call ``hook(layer, inputs, kwargs, output)``. Default: False.
+            always_call (bool, optional): run it also when forward (or an earlier hook) raises. Default: False.
 
         Example:
             >>> import paddle_fn as paddle
@@ -246,9 +273,18 @@ class Layer:
             >>> fc(paddle.ones([1, 2])).numpy()
             array([[4.]], dtype=float32)
         """
-        handle = HookRemoveHelper(self._forward_post_hooks)
+        handle = HookRemoveHelper(self._forward_post_hooks, extra_hook_dict=[
+            self._forward_post_hooks_with_kwargs_flag, self._forward_post_hooks_always_called])
         self._forward_post_hooks[handle._hook_id] = hook
+        if with_kwargs:
+            self._forward_post_hooks_with_kwargs_flag[handle._hook_id] = True
+        if always_call:
+            self._forward_post_hooks_always_called[handle._hook_id] = True
+        if prepend:
+            self._forward_post_hooks.move_to_end(handle._hook_id, last=False)
         return handle
+
+    register_forward_hook = register_forward_post_hook
 
     # ------------------------------------------------------------------------------------------- names, modes
 
@@ -323,7 +359,7 @@ class Layer:
 
     # ------------------------------------------------------------------------------------------- parameters
 
-    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None, device=None):
         """Create an initialized `Parameter` named after this layer (``<full_name>.w_<n>`` / ``.b_<n>``).
         Assign it to an attribute (or `add_parameter`) to register it.
 
@@ -335,6 +371,7 @@ class Layer:
             is_bias (bool, optional): a bias (default initializer Constant(0)). Default: False.
             default_initializer (Initializer, optional): used when `attr` and `set_global_initializer` give
                 none. Default: XavierUniform for weights, Constant(0) for biases.
+            device (str|Place, optional): where to place it, e.g. 'cpu'. Default: the default device.
 
         Example:
             >>> import paddle_fn as paddle
@@ -350,8 +387,11 @@ class Layer:
         """
         if isinstance(attr, str) and attr == "":
             attr = None
-        return _make_parameter(shape, dtype if dtype is not None else self._dtype, attr, is_bias,
-                               default_initializer, self._full_name, f"{type(self).__name__}.create_parameter")
+        param = _make_parameter(shape, dtype if dtype is not None else self._dtype, attr, is_bias,
+                                default_initializer, self._full_name, f"{type(self).__name__}.create_parameter")
+        if param is not None and device is not None:
+            _rebind(param, paddle_fn.device_put(_untracked(param), device))
+        return param
 
     def add_parameter(self, name, parameter):
         """Register `parameter` (a Parameter or None) under `name`; returns it.
@@ -383,6 +423,39 @@ class Layer:
                             "with create_parameter")
         self._parameters[name] = parameter
         return parameter
+
+    def register_parameter(self, name, param):
+        """The same as `add_parameter` (returns None, as Paddle's).
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> layer = paddle.nn.Layer()
+            >>> layer.register_parameter("w", layer.create_parameter([1]))
+            >>> [n for n, _ in layer.named_parameters()]
+            ['w']
+        """
+        self.add_parameter(name, param)
+
+    def get_parameter(self, target):
+        """The parameter (or Tensor attribute) at the dotted path `target`, e.g. ``'0.weight'``.
+
+        Args:
+            target (str): ``'<sublayer path>.<name>'``.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> model = paddle.nn.Sequential(paddle.nn.Linear(2, 3))
+            >>> model.get_parameter("0.weight").shape
+            [2, 3]
+        """
+        path, _, name = target.rpartition(".")
+        layer = self.get_sublayer(path)
+        if not hasattr(layer, name):
+            raise AttributeError(f"{type(layer).__name__} has no attribute `{name}`")
+        param = getattr(layer, name)
+        if not isinstance(param, Tensor):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
 
     def parameters(self, include_sublayers=True):
         """All parameters (each once), in registration order.
@@ -421,29 +494,6 @@ class Layer:
                 seen.add(id(p))
                 yield (layer_prefix + "." + key if layer_prefix else key), p
 
-    def clear_gradients(self, set_to_zero=True):
-        """Clear the gradients of every trainable parameter (through the parameter's ``clear_gradient`` where the
-        eager tape provides it, else by setting ``grad`` to None).
-
-        Args:
-            set_to_zero (bool, optional): passed to ``clear_gradient``. Default: True.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).clear_gradients()
-        """
-        for p in self.parameters():
-            if not p.trainable:
-                continue
-            clear = getattr(p, "clear_gradient", None)
-            if clear is not None:
-                clear(set_to_zero)
-            else:
-                try:
-                    p.grad = None
-                except AttributeError:
-                    pass
-
     # ------------------------------------------------------------------------------------------- sublayers
 
     def add_sublayer(self, name, sublayer):
@@ -468,6 +518,74 @@ class Layer:
             raise RuntimeError("super().__init__() should be called first")
         self._sub_layers[name] = sublayer
         return sublayer
+
+    def add_module(self, name, module):
+        """The same as `add_sublayer` (returns None, as Paddle's). Alias: `register_module`.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> model = paddle.nn.Layer()
+            >>> model.add_module("fc", paddle.nn.Linear(1, 1))
+            >>> [n for n, _ in model.named_children()]
+            ['fc']
+        """
+        self.add_sublayer(name, module)
+
+    register_module = add_module
+
+    def get_sublayer(self, target):
+        """The sublayer at the dotted path `target` (``''`` is this layer). Alias: `get_submodule`.
+
+        Args:
+            target (str): e.g. ``'encoder.0'``.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> model = paddle.nn.Sequential(paddle.nn.Sequential(paddle.nn.Linear(1, 2)))
+            >>> model.get_sublayer("0.0")
+            Linear(in_features=1, out_features=2, dtype=float32)
+        """
+        if target == "":
+            return self
+        layer = self
+        for item in target.split("."):
+            if not hasattr(layer, item):
+                raise AttributeError(f"{type(layer).__name__} has no attribute `{item}`")
+            layer = getattr(layer, item)
+            if not isinstance(layer, Layer):
+                raise AttributeError(f"`{item}` is not an nn.Layer")
+        return layer
+
+    get_submodule = get_sublayer
+
+    def set_sublayer(self, target, layer, strict=False):
+        """Put `layer` at the dotted path `target`, replacing what is there. Alias: `set_submodule`.
+
+        Args:
+            target (str): e.g. ``'encoder.0'``.
+            layer (Layer): the new sublayer.
+            strict (bool, optional): require that `target` exists already. Default: False.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> model = paddle.nn.Sequential(paddle.nn.Linear(1, 2))
+            >>> model.set_sublayer("0", paddle.nn.Linear(1, 5))
+            >>> model[0].weight.shape
+            [1, 5]
+        """
+        if target == "":
+            raise ValueError("Cannot set the sublayer without a target name!")
+        if not isinstance(layer, Layer):
+            raise ValueError(f"`module` is not an nn.Layer, found {type(layer)}")
+        path, _, name = target.rpartition(".")
+        parent = self.get_sublayer(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Layer):
+            raise AttributeError(f"`{name}` is not an nn.Layer")
+        setattr(parent, name, layer)
+
+    set_submodule = set_sublayer
 
     def children(self):
         """Iterate the direct sublayers, in registration order.
@@ -537,6 +655,33 @@ class Layer:
             yield from layer.named_sublayers(prefix + ("." if prefix else "") + key, True, layers_set,
                                              remove_duplicate)
 
+    def modules(self):
+        """Iterate this layer and all its sublayers, depth first, each once.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> [type(m).__name__ for m in paddle.nn.Sequential(paddle.nn.Linear(1, 1)).modules()]
+            ['Sequential', 'Linear']
+        """
+        for _, layer in self.named_modules():
+            yield layer
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """`named_sublayers` with ``include_self=True``: ``(name, layer)`` pairs, this layer first (name ``''``).
+
+        Args:
+            memo (set, optional): layers to skip. Default: None.
+            prefix (str, optional): prepended to every name. Default: ''.
+            remove_duplicate (bool, optional): Default: True.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> [n for n, _ in paddle.nn.Sequential(paddle.nn.Linear(1, 1)).named_modules()]
+            ['', '0']
+        """
+        return self.named_sublayers(prefix=prefix, include_self=True, layers_set=memo,
+                                    remove_duplicate=remove_duplicate)
+
     # ------------------------------------------------------------------------------------------- buffers
 
     def register_buffer(self, name, tensor, persistable=True):
@@ -589,12 +734,34 @@ class Layer:
         """
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
-    def named_buffers(self, prefix="", include_sublayers=True):
+    def get_buffer(self, target):
+        """The buffer at the dotted path `target`, e.g. ``'bn._mean'``.
+
+        Args:
+            target (str): ``'<sublayer path>.<name>'``.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> model = paddle.nn.Sequential(paddle.nn.Layer())
+            >>> model[0].register_buffer("mean", paddle.zeros([1]))
+            >>> model.get_buffer("0.mean").shape
+            [1]
+        """
+        path, _, name = target.rpartition(".")
+        layer = self.get_sublayer(path)
+        if not hasattr(layer, name):
+            raise AttributeError(f"{type(layer).__name__} has no attribute `{name}`")
+        if name not in layer._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(layer, name)
+
+    def named_buffers(self, prefix="", include_sublayers=True, remove_duplicate=True):
         """Iterate ``(name, buffer)`` with structured names (each buffer once).
 
         Args:
             prefix (str, optional): prepended to every name. Default: ''.
             include_sublayers (bool, optional): Default: True.
+            remove_duplicate (bool, optional): yield a buffer reachable by several names once. Default: True.
 
         Example:
             >>> import paddle_fn as paddle
@@ -604,10 +771,11 @@ class Layer:
             ['0.mean']
         """
         seen = set()
-        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers else [(prefix, self)]
+        layers = self.named_sublayers(prefix=prefix, include_self=True, remove_duplicate=remove_duplicate) \
+            if include_sublayers else [(prefix, self)]
         for layer_prefix, layer in layers:
             for key, b in layer._buffers.items():
-                if b is None or id(b) in seen:
+                if b is None or (remove_duplicate and id(b) in seen):
                     continue
                 seen.add(id(b))
                 yield (layer_prefix + "." + key if layer_prefix else key), b
@@ -650,244 +818,6 @@ class Layer:
             'saved'
         """
         return self.create_variable(name=name, persistable=persistable, dtype=dtype)
-
-    # ------------------------------------------------------------------------------------------- state_dict
-
-    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="", use_hook=True,
-                   keep_vars=True):
-        """The parameters and persistable buffers by structured name (``fc.weight``, ``0.bias`` in a
-        Sequential); non-persistable buffers are left out. The values are the Parameter / buffer handles
-        themselves (``keep_vars=False`` gives detached snapshots that do not follow later updates).
-
-        Args:
-            destination (dict, optional): fill this dict instead of a new OrderedDict.
-            include_sublayers (bool, optional): Default: True.
-            structured_name_prefix (str, optional): prepended to every key. Default: ''.
-            use_hook (bool, optional): apply state_dict hooks. Default: True.
-            keep_vars (bool, optional): Default: True.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> model = paddle.nn.Sequential(paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 1, bias_attr=False))
-            >>> list(model.state_dict())
-            ['0.weight', '0.bias', '1.weight']
-        """
-        return self._state_dict_impl(destination, include_sublayers, structured_name_prefix, False, use_hook,
-                                     keep_vars)
-
-    def to_static_state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="",
-                             use_hook=True, keep_vars=True):
-        """Like `state_dict`, with the non-persistable buffers too.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> layer = paddle.nn.Layer()
-            >>> layer.register_buffer("cache", paddle.zeros([1]), persistable=False)
-            >>> list(layer.state_dict()), list(layer.to_static_state_dict())
-            ([], ['cache'])
-        """
-        return self._state_dict_impl(destination, include_sublayers, structured_name_prefix, True, use_hook,
-                                     keep_vars)
-
-    def _state_dict_impl(self, destination=None, include_sublayers=True, structured_name_prefix="",
-                         include_non_persistable_buffer=False, use_hook=True, keep_vars=True):
-        if destination is None:
-            destination = OrderedDict()
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[structured_name_prefix + name] = p if keep_vars else p.snapshot()
-        for name, b in self._buffers.items():
-            if b is None or (not include_non_persistable_buffer and name in self._non_persistable_buffer_names_set):
-                continue
-            destination[structured_name_prefix + name] = b if keep_vars else b.snapshot()
-        if include_sublayers:
-            for layer_name, layer in self._sub_layers.items():
-                if layer is not None:
-                    destination = layer._state_dict_impl(destination, True, structured_name_prefix + layer_name + ".",
-                                                         include_non_persistable_buffer, use_hook, keep_vars)
-        if use_hook:
-            for hook in self._state_dict_hooks.values():
-                result = hook(destination)
-                if result is not None:
-                    destination = result
-        return destination
-
-    def _register_state_dict_hook(self, hook):
-        handle = HookRemoveHelper(self._state_dict_hooks)
-        self._state_dict_hooks[handle._hook_id] = hook
-        return handle
-
-    def set_state_dict(self, state_dict, use_structured_name=True):
-        """Load parameters and persistable buffers from `state_dict` (values: Tensors or numpy arrays), as
-        Paddle does: a key of the layer that `state_dict` lacks, or whose value has another shape, is skipped
-        with a warning and reported in `missing_keys`; keys the layer does not have are reported in
-        `unexpected_keys`. A dtype mismatch is an error (nothing is loaded). Returns
-        ``(missing_keys, unexpected_keys)``. Aliases: `set_dict`, `load_dict`.
-
-        Args:
-            state_dict (dict): name -> value, e.g. from `state_dict` or ``paddle.load``.
-            use_structured_name (bool, optional): match keys by structured name (``fc.weight``); False matches
-                by parameter name (``linear_0.w_0``). Default: True.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> a, b = paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 2)
-            >>> b.set_state_dict(a.state_dict())
-            ([], [])
-            >>> bool((a.weight == b.weight).all())
-            True
-        """
-        if not hasattr(state_dict, "keys"):
-            raise TypeError(f"set_state_dict: state_dict must be a dict, got {type(state_dict).__name__}")
-        missing, matched, used = [], [], set()
-        for key, target in self._state_dict_impl(use_hook=False).items():
-            key_name = key if use_structured_name else getattr(target, "name", key)
-            if key_name not in state_dict:
-                missing.append(key)
-                warnings.warn(f"Skip loading for {key}. {key_name} is not found in the provided dict.", stacklevel=2)
-                continue
-            value = _to_value(state_dict[key_name], f"set_state_dict: {key_name}")
-            if list(value.shape) != list(target.shape):
-                missing.append(key)
-                warnings.warn(f"Skip loading for {key}. {key_name} receives a shape {list(value.shape)}, but the "
-                              f"expected shape is {list(target.shape)}.", stacklevel=2)
-                continue
-            if value.dtype != target.dtype:
-                raise paddle_fn.DTypeError(
-                    f"set_state_dict: {key_name} has dtype {value.dtype.name} but the layer's {key} has dtype "
-                    f"{target.dtype.name}; cast the value first (state_dict[{key_name!r}] = "
-                    f"value.astype('{target.dtype.name}')) or convert the layer (layer.to(dtype=...)). "
-                    "Nothing was loaded.")
-            used.add(key_name)
-            matched.append((target, value))
-        unexpected = [k for k in state_dict.keys() if k not in used]
-        for target, value in matched:
-            target.set_value(value)
-        return missing, unexpected
-
-    set_dict = set_state_dict
-    load_dict = set_state_dict
-
-    # ------------------------------------------------------------------------------------------- dtype, device
-
-    def to(self, device=None, dtype=None, blocking=None):
-        """Move every parameter and buffer to `device` and/or cast it to `dtype`, in place (the handles are
-        rebound); returns self.
-
-        Args:
-            device (str|Place, optional): e.g. 'cpu', 'gpu:0', ``paddle.CPUPlace()``. Default: unchanged.
-            dtype (str, optional): e.g. 'float64'. Default: unchanged.
-            blocking (bool, optional): accepted for compatibility.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> fc = paddle.nn.Linear(2, 2).to(dtype='float64')
-            >>> fc.weight.dtype, fc(paddle.ones([1, 2], 'float64')).dtype
-            (paddle.float64, paddle.float64)
-        """
-        self._to_impl(device=device, dtype=dtype, floating_only=False, include_sublayers=True)
-        return self
-
-    def _to_impl(self, device=None, dtype=None, floating_only=False, include_sublayers=True):
-        dt = _as_dtype(dtype) if dtype is not None else None
-        seen = set()
-        for layer in (self.sublayers(include_self=True) if include_sublayers else [self]):
-            for store in (layer._parameters, layer._buffers):
-                for t in store.values():
-                    if t is None or id(t) in seen:
-                        continue
-                    seen.add(id(t))
-                    new = value = _untracked(t)
-                    if dt is not None and t.dtype != dt and (not floating_only or paddle_fn.is_floating_point(t)):
-                        new = new.astype(dt)
-                    if device is not None:
-                        new = paddle_fn.device_put(new, device)
-                    if new is not value:
-                        _rebind(t, new)
-            if dt is not None and (not floating_only or dt.is_floating_point):
-                layer._dtype = dt.name
-
-    def _cast_floating(self, dtype, excluded_layers):
-        if excluded_layers is None:
-            excluded = []
-        elif isinstance(excluded_layers, (list, tuple)):
-            excluded = list(excluded_layers)
-        else:
-            excluded = [excluded_layers]
-        types = tuple(e for e in excluded if isinstance(e, type))
-        for layer in self.sublayers(include_self=True):
-            if (types and isinstance(layer, types)) or any(layer is e for e in excluded):
-                continue
-            layer._to_impl(dtype=dtype, floating_only=True, include_sublayers=False)
-        return self
-
-    def astype(self, dtype=None):
-        """Cast every parameter and buffer (integer ones too) to `dtype`, in place, and make it the dtype of this
-        layer and its sublayers; returns self. (`float`, `double`, `float16` and `bfloat16` cast only the
-        floating-point ones.)
-
-        Args:
-            dtype (str|paddle.dtype|numpy.dtype, optional): 'bfloat16', 'float16', 'float32', 'float64', 'int8',
-                'int16', 'int32', 'int64', 'uint8', 'complex64', 'complex128' or 'bool'. Default: None (no change).
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).astype('float64').bias.dtype
-            paddle.float64
-        """
-        if dtype is None:
-            return self
-        try:
-            _as_dtype(dtype)
-        except TypeError:
-            raise ValueError("dtype value error, must be 'bfloat16', 'float16', 'float32', 'float64', 'int8', 'int16', "
-                             "'int32', 'int64', 'uint8', 'complex64', 'complex128', 'bool', or paddle.dtype, "
-                             f"numpy.dtype, but receive {dtype}") from None
-        self._to_impl(dtype=dtype, floating_only=False, include_sublayers=True)
-        return self
-
-    def float(self, excluded_layers=None):
-        """Cast floating-point parameters and buffers to float32 (except in `excluded_layers`: layer types or
-        instances); returns self.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).double().float().weight.dtype
-            paddle.float32
-        """
-        return self._cast_floating("float32", excluded_layers)
-
-    def double(self, excluded_layers=None):
-        """Cast floating-point parameters and buffers to float64; returns self.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).double().weight.dtype
-            paddle.float64
-        """
-        return self._cast_floating("float64", excluded_layers)
-
-    def float16(self, excluded_layers=None):
-        """Cast floating-point parameters and buffers to float16; returns self.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).float16().weight.dtype
-            paddle.float16
-        """
-        return self._cast_floating("float16", excluded_layers)
-
-    half = float16
-
-    def bfloat16(self, excluded_layers=None):
-        """Cast floating-point parameters and buffers to bfloat16; returns self.
-
-        Example:
-            >>> import paddle_fn as paddle
-            >>> paddle.nn.Linear(2, 2).bfloat16().weight.dtype
-            paddle.bfloat16
-        """
-        return self._cast_floating("bfloat16", excluded_layers)
 
     # ------------------------------------------------------------------------------------------- attributes
 
