@@ -466,22 +466,3 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
         fun = fun.fun  # re-jit the original function with the new options
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, device)
 
-
-def to_static(function=None, input_spec=None, build_strategy=None, property=False):  # noqa: A002 - Paddle's names
-    """Paddle's ``paddle.jit.to_static``: compile `function` with `jit` (input_spec and build_strategy are accepted
-    for compatibility; shapes are specialised per call as jit does).
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> @paddle.jit.to_static
-        ... def double(x):
-        ...     return x * 2.0
-        >>> double(paddle.to_tensor([1.0])).numpy()
-        array([2.], dtype=float32)
-    """
-    if function is None:
-        return lambda f: to_static(f, input_spec, build_strategy, property)
-    return jit(function)
-
-
-jit.to_static = to_static

@@ -1,0 +1,416 @@
+"""``paddle.jit.to_static``: run a function, a Layer or a Layer method compiled, as Paddle's dynamic-to-static.
+
+A function is compiled with ``paddle.jit``: traced once per input signature into one IREE executable. A Layer
+method is compiled as a pure function of the layer's parameters and buffers (``paddle.nn.functional_call``):
+they are arguments of the compiled program, not constants, so an optimizer updating them does not recompile, and
+the compiled call is one primitive that the eager tape differentiates, so ``loss.backward()`` gives the same
+``.grad`` as the eager layer. Buffers forward updates (BatchNorm statistics) are outputs written back after the
+call. The cache key is what the program depends on: the shapes and dtypes of the Tensor inputs, the values of the
+other (Python) inputs, the names and shapes of the layer's state, and the train/eval mode of every sublayer.
+
+Paddle converts Python ``if``/``while`` on Tensors by rewriting the source; paddle_fn traces, so Python control flow
+on Python values is unrolled at trace time, while control flow on a Tensor's value raises
+``paddle_fn.ConcretizationError`` (use ``paddle.cond`` / ``paddle.while_loop`` / ``paddle.where``), or, with
+``full_graph=False``, runs that function eagerly instead, with a warning (Paddle's graph-break fallback).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+import paddle_fn
+from paddle_fn import ConcretizationError, Tensor
+from paddle_fn.nn_compat.bridge import functional_call, update_state
+from paddle_fn.nn_compat.layer.layers import Layer
+from paddle_fn.nn_compat.parameter import _as_dtype, _is_traced
+from paddle_fn.static import InputSpec
+
+__all__ = ["StaticFunction", "enable_to_static", "ignore_module", "not_to_static", "to_static"]
+
+_NOT_TO_STATIC = "_paddle_fn_not_to_static"
+
+
+class _Switch(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.running_raw = set()  # ids of bound StaticFunctions being traced right now (run them as Python)
+
+
+_switch = _Switch()
+_ignored_modules: set = set()
+
+
+def enable_to_static(enable_to_static_bool):
+    """Turn `to_static` on or off everywhere: when off, decorated functions and Layers run eagerly as plain
+    Python (for debugging with prints and breakpoints). Default: on.
+
+    Args:
+        enable_to_static_bool (bool): True to compile, False to run eagerly.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> @paddle.jit.to_static
+        ... def f(x):
+        ...     return x * 2.0
+        >>> paddle.jit.enable_to_static(False)
+        >>> f(paddle.to_tensor([1.0])).numpy()  # eager now
+        array([2.], dtype=float32)
+        >>> paddle.jit.enable_to_static(True)
+    """
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError(f"The type of 'enable_to_static_bool' must be bool, but received "
+                        f"{type(enable_to_static_bool).__name__}.")
+    _switch.enabled = enable_to_static_bool
+
+
+def not_to_static(func=None):
+    """Mark `func` to run as plain Python: `to_static` returns it unconverted. Called from inside a compiled
+    function it is traced like any other Python code (paddle_fn never rewrites source, so nothing is converted
+    anyway); the mark matters when `func` itself is given to `to_static`.
+
+    Args:
+        func (callable, optional): the function; without it, returns the decorator.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> @paddle.jit.not_to_static
+        ... def helper(x):
+        ...     return x + 1.0
+        >>> paddle.jit.to_static(helper) is helper
+        True
+    """
+    if func is None:
+        return not_to_static
+    try:
+        setattr(func, _NOT_TO_STATIC, True)
+    except AttributeError:
+        raise TypeError(f"not_to_static: cannot mark {type(func).__name__} objects; give a Python function") from None
+    return func
+
+
+def ignore_module(modules):
+    """Paddle's list of modules whose functions dynamic-to-static must not convert. paddle_fn traces Python
+    instead of rewriting its source, so no module's code is ever converted; the modules are recorded (and
+    checked to be modules) so that code calling this runs unchanged.
+
+    Args:
+        modules (list[module]): the modules.
+
+    Example:
+        >>> import math
+        >>> import paddle_fn as paddle
+        >>> paddle.jit.ignore_module([math])
+    """
+    if not isinstance(modules, (list, tuple)) or not all(isinstance(m, types.ModuleType) for m in modules):
+        raise TypeError(f"ignore_module: expected a list of modules, got {modules!r}")
+    _ignored_modules.update(modules)
+
+
+# ----------------------------------------------------------------------------------------------- inputs
+
+def _is_tensor_leaf(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray))
+
+
+def _split_inputs(args, kwargs):
+    """Tensor leaves (traced) and everything else (Python values, part of the cache key)."""
+    leaves, treedef = paddle_fn.tree_flatten((tuple(args), dict(kwargs)))
+    dynamic = [x for x in leaves if _is_tensor_leaf(x)]
+    static = []
+    for x in leaves:
+        if _is_tensor_leaf(x):
+            static.append(None)
+            continue
+        try:
+            hash(x)
+        except TypeError:
+            raise TypeError(f"to_static: a non-Tensor input of type {type(x).__name__} is not hashable; non-Tensor "
+                            "inputs are compile-time constants (one program per value), so pass a Tensor or a "
+                            "hashable value (a tuple instead of a list)") from None
+        static.append(("value", x))
+    return dynamic, (treedef, tuple(static))
+
+
+def _join_inputs(dynamic, static_key):
+    treedef, static = static_key
+    it = iter(dynamic)
+    leaves = [next(it) if s is None else s[1] for s in static]
+    args, kwargs = paddle_fn.tree_unflatten(treedef, leaves)
+    return args, kwargs
+
+
+def _spec_leaves(input_spec):
+    leaves, _ = paddle_fn.tree_flatten(list(input_spec))
+    return [s for s in leaves if isinstance(s, (InputSpec, Tensor))]
+
+
+def check_inputs(name, input_spec, args):
+    """Raise if the Tensor arguments do not fit `input_spec` (rank, fixed dims, dtype)."""
+    if input_spec is None:
+        return
+    specs = _spec_leaves(input_spec)
+    given = [x for x in paddle_fn.tree_flatten(list(args))[0] if _is_tensor_leaf(x)]
+    for i, (spec, x) in enumerate(zip(specs, given)):
+        shape = tuple(spec.shape)
+        got = tuple(x.shape)
+        dtype = _as_dtype(x.dtype)
+        fits = len(shape) == len(got) and all(s in (-1, g) for s, g in zip(shape, got))
+        if not fits or _as_dtype(spec.dtype) != dtype:
+            raise ValueError(f"to_static({name}): input {i} has shape {list(got)} and dtype {dtype.name}, which does "
+                             f"not match input_spec[{i}] = {spec!r} (-1 matches any size); pass inputs of the "
+                             "declared shape and dtype or change the input_spec")
+
+
+def _check_options(build_strategy, backend, kwargs):
+    if build_strategy is not None:
+        raise NotImplementedError("to_static(build_strategy=...): Paddle's BuildStrategy (graph passes of its static "
+                                  "executor) has no counterpart; paddle_fn compiles the whole function with IREE")
+    if backend not in (None, "CINN", "iree"):
+        raise ValueError(f"to_static(backend={backend!r}): the compiler is IREE; backend may be None, 'CINN' (Paddle's "
+                         "default name for its compiler) or 'iree', all meaning the same")
+    unknown = sorted(set(kwargs) - {"full_graph", "property"})
+    if unknown:
+        raise TypeError(f"to_static() got unexpected keyword argument(s) {unknown}")
+    if kwargs.get("property", False):
+        raise NotImplementedError("to_static(property=True): compiling a property getter is not supported; call a "
+                                  "method instead")
+    full_graph = kwargs.get("full_graph", True)
+    if not isinstance(full_graph, bool):
+        raise TypeError(f"to_static(full_graph=...) must be a bool, got {full_graph!r}")
+    return full_graph
+
+
+# ----------------------------------------------------------------------------------------------- StaticFunction
+
+class _MethodCall(Layer):
+    """The layer whose method is compiled, as the one sublayer of a hook-free Layer that calls the method: so
+    `functional_call` swaps the layer's state and runs the method without running its forward hooks again (they
+    ran around the compiled call, as in Paddle)."""
+
+    def __init__(self, layer, function):
+        super().__init__(name_scope="to_static_call")
+        self.inner = layer
+        object.__setattr__(self, "_function", function)
+
+    def forward(self, *args, **kwargs):
+        return self._function(self.inner, *args, **kwargs)
+
+
+class StaticFunction:
+    """A function or Layer method converted by `to_static` (Paddle's ``StaticFunction``): call it like the
+    original. ``.dygraph_function`` is the original Python function; ``.rollback()`` on a Layer's converted
+    forward puts the eager forward back."""
+
+    def __init__(self, function, input_spec=None, full_graph=True, instance=None):
+        functools.update_wrapper(self, function)
+        self._function = function
+        self._input_spec = None if input_spec is None else list(input_spec)
+        self._full_graph = full_graph
+        self._instance = None if instance is None else weakref.ref(instance)
+        self._bound = weakref.WeakKeyDictionary()
+        self._jitted = None
+        self._warned = False
+        self.last_input_spec = None  # InputSpecs of the last call's arguments: what jit.save uses without input_spec
+        self._name = getattr(function, "__name__", type(function).__name__)
+
+    @property
+    def dygraph_function(self):
+        """The original (eager) Python function."""
+        return self._function
+
+    @property
+    def input_spec(self):
+        """The `input_spec` given to `to_static` (None if none)."""
+        return self._input_spec
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._bound.get(instance)
+        if bound is None:
+            bound = self._bound[instance] = StaticFunction(self._function, self._input_spec, self._full_graph,
+                                                           instance)
+        return bound
+
+    def __deepcopy__(self, memo):
+        # A copied Layer (paddle.nn.split, copy.deepcopy) gets a converted method bound to the copy.
+        instance = self.instance
+        return StaticFunction(self._function, self._input_spec, self._full_graph,
+                              memo.get(id(instance), instance) if instance is not None else None)
+
+    @property
+    def instance(self):
+        """The object this method is bound to (None for a plain function)."""
+        return None if self._instance is None else self._instance()
+
+    def __repr__(self):
+        return f"<StaticFunction {self._name}>"
+
+    def rollback(self):
+        """Stop compiling: return the eager function (and, for a Layer whose forward was converted by
+        ``to_static(layer)``, restore its eager forward).
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> net = paddle.jit.to_static(paddle.nn.Linear(2, 2))
+            >>> eager_forward = net.forward.rollback()
+            >>> isinstance(net.forward, paddle.jit.StaticFunction)
+            False
+        """
+        instance = self.instance
+        if instance is not None and instance.__dict__.get("forward") is self:
+            del instance.__dict__["forward"]
+            return instance.forward
+        return self._function if instance is None else types.MethodType(self._function, instance)
+
+    # -- calling
+    def _eager(self, instance, args, kwargs):
+        return self._function(*args, **kwargs) if instance is None else self._function(instance, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        instance = self.instance
+        if self._instance is not None and instance is None:
+            raise ReferenceError(f"to_static({self._name}): the object this method was bound to no longer exists")
+        if not _switch.enabled or id(self) in _switch.running_raw:
+            return self._eager(instance, args, kwargs)
+        check_inputs(self._name, self._input_spec, args)
+        self.last_input_spec = paddle_fn.tree_map(
+            lambda x: InputSpec.from_tensor(x) if isinstance(x, Tensor) else x, list(args))
+        try:
+            if isinstance(instance, Layer):
+                return self._call_layer(instance, args, kwargs)
+            return self._call_function(instance, args, kwargs)
+        except ConcretizationError as e:
+            if self._full_graph:
+                raise ConcretizationError(
+                    f"paddle.jit.to_static({self._name}): Python control flow on a Tensor's value cannot be "
+                    "compiled (paddle_fn traces, it does not rewrite the source). Use paddle.cond / "
+                    "paddle.while_loop / paddle.where, or to_static(..., full_graph=False) to run such a function "
+                    f"eagerly.\n{e}") from None
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"paddle.jit.to_static({self._name}): running eagerly (graph break): {e}",
+                              stacklevel=2)
+            return self._eager(instance, args, kwargs)
+
+    def _jit(self, pure):
+        if self._jitted is None:
+            self._jitted = paddle_fn.jit(pure, static_argnums=(2,))
+        return self._jitted
+
+    def _call_function(self, instance, args, kwargs):
+        dynamic, static_key = _split_inputs(args, kwargs)
+
+        def pure(_state, dynamic, static_key):
+            a, kw = _join_inputs(dynamic, static_key)
+            return self._eager(instance, a, kw)
+        pure.__name__ = self._name
+        return self._jit(pure)({}, dynamic, static_key)
+
+    def _call_layer(self, layer, args, kwargs):
+        dynamic, static_key = _split_inputs(args, kwargs)
+        state = dict(layer.named_parameters())
+        state.update(layer.named_buffers())
+        if any(_is_traced(v) for v in [*dynamic, *state.values()]):
+            # called inside another transform (a converted sublayer of a converted model): its code becomes part
+            # of the enclosing program, and buffer updates stay on the layer for the enclosing call to return
+            return self._eager(layer, args, kwargs)
+        mode = tuple(sub.training for sub in layer.sublayers(include_self=True))
+        function = self._function
+
+        def pure(state, dynamic, key):
+            a, kw = _join_inputs(dynamic, key[0])
+            _switch.running_raw.add(id(self))
+            try:
+                caller = _MethodCall(self.instance, function)
+                return functional_call(caller, {"inner." + k: v for k, v in state.items()}, *a,
+                                       return_buffers=True, **kw)
+            finally:
+                _switch.running_raw.discard(id(self))
+        pure.__name__ = self._name
+        out, new_buffers = self._jit(pure)(state, dynamic, (static_key, mode))
+        if new_buffers:
+            update_state(layer, {k[len("inner."):]: v for k, v in new_buffers.items()})
+        return out
+
+    def concrete_program_specify_input_spec(self, input_spec=None):
+        """The InputSpecs this function is saved with: `input_spec` if given, else the one of `to_static`."""
+        spec = input_spec if input_spec is not None else self._input_spec
+        if spec is None:
+            raise ValueError(f"to_static({self._name}): no input_spec; give one to to_static or to paddle.jit.save")
+        return list(spec)
+
+
+# ----------------------------------------------------------------------------------------------- to_static
+
+def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
+    """Compile a function, a Layer, or a Layer method (``paddle.jit.to_static``), as a decorator or a call.
+
+    - ``@to_static`` / ``@to_static(input_spec=[...])`` on a function or on a Layer's ``forward``.
+    - ``to_static(layer, input_spec=[...])`` converts ``layer.forward`` and returns the layer.
+    - ``to_static(layer.method)`` converts a bound method.
+
+    A Layer's parameters and buffers are inputs of the compiled program, so training it with ``loss.backward()``
+    and an optimizer works and never recompiles; switching ``train()`` / ``eval()`` compiles each mode once.
+
+    Args:
+        function (callable|Layer, optional): what to convert; without it, returns the decorator.
+        input_spec (list[InputSpec], optional): the inputs' shapes and dtypes (``None`` dims are dynamic); calls
+            are checked against it and ``paddle.jit.save`` uses it. Default: None.
+        build_strategy (None): Paddle's BuildStrategy; only None is supported.
+        backend (str, optional): None, 'CINN' or 'iree': paddle_fn always compiles with IREE. Default: None.
+        **kwargs: ``full_graph`` (bool, default True): whether Python control flow on a Tensor's value is an error
+            (True) or makes that function run eagerly with a warning (False, Paddle's graph-break fallback).
+            ``property=True`` is not supported.
+
+    Returns:
+        StaticFunction, or the Layer.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.static import InputSpec
+        >>> class Net(paddle.nn.Layer):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = paddle.nn.Linear(3, 2)
+        ...     @paddle.jit.to_static(input_spec=[InputSpec([None, 3], 'float32', 'x')])
+        ...     def forward(self, x):
+        ...         return paddle.nn.functional.relu(self.fc(x))
+        >>> paddle.seed(1)
+        >>> net = Net()
+        >>> net(paddle.ones([4, 3])).shape
+        [4, 2]
+    """
+    full_graph = _check_options(build_strategy, backend, kwargs)
+    if input_spec is not None:
+        if not isinstance(input_spec, (list, tuple)):
+            raise TypeError(f"to_static: input_spec must be a list or tuple of InputSpec, got "
+                            f"{type(input_spec).__name__}")
+    if function is None:
+        return functools.partial(to_static, input_spec=input_spec, build_strategy=build_strategy, backend=backend,
+                                 **kwargs)
+    if isinstance(function, StaticFunction):
+        if input_spec is None and full_graph == function._full_graph:
+            return function
+        function = function.dygraph_function
+    if getattr(function, _NOT_TO_STATIC, False):
+        return function
+    if isinstance(function, Layer):
+        layer = function
+        forward = type(layer).forward
+        if isinstance(forward, StaticFunction):
+            forward = forward.dygraph_function
+        bound = StaticFunction(forward, input_spec, full_graph, instance=layer)
+        object.__setattr__(layer, "forward", bound)
+        return layer
+    if inspect.ismethod(function):
+        return StaticFunction(function.__func__, input_spec, full_graph, instance=function.__self__)
+    if not callable(function):
+        raise TypeError(f"to_static: expected a function, a method or a Layer, got {type(function).__name__}")
+    return StaticFunction(function, input_spec, full_graph)
