@@ -16,7 +16,8 @@ class Adamax(Optimizer):
 
     Args:
         learning_rate (float|LRScheduler, optional): default 0.001.
-        beta1, beta2 (float|Tensor, optional): default 0.9, 0.999.
+        beta1 (float|Tensor, optional): decay rate of the first moment, default 0.9.
+        beta2 (float|Tensor, optional): decay rate of the infinity norm, default 0.999.
         epsilon (float|Tensor, optional): default 1e-8.
         parameters (list|tuple): the Parameters, or parameter-group dicts (options ``beta1``, ``beta2``,
             ``epsilon``, ``weight_decay``, ``learning_rate``, ``grad_clip``).

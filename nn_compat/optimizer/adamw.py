@@ -20,7 +20,9 @@ class AdamW(Adam):
 
     Args:
         learning_rate (float|LRScheduler, optional): default 0.001.
-        beta1, beta2, epsilon (float|Tensor, optional): as for `Adam`: 0.9, 0.999, 1e-8.
+        beta1 (float|Tensor, optional): decay rate of the first moment, default 0.9.
+        beta2 (float|Tensor, optional): decay rate of the second moment, default 0.999.
+        epsilon (float|Tensor, optional): added to the denominator for stability, default 1e-8.
         parameters (list|tuple): the Parameters, or parameter-group dicts (options ``weight_decay``, ``beta1``,
             ``beta2``, ``epsilon``, ``lazy_mode``, ``learning_rate``, ``grad_clip``).
         weight_decay (float|Tensor, optional): the decay coefficient. Default: 0.01.
@@ -31,8 +33,13 @@ class AdamW(Adam):
         apply_decay_param_fun (callable, optional): ``apply_decay_param_fun(param.name) -> bool``; parameters
             for which it returns False are not decayed. Default: None (decay all).
         grad_clip (ClipGradBase, optional): Default: None.
-        lazy_mode, multi_precision, amsgrad, name: as for `Adam`. A parameter's ``ParamAttr(regularizer=...)`` is
-            still added to its gradient, as in Paddle.
+        lazy_mode (bool, optional): as for `Adam` (only sparse gradients would differ). Default: False.
+        multi_precision (bool, optional): keep float32 master weights of float16/bfloat16 parameters.
+            Default: False.
+        amsgrad (bool, optional): use the maximum of past second moments (AMSGrad). Default: False.
+        name (str, optional): prefix of the accumulator names. Default: None.
+
+    A parameter's ``ParamAttr(regularizer=...)`` is still added to its gradient, as in Paddle.
 
     Example:
         >>> import paddle_fn as paddle

@@ -20,7 +20,8 @@ class Lamb(Optimizer):
     Args:
         learning_rate (float|LRScheduler, optional): default 0.001.
         lamb_weight_decay (float, optional): default 0.01.
-        beta1, beta2 (float|Tensor, optional): default 0.9, 0.999.
+        beta1 (float|Tensor, optional): decay rate of the first moment, default 0.9.
+        beta2 (float|Tensor, optional): decay rate of the second moment, default 0.999.
         epsilon (float|Tensor, optional): default 1e-6.
         parameters (list|tuple): the Parameters, or parameter-group dicts (options ``beta1``, ``beta2``,
             ``epsilon``, ``lamb_weight_decay``, ``exclude_from_weight_decay_fn``, ``learning_rate``,
