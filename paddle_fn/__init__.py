@@ -37,6 +37,9 @@ from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
 
 __version__ = "0.1.0"
 from paddle_fn import optimizer  # noqa: E402,F401
+from paddle_fn import regularizer  # noqa: E402,F401  (paddle.regularizer.L1Decay / L2Decay)
+from paddle_fn.nn_compat.param_attr import ParamAttr  # noqa: E402,F401
+from paddle_fn.nn_compat.parameter import create_parameter  # noqa: E402,F401
 from paddle_fn import framework, static  # noqa: E402,F401  (paddle.save/load, paddle.static.InputSpec)
 from paddle_fn.framework import load, save  # noqa: E402,F401
 from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # noqa: E402,F401

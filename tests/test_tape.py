@@ -396,3 +396,11 @@ def test_tensor_name():
     assert t.name == t.name
     t.name = "weights"
     assert t.name == "weights"
+
+
+def test_set_value_copies_without_history():
+    w = _t([1.0, 2.0])
+    w.set_value(w * 3.0)                               # allowed on a trainable leaf, as in Paddle
+    assert w.is_leaf and not w.stop_gradient
+    (w * w).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [6.0, 12.0])

@@ -9,7 +9,7 @@ input in place does not change the caller's Tensor (the function sees a traced c
 from __future__ import annotations
 
 from paddle_fn.core.errors import ShapeError
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import Tensor, Tracer, get_aval
 
 # in-place name -> (out-of-place function name, whether the shape may change)
 _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
@@ -75,6 +75,9 @@ def fill_(self, value):
 def set_value(self, value):
     """Replace the value with `value` (a Tensor, numpy array or nested list of the same shape), keeping the dtype.
 
+    Eagerly this copies the value without gradient history, as Paddle does (``layer.weight.set_value(w * 2)`` is
+    allowed on a trainable parameter).
+
     Example:
         >>> import paddle_fn as paddle
         >>> w = paddle.zeros([2])
@@ -87,7 +90,10 @@ def set_value(self, value):
     if a.shape != b.shape:
         raise ShapeError(f"set_value: the new value has shape {list(b.shape)} but the Tensor has shape "
                          f"{list(a.shape)}")
-    self._rebind(new if b.dtype == a.dtype else new.astype(a.dtype))
+    new = new if b.dtype == a.dtype else new.astype(a.dtype)
+    # eagerly a copy of the value, as in Paddle: no gradient flows through set_value and a trainable leaf
+    # (a Parameter) stays a leaf; under a transform the update stays traced
+    self._rebind(new if isinstance(new, Tracer) else new.detach())
 
 
 def setitem(self, index, value):
