@@ -1,7 +1,18 @@
-"""`paddle.nn.layer`: the Layer base class and the layers, organised by family as Paddle's are
-(``layers`` for `Layer`, ``container``, ``common``; further families are added as modules here)."""
-from paddle_fn.nn_compat.layer.common import Linear
+"""`paddle.nn.layer`: the Layer base class and the layers, organised by family as Paddle's are (``layers`` for
+`Layer`, ``container``, ``common``, ``activation``, ``conv``, ``norm``, ``pooling``, ``loss``, ``distance``,
+``vision``)."""
+from paddle_fn.nn_compat.layer import activation, common, conv, distance, loss, norm, pooling, vision
+from paddle_fn.nn_compat.layer.activation import *  # noqa: F401,F403 - the families' __all__ are the public names
+from paddle_fn.nn_compat.layer.common import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.container import LayerDict, LayerList, ParameterList, Sequential
+from paddle_fn.nn_compat.layer.conv import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.distance import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
+from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 
-__all__ = ["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "Linear", "ParameterList", "Sequential"]
+__all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
+           + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
+           + vision.__all__)
