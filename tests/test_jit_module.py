@@ -168,7 +168,7 @@ def test_to_static_layer_gradients_equal_eager_and_updates_do_not_retrace():
     static.fc1.weight.set_value(paddle.zeros([4, 8]))
     after = static(x).numpy()
     assert not np.allclose(before, after)  # new parameter values are seen ...
-    assert len(static.forward._jitted._cache) == 1  # ... without recompiling
+    assert len(static.forward.program_cache) == 1  # ... without recompiling
 
 
 def test_decorated_forward_buffers_and_train_eval_modes():
@@ -187,7 +187,7 @@ def test_decorated_forward_buffers_and_train_eval_modes():
     net.eval()
     ref.eval()
     np.testing.assert_allclose(net(x).numpy(), ref(x).numpy(), rtol=1e-5, atol=1e-6)
-    assert len(net.forward._jitted._cache) == 2  # one program per mode
+    assert len(net.forward.program_cache) == 2  # one program per mode
 
 
 def test_to_static_bound_method_and_hooks_run_once():
@@ -302,3 +302,22 @@ def test_loading_never_runs_code_from_the_file(tmp_path):
     (tmp_path / "m.pdmodel").write_text(json.dumps(model))
     with pytest.raises(ValueError, match="os.system"):
         load(path)(paddle.ones([2]))
+
+
+def test_captured_constants_are_saved_but_are_not_state(tmp_path):
+    table = paddle.to_tensor([1.0, 10.0, 100.0])
+
+    class Scale(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.fc(x) * table  # a Tensor that is neither a parameter nor a buffer
+
+    net = Scale()
+    path = str(tmp_path / "scale")
+    save(net, path, input_spec=[InputSpec([None, 3])])
+    x = paddle.randn([2, 3])
+    np.testing.assert_allclose(load(path)(x).numpy(), net(x).numpy(), rtol=1e-6)
+    assert sorted(paddle.load(path)) == ["fc.bias", "fc.weight"]

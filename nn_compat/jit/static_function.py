@@ -215,6 +215,7 @@ class StaticFunction:
         self._instance = None if instance is None else weakref.ref(instance)
         self._bound = weakref.WeakKeyDictionary()
         self._jitted = None
+        self._traced = []
         self._warned = False
         self.last_input_spec = None  # InputSpecs of the last call's arguments: what jit.save uses without input_spec
         self._name = getattr(function, "__name__", type(function).__name__)
@@ -299,19 +300,26 @@ class StaticFunction:
                               stacklevel=2)
             return self._eager(instance, args, kwargs)
 
-    def _jit(self, pure):
+    def _jit(self, pure, static_argnum):
         if self._jitted is None:
-            self._jitted = paddle_fn.jit(pure, static_argnums=(2,))
+            self._jitted = paddle_fn.jit(pure, static_argnums=(static_argnum,))
         return self._jitted
+
+    @property
+    def program_cache(self):
+        """The signatures compiled so far, one entry per program: the input shapes (and, for a Layer, the
+        train/eval mode of its sublayers). ``len(f.program_cache)`` counts the compilations."""
+        return list(self._traced)
 
     def _call_function(self, instance, args, kwargs):
         dynamic, static_key = _split_inputs(args, kwargs)
 
-        def pure(_state, dynamic, static_key):
+        def pure(dynamic, static_key):
+            self._traced.append(([list(x.shape) for x in dynamic],))
             a, kw = _join_inputs(dynamic, static_key)
             return self._eager(instance, a, kw)
         pure.__name__ = self._name
-        return self._jit(pure)({}, dynamic, static_key)
+        return self._jit(pure, 1)(dynamic, static_key)
 
     def _call_layer(self, layer, args, kwargs):
         dynamic, static_key = _split_inputs(args, kwargs)
@@ -325,6 +333,7 @@ class StaticFunction:
         function = self._function
 
         def pure(state, dynamic, key):
+            self._traced.append(([list(x.shape) for x in dynamic], "train" if key[1][0] else "eval"))
             a, kw = _join_inputs(dynamic, key[0])
             _switch.running_raw.add(id(self))
             try:
@@ -334,17 +343,10 @@ class StaticFunction:
             finally:
                 _switch.running_raw.discard(id(self))
         pure.__name__ = self._name
-        out, new_buffers = self._jit(pure)(state, dynamic, (static_key, mode))
+        out, new_buffers = self._jit(pure, 2)(state, dynamic, (static_key, mode))
         if new_buffers:
             update_state(layer, {k[len("inner."):]: v for k, v in new_buffers.items()})
         return out
-
-    def concrete_program_specify_input_spec(self, input_spec=None):
-        """The InputSpecs this function is saved with: `input_spec` if given, else the one of `to_static`."""
-        spec = input_spec if input_spec is not None else self._input_spec
-        if spec is None:
-            raise ValueError(f"to_static({self._name}): no input_spec; give one to to_static or to paddle.jit.save")
-        return list(spec)
 
 
 # ----------------------------------------------------------------------------------------------- to_static

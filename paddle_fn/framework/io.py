@@ -220,7 +220,8 @@ def write_params_file(path: str, arrays: dict) -> None:
 
 def _load_jit_params(prefix, configs, return_numpy):
     params_file = prefix + (configs.get("params_filename") or ".pdiparams")
-    arrays = read_params_file(params_file)
+    # the constants a saved program captured are stored beside the weights (as "@const.N"); they are not state
+    arrays = {k: v for k, v in read_params_file(params_file).items() if not k.startswith("@const.")}
     info_path = params_file + ".info"
     if os.path.exists(info_path):  # structured names (fc.weight) where jit.save recorded them, as Paddle does
         with open(info_path, encoding="utf-8") as f:
