@@ -290,10 +290,10 @@ class StaticFunction:
         except ConcretizationError as e:
             if self._full_graph:
                 raise ConcretizationError(
-                    f"paddle.jit.to_static({self._name}): Python control flow on a Tensor's value cannot be "
-                    "compiled (paddle_fn traces, it does not rewrite the source). Use paddle.cond / "
-                    "paddle.while_loop / paddle.where, or to_static(..., full_graph=False) to run such a function "
-                    f"eagerly.\n{e}") from None
+                    f"paddle.jit.to_static({self._name}) cannot compile this function: {e}\n"
+                    "paddle_fn traces the function instead of rewriting its source, so Python control flow on a "
+                    "Tensor's value must be written with paddle.cond / paddle.while_loop / paddle.where; "
+                    "to_static(..., full_graph=False) runs such a function eagerly instead") from None
             if not self._warned:
                 self._warned = True
                 warnings.warn(f"paddle.jit.to_static({self._name}): running eagerly (graph break): {e}",

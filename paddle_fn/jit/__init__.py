@@ -1,8 +1,9 @@
 """``paddle.jit``: the module Paddle users import from, and the JAX-style transform at once.
 
 ``paddle_fn.jit(f)`` / ``@paddle_fn.jit`` compiles a function (`paddle_fn.transforms.jit.jit`: the module object is
-callable), and the module holds Paddle's names: `to_static`, `save`, `load`, `TranslatedLayer`, `StaticFunction`, `not_to_static`,
-`ignore_module`, `enable_to_static`, so ``from paddle_fn.jit import to_static, save, load`` works as in Paddle.
+callable), and the module holds Paddle's names: `to_static`, `save`, `load`, `TranslatedLayer`, `StaticFunction`,
+`not_to_static`, `ignore_module`, `enable_to_static`, so ``from paddle_fn.jit import to_static, save, load`` works
+as in Paddle. `program_io` reads and writes the program files of `save` and `load`.
 """
 import sys as _sys
 import types as _types
