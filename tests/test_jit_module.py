@@ -215,6 +215,7 @@ def test_save_load_layer_dynamic_batch_and_files(tmp_path):
     assert model["inputs"] == [{"name": "x", "shape": [-1, 4], "dtype": "float32"}]
     loaded = load(path)
     assert isinstance(loaded, TranslatedLayer) and isinstance(loaded, paddle.nn.Layer)
+    assert not loaded.training  # loaded for inference, as Paddle 3's TranslatedLayer
     assert [n for n, _ in loaded.named_parameters()] == [n for n, _ in net.named_parameters()]
     for batch in (1, 2, 9):
         x = paddle.randn([batch, 4])

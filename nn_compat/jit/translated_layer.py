@@ -316,8 +316,9 @@ class _Program:
 class TranslatedLayer(Layer):
     """The Layer that `load` returns: it runs the saved programs with the saved parameters and buffers (which it
     owns under their structured names, so ``state_dict()`` and ``set_state_dict`` work as for the original).
-    ``train()`` / ``eval()`` select the program traced in that mode; its parameters are trainable, so it can be
-    fine-tuned with ``loss.backward()`` and an optimizer, and saved again with ``paddle.jit.save``.
+    It starts in eval mode, as in Paddle; ``train()`` / ``eval()`` select the program traced in that mode. Its
+    parameters are trainable, so it can be fine-tuned with ``loss.backward()`` and an optimizer, and saved again
+    with ``paddle.jit.save``.
 
     Example:
         >>> import os, tempfile
@@ -359,6 +360,7 @@ class TranslatedLayer(Layer):
                 tensor.name = m["name"]
                 owner.register_buffer(leaf, tensor, persistable=m["persistable"])
             self._state_names.append((m["kind"], m["structured_name"]))
+        self.eval()  # as Paddle 3's TranslatedLayer: loaded for inference; call train() to fine-tune
 
     def _state_values(self):
         params = dict(self.named_parameters(remove_duplicate=False))
