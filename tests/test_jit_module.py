@@ -259,7 +259,8 @@ def test_save_load_modes_buffers_and_decorated_methods(tmp_path):
     net(x)  # moves the running mean
     path = str(tmp_path / "net")
     save(net, path)
-    assert os.path.exists(path + ".double.pdmodel")
+    assert sorted(os.listdir(tmp_path)) == ["net.double.pdiparams", "net.double.pdmodel", "net.pdiparams",
+                                            "net.pdiparams.info", "net.pdmodel"]  # Paddle's five files
     loaded = load(path)
     loaded.eval()
     net.eval()
@@ -276,6 +277,10 @@ def test_save_function_and_errors(tmp_path):
     save(lambda x: paddle.tanh(x) * 2.0, path, input_spec=[InputSpec([None, 6], "float32", "x")])
     x = paddle.rand([3, 6])
     np.testing.assert_allclose(load(path)(x).numpy(), np.tanh(x.numpy()) * 2.0, rtol=1e-6)
+    converted = to_static(lambda x: x * 3.0)
+    converted(paddle.ones([2, 2]))
+    save(converted, str(tmp_path / "called"))  # the shapes of the last call
+    assert load(str(tmp_path / "called"))(paddle.ones([2, 2])).numpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
     with pytest.raises(ValueError, match="input_spec"):
         save(MLP(), str(tmp_path / "nospec"))
     with pytest.raises(ValueError, match="file_prefix is empty"):

@@ -1,5 +1,6 @@
 """paddle.save / paddle.load: Paddle's file format (pickle of numpy data with the name table), round trips of
 state_dicts, Tensors and nested containers, and a loader that refuses to run code from a file."""
+import base64
 import collections
 import io
 import os
@@ -131,3 +132,26 @@ def test_static_mode_is_refused_clearly():
     with pytest.raises(NotImplementedError, match="to_static"):
         paddle.enable_static()
     assert paddle.in_dynamic_mode()
+
+
+# Written by Paddle 3.3.1: paddle.save(linear.state_dict(), f) with weight = arange(6).reshape(2, 3) and zero bias,
+# and paddle.save({'epoch': 2, 'hist': [paddle.to_tensor([1.5, 2.5])]}, f).
+PADDLE_STATE_DICT = (
+    "gASVJQEAAAAAAAB9lCiMBndlaWdodJSMFm51bXB5Ll9jb3JlLm11bHRpYXJyYXmUjAxfcmVjb25zdHJ1Y3SUk5SMBW51bXB5lIwHbmRhcnJheZ"
+    "STlEsAhZRDAWKUh5RSlChLAUsCSwOGlGgFjAVkdHlwZZSTlIwCZjSUiYiHlFKUKEsDjAE8lE5OTkr/////Sv////9LAHSUYolDGAAAAAAAAIA/"
+    "AAAAQAAAQEAAAIBAAACgQJR0lGKMBGJpYXOUaARoB0sAhZRoCYeUUpQoSwFLA4WUaBGJQwwAAAAAAAAAAAAAAACUdJRijBtTdHJ1Y3R1cmVkVG9Q"
+    "YXJhbWV0ZXJOYW1lQECUfZQoaAGMDGxpbmVhcl8wLndfMJRoFowMbGluZWFyXzAuYl8wlHV1Lg==")
+PADDLE_NESTED = (
+    "gASV2QAAAAAAAAB9lCiMBWVwb2NolEsCjARoaXN0lF2UjAhidWlsdGluc5SMBXR1cGxllJOUjBJnZW5lcmF0ZWRfdGVuc29yXzGUjBZudW1weS5f"
+    "Y29yZS5tdWx0aWFycmF5lIwMX3JlY29uc3RydWN0lJOUjAVudW1weZSMB25kYXJyYXmUk5RLAIWUQwFilIeUUpQoSwFLAoWUaAuMBWR0eXBllJOU"
+    "jAJmNJSJiIeUUpQoSwOMATyUTk5OSv////9K/////0sAdJRiiUMIAADAPwAAIECUdJRihpSFlFKUYXUu")
+
+
+def test_reads_files_written_by_paddle():
+    state = paddle.load(io.BytesIO(base64.b64decode(PADDLE_STATE_DICT)))
+    assert sorted(state) == ["bias", "weight"]
+    assert state["weight"].numpy().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    layer = paddle.nn.Linear(2, 3)
+    assert layer.set_state_dict(state) == ([], [])
+    nested = paddle.load(io.BytesIO(base64.b64decode(PADDLE_NESTED)))
+    assert nested["epoch"] == 2 and nested["hist"][0].numpy().tolist() == [1.5, 2.5]

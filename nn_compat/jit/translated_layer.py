@@ -220,9 +220,6 @@ def _write(prefix, model, arrays):
     with open(prefix + ".pdmodel", "w", encoding="utf-8") as f:
         json.dump(model, f)
     write_params_file(prefix + ".pdiparams", arrays)
-    info = {m["name"]: {"structured_name": m["structured_name"]} for m in model["state"]}
-    with open(prefix + ".pdiparams.info", "w", encoding="utf-8") as f:
-        json.dump(info, f)
 
 
 def save(layer, path, input_spec=None, **configs):
@@ -268,7 +265,9 @@ def save(layer, path, input_spec=None, **configs):
         jobs = [(name, layer, fn, spec) for name, (fn, spec) in _layer_methods(layer, input_spec).items()]
     elif callable(layer):
         function = layer.dygraph_function if isinstance(layer, StaticFunction) else layer
-        spec = input_spec if input_spec is not None else getattr(layer, "input_spec", None)
+        spec = input_spec
+        if spec is None and isinstance(layer, StaticFunction):
+            spec = layer.input_spec if layer.input_spec is not None else layer.last_input_spec
         if spec is None:
             raise ValueError("paddle.jit.save: saving a function needs input_spec (one InputSpec per argument)")
         jobs = [("forward", None, function, spec)]
@@ -277,8 +276,12 @@ def save(layer, path, input_spec=None, **configs):
     outputs = [(name, *_export_method(owner, fn, spec, name)) for name, owner, fn, spec in jobs]
     if dirname:
         os.makedirs(dirname, exist_ok=True)
+    info = {}
     for name, model, arrays in outputs:
         _write(path if name == "forward" else f"{path}.{name}", model, arrays)
+        info.update({m["name"]: {"structured_name": m["structured_name"]} for m in model["state"]})
+    with open(path + ".pdiparams.info", "w", encoding="utf-8") as f:  # one for all methods, as in Paddle
+        json.dump(info, f)
 
 
 # ----------------------------------------------------------------------------------------------- load
