@@ -223,8 +223,9 @@ def update_state(layer, state):
             raise paddle_fn.DTypeError(f"update_state: '{name}' has dtype {t.dtype.name} but the value has dtype "
                                        f"{value.dtype.name}; cast it with .astype('{t.dtype.name}')")
         updates.append((t, value))
-    for t, value in updates:
-        _rebind(t, value)
+    with paddle_fn.no_grad():  # a new value for a trainable leaf is not an operation the tape differentiates
+        for t, value in updates:
+            _rebind(t, value)
 
 
 class LayerStructure:
