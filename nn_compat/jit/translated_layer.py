@@ -25,7 +25,7 @@ import numpy as np
 import paddle_fn
 from paddle_fn import Tensor
 from paddle_fn.framework.io import read_params_file, write_params_file
-from paddle_fn.jit.program_io import ExportedProgram, export
+from paddle_fn.jit.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.static_function import StaticFunction, _MethodCall
 from paddle_fn.nn_compat.layer.layers import Layer
@@ -158,8 +158,13 @@ def _export_method(layer, function, input_spec, what):
     n_buffers = sum(1 for kind, _, _ in entries if kind == "buffer")
     shapes = [list(t.shape) for _, _, t in entries] + [_symbolic_shape(s) for s in specs]
     dtypes = [t.dtype for _, _, t in entries] + [_as_dtype(s.dtype) for s in specs]
-    programs, outputs, consts = {}, {}, {}
-    modes = ("train", "eval") if layer is not None else ("eval",)
+    programs, outputs, consts, unavailable = {}, {}, {}, {}
+    # the layer's current mode first: it must trace; the other is saved too when it traces (a train-mode forward
+    # drawing from the global RNG, such as dropout, does not, so a model exported in eval mode still saves)
+    if layer is None:
+        modes = ("eval",)
+    else:
+        modes = ("train", "eval") if layer.training else ("eval", "train")
     saved_modes = [(sub, sub.training) for sub in layer.sublayers(include_self=True)] if layer is not None else []
     try:
         for mode in modes:
@@ -180,7 +185,13 @@ def _export_method(layer, function, input_spec, what):
                 store["tree"] = _encode_tree(out, leaves)
                 return leaves + buffers
 
-            doc, captured = export(flat_fun, shapes, dtypes, name=what)
+            try:
+                doc, captured = export(flat_fun, shapes, dtypes, name=what)
+            except (paddle_fn.PaddleFnError, ExportError) as e:
+                if mode == modes[0]:
+                    raise
+                unavailable[mode] = str(e)
+                continue
             programs[mode], outputs[mode], consts[mode] = doc, store["tree"], captured
     finally:
         for sub, training in saved_modes:
@@ -189,7 +200,7 @@ def _export_method(layer, function, input_spec, what):
     for m, (_, _, t) in zip(meta, entries):
         arrays[m["name"]] = _numpy(t)
     const_names = {}
-    for mode in modes:
+    for mode in programs:
         const_names[mode] = []
         for c in consts[mode]:
             key = f"{_CONST}{len(arrays)}"
@@ -197,7 +208,8 @@ def _export_method(layer, function, input_spec, what):
             const_names[mode].append([key, c.dtype.name])
     model = {"format": FORMAT, "kind": "layer" if layer is not None else "function", "name": what,
              "inputs": [{"name": s.name, "shape": list(s.shape), "dtype": _as_dtype(s.dtype).name} for s in specs],
-             "state": meta, "buffers": n_buffers, "programs": programs, "outputs": outputs, "consts": const_names}
+             "state": meta, "buffers": n_buffers, "programs": programs, "outputs": outputs, "consts": const_names,
+             "unavailable": unavailable}
     return model, arrays
 
 
@@ -295,6 +307,18 @@ class _Program:
         self.outputs = model["outputs"]
         self.n_buffers = model["buffers"]
         self.programs = {mode: ExportedProgram(doc, self.name) for mode, doc in model["programs"].items()}
+        self.unavailable = model.get("unavailable", {})
+
+    def mode(self, training):
+        """The saved program to run in this mode (a function has one program, for both)."""
+        if len(self.programs) == 1 and not self.unavailable:
+            return next(iter(self.programs))
+        mode = "train" if training else "eval"
+        if mode not in self.programs:
+            raise RuntimeError(f"TranslatedLayer.{self.name}: no {mode}-mode program was saved (tracing forward in "
+                               f"{mode} mode failed when the model was saved: {self.unavailable.get(mode)}); call "
+                               f"{'eval' if mode == 'train' else 'train'}() or save the model again in {mode} mode")
+        return mode
 
     def sizes(self, tensors):
         if len(tensors) != len(self.inputs):
@@ -377,7 +401,7 @@ class TranslatedLayer(Layer):
         if not all(isinstance(t, Tensor) for t in tensors):
             raise TypeError(f"TranslatedLayer.{method}: the saved program takes Tensors only")
         sizes = program.sizes(tensors)
-        mode = "train" if self.training and "train" in program.programs else "eval"
+        mode = program.mode(self.training)
         state = self._state_values()
         outs = program.programs[mode].call(sizes, [*self._consts[method][mode], *state, *tensors])
         n_buf = program.n_buffers
@@ -397,8 +421,7 @@ class TranslatedLayer(Layer):
         if method_name not in self._programs:
             raise ValueError(f"TranslatedLayer has no saved method '{method_name}'; it has {sorted(self._programs)}")
         p = self._programs[method_name]
-        mode = "train" if self.training and "train" in p.programs else "eval"
-        exported = p.programs[mode]
+        exported = p.programs[p.mode(self.training)]
         return exported.specialise({s: 3 for s in exported.symbols})
 
 
