@@ -352,3 +352,23 @@ def test_a_model_whose_train_mode_cannot_trace_saves_in_eval_mode(tmp_path):
     net.train()
     with pytest.raises(paddle.ConcretizationError, match="dropout"):
         save(net, str(tmp_path / "drop_train"), input_spec=[InputSpec([None, 3])])
+
+
+def test_to_static_batchnorm_trains_several_steps_like_eager():
+    def make():
+        paddle.seed(7)
+        return paddle.nn.Sequential(paddle.nn.Linear(3, 4), paddle.nn.BatchNorm1D(4), paddle.nn.ReLU(),
+                                    paddle.nn.Linear(4, 1))
+
+    eager, static = make(), to_static(make())
+    x = paddle.randn([8, 3])
+    for model in (eager, static):
+        opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+        for _ in range(3):  # buffers written back by a step must not tie the next step's graph to it
+            loss = (model(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+    for (name, a), (_, b) in zip(eager.state_dict().items(), static.state_dict().items()):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+    assert len(static.forward.program_cache) == 1

@@ -345,7 +345,8 @@ class StaticFunction:
         pure.__name__ = self._name
         out, new_buffers = self._jit(pure, 2)(state, dynamic, (static_key, mode))
         if new_buffers:
-            update_state(layer, {k[len("inner."):]: v for k, v in new_buffers.items()})
+            # running statistics carry no gradient history into the next step, as in eager Paddle
+            update_state(layer, {k[len("inner."):]: v.detach() for k, v in new_buffers.items()})
         return out
 
 

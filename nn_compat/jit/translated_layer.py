@@ -408,7 +408,7 @@ class TranslatedLayer(Layer):
         leaves, new_buffers = (outs[:len(outs) - n_buf], outs[len(outs) - n_buf:]) if n_buf else (outs, [])
         if new_buffers and not any(_is_tracer(t) for t in new_buffers):
             names = [n for kind, n in self._state_names if kind == "buffer"]
-            update_state(self, dict(zip(names, new_buffers)))
+            update_state(self, {n: b.detach() for n, b in zip(names, new_buffers)})  # no gradient history
         return _decode_tree(program.outputs[mode], leaves)
 
     def forward(self, *inputs):
