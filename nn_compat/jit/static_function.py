@@ -282,7 +282,7 @@ class StaticFunction:
             return self._eager(instance, args, kwargs)
         check_inputs(self._name, self._input_spec, args)
         self.last_input_spec = paddle_fn.tree_map(
-            lambda x: InputSpec.from_tensor(x) if isinstance(x, Tensor) else x, list(args))
+            lambda x: InputSpec(x.shape, x.dtype) if isinstance(x, Tensor) else x, list(args))
         try:
             if isinstance(instance, Layer):
                 return self._call_layer(instance, args, kwargs)
