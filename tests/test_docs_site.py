@@ -72,6 +72,11 @@ API_PAGES = {
     "paddle_fn.incubate.autograd": "api/incubate_autograd",
     "paddle_fn.optimizer": "api/optimizer",
     "paddle_fn.optimizer.lr": "api/optimizer",
+    "paddle_fn.jit": "api/jit",
+    "paddle_fn.static": "api/jit",
+    "paddle_fn.static.input": "api/jit",
+    "paddle_fn.framework.io": "api/jit",
+    "paddle_fn.nn": "api/nn",
 }
 
 
