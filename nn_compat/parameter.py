@@ -131,7 +131,7 @@ class Parameter(Tensor):
         True
     """
 
-    __slots__ = ("optimize_attr", "regularizer", "need_clip", "do_model_average", "is_distributed", "persistable",
+    __slots__ = ("optimize_attr", "regularizer", "need_clip", "do_model_average", "is_distributed",
                  "__dict__")
 
     def __init__(self, shape, dtype=None, *, name=None, trainable=True, optimize_attr=None, regularizer=None,

@@ -23,6 +23,7 @@ from paddle_fn.core.primitive import Primitive, symbolic_zeros
 from paddle_fn.core.program_transforms import batch_program, jvp_program, partial_eval_program, transpose_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.tape import set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
@@ -180,20 +181,59 @@ jit_call_p = Primitive("jit_call", _jit_call_shape, _jit_call_impl, _jit_call_jv
 class _Traced:
     """One signature's traced program, its constants (kept on the device after the first call) and output tree."""
 
-    __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature", "captured")
+    __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature", "captured", "effects",
+                 "grad_presence")
 
-    def __init__(self, program, consts, out_tree, signature, captured=()):
+    def __init__(self, program, consts, out_tree, signature, captured=(), effects=()):
         self.program, self.consts, self.out_tree, self.signature = program, consts, out_tree, signature
         self.const_inputs = None
-        self.captured = tuple(captured)
+        self.captured = list(captured)
+        self.effects = tuple(effects)
+        # whether each trainable leaf the function closed over had a gradient when traced: backward() inside the
+        # program accumulates into it only if it had, so a change means tracing again
+        self.grad_presence = tuple((h, h._grad is None) for h, snap in self.captured if snap._leaf is not None)
 
-    def closure_is_current(self) -> bool:
-        """False when a Tensor the function closed over was updated in place (rebound) since it was traced."""
-        for handle, snap in self.captured:
-            if handle._alias is not None or handle._device_array is not snap._device_array or \
-                    (snap._device_array is None and handle._value is not snap._value):
+    def sync_closure(self) -> bool:
+        """False when a Tensor the function closed over was updated in place (rebound) since it was traced, or a
+        trainable one gained or lost its gradient. A persistable Tensor (state: parameters, optimizer
+        accumulators, the learning rate) with a new value is not a reason: its new value is passed in instead.
+        A captured Tensor whose class defines ``refresh_state()`` (an optimizer's learning rate, which its
+        scheduler moves) is asked to bring its value up to date first."""
+        for i, (handle, snap) in enumerate(self.captured):
+            refresh = getattr(handle, "refresh_state", None)
+            if refresh is not None:
+                refresh()
+            if handle._alias is None and handle._device_array is snap._device_array and \
+                    (snap._device_array is not None or handle._value is snap._value):
+                continue
+            if not handle.persistable or handle._alias is not None:
                 return False
-        return True
+            self._replace_const(i, handle)
+        return all((h._grad is None) == was_none for h, was_none in self.grad_presence)
+
+    def _replace_const(self, index, handle):
+        """The program input captured from `handle` becomes the handle's current value."""
+        snap = self.captured[index][1]
+        fresh = handle.snapshot()
+        for j, c in enumerate(self.consts):
+            if c is snap:
+                self.consts[j] = fresh
+                if self.const_inputs is not None:
+                    self.const_inputs[j] = fresh
+        self.captured[index] = (handle, fresh)
+
+    def write_back(self, effect_values):
+        """Apply the in-place updates the traced function made (see `trace_to_program`'s effects) with this call's
+        values; a rebound handle's new value is also the program input of the next call, so nothing retraces."""
+        with set_grad_enabled(False):
+            for (kind, handle), value in zip(self.effects, effect_values):
+                if kind == "grad":
+                    handle._grad = value
+                    continue
+                handle._rebind(value)
+                for i, (h, _) in enumerate(self.captured):
+                    if h is handle:
+                        self._replace_const(i, handle)
 
     def run(self, tensors, device, name):
         if self.const_inputs is None:
@@ -293,10 +333,10 @@ class JitFunction:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
-        captured = []
+        captured, effects = [], []
         prog, consts = trace_to_program(flat_fun, list(avals), transform=f"jit({self._name})", arg_names=names,
-                                        captured=captured)
-        return _Traced(prog, consts, store["out_tree"], (in_tree, avals, statics, device), captured)
+                                        captured=captured, effects=effects)
+        return _Traced(prog, list(consts), store["out_tree"], (in_tree, avals, statics, device), captured, effects)
 
     def _explain_miss(self, key):
         if not (config.explain_cache_misses or config.log_compiles):
@@ -333,7 +373,7 @@ class JitFunction:
         device = resolve_device(self.device)
         key = (in_tree, avals, statics, device)
         traced = self._cache.get(key)
-        if traced is not None and not traced.closure_is_current():
+        if traced is not None and not traced.sync_closure():
             # Paddle semantics: a global Tensor updated in place (w.set_value(...), w[i] = v) is seen by the next
             # call. Its value is a program input, so the same executable is reused after the retrace.
             if config.explain_cache_misses or config.log_compiles:
@@ -351,12 +391,19 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         traced, tensors, device = self._lookup(args, kwargs)
-        if not any(isinstance(t, Tracer) for t in tensors) and current_dynamic_main().level == 0 and \
-                not any(isinstance(c, Tracer) for c in traced.consts) and \
-                not (grad_mode.enabled and any(not t.stop_gradient for t in (*tensors, *traced.consts))):
+        eager = not any(isinstance(t, Tracer) for t in tensors) and current_dynamic_main().level == 0 and \
+            not any(isinstance(c, Tracer) for c in traced.consts)
+        if eager and (traced.effects or not (grad_mode.enabled and
+                                             any(not t.stop_gradient for t in (*tensors, *traced.consts)))):
+            # a program with effects (a Paddle train step: backward and the optimizer update inside) is not
+            # recorded on the eager tape: its gradients were taken inside it
             outs = traced.run(tensors, device, self._name)
         else:
             outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name, device=device)
+        if traced.effects:
+            n = len(outs) - len(traced.effects)
+            traced.write_back(outs[n:])
+            outs = outs[:n]
         return tree_unflatten(traced.out_tree, outs)
 
     # -- ahead of time

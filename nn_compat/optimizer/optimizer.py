@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 
 import numpy as np
 
@@ -43,6 +44,27 @@ def _as_tensor(value, what):
         return paddle.to_tensor(np.asarray(value))
     except Exception as e:  # noqa: BLE001 - any conversion failure gets the same clear message
         raise TypeError(f"{what}: expected a Tensor or an array, got {type(value).__name__}") from e
+
+
+
+class _LearningRateVar(paddle.Tensor):
+    """An optimizer's learning rate as program state: a compiled step (``paddle.jit`` / ``to_static``) that closed
+    over it calls `refresh_state` before each call, so it uses the rate the scheduler has moved to since."""
+    __slots__ = ("_optimizer",)
+
+    def __init__(self, optimizer, dtype):
+        super().__init__(np.asarray(optimizer.get_lr(), dtype=dtype.np))
+        self._optimizer = weakref.ref(optimizer)
+        self.persistable = True
+
+    def refresh_state(self):
+        optimizer = self._optimizer()
+        if optimizer is None:
+            return
+        value = np.asarray(optimizer.get_lr(), dtype=self.dtype.np)
+        if value != self.numpy():
+            with paddle.no_grad(), paddle.ensure_compile_time_eval():
+                self._rebind(paddle.Tensor(value))
 
 
 class Optimizer:
@@ -251,13 +273,18 @@ class Optimizer:
 
     def _lr_tensor(self):
         """This step's learning rate as a 0-D Tensor in Paddle's learning-rate dtype (the first parameter's dtype,
-        float32 for float16 / bfloat16), so that ``lr * ParamAttr.learning_rate`` rounds as in Paddle."""
+        float32 for float16 / bfloat16), so that ``lr * ParamAttr.learning_rate`` rounds as in Paddle. It is one
+        persistable Tensor updated in place, so a compiled step reads the current rate on every call."""
         dtype = self._dtype if self._dtype is not None else paddle.get_default_dtype()
         if isinstance(dtype, str):
             dtype = getattr(paddle, dtype)
         if _is_low_precision(dtype):
             dtype = paddle.float32
-        return paddle.to_tensor(float(self.get_lr()), dtype=dtype)
+        var = getattr(self, "_lr_var", None)
+        if var is None or var.dtype != dtype:
+            var = self._lr_var = _LearningRateVar(self, dtype)
+        var.refresh_state()
+        return var
 
     # ------------------------------------------------------------------------------------------ parameters
     def _all_parameters(self) -> list:
@@ -461,8 +488,9 @@ class Optimizer:
         targets = [self._target(p) for p in params]
         missing = any(t.name not in self._accumulators.get(self._accumulator_key(acc), {})
                       for t in targets for acc in kernel.accumulators)
-        fresh = kernel.init([t.detach() for t in targets]) if missing else None
-        accs = [self._accumulators_of(kernel, t, fresh, i) for i, t in enumerate(targets)]
+        with paddle.ensure_compile_time_eval():  # new accumulators are concrete state, also in a compiled step
+            fresh = kernel.init([t.detach() for t in targets]) if missing else None
+            accs = [self._accumulators_of(kernel, t, fresh, i) for i, t in enumerate(targets)]
         state = {k: [a[k] for a in accs] for k in kernel.accumulators}
         with paddle.no_grad():
             new_targets, new_state = kernel.update(list(grads), state, [t.detach() for t in targets],

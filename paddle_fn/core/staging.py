@@ -10,7 +10,7 @@ import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, new_main
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main
 
 
 class StagingTracer(Tracer):
@@ -35,6 +35,7 @@ class ProgramBuilder:
         self.tracers: list[Tracer] = []               # keeps ids alive
         self.input_vars: dict[int, Var] = {}          # id(input tracer) -> its Var, even if later rebound in place
         self.captured: list = []                      # (handle, snapshot) of every concrete Tensor captured
+        self.grads_before: dict = {}                  # id(captured trainable leaf) -> its .grad before the trace
 
     def new_var(self, tracer) -> Var:
         v = Var(tracer.aval)
@@ -45,8 +46,32 @@ class ProgramBuilder:
     def getvar(self, tracer) -> Var:
         return self.tracer_to_var[id(tracer)]
 
-    def build(self, in_tracers, out_tracers):
-        """Return (program, consts): program inputs are [*constants, *in_tracers]."""
+    def collect_effects(self, main):
+        """What the traced function left behind on Tensors it closed over, as Paddle's in-place updates do: handles
+        rebound to a value of this trace (``p._rebind(new)`` in an optimizer step) and trainable leaves whose
+        ``.grad`` holds one (``loss.backward()``). Returns [(kind, handle, tracer)] with kind "value" or "grad" and
+        restores every such handle to its state before the trace, so no tracer escapes."""
+        effects, seen = [], set()
+        for handle, _ in self.captured:
+            if id(handle) in seen:
+                continue
+            seen.add(id(handle))
+            alias = handle._alias
+            if isinstance(alias, Tracer) and alias._trace.main is main:
+                effects.append(("value", handle, alias.resolve()))
+                handle._alias = None
+        for handle, before in self.grads_before.values():
+            grad = handle._grad
+            if isinstance(grad, Tensor):
+                grad = grad.resolve()
+            if isinstance(grad, Tracer) and grad._trace.main is main:
+                effects.append(("grad", handle, grad))
+                handle._grad = before
+        return effects
+
+    def build(self, in_tracers, out_tracers, keep_consts=()):
+        """Return (program, consts): program inputs are [*constants, *in_tracers]. The constants whose captured
+        handles are in `keep_consts` (ids: state a later call passes in anew) stay inputs even when scalars."""
         in_vars = [self.input_vars.get(id(t)) or self.tracer_to_var[id(t)] for t in in_tracers]
         const_vars, consts = [], []
         for tid, val in self.const_vals.items():
@@ -54,7 +79,8 @@ class ProgramBuilder:
             consts.append(val)
         out_vars = [self.tracer_to_var[id(t)] for t in out_tracers]
         prog = Program(tuple(const_vars + in_vars), tuple(self.eqns), tuple(out_vars))
-        return _inline_literals(dce_program(prog), consts)
+        keep = {id(snap) for handle, snap in self.captured if id(handle) in set(keep_consts)}
+        return _inline_literals(dce_program(prog), consts, keep)
 
 
 def dce_program(prog: Program) -> Program:
@@ -70,12 +96,13 @@ def dce_program(prog: Program) -> Program:
     return Program(prog.in_vars, tuple(reversed(kept)), prog.out_vars)
 
 
-def _inline_literals(prog: Program, consts):
-    """Turn captured concrete scalars into Literals so printed programs stay readable."""
+def _inline_literals(prog: Program, consts, keep=frozenset()):
+    """Turn captured concrete scalars into Literals so printed programs stay readable (except those in `keep`:
+    state that a later call passes in with a new value)."""
     keep_vars, keep_vals, literals = [], [], {}
     n_consts = len(consts)
     for v, c in zip(prog.in_vars[:n_consts], consts):
-        if not isinstance(c, Tracer) and np.ndim(_val(c)) == 0:
+        if not isinstance(c, Tracer) and id(c) not in keep and np.ndim(_val(c)) == 0:
             literals[v] = Literal(_val(c), v.aval)
         else:
             keep_vars.append(v)
@@ -118,6 +145,9 @@ class StagingTrace(Trace):
         if isinstance(val, Tensor) and not isinstance(val, Tracer):
             snap = val.snapshot()
             b.captured.append((val, snap))
+            if snap._leaf is not None:  # a trainable leaf: a backward() inside the program accumulates into it
+                t.stop_gradient, t._leaf = False, snap._leaf
+                b.grads_before.setdefault(id(snap._leaf), (snap._leaf, snap._leaf._grad))
         else:
             snap = val if isinstance(val, Tensor) else Tensor(np.asarray(val))
         b.const_vals[id(t)] = snap
@@ -137,6 +167,8 @@ class StagingTrace(Trace):
         provenance = frozenset().union(*[t.provenance for t in tracers])
         outs = [StagingTracer(self, a, provenance) for a in out_avals]
         b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
+        if grad_mode.enabled and grad_mode.recorder is not None and any(not t.stop_gradient for t in tracers):
+            grad_mode.recorder(prim, params, tracers, outs)  # the eager tape, inside a compiled Paddle train step
         return outs
 
     def concretize(self, tracer):
@@ -150,20 +182,29 @@ class StagingTrace(Trace):
 
 
 def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None,
-                     captured=None):
+                     captured=None, effects=None):
     """Trace `fun(*tracers) -> list of values` into (program, consts).
 
     With `dynamic=True` every operation is staged, even on constants (what jit and make_ir want); with
     `dynamic=False` operations on values that do not depend on the inputs run eagerly. A list passed as
-    `captured` receives (handle, snapshot) for every concrete Tensor the function closed over.
+    `captured` receives (handle, snapshot) for every concrete Tensor the function closed over. A list passed as
+    `effects` receives (kind, handle) for each in-place update the function made to a Tensor it closed over (see
+    `ProgramBuilder.collect_effects`); their new values become extra outputs after the function's own.
     """
     with new_main(StagingTrace, ProgramBuilder(), transform=transform, dynamic=dynamic) as main:
         trace = StagingTrace(main)
+        builder = main.global_data
         names = arg_names or [None] * len(in_avals)
         in_tracers = [trace.new_arg(a, n) for a, n in zip(in_avals, names)]
         outs = fun(*in_tracers)
         out_tracers = [trace.full_raise(o) for o in outs]
-        prog, consts = main.global_data.build(in_tracers, out_tracers)
+        found = builder.collect_effects(main) if effects is not None else []
+        if found:
+            effects.extend((kind, handle) for kind, handle, _ in found)
+            out_tracers += [trace.full_raise(t) for _, _, t in found]
+        state = [id(h) for kind, h, _ in found if kind == "value"] + \
+            [id(h) for h, _ in builder.captured if h.persistable]
+        prog, consts = builder.build(in_tracers, out_tracers, keep_consts=state)
         if captured is not None:
             captured.extend(main.global_data.captured)
     if check:

@@ -22,14 +22,14 @@ import numpy as np
 
 from paddle_fn.core.autodiff import Zero, add_any, is_differentiable, linearize_flat
 from paddle_fn.core import hooks
-from paddle_fn.core.trace import Tensor, Tracer, grad_mode
+from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, grad_mode
 
 CONST, LEAF, INNER = 0, 1, 2
 
 
 class Node:
     """One recorded primitive application. `inputs` holds, per argument, (CONST, value), (LEAF, handle, value at
-    record time) or (INNER, producing node, output index, value); None once the graph was freed by backward.
+    record time, the argument) or (INNER, producing node, output index, value); None once the graph was freed by backward.
     A node recorded by `record_function` has no primitive but its own `vjp`."""
     __slots__ = ("prim", "params", "inputs", "out_avals", "out_hooks", "vjp", "name", "__weakref__")
 
@@ -52,7 +52,7 @@ def _entries(args):
         if not isinstance(x, Tensor) or x.stop_gradient:
             entries.append((CONST, x))
         elif x._grad_node is None:
-            entries.append((LEAF, x if x._leaf is None else x._leaf, _value_ref(x)))
+            entries.append((LEAF, x if x._leaf is None else x._leaf, _value_ref(x), x))
         else:
             entries.append((INNER, x._grad_node[0], x._grad_node[1], x.snapshot()))
     return entries
@@ -194,7 +194,9 @@ def _freed_error(node):
 def _primal(entry):
     kind = entry[0]
     if kind == LEAF:
-        handle, value = entry[1], entry[2]
+        handle, value, recorded = entry[1], entry[2], entry[3]
+        if isinstance(recorded, Tracer):  # recorded inside a program being traced (jit): the traced value
+            return recorded
         if _value_ref(handle.resolve()) is not value:
             raise RuntimeError(
                 f"one of the Tensors needed for gradient computation ({handle.name}, shape {handle.shape}) was "
@@ -483,7 +485,9 @@ def _detach(self):
         (True, array([2.], dtype=float32))
     """
     value = self.resolve()
-    if isinstance(value, Tracer):  # under a functional transform detach is stop_gradient, as in Paddle's tape
+    if isinstance(value, Tracer) or current_dynamic_main().level > 0:
+        # under a transform detach is stop_gradient, as in Paddle's tape; inside a program being staged (jit) a
+        # concrete handle too, so the program reads the handle's value of each call, not the one seen when tracing
         return hooks.OPS["stop_gradient"](value)
     t = value.snapshot()
     t._grad_node, t._leaf, t.stop_gradient = None, None, True

@@ -36,9 +36,11 @@ class Tensor:
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
     # _grad_node: (tape node, output index) when the eager tape recorded how this value was computed;
     # _grad: the gradient `backward` accumulated here (Tensor.grad); _grad_hooks: register_hook's hooks;
-    # _leaf: on a snapshot of a leaf that needs a gradient, that leaf (the gradient belongs to the user's handle)
+    # _leaf: on a snapshot of a leaf that needs a gradient, that leaf (the gradient belongs to the user's handle);
+    # persistable: Paddle's flag for state (parameters, optimizer accumulators, the learning rate): a compiled
+    # function reads such a Tensor it closed over afresh on every call instead of tracing again when it changes
     __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "_name",
-                 "_grad_node", "_grad", "_grad_hooks", "_leaf")
+                 "_grad_node", "_grad", "_grad_hooks", "_leaf", "persistable")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -49,6 +51,7 @@ class Tensor:
         self._value = v
         self._device_array = self._aval = self._alias = None
         self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
+        self.persistable = False
         self.stop_gradient = stop_gradient
 
     @classmethod
@@ -58,6 +61,7 @@ class Tensor:
         t = cls.__new__(cls)
         t._value = t._aval = t._alias = None
         t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
+        t.persistable = False
         t._device_array = array
         t.stop_gradient = stop_gradient
         return t
@@ -69,6 +73,7 @@ class Tensor:
         t = Tensor.__new__(Tensor)
         t._value, t._device_array, t._aval, t._alias = self._value, self._device_array, self._aval, None
         t._name = t._grad = t._grad_hooks = None
+        t.persistable = False
         t._grad_node = self._grad_node
         t._leaf = (self if self._leaf is None else self._leaf) if self._grad_node is None and not self.stop_gradient else None
         t.stop_gradient = self.stop_gradient
@@ -270,6 +275,7 @@ class Tracer(Tensor):
         self._trace = trace
         self._value = self._device_array = self._aval = self._alias = None
         self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
+        self.persistable = False
         self.stop_gradient = True
 
     @property
@@ -491,6 +497,30 @@ def new_main(trace_type, global_data=None, *, transform: str | None = None, dyna
 
 def current_dynamic_main() -> MainTrace:
     return _state.dynamic[-1]
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Inside, operations on concrete Tensors run eagerly even while a function is being compiled (``jit``
+    stages every operation otherwise); operations on traced values are still traced. For state created once,
+    the first time a compiled function runs (an optimizer's accumulators), which must be concrete.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> @paddle.jit
+        ... def f(x):
+        ...     with paddle.ensure_compile_time_eval():
+        ...         print(paddle.ones([2]) * 3.0)
+        ...     return x
+        >>> _ = f(paddle.zeros([1]))
+        Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [3., 3.])
+    """
+    _state.dynamic.append(_state.stack[0])
+    try:
+        yield
+    finally:
+        _state.dynamic.pop()
 
 
 def find_top_trace(xs) -> Trace:
