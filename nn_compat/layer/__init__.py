@@ -11,8 +11,11 @@ from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
 from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
+from paddle_fn.nn_compat.layer.rnn import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
+__all__ += rnn.__all__
