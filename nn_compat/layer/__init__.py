@@ -13,9 +13,11 @@ from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
 from paddle_fn.nn_compat.layer.rnn import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer import transformer  # noqa: E402 - attention and Transformer layers
+from paddle_fn.nn_compat.layer.transformer import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += rnn.__all__
+__all__ += rnn.__all__ + transformer.__all__
