@@ -9,6 +9,7 @@ from paddle_fn.nn_compat.layer.conv import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.distance import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
 from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss_ctc import CTCLoss  # noqa: F401
 from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
@@ -20,4 +21,4 @@ from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += rnn.__all__ + transformer.__all__
+__all__ += rnn.__all__ + transformer.__all__ + ["CTCLoss"]

@@ -56,3 +56,5 @@ __all__ = [
     "binary_cross_entropy_with_logits", "mse_loss", "l1_loss", "smooth_l1_loss", "kl_div", "square_error_cost",
     "margin_ranking_loss", "sigmoid_focal_loss", "hinge_embedding_loss", "log_loss", "dice_loss",
 ]
+from paddle_fn.nn.functional.ctc import ctc_loss  # noqa: E402,F401 - the CTC loss has its own module
+__all__ += ["ctc_loss"]
