@@ -265,10 +265,11 @@ class GRUCell(RNNCellBase):
 
     Example:
         >>> import paddle_fn as paddle
-        >>> cell = paddle.nn.GRUCell(2, 3, weight_ih_attr=False, weight_hh_attr=False)
+        >>> cell = paddle.nn.GRUCell(2, 3, weight_ih_attr=False, weight_hh_attr=False, bias_ih_attr=False,
+        ...                          bias_hh_attr=False)
         >>> y, h = cell(paddle.zeros([1, 2]), paddle.ones([1, 3]))
         >>> y.numpy()
-        array([[0.9525741, 0.9525741, 0.9525741]], dtype=float32)
+        array([[0.9996885, 0.9996885, 0.9996885]], dtype=float32)
     """
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
