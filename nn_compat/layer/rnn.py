@@ -38,7 +38,8 @@ def _cell_parameters(cell, gates, input_size, hidden_size, attrs, hh_cols=None):
              ("bias_ih", [rows], True), ("bias_hh", [rows], True))
     for (name, shape, is_bias), attr in zip(specs, attrs):
         if attr is False:
-            p = cell.create_parameter(shape, None, is_bias=is_bias, default_initializer=Constant(0.0 if is_bias else 1.0))
+            p = cell.create_parameter(shape, None, is_bias=is_bias,
+                                      default_initializer=Constant(0.0 if is_bias else 1.0))
             p.stop_gradient = True
         else:
             p = cell.create_parameter(shape, attr, is_bias=is_bias, default_initializer=Uniform(-std, std))
@@ -499,8 +500,9 @@ class RNNBase(LayerList):
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
         if inputs.ndim != 3 or inputs.shape[-1] != self.input_size:
-            raise ValueError(f"{type(self).__name__}: inputs must be [batch_size, time_steps, input_size={self.input_size}]"
-                             f" ([time_steps, batch_size, input_size] with time_major=True), got {inputs.shape}")
+            raise ValueError(f"{type(self).__name__}: inputs must be [batch_size, time_steps, input_size="
+                             f"{self.input_size}] ([time_steps, batch_size, input_size] with time_major=True), got "
+                             f"{inputs.shape}")
         components = [paddle_fn.unstack(s) for s in self._state_list(initial_states, inputs)]
         per_cell = list(zip(*components)) if self.state_components == 2 else components[0]
         final = []
