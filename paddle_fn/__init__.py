@@ -44,3 +44,5 @@ from paddle_fn import framework, static  # noqa: E402,F401  (paddle.save/load, p
 from paddle_fn.framework import load, save  # noqa: E402,F401
 from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # noqa: E402,F401
 import paddle_fn.jit as jit  # noqa: E402,F401,F811  (the paddle.jit module; calling it is the jit transform)
+from paddle_fn import callbacks, hapi, metric  # noqa: E402,F401  (paddle.callbacks, paddle.metric)
+from paddle_fn.hapi import Model, summary  # noqa: E402,F401  (paddle.Model, paddle.summary)
