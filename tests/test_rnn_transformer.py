@@ -442,3 +442,50 @@ def test_ctc_errors():
         F.ctc_loss(x, paddle.to_tensor([[1.0], [2.0]]), *lengths)
     with pytest.raises(ValueError, match="blank must be in"):
         F.ctc_loss(x, paddle.to_tensor([[1], [2]], dtype="int32"), *lengths, blank=3)
+
+
+# ------------------------------------------------------------------------------------------ scaled_dot_product_attention
+
+# Printed by Paddle 3.3.1 (CPU):
+#   rs = np.random.RandomState(3)
+#   q = paddle.to_tensor(rs.randn(2, 3, 4, 2).astype('float32'))
+#   k = paddle.to_tensor(rs.randn(2, 5, 2, 2).astype('float32'))     # 2 key/value heads for 4 query heads (GQA)
+#   v = paddle.to_tensor(rs.randn(2, 5, 2, 3).astype('float32'))
+#   bmask = paddle.to_tensor(rs.rand(2, 1, 3, 5) > 0.3)
+#   fmask = paddle.to_tensor(rs.randn(3, 5).astype('float32'))
+#   for kw in ({}, {'attn_mask': bmask}, {'attn_mask': fmask}, {'scale': 0.3}):
+#       print(np.round(F.scaled_dot_product_attention(q, k, v, **kw).numpy().astype(float), 5).ravel()[:8].tolist())
+#   qs = q[:, :, :2]
+#   print(... F.scaled_dot_product_attention(qs, qs, qs, is_causal=True) ...)
+#   print(... F.scaled_dot_product_attention(qs[0], qs[0], qs[0]) ...)       # unbatched
+_PADDLE_SDPA = [[-0.3849, -0.48894, 0.52292, 0.44989, -1.13276, -0.1327, 0.12294, 0.37883],
+                [-0.58349, -0.05719, 0.57022, -1.78933, -0.28698, -0.48623, -0.19575, 0.05036],
+                [-0.23244, -0.49258, 0.45602, 0.57786, -1.21816, -0.11379, 0.13134, 0.52555],
+                [-0.36973, -0.48568, 0.31364, -0.26799, -0.77111, -0.13589, 0.04815, 0.19566],
+                [1.78863, 0.43651, 0.0965, -1.86349, 0.70698, -0.10284, -1.24882, 0.75788],
+                [1.60519, 0.324, 0.31608, -1.6064, 0.12794, -0.77033, -1.17832, 0.69914]]
+
+
+def test_scaled_dot_product_attention_matches_paddle_and_numpy():
+    rs = np.random.RandomState(3)
+    q_np, k_np, v_np = rs.randn(2, 3, 4, 2), rs.randn(2, 5, 2, 2), rs.randn(2, 5, 2, 3)
+    q, k, v = (paddle.to_tensor(a.astype("float32")) for a in (q_np, k_np, v_np))
+    bmask = rs.rand(2, 1, 3, 5) > 0.3
+    fmask = rs.randn(3, 5).astype("float32")
+    got = [F.scaled_dot_product_attention(q, k, v, **kw) for kw in
+           ({}, {"attn_mask": paddle.to_tensor(bmask)}, {"attn_mask": paddle.to_tensor(fmask)}, {"scale": 0.3})]
+    qs = q[:, :, :2]
+    got.append(F.scaled_dot_product_attention(qs, qs, qs, is_causal=True))
+    got.append(F.scaled_dot_product_attention(qs[0], qs[0], qs[0]))  # unbatched
+    for out, want in zip(got, _PADDLE_SDPA):
+        np.testing.assert_allclose(out.numpy().ravel()[:8], want, atol=2e-5)
+    # numpy: each key/value head serves two query heads
+    k_rep, v_rep = np.repeat(k_np, 2, axis=2), np.repeat(v_np, 2, axis=2)
+    scores = np.einsum("bqhd,bkhd->bhqk", q_np, k_rep) / np.sqrt(2) + np.where(bmask, 0.0, -np.inf)
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    np.testing.assert_allclose(got[1].numpy(), np.einsum("bhqk,bkhd->bqhd", w, v_rep), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="either attn_mask or is_causal"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=paddle.to_tensor(fmask), is_causal=True)
+    with pytest.raises(Exception, match="multiple"):
+        F.scaled_dot_product_attention(q, k, v, enable_gqa=False)

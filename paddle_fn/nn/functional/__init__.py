@@ -58,3 +58,5 @@ __all__ = [
 ]
 from paddle_fn.nn.functional.ctc import ctc_loss  # noqa: E402,F401 - the CTC loss has its own module
 __all__ += ["ctc_loss"]
+from paddle_fn.nn.functional.sdpa import scaled_dot_product_attention  # noqa: E402,F401
+__all__ += ["scaled_dot_product_attention"]
