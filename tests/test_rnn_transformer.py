@@ -444,7 +444,7 @@ def test_ctc_errors():
         F.ctc_loss(x, paddle.to_tensor([[1], [2]], dtype="int32"), *lengths, blank=3)
 
 
-# ------------------------------------------------------------------------------------------ scaled_dot_product_attention
+# ------------------------------------------------------------------------------- scaled_dot_product_attention
 
 # Printed by Paddle 3.3.1 (CPU):
 #   rs = np.random.RandomState(3)
