@@ -46,3 +46,4 @@ from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # n
 import paddle_fn.jit as jit  # noqa: E402,F401,F811  (the paddle.jit module; calling it is the jit transform)
 from paddle_fn import callbacks, hapi, metric  # noqa: E402,F401  (paddle.callbacks, paddle.metric)
 from paddle_fn.hapi import Model, summary  # noqa: E402,F401  (paddle.Model, paddle.summary)
+from paddle_fn import io  # noqa: E402,F401  (paddle.io: Dataset, DataLoader, samplers)
