@@ -489,3 +489,65 @@ def test_scaled_dot_product_attention_matches_paddle_and_numpy():
         F.scaled_dot_product_attention(q, k, v, attn_mask=paddle.to_tensor(fmask), is_causal=True)
     with pytest.raises(Exception, match="multiple"):
         F.scaled_dot_product_attention(q, k, v, enable_gqa=False)
+
+
+# ------------------------------------------------------------------------------- beam search and dynamic_decode
+
+# Printed by Paddle 3.3.1 (CPU) for the decoder built in test_beam_search_matches_paddle, with
+#   fill = set_state_dict({n: RandomState(seed).uniform(-1, 1, p.shape) for n, p in named_parameters()})
+#   emb, cell, out = fill(Embedding(10, 4), 0), fill(GRUCell(4, 6), 1), fill(Linear(6, 10), 2)
+#   decoder = paddle.nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3, embedding_fn=emb,
+#                                         output_fn=out)
+#   h0 = paddle.to_tensor(np.random.RandomState(3).randn(2, 6).astype('float32'))
+#   ids, states, lengths = paddle.nn.dynamic_decode(decoder, h0, max_step_num=5, return_length=True)
+_PADDLE_BEAM_IDS = [[[1, 8, 8], [1, 8, 8], [1, 1, 8], [1, 1, 8], [1, 1, 8], [1, 1, 8]],
+                    [[1, 8, 8], [1, 8, 8], [1, 8, 8], [1, 8, 8], [1, 5, 8], [1, 8, 8]]]
+_PADDLE_BEAM_LOG_PROBS = [[-2.1694, -3.468, -4.6021], [-2.6585, -6.1877, -6.3572]]
+_PADDLE_BEAM_LENGTHS = [[1, 3, 6], [1, 6, 6]]
+
+
+def _seeded(layer, seed):
+    rs = np.random.RandomState(seed)
+    layer.set_state_dict({n: rs.uniform(-1.0, 1.0, p.shape).astype("float32") for n, p in layer.named_parameters()})
+    return layer
+
+
+def test_beam_search_matches_paddle():
+    emb, cell = _seeded(paddle.nn.Embedding(10, 4), 0), _seeded(paddle.nn.GRUCell(4, 6), 1)
+    decoder = paddle.nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3, embedding_fn=emb,
+                                          output_fn=_seeded(paddle.nn.Linear(6, 10), 2))
+    h0 = paddle.to_tensor(np.random.RandomState(3).randn(2, 6).astype("float32"))
+    ids, states, lengths = paddle.nn.dynamic_decode(decoder, h0, max_step_num=5, return_length=True)
+    assert ids.numpy().tolist() == _PADDLE_BEAM_IDS
+    np.testing.assert_allclose(states.log_probs.numpy(), _PADDLE_BEAM_LOG_PROBS, atol=2e-4)
+    assert lengths.numpy().tolist() == _PADDLE_BEAM_LENGTHS
+    assert states.cell_states.shape == [2, 3, 6]
+    ids_tm, _ = paddle.nn.dynamic_decode(decoder, h0, max_step_num=5, output_time_major=True)
+    assert ids_tm.numpy().transpose(1, 0, 2).tolist() == _PADDLE_BEAM_IDS
+
+
+def test_gather_tree_and_custom_decoder():
+    rs = np.random.RandomState(12)
+    ids, parents = rs.randint(0, 9, (4, 2, 3)), rs.randint(0, 3, (4, 2, 3))
+    want = np.zeros_like(ids)
+    for b, k in itertools.product(range(2), range(3)):
+        beam = k
+        for t in range(3, -1, -1):
+            want[t, b, k] = ids[t, b, beam]
+            beam = parents[t, b, beam]
+    got = F.gather_tree(paddle.to_tensor(ids), paddle.to_tensor(parents))
+    np.testing.assert_array_equal(got.numpy(), want)
+
+    class CountDown(paddle.nn.decode.Decoder):
+        def initialize(self, inits):
+            return inits, inits, inits <= 0
+
+        def step(self, time, inputs, states, **kwargs):
+            return states - 1, states - 1, states - 1, states - 1 <= 0
+
+    out, final, lengths = paddle.nn.dynamic_decode(CountDown(), paddle.to_tensor([1, 3]), return_length=True)
+    assert out.numpy().tolist() == [[0, -1, -2], [2, 1, 0]] and lengths.numpy().tolist() == [1, 3]
+    _, final = paddle.nn.dynamic_decode(CountDown(), paddle.to_tensor([1, 3]), impute_finished=True)
+    assert final.numpy().tolist() == [0, 0]  # the finished sequence's state is kept
+    out, _ = paddle.nn.dynamic_decode(CountDown(), paddle.to_tensor([9]), max_step_num=2)
+    assert out.shape == [1, 3]

@@ -6,6 +6,7 @@ from paddle_fn.nn_compat.layer.activation import *  # noqa: F401,F403 - the fami
 from paddle_fn.nn_compat.layer.common import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.container import LayerDict, LayerList, ParameterList, Sequential
 from paddle_fn.nn_compat.layer.conv import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.decode import BeamSearchDecoder, dynamic_decode  # noqa: F401
 from paddle_fn.nn_compat.layer.distance import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
 from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
@@ -21,4 +22,4 @@ from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += rnn.__all__ + transformer.__all__ + ["CTCLoss"]
+__all__ += rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "CTCLoss", "dynamic_decode"]

@@ -32,3 +32,7 @@ def _alias_modules(package, alias):
 _alias_modules(layer, __name__ + ".layer")
 _alias_modules(initializer, __name__ + ".initializer")
 _sys.modules[__name__ + ".unique_name"] = unique_name
+
+from paddle_fn.nn_compat.layer import decode  # noqa: E402 - also importable as paddle.nn.decode
+
+_sys.modules[__name__ + ".decode"] = decode
