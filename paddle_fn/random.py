@@ -34,6 +34,7 @@ compatibility and ignored.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import secrets
 import threading
@@ -424,6 +425,12 @@ class _GlobalKey:
             self._key = _seed_words("seed", n)
 
     def next(self) -> Tensor:
+        if _traced.stack:
+            # inside a compiled program: the draws of one call are fold_in(program key, 0, 1, ...) of that
+            # call's key, an input of the program drawn eagerly per call (see traced_global_key)
+            draws = _traced.stack[-1]
+            draws.count += 1
+            return fold_in(draws.key, draws.count - 1)
         with self._lock:
             k1, k2 = self._key
             y1, y2 = threefry2x32_p.impl(np.full(2, k1), np.full(2, k2), np.zeros(2, np.uint32),
@@ -432,7 +439,53 @@ class _GlobalKey:
             return Tensor(np.array([y1[1], y2[1]], np.uint32))
 
 
+class _TracedKeys(threading.local):
+    def __init__(self):
+        self.stack = []  # the _Draws of each active traced_global_key
+
+
+class _Draws:
+    """The key of a `traced_global_key` block and how many draws took keys from it so far."""
+
+    def __init__(self, key):
+        self.key = key
+        self.count = 0
+
+
+_traced = _TracedKeys()
 _GLOBAL = _GlobalKey()
+
+
+@contextlib.contextmanager
+def traced_global_key(key):
+    """Inside, the Paddle-style global draws (`rand`, `randn`, dropout without a key ...) take their keys from
+    `key` instead of the global generator: the i-th draw uses ``fold_in(key, i)``. `paddle.jit.to_static` wraps
+    the traced program in it with a key drawn from the global generator on every call and passed to the program
+    as an input, so a compiled Dropout draws a fresh mask per call, reproducible under `seed`. The block's value
+    counts the draws (``.count``).
+
+    Args:
+        key (Tensor): a key (``uint32[2]``), traced or concrete.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> with random.traced_global_key(random.key(3)):
+        ...     a = random.rand([2])
+        >>> bool((a == random.uniform(random.fold_in(random.key(3), 0), (2,))).all())
+        True
+    """
+    _check_key("traced_global_key", key)
+    draws = _Draws(key)
+    _traced.stack.append(draws)
+    try:
+        yield draws
+    finally:
+        _traced.stack.pop()
+
+
+def global_key_is_traced() -> bool:
+    """True inside `traced_global_key`: global draws are then pure functions of a program input."""
+    return bool(_traced.stack)
 
 
 def seed(n):

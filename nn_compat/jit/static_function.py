@@ -8,10 +8,17 @@ the compiled call is one primitive that the eager tape differentiates, so ``loss
 call. The cache key is what the program depends on: the shapes and dtypes of the Tensor inputs, the values of the
 other (Python) inputs, the names and shapes of the layer's state, and the train/eval mode of every sublayer.
 
-Paddle converts Python ``if``/``while`` on Tensors by rewriting the source; paddle_fn traces, so Python control flow
-on Python values is unrolled at trace time, while control flow on a Tensor's value raises
-``paddle_fn.ConcretizationError`` (use ``paddle.cond`` / ``paddle.while_loop`` / ``paddle.where``), or, with
-``full_graph=False``, runs that function eagerly instead, with a warning (Paddle's graph-break fallback).
+As Paddle, the source of the function (and of the user functions it calls) is rewritten first
+(`paddle_fn.nn_compat.jit.dy2static`): ``if``/``while``/``for``/``break``/``continue``/``return``/``and``/``or``/
+``not`` on a traced Tensor become ``paddle.cond`` / ``paddle.while_loop`` / logical ops, and ``print`` of a Tensor
+prints its value after each call (the printed Tensors are extra outputs of the program). Python control flow on
+Python values still runs (unrolled) while tracing. What the converter leaves as Python (a ``return`` inside a loop,
+``for ... else``) raises ``paddle_fn.ConcretizationError`` on a Tensor condition, or, with ``full_graph=False``,
+runs that function eagerly instead, with a warning (Paddle's graph-break fallback).
+
+Paddle's global random draws (``paddle.seed``: Dropout in train mode, ``paddle.rand``) work inside: each call
+draws a key from the global generator and passes it to the program (`paddle_fn.random.traced_global_key`), so
+every call draws fresh numbers and ``paddle.seed`` makes the sequence reproducible.
 """
 from __future__ import annotations
 
@@ -26,14 +33,18 @@ import numpy as np
 
 import paddle_fn
 from paddle_fn import ConcretizationError, Tensor
+from paddle_fn import random as _random
+from paddle_fn.core.trace import current_dynamic_main
 from paddle_fn.nn_compat.bridge import functional_call, update_state
+from paddle_fn.nn_compat.jit.dy2static import convert_operators, program_translator
 from paddle_fn.nn_compat.layer.layers import Layer
 from paddle_fn.nn_compat.parameter import _as_dtype, _is_traced
 from paddle_fn.static import InputSpec
 
 __all__ = ["StaticFunction", "enable_to_static", "ignore_module", "not_to_static", "to_static"]
 
-_NOT_TO_STATIC = "_paddle_fn_not_to_static"
+_NOT_TO_STATIC = program_translator._NOT_TO_STATIC
+_NO_KEY = np.zeros(2, np.uint32)  # the key input of a program that draws no random numbers
 
 
 class _Switch(threading.local):
@@ -43,7 +54,6 @@ class _Switch(threading.local):
 
 
 _switch = _Switch()
-_ignored_modules: set = set()
 
 
 def enable_to_static(enable_to_static_bool):
@@ -70,9 +80,8 @@ def enable_to_static(enable_to_static_bool):
 
 
 def not_to_static(func=None):
-    """Mark `func` to run as plain Python: `to_static` returns it unconverted. Called from inside a compiled
-    function it is traced like any other Python code (paddle_fn never rewrites source, so nothing is converted
-    anyway); the mark matters when `func` itself is given to `to_static`.
+    """Mark `func` not to be converted: `to_static` returns it as it is, and called from a converted function
+    it is traced as written (its Python ``if``/``while`` are not rewritten into ``cond``/``while_loop``).
 
     Args:
         func (callable, optional): the function; without it, returns the decorator.
@@ -95,9 +104,8 @@ def not_to_static(func=None):
 
 
 def ignore_module(modules):
-    """Paddle's list of modules whose functions dynamic-to-static must not convert. paddle_fn traces Python
-    instead of rewriting its source, so no module's code is ever converted; the modules are recorded (and
-    checked to be modules) so that code calling this runs unchanged.
+    """Do not convert the functions of these modules when a converted function calls them (they are traced as
+    written). paddle_fn, numpy and the standard library are never converted.
 
     Args:
         modules (list[module]): the modules.
@@ -109,7 +117,7 @@ def ignore_module(modules):
     """
     if not isinstance(modules, (list, tuple)) or not all(isinstance(m, types.ModuleType) for m in modules):
         raise TypeError(f"ignore_module: expected a list of modules, got {modules!r}")
-    _ignored_modules.update(modules)
+    program_translator._ignored_modules.update(modules)
 
 
 # ----------------------------------------------------------------------------------------------- inputs
@@ -186,6 +194,10 @@ def _check_options(build_strategy, backend, kwargs):
     return full_graph
 
 
+def _avals(tensors):
+    return tuple((tuple(x.shape), str(x.dtype)) for x in tensors)
+
+
 # ----------------------------------------------------------------------------------------------- StaticFunction
 
 class _MethodCall(Layer):
@@ -217,6 +229,9 @@ class StaticFunction:
         self._jitted = None
         self._traced = []
         self._warned = False
+        self._prints = {}  # program signature -> what its print() calls print after each call
+        self._uses_rng = {}  # program signature -> whether it draws from the global generator
+        self._last_call = None
         self.last_input_spec = None  # InputSpecs of the last call's arguments: what jit.save uses without input_spec
         self._name = getattr(function, "__name__", type(function).__name__)
 
@@ -229,6 +244,40 @@ class StaticFunction:
     def input_spec(self):
         """The `input_spec` given to `to_static` (None if none)."""
         return self._input_spec
+
+    @property
+    def code(self):
+        """The converted source of the function (Paddle's ``StaticFunction.code``): what runs when it is traced.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> @paddle.jit.to_static
+            ... def relu_or_zero(x):
+            ...     if x.sum() > 0:
+            ...         x = paddle.nn.functional.relu(x)
+            ...     return x
+            >>> print(relu_or_zero.code)
+            def relu_or_zero(x):
+            <BLANKLINE>
+                def __jst_fn_true_0(x):
+                    x = _jst.convert_call(paddle.nn.functional.relu)(x)
+                    return (x,)
+            <BLANKLINE>
+                def __jst_fn_false_0(x):
+                    return (x,)
+                x, = _jst.convert_ifelse(_jst.convert_call(x.sum)() > 0, __jst_fn_true_0, __jst_fn_false_0, (x,), ('x',))
+                return x
+        """
+        return program_translator.converted_source(self._function)
+
+    @property
+    def concrete_program(self):
+        """The traced program of the last call (a ``paddle_fn`` Program: print it to see its equations, e.g. the
+        ``cond`` / ``while`` that converted control flow became). None before the first call."""
+        if self._last_call is None:
+            return None
+        args, static = self._last_call
+        return self._jitted.lower(*args, static)._traced.program
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -274,6 +323,38 @@ class StaticFunction:
     def _eager(self, instance, args, kwargs):
         return self._function(*args, **kwargs) if instance is None else self._function(instance, *args, **kwargs)
 
+    def _converted(self):
+        return program_translator.convert_function(self._function)
+
+    def _traced_body(self, signature, run):
+        """Run `run()` as the body of the program with signature `signature`: the global random draws come from
+        the program's key input, and the Tensors given to print() become outputs after the result."""
+        collector = convert_operators.PrintCollector(current_dynamic_main().level)
+        convert_operators._collectors.append(collector)
+        try:
+            out = run()
+        finally:
+            convert_operators._collectors.pop()
+        self._prints[signature] = collector.entries
+        return out, tuple(collector.tensors)
+
+    def _key_for(self, signature):
+        # a program seen to draw nothing gets a constant key, so it leaves the global generator alone
+        return Tensor(_NO_KEY) if self._uses_rng.get(signature) is False else _random._GLOBAL.next()
+
+    def _with_key(self, signature, key, run):
+        with _random.traced_global_key(key) as draws:
+            out = run()
+        self._uses_rng[signature] = draws.count > 0
+        return out
+
+    def _finish(self, signature, result):
+        out, printed = result
+        entries = self._prints.get(signature)
+        if entries:
+            convert_operators.PrintCollector.emit(entries, printed)
+        return out
+
     def __call__(self, *args, **kwargs):
         instance = self.instance
         if self._instance is not None and instance is None:
@@ -291,9 +372,11 @@ class StaticFunction:
             if self._full_graph:
                 raise ConcretizationError(
                     f"paddle.jit.to_static({self._name}) cannot compile this function: {e}\n"
-                    "paddle_fn traces the function instead of rewriting its source, so Python control flow on a "
-                    "Tensor's value must be written with paddle.cond / paddle.while_loop / paddle.where; "
-                    "to_static(..., full_graph=False) runs such a function eagerly instead") from None
+                    "Python `if`/`while`/`for` on Tensors are converted to paddle.cond / paddle.while_loop, "
+                    "except a `return` inside a loop, `for ... else`, `global` in a branch and code without "
+                    "readable source (paddle.jit.set_verbosity(1) shows what was converted); write those with "
+                    "paddle.cond / paddle.while_loop / paddle.where, or use to_static(..., full_graph=False) to run "
+                    "such a function eagerly") from None
             if not self._warned:
                 self._warned = True
                 warnings.warn(f"paddle.jit.to_static({self._name}): running eagerly (graph break): {e}",
@@ -313,13 +396,18 @@ class StaticFunction:
 
     def _call_function(self, instance, args, kwargs):
         dynamic, static_key = _split_inputs(args, kwargs)
+        signature = (_avals(dynamic), static_key)
+        function = self._converted()
 
-        def pure(dynamic, static_key):
+        def pure(key, dynamic, static_key):
             self._traced.append(([list(x.shape) for x in dynamic],))
             a, kw = _join_inputs(dynamic, static_key)
-            return self._eager(instance, a, kw)
+            run = (lambda: function(*a, **kw)) if instance is None else (lambda: function(instance, *a, **kw))
+            return self._with_key(signature, key, lambda: self._traced_body(signature, run))
         pure.__name__ = self._name
-        return self._jit(pure, 1)(dynamic, static_key)
+        call_args = (self._key_for(signature), dynamic)
+        self._last_call = (call_args, static_key)
+        return self._finish(signature, self._jit(pure, 2)(*call_args, static_key))
 
     def _call_layer(self, layer, args, kwargs):
         dynamic, static_key = _split_inputs(args, kwargs)
@@ -328,22 +416,25 @@ class StaticFunction:
         if any(_is_traced(v) for v in [*dynamic, *state.values()]):
             # called inside another transform (a converted sublayer of a converted model): its code becomes part
             # of the enclosing program, and buffer updates stay on the layer for the enclosing call to return
-            return self._eager(layer, args, kwargs)
+            return self._converted()(layer, *args, **kwargs)
         mode = tuple(sub.training for sub in layer.sublayers(include_self=True))
-        function = self._function
+        function = self._converted()
+        signature = (_avals(dynamic), _avals(state.values()), static_key, mode)
 
-        def pure(state, dynamic, key):
+        def pure(rng_key, state, dynamic, key):
             self._traced.append(([list(x.shape) for x in dynamic], "train" if key[1][0] else "eval"))
             a, kw = _join_inputs(dynamic, key[0])
             _switch.running_raw.add(id(self))
             try:
                 caller = _MethodCall(self.instance, function)
-                return functional_call(caller, {"inner." + k: v for k, v in state.items()}, *a,
-                                       return_buffers=True, **kw)
+                return self._with_key(signature, rng_key, lambda: self._traced_body(signature, lambda: functional_call(
+                    caller, {"inner." + k: v for k, v in state.items()}, *a, return_buffers=True, **kw)))
             finally:
                 _switch.running_raw.discard(id(self))
         pure.__name__ = self._name
-        out, new_buffers = self._jit(pure, 2)(state, dynamic, (static_key, mode))
+        call_args = (self._key_for(signature), state, dynamic)
+        self._last_call = (call_args, (static_key, mode))
+        out, new_buffers = self._finish(signature, self._jit(pure, 3)(*call_args, (static_key, mode)))
         if new_buffers:
             # running statistics carry no gradient history into the next step, as in eager Paddle
             update_state(layer, {k[len("inner."):]: v.detach() for k, v in new_buffers.items()})

@@ -50,7 +50,11 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 
 def _global_rng_allowed(op, x):
     """The Paddle-style global RNG is a hidden state: it works eagerly (and under grad, whose primals are
-    concrete) but a traced function would bake one draw into every call, so there it is an error."""
+    concrete) but a traced function would bake one draw into every call, so there it is an error, except inside
+    `paddle_fn.random.traced_global_key` (to_static), where the draws come from a key given to each call."""
+    from paddle_fn import random
+    if random.global_key_is_traced():
+        return
     if not is_concrete(x) or current_dynamic_main().level > 0:
         raise ConcretizationError(
             f"{op}: with training=True and no key, the mask comes from the global Paddle-style RNG, which only "

@@ -1,0 +1,394 @@
+"""The runtime helpers that converted code calls (Paddle's ``paddle.jit.dy2static.convert_operators``, reached
+from converted source as ``_jst.*``).
+
+Each helper decides at run time: a Python value or a Tensor with a value (eager, or a constant while compiling)
+runs the Python statement as written; a traced Tensor (an input of the program being compiled) becomes a
+control-flow primitive: ``if`` → `paddle_fn.cond`, ``while`` → `paddle_fn.while_loop`, ``and``/``or``/``not`` →
+logical ops. So converted code behaves exactly like the original wherever the original could run.
+
+The variables a converted ``if``/``while`` writes are passed to and returned from the branch/body functions as
+a tuple (``names`` holds their source names, for messages). A variable that has no value yet is an
+`UndefinedVar`. Outputs of a traced ``if`` are reconciled before the `cond` is built, from one shape-only trace
+of both branches: Python numbers that differ between branches become Tensors, values equal in both stay Python,
+a user variable assigned in one branch only becomes an `UndefinedVar` that raises when it is used afterwards (the
+converter's own return/break flags are filled with zeros instead, as Paddle does).
+"""
+from __future__ import annotations
+
+import builtins
+import logging
+import warnings
+
+import numpy as np
+
+import paddle_fn
+from paddle_fn.core.trace import Tensor, get_aval, is_concrete
+
+__all__ = ["UndefinedVar", "convert_call", "convert_ifelse", "convert_ifelse_expr", "convert_iter", "convert_len",
+           "convert_logical_and", "convert_logical_not", "convert_logical_or", "convert_print", "convert_range",
+           "convert_while_loop", "iter_has_next", "iter_next", "is_traced"]
+
+_log = logging.getLogger("paddle_fn.jit")
+_INTERNAL = "__jst_"  # prefix of the variables the converter makes (return values, flags, loop counters)
+
+
+class UndefinedVar:
+    """A variable that has no value at this point of a converted function: created in only one branch of an
+    ``if`` on a Tensor, or inside a loop on a Tensor. Using it raises a NameError that says why."""
+
+    def __init__(self, name, reason=None):
+        self.name = name
+        self.reason = reason
+
+    def _fail(self, *args, **kwargs):
+        why = self.reason or "it is used before it is assigned"
+        raise NameError(f"to_static: local variable {self.name!r} has no value here: {why}")
+
+    __call__ = __getattr__ = __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __getitem__ = __iter__ = __len__ = __lt__ = __gt__ = __le__ = __ge__ = _fail
+    __matmul__ = __rmatmul__ = __neg__ = __pow__ = __floordiv__ = __mod__ = __index__ = __float__ = _fail
+
+    def __repr__(self):
+        return f"UndefinedVar({self.name!r})"
+
+
+def is_traced(x) -> bool:
+    """True if `x` is a Tensor whose value is not known while compiling (it needs a control-flow primitive)."""
+    return isinstance(x, Tensor) and not is_concrete(x)
+
+
+def _truth(pred, what):
+    if isinstance(pred, Tensor):
+        if int(np.prod(pred.shape)) != 1:
+            raise ValueError(f"to_static: the condition of {what} is a Tensor of shape {list(pred.shape)}; it "
+                             "must have exactly one element (reduce it with .all() / .any())")
+        return bool(pred.numpy().reshape(()))
+    return bool(pred)
+
+
+def _scalar_pred(pred, what):
+    if int(np.prod(pred.shape)) != 1:
+        raise ValueError(f"to_static: the condition of {what} is a Tensor of shape {list(pred.shape)}; it must "
+                         "have exactly one element (reduce it with .all() / .any())")
+    return paddle_fn.reshape(pred, []).astype("bool")
+
+
+# ----------------------------------------------------------------------------------------------- if / else
+
+def _kind(v):
+    if isinstance(v, UndefinedVar):
+        return ("undef",)
+    if isinstance(v, Tensor):
+        a = get_aval(v)
+        return ("tensor", a.shape, a.dtype)
+    if isinstance(v, (bool, int, float, np.number)) or v is None:
+        return ("py", v)
+    return ("other", v)
+
+
+def _as_tensor(v):
+    return v if isinstance(v, Tensor) else paddle_fn.to_tensor(v)
+
+
+def _reconcile(names, true_kinds, false_kinds):
+    """Per output: 'keep' (both equal Python values), 'undef' (an UndefinedVar after the if), 'pad_true' /
+    'pad_false' (that branch fills zeros like the other), or 'tensor' (a cond output)."""
+    plan = []
+    for name, t, f in zip(names, true_kinds, false_kinds):
+        if t[0] == "undef" or f[0] == "undef":
+            if t[0] == f[0] or not name.startswith(_INTERNAL):
+                plan.append("undef")
+            else:
+                plan.append("pad_true" if t[0] == "undef" else "pad_false")
+        elif t[0] == f[0] == "py" and t[1] == f[1] and type(t[1]) is type(f[1]):
+            plan.append("keep")
+        elif "other" in (t[0], f[0]):
+            if t == f or (t[0] == f[0] == "other" and t[1] is f[1]):
+                plan.append("keep")
+                continue
+            raise TypeError(f"to_static: in an `if` on a Tensor, variable {name!r} is a "
+                            f"{type((t if t[0] == 'other' else f)[1]).__name__} in one branch; both branches of a "
+                            "traced `if` must give it a Tensor or number (or the same object)")
+        else:
+            plan.append("tensor")
+    return plan
+
+
+def convert_ifelse(pred, true_fn, false_fn, args, names):
+    """``if pred:`` with branches ``true_fn(*args)`` / ``false_fn(*args)``, each returning the new values of the
+    variables `names`. A traced `pred` builds a `paddle_fn.cond`."""
+    if not is_traced(pred):
+        return tuple(true_fn(*args) if _truth(pred, "`if`") else false_fn(*args))
+    pred = _scalar_pred(pred, "`if`")
+    kinds = {}
+
+    def probe(fn, which):
+        def run():
+            kinds[which] = [_kind(v) for v in fn(*args)]
+            return ()
+        return run
+    # one shape-only trace of both branches tells which outputs are Tensors, numbers or undefined
+    paddle_fn.cond(pred, probe(true_fn, True), probe(false_fn, False))
+    plan = _reconcile(names, kinds[True], kinds[False])
+    _log.debug("to_static: `if` on a Tensor over %s becomes paddle.cond (%s)", list(names), plan)
+
+    def branch(fn, which, other):
+        def run():
+            outs = fn(*args)
+            vals = []
+            for v, how, k in zip(outs, plan, kinds[other]):
+                if how == "tensor":
+                    vals.append(_as_tensor(v))
+                elif how == ("pad_true" if which else "pad_false"):
+                    vals.append(paddle_fn.zeros(list(k[1]), k[2]))
+                elif how in ("pad_true", "pad_false"):
+                    vals.append(v)
+            return tuple(vals)
+        return run
+    outs = iter(paddle_fn.cond(pred, branch(true_fn, True, False), branch(false_fn, False, True)))
+    result = []
+    for name, how, k in zip(names, plan, kinds[True]):
+        if how == "keep":
+            result.append(k[1])
+        elif how == "undef":
+            result.append(UndefinedVar(name, "it is assigned in only one branch of an `if` on a Tensor (or in "
+                                              "neither); assign it in both branches, or before the `if`"))
+        else:
+            result.append(next(outs))
+    return tuple(result)
+
+
+def convert_ifelse_expr(pred, true_fn, false_fn):
+    """``a if pred else b``: `paddle_fn.cond` of the two lambdas when `pred` is traced."""
+    (out,) = convert_ifelse(pred, lambda: (true_fn(),), lambda: (false_fn(),), (), ("__jst_expr",))
+    if isinstance(out, UndefinedVar):
+        raise TypeError("to_static: the branches of `a if cond else b` on a Tensor must both give Tensors or numbers")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- loops
+
+def convert_while_loop(cond_fn, body_fn, args, names):
+    """``while cond_fn(*args): args = body_fn(*args)``: a Python loop while the condition is a Python value or
+    concrete; from the first traced condition on, a `paddle_fn.while_loop` over the variables the body writes."""
+    args = tuple(args)
+    while True:
+        pred = cond_fn(*args)
+        if is_traced(pred):
+            return _traced_while(cond_fn, body_fn, args, names)
+        if not _truth(pred, "`while`"):
+            return args
+        args = tuple(body_fn(*args))
+
+
+def _traced_while(cond_fn, body_fn, args, names):
+    # variables without a value at the loop's entry are temporaries of the body: not carried, undefined after
+    carried = [not isinstance(a, UndefinedVar) for a in args]
+    for name, a, c in zip(names, args, carried):
+        if c and not isinstance(a, (Tensor, bool, int, float, np.number)):
+            raise TypeError(f"to_static: a `while` loop on a Tensor carries variable {name!r}, a "
+                            f"{type(a).__name__}; loop variables must be Tensors or numbers")
+    _log.debug("to_static: `while` on a Tensor becomes paddle.while_loop over %s",
+               [n for n, c in zip(names, carried) if c])
+    init = tuple(_as_tensor(a) for a, c in zip(args, carried) if c)
+
+    def full(carry):
+        it = iter(carry)
+        return tuple(next(it) if c else a for a, c in zip(args, carried))
+
+    def body(carry):
+        outs = body_fn(*full(carry))
+        new = []
+        for name, v, old, c in zip(names, outs, carry_avals, carried):
+            if not c:
+                continue
+            v = _as_tensor(v) if not isinstance(v, UndefinedVar) else v
+            if isinstance(v, UndefinedVar):
+                raise NameError(f"to_static: loop variable {name!r} has no value at the end of the `while` body")
+            if v.dtype != old.dtype:
+                v = v.astype(old.dtype)
+            new.append(v)
+        return tuple(new)
+    carry_avals = [a if c else None for a, c in zip(_padded(init, carried), carried)]
+    out = iter(paddle_fn.while_loop(lambda c: _scalar_pred(cond_fn(*full(c)), "`while`"), body, init))
+    return tuple(next(out) if c else UndefinedVar(n, "it is created inside a `while`/`for` loop on a Tensor; "
+                                                     "assign it before the loop to use it afterwards")
+                 for n, c in zip(names, carried))
+
+
+def _padded(init, carried):
+    it = iter(init)
+    return [next(it) if c else None for c in carried]
+
+
+class _TensorRange:
+    """``range(start, stop, step)`` with a traced bound: iterated by a converted ``for`` as a while loop."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def has_next(self, i):
+        value = self.start + i * self.step
+        if isinstance(self.step, int):
+            return value < self.stop if self.step > 0 else value > self.stop
+        return paddle_fn.where(self.step > 0, value < self.stop, value > self.stop)
+
+    def get(self, i):
+        return self.start + i * self.step
+
+
+def convert_range(*args):
+    """``range(...)``: a Python range when every bound is a Python int or concrete; otherwise an object a
+    converted ``for`` loops over with a `paddle_fn.while_loop`."""
+    if not any(is_traced(a) for a in args):
+        return range(*(int(a) if isinstance(a, Tensor) else a for a in args))
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    for a in args:
+        if isinstance(a, Tensor) and (a.shape not in ([], [1]) or get_aval(a).dtype.kind not in "iu"):
+            raise TypeError(f"to_static: range() bounds must be integer scalars, got a Tensor of shape "
+                            f"{list(a.shape)} and dtype {get_aval(a).dtype.name}")
+    args = [paddle_fn.reshape(a, []).astype("int64") if isinstance(a, Tensor) else a for a in args]
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+    if isinstance(step, int) and step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return _TensorRange(start, stop, step)
+
+
+def convert_iter(iterable):
+    """What a converted ``for`` loops over: a Tensor (its first axis), a traced `range`, or any Python iterable
+    (materialised as a list, so the loop runs as Python and is unrolled while compiling)."""
+    if isinstance(iterable, (_TensorRange, Tensor)):
+        if isinstance(iterable, Tensor) and not iterable.shape:
+            raise TypeError("to_static: iterating over a 0-D Tensor; it has no first axis")
+        return iterable
+    return iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
+
+
+def iter_has_next(it, i):
+    """Whether element `i` exists: a traced bool for a traced range, a Python bool otherwise."""
+    if isinstance(it, _TensorRange):
+        return it.has_next(i)
+    if isinstance(it, Tensor):
+        return i < it.shape[0]
+    return i < len(it)
+
+
+def iter_next(it, i):
+    """Element `i` of what `convert_iter` returned."""
+    if isinstance(it, _TensorRange):
+        return it.get(i)
+    return it[i]
+
+
+# ----------------------------------------------------------------------------------------------- operators
+
+def convert_logical_and(x_fn, y_fn):
+    """``x and y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_and(x, y)``."""
+    x = x_fn()
+    if is_traced(x):
+        y = y_fn()
+        return paddle_fn.logical_and(_scalar_pred(x, "`and`") if x.shape else x.astype("bool"),
+                                     _as_tensor(y).astype("bool"))
+    if isinstance(x, Tensor) and not _truth(x, "`and`"):
+        return x
+    if not isinstance(x, Tensor) and not x:
+        return x
+    return y_fn()
+
+
+def convert_logical_or(x_fn, y_fn):
+    """``x or y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_or(x, y)``."""
+    x = x_fn()
+    if is_traced(x):
+        y = y_fn()
+        return paddle_fn.logical_or(x.astype("bool"), _as_tensor(y).astype("bool"))
+    if (_truth(x, "`or`") if isinstance(x, Tensor) else x):
+        return x
+    return y_fn()
+
+
+def convert_logical_not(x):
+    """``not x``: ``paddle.logical_not(x)`` for a traced `x`, Python's ``not`` otherwise."""
+    if is_traced(x):
+        return paddle_fn.logical_not(x.astype("bool"))
+    return not (_truth(x, "`not`") if isinstance(x, Tensor) else x)
+
+
+def convert_len(x):
+    """``len(x)``: the size of a Tensor's first axis (static), Python's len otherwise."""
+    if isinstance(x, Tensor):
+        if not x.shape:
+            raise TypeError("len() of a 0-D Tensor")
+        return x.shape[0]
+    return len(x)
+
+
+# ----------------------------------------------------------------------------------------------- print
+
+class PrintCollector:
+    """Collects what converted ``print`` calls inside a program being compiled need at run time: the traced
+    Tensors become extra outputs of the program, and after each call their values are printed with the Python
+    parts of the message, in program order (Paddle's ``paddle.static.Print``)."""
+
+    def __init__(self, level):
+        self.level = level  # the trace level of the program's own body: prints inside cond/while are deeper
+        self.entries = []  # (args with Tensors replaced by their slot numbers, sep, end, file)
+        self.tensors = []
+
+    def add(self, args, sep, end, file):
+        parts = []
+        for a in args:
+            if is_traced(a):
+                parts.append(_Slot(len(self.tensors)))
+                self.tensors.append(a)
+            else:
+                parts.append(a)
+        self.entries.append((parts, sep, end, file))
+
+    @staticmethod
+    def emit(entries, values):
+        for parts, sep, end, file in entries:
+            builtins.print(*[values[p.index] if isinstance(p, _Slot) else p for p in parts], sep=sep, end=end,
+                           file=file)
+
+
+class _Slot:
+    def __init__(self, index):
+        self.index = index
+
+
+_collectors: list = []
+
+
+def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print(...)``: prints at once unless an argument is a traced Tensor; then the Tensor is made an output of
+    the compiled program and the whole line is printed after each call of it, with the Tensor's value."""
+    if not any(is_traced(a) for a in args):
+        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+    from paddle_fn.core.trace import find_top_trace
+    collector = _collectors[-1] if _collectors else None
+    level = find_top_trace([a for a in args if isinstance(a, Tensor)]).main.level
+    if collector is None or level != collector.level:
+        warnings.warn("to_static: print() of a Tensor inside a converted `if`/`while` on a Tensor (or outside "
+                      "to_static) prints its traced description once, while compiling; print it before or after "
+                      "the control flow to see values on every call", stacklevel=2)
+        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+    collector.add(args, sep, end, file)
+
+
+# ----------------------------------------------------------------------------------------------- calls
+
+def convert_call(func):
+    """The function a converted call site calls: user functions are converted (recursively, cached by code
+    object), `print`/`len`/`range` are replaced, everything else is called as is."""
+    if func is builtins.print:
+        return convert_print
+    if func is builtins.len:
+        return convert_len
+    if func is builtins.range:
+        return convert_range
+    from paddle_fn.nn_compat.jit.dy2static.program_translator import convert_function
+    return convert_function(func)
