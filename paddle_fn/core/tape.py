@@ -20,8 +20,9 @@ import functools
 
 import numpy as np
 
-from paddle_fn.core.autodiff import Zero, add_any, is_differentiable, linearize_flat
+from paddle_fn.core.autodiff import UndefinedPrimal, Zero, add_any, is_differentiable, linearize_flat
 from paddle_fn.core import hooks
+from paddle_fn.core.primitive import LINEAR, ZERO_TANGENT
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, grad_mode
 
 CONST, LEAF, INNER = 0, 1, 2
@@ -206,6 +207,45 @@ def _primal(entry):
     return entry[1] if kind == CONST else entry[3]
 
 
+# Primitives differentiated by their transpose rule applied at the recorded inputs, with no linearization (which
+# re-runs the forward computation and stages a program per node): the positions listed here (all, for primitives
+# whose JVP rule is LINEAR) are inputs the primitive is linear in jointly, the others being integer indices, a
+# boolean predicate or, for div, the divisor when it needs no gradient. Products in _BILINEAR are linear in each
+# input with the other fixed, so each input's cotangent is the transpose with only that input unknown.
+_LINEAR_IN = {"select": (1, 2), "gather": (0,), "div": (0,)}
+_BILINEAR = frozenset({"mul", "dot_general", "conv_general_dilated"})
+
+
+def _transpose_vjp(node, primals, live, cts):
+    """The input cotangents by the primitive's transpose rule, or None when it does not apply (see _LINEAR_IN)."""
+    prim = node.prim
+    if prim.multiple_results:
+        return None
+    if prim.jvp is ZERO_TANGENT:
+        return [None] * len(primals)
+    if prim.jvp is LINEAR:
+        groups = [live]
+    elif prim.name in _BILINEAR:
+        groups = [[i] for i in live]
+    elif prim.name in _LINEAR_IN and set(live) <= set(_LINEAR_IN[prim.name]):
+        groups = [live]
+    else:
+        return None
+    ct = cts[0]
+    if ct is None:
+        return [None] * len(primals)
+    in_cts = [None] * len(primals)
+    for group in groups:
+        args = list(primals)
+        for i in group:
+            args[i] = UndefinedPrimal(primals[i].aval)
+        group_cts = prim.transpose(ct, *args, **node.params)
+        for i in group:
+            g = group_cts[i]
+            in_cts[i] = None if g is None or isinstance(g, Zero) else g
+    return in_cts
+
+
 def _node_vjp(node, cts):
     """The cotangents of the node's differentiable inputs (None where none flows), from its outputs' `cts`."""
     if node.inputs is None:
@@ -215,6 +255,9 @@ def _node_vjp(node, cts):
         return list(node.vjp(cts))
     live = [i for i, e in enumerate(node.inputs)
             if e[0] != CONST and is_differentiable(primals[i].aval)]
+    direct = _transpose_vjp(node, primals, live, cts)
+    if direct is not None:
+        return direct
 
     def apply(*live_values):
         args = list(primals)

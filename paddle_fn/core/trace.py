@@ -438,20 +438,29 @@ class EvalTrace(Trace):
             args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
             out_avals = prim.abstract_eval_list([get_aval(x) for x in tracers], params)
             out = prim.impl(*args, **params)
-            outs = [Tensor(_typed(o, a)) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
+            outs = [_result(o, a) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
         if grad_mode.enabled and grad_mode.recorder is not None and \
                 any(isinstance(x, Tensor) and not x.stop_gradient for x in tracers):
             grad_mode.recorder(prim, params, tracers, outs)
         return outs
 
 
-def _typed(x, aval):
-    a = np.asarray(x)
+def _result(x, aval) -> Tensor:
+    """A Tensor holding what an impl returned, in the dtype the shape rule promised. Impls return a new array or
+    a view of their (read-only) inputs, so it is frozen in place, not copied as Tensor() copies a user's view."""
+    a = x if type(x) is np.ndarray else np.asarray(x)
     if a.dtype != aval.dtype.np:
         a = a.astype(aval.dtype.np)
     if a.shape != aval.shape:
         raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
-    return a
+    if a.flags.writeable:
+        a.flags.writeable = False
+    t = Tensor.__new__(Tensor)
+    t._value, t._device_array, t._aval, t._alias = a, None, aval, None
+    t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
+    t.persistable = False
+    t.stop_gradient = True
+    return t
 
 
 class _GradMode(threading.local):

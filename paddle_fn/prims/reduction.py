@@ -484,14 +484,19 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
     out_dtype = preferred_element_type.np if preferred_element_type else lhs.dtype
     # numpy has no bfloat16 matmul kernels; accumulate in float32 as an accelerator would
     compute_dtype = np.float32 if out_dtype == dtypes.bfloat16.np else out_dtype
-    lhs_labels = list(range(lhs.ndim))
-    rhs_labels = list(range(lhs.ndim, lhs.ndim + rhs.ndim))
-    for l, r in zip(tuple(lc) + tuple(lb), tuple(rc) + tuple(rb)):
-        rhs_labels[r] = l
-    out_labels = (list(lb) + _free_dims(lhs.ndim, lc, lb) +
-                  [rhs_labels[d] for d in _free_dims(rhs.ndim, rc, rb)])
-    out = np.einsum(lhs.astype(compute_dtype), lhs_labels, rhs.astype(compute_dtype), rhs_labels, out_labels)
-    return np.asarray(out).astype(out_dtype)
+    lf, rf = _free_dims(lhs.ndim, lc, lb), _free_dims(rhs.ndim, rc, rb)
+    batch = [lhs.shape[d] for d in lb]
+    m, k, n = (int(np.prod([a.shape[d] for d in ds], dtype=np.int64)) for a, ds in ((lhs, lf), (lhs, lc), (rhs, rf)))
+    # as (batch, m, k) @ (batch, k, n): np.matmul hands float products to BLAS (np.einsum without a path does
+    # not), and a transposed 2-D operand stays a view that BLAS reads with its transpose flag
+    a = lhs.transpose(tuple(lb) + tuple(lf) + tuple(lc)).astype(compute_dtype, copy=False)
+    b = rhs.transpose(tuple(rb) + tuple(rc) + tuple(rf)).astype(compute_dtype, copy=False)
+    if batch:
+        a, b = a.reshape(-1, m, k), b.reshape(-1, k, n)
+    else:
+        a, b = a.reshape(m, k), b.reshape(k, n)
+    out = np.matmul(a, b).reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
+    return out.astype(out_dtype, copy=False)
 
 
 def _dot_general_jvp(primals, tangents, **params):
