@@ -60,5 +60,5 @@ from paddle_fn.nn.functional.ctc import ctc_loss  # noqa: E402,F401 - the CTC lo
 __all__ += ["ctc_loss"]
 from paddle_fn.nn.functional.sdpa import scaled_dot_product_attention  # noqa: E402,F401
 __all__ += ["scaled_dot_product_attention"]
-from paddle_fn.nn.functional.gather_tree import gather_tree  # noqa: E402,F401
+from paddle_fn.nn.functional.decode import gather_tree  # noqa: E402,F401
 __all__ += ["gather_tree"]

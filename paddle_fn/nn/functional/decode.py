@@ -1,4 +1,5 @@
-"""`paddle.nn.functional.gather_tree`: backtrack beam-search ids through their parents, as one reverse scan."""
+"""Decoding helpers (`paddle.nn.functional.gather_tree`): backtrack beam-search ids through their parents, as
+one reverse scan."""
 from __future__ import annotations
 
 from paddle_fn.core import dtypes
