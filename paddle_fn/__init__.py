@@ -21,6 +21,8 @@ from paddle_fn.core.config import config, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+from paddle_fn.transforms import (  # noqa: F401
+    all_gather, all_to_all, axis_index, pmap, pmax, pmean, pmin, ppermute, psum, psum_scatter)
 from paddle_fn.transforms.devices import (  # noqa: F401
     CPUPlace, CUDAPlace, device_put, devices, get_device, is_compiled_with_cuda, is_compiled_with_rocm,
     is_compiled_with_xpu, set_device)

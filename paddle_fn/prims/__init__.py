@@ -4,7 +4,7 @@ import numpy as np
 from paddle_fn.core import hooks
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import (  # noqa: F401
-    control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural)
+    collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural)
 
 
 def _zeros(shape, dtype):

@@ -1,0 +1,446 @@
+"""pmap: run a function on several devices at once, each on its slice of the mapped inputs, with collectives.
+
+The body is staged once per signature into a program of per-device values. IREE's CPU drivers have no
+collectives, so the program is split at its collective equations into segments; each segment is compiled once
+(per target) and run on every device concurrently (one thread per device: IREE's invoke releases the GIL); the
+collectives between segments are performed on the host through a `Collectives` backend
+(transforms/pmap_collectives.py). Results stay on their devices as a sharded Tensor that the next pmap call takes
+without copying.
+
+Under another transform (grad of a pmap, pmap inside jit or vmap) pmap evaluates as `vmap` with the same axis
+name, which is its reference meaning and gives the same numbers.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+import paddle_fn.runtime as runtime
+from paddle_fn.core.errors import TransformError, UnsupportedError
+from paddle_fn.core.ir import Literal, Program
+from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, new_main
+from paddle_fn.lowering import lower_program
+from paddle_fn.lowering.simplify import simplify
+from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
+from paddle_fn.transforms._args import as_leaf, fun_name
+from paddle_fn.transforms.devices import devices as all_devices
+from paddle_fn.transforms.jit import _memo, _run_device, jit_call_p
+from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives
+from paddle_fn.transforms.vmap import vmap
+
+_LOCK = threading.Lock()
+
+
+# ----------------------------------------------------------------------------------------------- sharded values
+
+class ShardedArray:
+    """One value split along axis 0 over devices: shard i (a device buffer, or a host array) lives on device i.
+    Behind a Tensor it reads like any device array; its value is gathered to the host only when asked for."""
+
+    def __init__(self, shards, devices):
+        self.shards, self.devices = list(shards), tuple(devices)
+        first = self.shards[0]
+        self.shape = (len(self.shards),) + tuple(first.shape)
+        self.dtype = np.dtype(first.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def to_numpy(self) -> np.ndarray:
+        return np.stack([s.to_numpy() if hasattr(s, "to_numpy") else np.asarray(s) for s in self.shards])
+
+    def __array__(self, dtype=None, copy=None):
+        v = self.to_numpy()
+        return v if dtype is None else v.astype(dtype)
+
+    def __repr__(self):
+        return f"ShardedArray({list(self.shape)} {self.dtype}, over {len(self.devices)} devices)"
+
+
+def _sharded_tensor(shards, devices) -> Tensor:
+    return Tensor.from_device_array(ShardedArray([s.device_array if s.device_array is not None else
+                                                  s.concrete_value() for s in shards], devices))
+
+
+def _split_input(t: Tensor, axis, devices) -> list:
+    """The per-device Tensors of one argument leaf: its shards in place when it is already sharded this way."""
+    n = len(devices)
+    if axis is None:
+        return [t] * n
+    arr = t.device_array
+    if axis == 0 and isinstance(arr, ShardedArray) and arr.devices == tuple(devices):
+        return [Tensor.from_device_array(s) if not isinstance(s, np.ndarray) else Tensor(s) for s in arr.shards]
+    v = t.concrete_value()
+    return [Tensor(np.take(v, i, axis=axis)) for i in range(n)]
+
+
+# ----------------------------------------------------------------------------------------------- program splitting
+
+def _has_collective(program) -> bool:
+    for eqn in program.eqns:
+        if eqn.prim.name in COLLECTIVE_PRIMITIVES:
+            return True
+        if any(_has_collective(p) for p in _sub_programs(eqn)):
+            return True
+    return False
+
+
+def _sub_programs(eqn):
+    for p in eqn.params.values():
+        if isinstance(p, Program):
+            yield p
+        elif isinstance(p, tuple):
+            yield from (q for q in p if isinstance(q, Program))
+
+
+def _flatten(program: Program) -> Program:
+    """Inline the jit calls that contain collectives (their collectives happen between devices, outside any one
+    compiled program); a collective inside control flow (cond, scan, while, custom derivatives) is an error."""
+    subst = {}
+
+    def read(v):
+        return subst.get(v, v) if not isinstance(v, Literal) else v
+
+    eqns = []
+
+    def emit(prog, inputs):
+        for v, x in zip(prog.in_vars, inputs):
+            subst[v] = x
+        for eqn in prog.eqns:
+            ins = [read(v) for v in eqn.inputs]
+            if eqn.prim is jit_call_p and _has_collective(eqn.params["program"]):
+                inner = eqn.params["program"]
+                emit(inner, ins)
+                for o, r in zip(eqn.outputs, inner.out_vars):
+                    subst[o] = read(r)
+                continue
+            if any(_has_collective(p) for p in _sub_programs(eqn)):
+                raise UnsupportedError(
+                    f"pmap: a collective inside {eqn.prim.name} is not supported (pmap performs collectives between "
+                    f"compiled segments, outside control flow); move the collective out of the {eqn.prim.name}, "
+                    "or use vmap with an axis_name for this computation")
+            eqns.append(eqn.__class__(eqn.prim, tuple(ins), eqn.params, eqn.outputs))
+
+    emit(program, list(program.in_vars))
+    return Program(program.in_vars, tuple(eqns), tuple(read(v) for v in program.out_vars))
+
+
+def _stages(program: Program) -> list:
+    """[("segment", Program) | ("collective", eqn)] in order; a segment's inputs are the values it reads from
+    before it, its outputs the values it defines that later stages or the program's outputs read."""
+    chunks, current = [], []
+    for eqn in program.eqns:
+        if eqn.prim.name in COLLECTIVE_PRIMITIVES:
+            if current:
+                chunks.append(current)
+            chunks.append(eqn)
+            current = []
+        else:
+            current.append(eqn)
+    if current:
+        chunks.append(current)
+    live = {v for v in program.out_vars if not isinstance(v, Literal)}
+    stages = []
+    for chunk in reversed(chunks):
+        if not isinstance(chunk, list):
+            live -= set(chunk.outputs)
+            live |= {v for v in chunk.inputs if not isinstance(v, Literal)}
+            stages.append(("collective", chunk))
+            continue
+        defined = {o for e in chunk for o in e.outputs}
+        outs = [o for e in chunk for o in e.outputs if o in live]
+        if not outs:
+            continue  # nothing after it reads it
+        ins = []
+        for e in chunk:
+            for v in e.inputs:
+                if not isinstance(v, Literal) and v not in defined and v not in ins:
+                    ins.append(v)
+        stages.append(("segment", Program(tuple(ins), tuple(chunk), tuple(outs))))
+        live = (live - defined) | set(ins)
+    return stages[::-1]
+
+
+def _executables(program: Program, devices, name):
+    """One executable per device, compiled once per target (every CPU device shares one compilation)."""
+    def build():
+        text = lower_program(simplify(program), name="main")
+        artifacts, exes = {}, []
+        for d in devices:
+            d = _run_device(program, d)
+            if d.target not in artifacts:
+                artifacts[d.target] = runtime.compile_stablehlo(text, target=d.target)
+            exes.append(runtime.load_executable(artifacts[d.target], d))
+        return exes
+    return _memo(program, ("pmap", tuple(devices)), build)
+
+
+def _host_collective(backend: Collectives, eqn, values, first):
+    """Perform one collective equation on the host: `values` are the per-device operands (numpy)."""
+    p, name = eqn.params, eqn.prim.name
+    if name == "axis_index":
+        return [np.asarray(first + i, np.int32) for i in range(len(values))]
+    if name in ("psum", "pmax", "pmin"):
+        return backend.all_reduce(values, {"psum": "sum", "pmax": "max", "pmin": "min"}[name])
+    if name == "all_gather":
+        return backend.all_gather(values, p["axis"], p["tiled"])
+    if name == "psum_scatter":
+        return backend.reduce_scatter(values, p["scatter_dimension"], p["tiled"])
+    if name == "ppermute":
+        return backend.ppermute(values, p["perm"])
+    return backend.all_to_all(values, p["split_axis"], p["concat_axis"])
+
+
+# ----------------------------------------------------------------------------------------------- pmap
+
+class _Compiled:
+    """One signature's staged body: its stages, captured constants, program inputs/outputs and output tree."""
+    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes")
+
+    def __init__(self, program, consts, out_tree, out_axes):
+        flat = _flatten(program)
+        self.stages, self.consts = _stages(flat), consts
+        self.in_vars, self.out_vars = flat.in_vars, flat.out_vars
+        self.out_tree, self.out_axes = out_tree, out_axes
+
+
+class PmapFunction:
+    """A function mapped over devices (see `pmap`)."""
+
+    def __init__(self, fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices, backend):
+        functools.update_wrapper(self, fun)
+        self.fun, self.axis_name, self.in_axes, self.out_axes = fun, axis_name, in_axes, out_axes
+        nums = static_broadcasted_argnums
+        self.static_argnums = (nums,) if isinstance(nums, int) else tuple(nums)
+        self.devices = None if devices is None else list(devices)
+        self.backend = backend or InProcessCollectives()
+        self._name = fun_name(fun)
+        self._cache = {}
+        self._pool = None
+
+    def __repr__(self):
+        return f"<pmap({self._name})>"
+
+    def _prepare(self, args, kwargs):
+        n = len(args)
+        static_pos = {i % n for i in self.static_argnums if -n <= i < n}
+        bad = [i for i in self.static_argnums if not -n <= i < n]
+        if bad:
+            raise TransformError(f"pmap({self._name}): static_broadcasted_argnums {bad} out of range for a call with "
+                                 f"{n} positional arguments")
+        statics = tuple((i, args[i]) for i in sorted(static_pos))
+        for i, v in statics:
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(f"pmap({self._name}): static argument {i} ({type(v).__name__}) is not hashable; "
+                                "static arguments are cache keys (pass a tuple instead of a list)") from None
+        dyn = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        axes = self.in_axes
+        if isinstance(axes, list):
+            axes = tuple(axes)
+        if isinstance(axes, tuple):
+            if len(axes) == n and static_pos:
+                axes = tuple(a for i, a in enumerate(axes) if i not in static_pos)
+            if len(axes) != len(dyn):
+                raise TransformError(f"pmap({self._name}): in_axes has {len(axes)} entries but the function was "
+                                     f"called with {len(dyn)} mapped or broadcast positional arguments")
+        else:
+            axes = (axes,) * len(dyn)
+        try:
+            flat_axes = list(broadcast_prefix(axes, dyn))
+        except ValueError as e:
+            raise TransformError(f"pmap({self._name}): in_axes {self.in_axes!r} does not match the arguments: {e}") \
+                from None
+        leaves, in_tree = tree_flatten((dyn, kwargs))
+        flat_axes += [0] * (len(leaves) - len(flat_axes))
+        tensors = [as_leaf(x, f"pmap({self._name})") for x in leaves]
+        dims = []
+        for i, (t, ax) in enumerate(zip(tensors, flat_axes)):
+            if ax is not None:
+                nd = t.ndim
+                if not isinstance(ax, int) or not -nd <= ax < nd:
+                    raise TransformError(f"pmap({self._name}): in_axes {ax!r} is not a valid axis for argument leaf "
+                                         f"{i} of shape {t.shape}")
+                ax %= nd
+            dims.append(ax)
+        return statics, static_pos, dyn, tensors, dims, in_tree, n
+
+    def _devices_for(self, size):
+        if self.devices is not None:
+            if size != len(self.devices):
+                raise TransformError(f"pmap({self._name}): the mapped axis has size {size} but {len(self.devices)} "
+                                     f"devices were given; the leading (in_axes) dimension of the mapped arguments "
+                                     f"must equal the number of devices")
+            return self.devices
+        available = all_devices(all_devices()[0].platform)
+        if size > len(available):
+            raise TransformError(f"pmap({self._name}): the mapped axis has size {size} but only {len(available)} "
+                                 f"devices are available ({available}); split the batch into {len(available)} "
+                                 f"parts (x.reshape([{len(available)}, -1, ...])), or start with "
+                                 f"PADDLE_FN_NUM_CPU_DEVICES={size} for that many virtual CPU devices")
+        return available[:size]
+
+    def __call__(self, *args, **kwargs):
+        statics, static_pos, dyn, tensors, dims, in_tree, n_args = self._prepare(args, kwargs)
+        sizes = {t.shape[d] for t, d in zip(tensors, dims) if d is not None}
+        if len(sizes) > 1:
+            raise TransformError(f"pmap({self._name}): the mapped axes have different sizes {sorted(sizes)}; every "
+                                 "mapped argument must have one slice per device")
+        if not sizes:
+            raise TransformError(f"pmap({self._name}): no argument is mapped (all in_axes are None); map at least "
+                                 "one argument over the devices")
+        size = sizes.pop()
+        devices = self._devices_for(size)
+        if any(isinstance(t, Tracer) for t in tensors) or current_dynamic_main().level != 0:
+            return self._reference(args, kwargs, static_pos, dims, in_tree, tensors)
+        key = (in_tree, tuple(dims), tuple(get_aval(t) if d is None else _shard_aval(t, d)
+                                           for t, d in zip(tensors, dims)), statics, tuple(devices))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            compiled = self._trace(statics, static_pos, tensors, dims, in_tree, n_args, size)
+            if compiled is None:  # it closed over values of another transform
+                return self._reference(args, kwargs, static_pos, dims, in_tree, tensors)
+            self._cache[key] = compiled
+        return self._execute(compiled, tensors, dims, devices)
+
+    def _merge(self, xs, in_tree, statics, static_pos, n_args):
+        dyn, kw = tree_unflatten(in_tree, list(xs))
+        it, static_map = iter(dyn), dict(statics)
+        return [static_map[i] if i in static_pos else next(it) for i in range(n_args)], kw
+
+    def _trace(self, statics, static_pos, tensors, dims, in_tree, n_args, size):
+        store = {}
+
+        def flat_fun(*xs):
+            a, kw = self._merge(xs, in_tree, statics, static_pos, n_args)
+            out = self.fun(*a, **kw)
+            leaves, store["tree"] = tree_flatten(out)
+            try:
+                store["axes"] = broadcast_prefix(self.out_axes, out)
+            except ValueError as e:
+                raise TransformError(f"pmap({self._name}): out_axes {self.out_axes!r} does not match the output: "
+                                     f"{e}") from None
+            return [as_leaf(o, f"pmap({self._name}) output") for o in leaves]
+
+        avals = [get_aval(t) if d is None else _shard_aval(t, d) for t, d in zip(tensors, dims)]
+        with new_main(AxisFrameTrace, {"axis_name": self.axis_name, "axis_size": size}, transform="pmap"):
+            prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})")
+        if any(isinstance(c, Tracer) for c in consts):
+            return None
+        return _Compiled(prog, list(consts), store["tree"], list(store["axes"]))
+
+    def _reference(self, args, kwargs, static_pos, dims, in_tree, tensors):
+        """The meaning of pmap under another transform: vmap with the same axis name."""
+        statics = {i: args[i] for i in static_pos}
+        dyn_axes, kw_axes = tree_unflatten(in_tree, dims)
+        dyn_vals, kw_vals = tree_unflatten(in_tree, tensors)
+
+        def body(dyn, kw):
+            it = iter(dyn)
+            return self.fun(*[statics[i] if i in statics else next(it) for i in range(len(args))], **kw)
+        return vmap(body, in_axes=(tuple(dyn_axes), kw_axes), out_axes=self.out_axes,
+                    axis_name=self.axis_name)(tuple(dyn_vals), kw_vals)
+
+    def _map(self, fn, n):
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="pmap")
+        return list(self._pool.map(fn, range(n)))
+
+    def _execute(self, compiled, tensors, dims, devices):
+        n = len(devices)
+        envs = [dict() for _ in range(n)]
+        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices)
+                                                              for t, d in zip(tensors, dims)]
+        for v, per_device in zip(compiled.in_vars, prog_inputs):
+            for env, x in zip(envs, per_device):
+                env[v] = x
+
+        def read(env, v):
+            return Tensor(v.val) if isinstance(v, Literal) else env[v]
+
+        first = self.backend.first_index(n)
+        for kind, stage in compiled.stages:
+            if kind == "segment":
+                exes = _executables(stage, devices, self._name)
+
+                def run(i, stage=stage, exes=exes):
+                    env = envs[i]
+                    outs = exes[i](*[_buffer(read(env, v)) for v in stage.in_vars])
+                    for v, o in zip(stage.out_vars, outs):
+                        env[v] = Tensor.from_device_array(o)
+                self._map(run, n)
+            else:
+                values = [[np.asarray(read(env, v).concrete_value()) for env in envs] for v in stage.inputs]
+                results = _host_collective(self.backend, stage, values[0] if values else [None] * n, first)
+                out_aval = stage.outputs[0].aval
+                for env, r in zip(envs, results):
+                    env[stage.outputs[0]] = Tensor(np.asarray(r, dtype=out_aval.dtype.np))
+        outs = []
+        for v, ax in zip(compiled.out_vars, compiled.out_axes):
+            shards = [read(env, v) for env in envs]
+            if ax is None:
+                outs.append(shards[0])
+            elif ax == 0:
+                outs.append(_sharded_tensor(shards, devices))
+            else:
+                stacked = np.stack([s.concrete_value() for s in shards])
+                nd = stacked.ndim
+                if not -nd <= ax < nd:
+                    raise TransformError(f"pmap({self._name}): out_axes {ax} is out of range for an output of rank "
+                                         f"{nd}")
+                outs.append(Tensor(np.moveaxis(stacked, 0, ax)))
+        return tree_unflatten(compiled.out_tree, outs)
+
+
+def _buffer(t: Tensor):
+    arr = t.device_array
+    return arr if arr is not None and not isinstance(arr, ShardedArray) else t.concrete_value()
+
+
+def _shard_aval(t: Tensor, axis: int):
+    a = get_aval(t)
+    return a.update(shape=a.shape[:axis] + a.shape[axis + 1:])
+
+
+def pmap(fun=None, axis_name=None, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, *,
+         backend: Collectives | None = None):
+    """Map `fun` over devices: each device runs it on one slice of the mapped arguments.
+
+    Args:
+        fun: a function of Tensors (pytrees allowed).
+        axis_name: the name collectives (`psum`, `pmean`, `all_gather`, ...) use to refer to the device axis.
+        in_axes: int, None (broadcast to every device), or a pytree prefix of the positional arguments; the
+            mapped axis of every mapped argument must have one entry per device.
+        out_axes: where the device axis goes in each output (0: a sharded Tensor that stays on the devices; None:
+            the value of device 0, for outputs that are the same on every device).
+        static_broadcasted_argnums: positional arguments passed as Python values to every device (cache keys).
+        devices: the devices to use (default: the first ones of the default platform, as many as the mapped size).
+        backend: the `Collectives` implementation (default: in-process).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.arange(4, dtype='float32').reshape([len(paddle.devices()), -1])
+        >>> out = paddle.pmap(lambda v: v / paddle.psum(v.sum(), 'i'), axis_name='i')(x)
+        >>> out.numpy().reshape([-1])
+        array([0.        , 0.16666667, 0.33333334, 0.5       ], dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(pmap, axis_name=axis_name, in_axes=in_axes, out_axes=out_axes,
+                                 static_broadcasted_argnums=static_broadcasted_argnums, devices=devices,
+                                 backend=backend)
+    return PmapFunction(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices, backend)
