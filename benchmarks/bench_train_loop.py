@@ -1,0 +1,313 @@
+"""The Paddle training loop, eagerly and under to_static: paddle_fn against PaddlePaddle (and PyTorch).
+
+    .venv/bin/python benchmarks/bench_train_loop.py [--paddle-python /tmp/pdref/bin/python]
+        [--torch-python PY] [--reps N] [--inner N] [--quick] [--profile]
+
+One program text (`PROGRAM` below: a Layer MLP 784-1024-512-10, batch 128, `nn.CrossEntropyLoss`,
+`optimizer.SGD`, ``loss.backward(); opt.step(); opt.clear_grad()``) is executed with `paddle` bound to
+`paddle_fn` and, in a second interpreter, to PaddlePaddle itself: eagerly (dygraph) and with the step under
+`paddle.jit.to_static`. Each framework runs in its own worker subprocess (its own interpreter, given on the
+command line, so PaddlePaddle needs no install in the project's venv); the parent drives all workers in one
+interleaved loop, rotating the order of the contenders each repetition, so the noise of a shared machine hits
+all of them alike, and prints medians, mins and ratios. Micro-benchmarks show the per-op costs behind the
+step: an eager ``x + y`` on f32[8], a 128x784 @ 784x1024 matmul, and one ``backward`` of a 3-op graph.
+Every MLP contender first runs 4 steps from the same parameters and the losses are printed side by side.
+`--profile` prints a cProfile of paddle_fn's eager step.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SIZES = (784, 1024, 512, 10)
+BATCH = 128
+LEARNING_RATE = 0.01
+
+# The program under test, executed with `paddle` bound to the framework (paddle_fn or PaddlePaddle).
+PROGRAM = '''
+class MLP(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(784, 1024)
+        self.fc2 = paddle.nn.Linear(1024, 512)
+        self.fc3 = paddle.nn.Linear(512, 10)
+        self.relu = paddle.nn.ReLU()
+
+    def forward(self, x):
+        return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+
+def make_step(model, opt, loss_fn):
+    def train_step(x, y):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    return train_step
+
+
+def make_forward(model, loss_fn):
+    def forward_loss(x, y):
+        return loss_fn(model(x), y)
+    return forward_loss
+'''
+
+
+def initial_values(seed=0):
+    """Parameters (He-normal weights, zero biases), inputs and labels, the same for every framework."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for n_in, n_out in zip(SIZES[:-1], SIZES[1:]):
+        params += [(rng.normal(size=(n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32),
+                   np.zeros(n_out, np.float32)]
+    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
+    labels = rng.integers(0, SIZES[-1], size=(BATCH, 1)).astype(np.int64)
+    return params, x, labels
+
+
+# ------------------------------------------------------------------------------------------------ workers
+
+def _paddle_contenders(paddle, label):
+    """{contender name: (step function, losses of the first 4 steps or None)} for paddle_fn or PaddlePaddle."""
+    env = {"paddle": paddle}
+    exec(PROGRAM, env)
+    params, x_np, y_np = initial_values()
+
+    def fresh():
+        model = env["MLP"]()
+        for p, v in zip(model.parameters(), params):
+            p.set_value(v)
+        opt = paddle.optimizer.SGD(learning_rate=LEARNING_RATE, parameters=model.parameters())
+        return model, opt, paddle.nn.CrossEntropyLoss()
+
+    x, y = paddle.to_tensor(x_np), paddle.to_tensor(y_np)
+    contenders, notes = {}, {}
+
+    model, opt, loss_fn = fresh()
+    eager = env["make_step"](model, opt, loss_fn)
+    contenders[f"{label} eager"] = (lambda: float(eager(x, y)), None)
+
+    try:  # the whole step (forward, backward, update) as one static program
+        model_s, opt_s, loss_fn_s = fresh()
+        static = paddle.jit.to_static(env["make_step"](model_s, opt_s, loss_fn_s))
+        contenders[f"{label} to_static step"] = (lambda: float(static(x, y)), None)
+    except Exception as e:  # noqa: BLE001 - reported, and the forward is timed instead
+        notes[f"{label} to_static step"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    model_f, _, loss_fn_f = fresh()
+    forward = paddle.jit.to_static(env["make_forward"](model_f, loss_fn_f))
+    contenders[f"{label} to_static forward+loss"] = (lambda: float(forward(x, y)), None)
+
+    # micro-benchmarks: per-op dispatch, one BLAS-sized matmul, one backward through a small graph
+    a, b = paddle.to_tensor(np.arange(8, dtype=np.float32)), paddle.to_tensor(np.ones(8, np.float32))
+    m1 = paddle.to_tensor(x_np)
+    m2 = paddle.to_tensor(params[0])
+    w = paddle.to_tensor(np.linspace(0.5, 1.5, 8).astype(np.float32), stop_gradient=False)
+
+    def three_op_graph():
+        return ((w * a).exp() + b).sum()
+
+    def backward_only():
+        loss = three_op_graph()
+        t0 = time.perf_counter()
+        loss.backward()
+        w.clear_grad()
+        return time.perf_counter() - t0
+
+    contenders[f"{label} x + y f32[8]"] = (lambda: a + b, None)
+    contenders[f"{label} matmul 128x784 @ 784x1024"] = (lambda: paddle.matmul(m1, m2).numpy(), None)
+    contenders[f"{label} 3-op forward"] = (three_op_graph, None)
+    contenders[f"{label} backward of 3-op graph"] = (backward_only, "self-timed")
+    return contenders, notes
+
+
+def _torch_contenders(torch, label):
+    params, x_np, y_np = initial_values()
+    layers = [torch.nn.Linear(n_in, n_out) for n_in, n_out in zip(SIZES[:-1], SIZES[1:])]
+    with torch.no_grad():
+        for i, layer in enumerate(layers):  # Paddle's Linear weight is [in, out], torch's [out, in]
+            layer.weight.copy_(torch.from_numpy(params[2 * i].T.copy()))
+            layer.bias.copy_(torch.from_numpy(params[2 * i + 1]))
+    model = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(), layers[2])
+    opt = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x, y = torch.from_numpy(x_np), torch.from_numpy(y_np[:, 0])
+
+    def step():
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return float(loss)
+
+    a, b = torch.arange(8, dtype=torch.float32), torch.ones(8)
+    m1, m2 = torch.from_numpy(x_np), torch.from_numpy(params[0])
+    return {f"{label} eager": (step, None), f"{label} x + y f32[8]": (lambda: a + b, None),
+            f"{label} matmul 128x784 @ 784x1024": (lambda: (m1 @ m2).numpy(), None)}, {}
+
+
+def worker(framework: str):
+    """Serve timing requests on stdin/stdout: 'NAME INNER' -> seconds per call (JSON lines)."""
+    import logging
+    import warnings
+    warnings.simplefilter("ignore")
+    if framework == "paddle_fn":
+        import paddle_fn as paddle
+        contenders, notes = _paddle_contenders(paddle, "paddle_fn")
+        version = "paddle_fn"
+    elif framework == "paddle":
+        import paddle
+        logging.getLogger().setLevel(logging.WARNING)
+        paddle.disable_static()
+        paddle.set_device("cpu")
+        contenders, notes = _paddle_contenders(paddle, "paddle")
+        version = f"paddlepaddle {paddle.__version__}"
+    else:
+        import torch
+        contenders, notes = _torch_contenders(torch, "torch")
+        version = f"torch {torch.__version__}"
+    losses, first = {}, {}
+    for name, (fn, _) in contenders.items():
+        if name.endswith((" eager", " to_static step")):
+            t0 = time.perf_counter()
+            losses[name] = [fn() for _ in range(4)]
+            first[name] = time.perf_counter() - t0
+    out = sys.stdout
+    sys.stdout = sys.stderr  # whatever the frameworks print must not mix with the protocol
+    print(json.dumps({"version": version, "contenders": list(contenders), "losses": losses, "first": first,
+                      "notes": notes, "numpy": np.__version__, "python": platform.python_version()}),
+          file=out, flush=True)
+    for line in sys.stdin:
+        name, inner = line.rsplit(" ", 1)
+        if name == "__profile__":
+            prof = cProfile.Profile()
+            fn = contenders["paddle_fn eager"][0]
+            prof.runcall(lambda: [fn() for _ in range(int(inner))])
+            text = io.StringIO()
+            pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(25)
+            print(json.dumps({"profile": text.getvalue()}), file=out, flush=True)
+            continue
+        fn, kind = contenders[name]
+        total = 0.0
+        if kind == "self-timed":
+            for _ in range(int(inner)):
+                total += fn()
+        else:
+            t0 = time.perf_counter()
+            for _ in range(int(inner)):
+                fn()
+            total = time.perf_counter() - t0
+        print(json.dumps(total / int(inner)), file=out, flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ driver
+
+class Worker:
+    def __init__(self, python, framework):
+        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework], text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {framework} worker ({python}) exited before it was ready")
+        self.info = json.loads(line)
+
+    def ask(self, name, inner):
+        self.proc.stdin.write(f"{name} {inner}\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def interleaved(jobs, reps):
+    """jobs: {name: (worker, inner)} -> {name: (median, min)} seconds per call, order rotated every repetition."""
+    names = list(jobs)
+    times = {n: [] for n in names}
+    for name in names:  # warm-up
+        jobs[name][0].ask(name, jobs[name][1])
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            times[name].append(jobs[name][0].ask(name, jobs[name][1]))
+    return {n: (float(np.median(t)), float(np.min(t))) for n, t in times.items()}
+
+
+def print_table(title, results, reference):
+    from bench_jit import fmt_time  # the driver runs in the project's venv, where bench_jit's imports work
+    print(f"\n## {title}")
+    print(f"{'contender':40s} {'median':>12s} {'min':>12s} {'median / ' + reference:>28s}")
+    for name, (med, lo) in results.items():
+        ratio = f"{med / results[reference][0]:27.2f}x" if reference in results else ""
+        print(f"{name:40s} {fmt_time(med):>12s} {fmt_time(lo):>12s} {ratio}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", choices=["paddle_fn", "paddle", "torch"], help=argparse.SUPPRESS)
+    parser.add_argument("--paddle-python", default="/tmp/pdref/bin/python",
+                        help="interpreter with paddlepaddle installed (skipped if it cannot import paddle)")
+    parser.add_argument("--torch-python", default=sys.executable, help="interpreter with torch installed")
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--inner", type=int, default=5, help="MLP steps per contender per repetition")
+    parser.add_argument("--quick", action="store_true", help="3 repetitions, 2 steps: a smoke run")
+    parser.add_argument("--profile", action="store_true", help="cProfile of paddle_fn's eager step")
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args.worker)
+    if args.quick:
+        args.reps, args.inner = 3, 2
+
+    workers = {"paddle_fn": Worker(sys.executable, "paddle_fn")}
+    for framework, python in (("paddle", args.paddle_python), ("torch", args.torch_python)):
+        probe = subprocess.run([python, "-c", f"import {framework}"], capture_output=True) \
+            if os.path.exists(python) else None
+        if probe is not None and probe.returncode == 0:
+            workers[framework] = Worker(python, framework)
+    print(f"# {time.strftime('%Y-%m-%d')} | {platform.processor() or platform.machine()}, {os.cpu_count()} cores | "
+          + " | ".join(f"{w.info['version']} (python {w.info['python']}, numpy {w.info['numpy']})"
+                       for w in workers.values()))
+    for framework in ("paddle", "torch"):
+        if framework not in workers:
+            print(f"{framework}: not available (no interpreter that imports it)")
+
+    print(f"\n## losses after 1..4 steps (every contender starts from the same parameters)")
+    for w in workers.values():
+        for name, losses in w.info["losses"].items():
+            print(f"  {name:32s} {' '.join(f'{v:.6f}' for v in losses)}   (first 4 steps incl. setup/compile "
+                  f"{w.info['first'][name]:.2f} s)")
+        for name, note in w.info["notes"].items():
+            print(f"  {name:32s} not timed: {note}")
+
+    def jobs(suffixes, inner):
+        return {name: (w, inner) for w in workers.values() for name in w.info["contenders"]
+                if name.endswith(suffixes)}
+
+    steps = interleaved(jobs((" eager", " to_static step", " to_static forward+loss"), args.inner), args.reps)
+    print_table(f"MLP 784-1024-512-10 training step, batch 128 ({args.reps} interleaved repetitions x {args.inner} "
+                "steps)", steps, "paddle eager" if "paddle" in workers else "paddle_fn eager")
+    micro = interleaved(jobs((" x + y f32[8]",), 2000 if not args.quick else 200), args.reps)
+    micro.update(interleaved(jobs((" matmul 128x784 @ 784x1024",), 20 if not args.quick else 3), args.reps))
+    micro.update(interleaved(jobs((" 3-op forward", " backward of 3-op graph"), 300 if not args.quick else 30),
+                             args.reps))
+    print_table("micro-benchmarks (eager)", micro, "paddle x + y f32[8]" if "paddle" in workers
+                else "paddle_fn x + y f32[8]")
+    if args.profile:
+        print("\n## cProfile of 20 paddle_fn eager steps\n" + workers["paddle_fn"].ask("__profile__", 20)["profile"])
+    for w in workers.values():
+        w.close()
+
+
+if __name__ == "__main__":
+    main()
