@@ -336,6 +336,9 @@ class StaticFunction:
         finally:
             convert_operators._collectors.pop()
         self._prints[signature] = collector.entries
+        for leaf in paddle_fn.tree_flatten(out)[0]:
+            if isinstance(leaf, convert_operators.UndefinedVar):
+                leaf._fail()  # returning a variable that has no value: the NameError that says why
         return out, tuple(collector.tensors)
 
     def _key_for(self, signature):

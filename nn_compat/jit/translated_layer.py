@@ -27,6 +27,7 @@ from paddle_fn import Tensor
 from paddle_fn.framework.io import read_params_file, write_params_file
 from paddle_fn.jit.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
+from paddle_fn.nn_compat.jit.dy2static import convert_function
 from paddle_fn.nn_compat.jit.static_function import StaticFunction, _MethodCall
 from paddle_fn.nn_compat.layer.layers import Layer
 from paddle_fn.nn_compat.parameter import Parameter, _as_dtype
@@ -285,7 +286,8 @@ def save(layer, path, input_spec=None, **configs):
         jobs = [("forward", None, function, spec)]
     else:
         raise TypeError(f"paddle.jit.save: expected a Layer or a function, got {type(layer).__name__}")
-    outputs = [(name, *_export_method(owner, fn, spec, name)) for name, owner, fn, spec in jobs]
+    # saved programs are traced from the converted source, so Python control flow on Tensors is saved as cond/while
+    outputs = [(name, *_export_method(owner, convert_function(fn), spec, name)) for name, owner, fn, spec in jobs]
     if dirname:
         os.makedirs(dirname, exist_ok=True)
     info = {}

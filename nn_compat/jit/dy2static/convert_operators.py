@@ -86,8 +86,24 @@ def _kind(v):
     return ("other", v)
 
 
-def _as_tensor(v):
-    return v if isinstance(v, Tensor) else paddle_fn.to_tensor(v)
+def _as_tensor(v, dtype=None):
+    if isinstance(v, Tensor):
+        return v
+    return paddle_fn.to_tensor(v) if dtype is None else paddle_fn.to_tensor(v, dtype=dtype)
+
+
+def _common_dtype(t, f):
+    """The dtype a cond output gets when a branch gives a Python number: the other branch's Tensor dtype, or
+    float32 / int64 / bool for two numbers."""
+    for k in (t, f):
+        if k[0] == "tensor":
+            return k[2].name
+    values = (t[1], f[1])
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "bool"
+    if any(isinstance(v, (float, np.floating)) for v in values):
+        return "float32"
+    return "int64"
 
 
 def _reconcile(names, true_kinds, false_kinds):
@@ -130,15 +146,16 @@ def convert_ifelse(pred, true_fn, false_fn, args, names):
     # one shape-only trace of both branches tells which outputs are Tensors, numbers or undefined
     paddle_fn.cond(pred, probe(true_fn, True), probe(false_fn, False))
     plan = _reconcile(names, kinds[True], kinds[False])
+    dtypes = [_common_dtype(t, f) if how == "tensor" else None for how, t, f in zip(plan, kinds[True], kinds[False])]
     _log.debug("to_static: `if` on a Tensor over %s becomes paddle.cond (%s)", list(names), plan)
 
     def branch(fn, which, other):
         def run():
             outs = fn(*args)
             vals = []
-            for v, how, k in zip(outs, plan, kinds[other]):
+            for v, how, k, dtype in zip(outs, plan, kinds[other], dtypes):
                 if how == "tensor":
-                    vals.append(_as_tensor(v))
+                    vals.append(_as_tensor(v, dtype))
                 elif how == ("pad_true" if which else "pad_false"):
                     vals.append(paddle_fn.zeros(list(k[1]), k[2]))
                 elif how in ("pad_true", "pad_false"):
