@@ -49,3 +49,4 @@ import paddle_fn.jit as jit  # noqa: E402,F401,F811  (the paddle.jit module; cal
 from paddle_fn import callbacks, hapi, metric  # noqa: E402,F401  (paddle.callbacks, paddle.metric)
 from paddle_fn.hapi import Model, summary  # noqa: E402,F401  (paddle.Model, paddle.summary)
 from paddle_fn import io  # noqa: E402,F401  (paddle.io: Dataset, DataLoader, samplers)
+from paddle_fn import vision  # noqa: E402,F401  (paddle.vision: datasets, transforms, models)

@@ -1,0 +1,565 @@
+"""``paddle.vision.transforms.functional``: image operations on numpy HWC arrays (uint8 or float) and, when
+Pillow is installed, on PIL images.
+
+PIL images go through Pillow exactly as Paddle's 'pil' backend does. numpy images follow Paddle's 'cv2' backend,
+re-implemented in numpy so OpenCV is not needed: bilinear resize with OpenCV's pixel-centre convention (no
+antialiasing), BORDER_REFLECT_101 for 'reflect', rotation about the centre with OpenCV's inverse mapping,
+grayscale with BT.601 weights, brightness/contrast through Paddle's lookup tables (contrast pivots on 74, as
+Paddle's cv2 code) and hue shifted in OpenCV's full-range HSV of the channels read as BGR. uint8 results may differ
+from OpenCV by one level where OpenCV rounds fixed-point intermediates. ``adjust_saturation`` blends with the
+grayscale image by ``saturation_factor`` for both kinds (Paddle's cv2 code instead draws a random factor).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from paddle_fn.core.trace import Tensor
+from paddle_fn.core.dtypes import get_default_dtype
+from paddle_fn.tensor import to_tensor as _to_tensor
+
+try:  # Pillow is optional: numpy images work without it
+    from PIL import Image, ImageEnhance, ImageOps
+except ImportError:  # pragma: no cover - exercised only where Pillow is absent
+    Image = ImageEnhance = ImageOps = None
+
+__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop",
+           "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
+
+
+def _is_pil(img):
+    return Image is not None and isinstance(img, Image.Image)
+
+
+def _check_image(img, op):
+    if _is_pil(img) or (isinstance(img, np.ndarray) and img.ndim in (2, 3)):
+        return
+    got = f"a numpy array of shape {list(img.shape)}" if isinstance(img, np.ndarray) else type(img).__name__
+    raise TypeError(f"paddle.vision.transforms.{op}: img should be a PIL image or a numpy HWC/HW image, got {got}")
+
+
+def _pil_interp(name):
+    table = {"nearest": Image.NEAREST, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC, "box": Image.BOX,
+             "lanczos": Image.LANCZOS, "hamming": Image.HAMMING}
+    if name not in table:
+        raise ValueError(f"interpolation should be one of {sorted(table)} for PIL images, got {name!r}")
+    return table[name]
+
+
+def _keep_channel(out, img):
+    """numpy ops may drop a trailing channel axis of 1, as OpenCV does; put it back."""
+    return out[:, :, None] if img.ndim == 3 and out.ndim == 2 else out
+
+
+def _round_cast(x, dtype):
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return np.clip(np.floor(x + 0.5), info.min, info.max).astype(dtype)
+    return x.astype(dtype)
+
+
+def to_tensor(pic, data_format="CHW"):
+    """Convert a PIL image or numpy HWC image to a Tensor in CHW (or HWC) layout; uint8 data is scaled to [0, 1]
+    in the default float dtype, other dtypes keep their values.
+
+    Args:
+        pic (PIL.Image|numpy.ndarray): the image.
+        data_format (str): 'CHW' or 'HWC' for the result. Default 'CHW'.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> t = F.to_tensor(np.full([2, 2, 3], 255, 'uint8'))
+        >>> t.shape, t.dtype, float(t.max())
+        ([3, 2, 2], paddle.float32, 1.0)
+    """
+    if data_format not in ("CHW", "HWC"):
+        raise ValueError(f"to_tensor: data_format should be CHW or HWC, got {data_format!r}")
+    _check_image(pic, "to_tensor")
+    if _is_pil(pic):
+        modes = {"I": np.int32, "I;16": np.int16, "F": np.float32}
+        arr = np.array(pic, dtype=modes.get(pic.mode, np.uint8))
+        if pic.mode == "1":
+            arr = arr * 255
+    else:
+        arr = pic
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if data_format == "CHW":
+        arr = arr.transpose(2, 0, 1)
+    if arr.dtype == np.uint8:
+        return _to_tensor((arr.astype(np.float64) / 255.0).astype(get_default_dtype()))
+    return _to_tensor(np.ascontiguousarray(arr))
+
+
+def normalize(img, mean, std, data_format="CHW", to_rgb=False):
+    """``(img - mean) / std`` per channel on a Tensor, numpy array or PIL image (as float32).
+
+    Args:
+        img (Tensor|numpy.ndarray|PIL.Image): the image.
+        mean (list|tuple|float): per-channel means.
+        std (list|tuple|float): per-channel standard deviations.
+        data_format (str): 'CHW' or 'HWC', where the channel axis is. Default 'CHW'.
+        to_rgb (bool): reverse the channel order first (BGR -> RGB; numpy/PIL only). Default False.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.normalize(np.full([1, 2, 2], 255.0, 'float32'), mean=[127.5], std=[127.5])
+        array([[[1., 1.],
+                [1., 1.]]], dtype=float32)
+    """
+    if data_format not in ("CHW", "HWC"):
+        raise ValueError(f"normalize: data_format should be CHW or HWC, got {data_format!r}")
+    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
+    mean = np.asarray(mean, dtype=np.float32).reshape(shape)
+    std = np.asarray(std, dtype=np.float32).reshape(shape)
+    if isinstance(img, Tensor):
+        if to_rgb:
+            raise ValueError("normalize: to_rgb is supported for numpy/PIL images, not Tensors (flip the channel "
+                             "axis of the Tensor first)")
+        return (img - _to_tensor(mean).astype(img.dtype)) / _to_tensor(std).astype(img.dtype)
+    _check_image(img, "normalize")
+    arr = np.asarray(img, dtype=np.float32)
+    if to_rgb:
+        arr = arr[..., ::-1]
+    return (arr - mean) / std
+
+
+def _resize_numpy(img, oh, ow, interpolation):
+    h, w = img.shape[:2]
+    if interpolation == "nearest":
+        ys = np.minimum(np.floor(np.arange(oh) * (h / oh)).astype(int), h - 1)
+        xs = np.minimum(np.floor(np.arange(ow) * (w / ow)).astype(int), w - 1)
+        return img[ys][:, xs]
+    if interpolation != "bilinear":
+        raise NotImplementedError(f"resize: interpolation {interpolation!r} is supported for PIL images only; numpy "
+                                  "images support 'nearest' and 'bilinear'")
+
+    def axis(n_out, n_in):
+        src = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+        i0 = np.floor(src).astype(int)
+        frac = src - i0
+        low, high = i0 < 0, i0 >= n_in - 1  # OpenCV clamps to the edge pixel with weight 1
+        frac[low | high] = 0.0
+        i0 = np.clip(i0, 0, n_in - 1)
+        return i0, np.minimum(i0 + 1, n_in - 1), frac
+
+    y0, y1, fy = axis(oh, h)
+    x0, x1, fx = axis(ow, w)
+    a = img.astype(np.float64)
+    fy = fy.reshape((-1, 1) + (1,) * (a.ndim - 2))
+    fx = fx.reshape((1, -1) + (1,) * (a.ndim - 2))
+    top = a[y0][:, x0] * (1 - fx) + a[y0][:, x1] * fx
+    bottom = a[y1][:, x0] * (1 - fx) + a[y1][:, x1] * fx
+    return _round_cast(top * (1 - fy) + bottom * fy, img.dtype)
+
+
+def resize(img, size, interpolation="bilinear"):
+    """Resize an image. An int ``size`` scales the smaller edge to ``size`` keeping the aspect ratio; a
+    ``(height, width)`` pair gives the exact size.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image (HWC or HW).
+        size (int|list|tuple): the target size.
+        interpolation (str): 'bilinear' (default), 'nearest'; PIL images also 'bicubic', 'box', 'lanczos',
+            'hamming'.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> img = np.array([[0, 100], [200, 255]], 'uint8')[:, :, None]
+        >>> F.resize(img, (4, 4))[:, :, 0]
+        array([[  0,  25,  75, 100],
+               [ 50,  72, 117, 139],
+               [150, 167, 200, 216],
+               [200, 214, 241, 255]], dtype=uint8)
+    """
+    _check_image(img, "resize")
+    if not (isinstance(size, int) or (isinstance(size, (list, tuple)) and len(size) == 2)):
+        raise TypeError(f"resize: size should be an int or a (height, width) pair, got {size!r}")
+    w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
+    if isinstance(size, int):
+        if (w <= h and w == size) or (h <= w and h == size):
+            return img
+        oh, ow = (int(size * h / w), size) if w < h else (size, int(size * w / h))
+    else:
+        oh, ow = size
+    if _is_pil(img):
+        return img.resize((ow, oh), _pil_interp(interpolation))
+    return _keep_channel(_resize_numpy(img, oh, ow, interpolation), img)
+
+
+def _padding4(padding):
+    if isinstance(padding, numbers.Number):
+        return (int(padding),) * 4
+    if isinstance(padding, (list, tuple)) and len(padding) == 2:
+        return padding[0], padding[1], padding[0], padding[1]
+    if isinstance(padding, (list, tuple)) and len(padding) == 4:
+        return tuple(padding)
+    raise ValueError(f"pad: padding must be an int or a 2- or 4-element tuple (left, top, right, bottom), got "
+                     f"{padding!r}")
+
+
+def pad(img, padding, fill=0, padding_mode="constant"):
+    """Pad the borders of an image.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+        padding (int|list|tuple): all sides; (left/right, top/bottom); or (left, top, right, bottom).
+        fill (int|float|tuple): the value for 'constant' padding (one per channel or one for all).
+        padding_mode (str): 'constant', 'edge', 'reflect' (without repeating the edge) or 'symmetric'.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.pad(np.array([[1, 2]], 'uint8'), (1, 0), padding_mode='reflect')
+        array([[2, 1, 2, 1]], dtype=uint8)
+    """
+    _check_image(img, "pad")
+    modes = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+    if padding_mode not in modes:
+        raise ValueError(f"pad: padding_mode should be one of {list(modes)}, got {padding_mode!r}")
+    left, top, right, bottom = _padding4(padding)
+    if _is_pil(img) and padding_mode == "constant":
+        return ImageOps.expand(img, border=(left, top, right, bottom), fill=fill)
+    arr = np.asarray(img)
+    widths = [(top, bottom), (left, right)] + [(0, 0)] * (arr.ndim - 2)
+    if padding_mode == "constant":
+        out = np.empty((arr.shape[0] + top + bottom, arr.shape[1] + left + right) + arr.shape[2:], arr.dtype)
+        out[...] = np.asarray(fill, dtype=arr.dtype)
+        out[top:top + arr.shape[0], left:left + arr.shape[1]] = arr
+    else:
+        out = np.pad(arr, widths, mode=modes[padding_mode])
+    return Image.fromarray(out, mode=img.mode) if _is_pil(img) else out
+
+
+def crop(img, top, left, height, width):
+    """The ``height x width`` region whose top-left corner is (``top``, ``left``).
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+        top (int): first row.
+        left (int): first column.
+        height (int): rows kept.
+        width (int): columns kept.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.crop(np.arange(16).reshape(4, 4), 1, 2, 2, 2)
+        array([[ 6,  7],
+               [10, 11]])
+    """
+    _check_image(img, "crop")
+    if _is_pil(img):
+        return img.crop((left, top, left + width, top + height))
+    return img[top:top + height, left:left + width]
+
+
+def center_crop(img, output_size):
+    """The centred ``output_size`` (int or (height, width)) region of an image.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+        output_size (int|list|tuple): the size kept.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.center_crop(np.arange(16).reshape(4, 4), 2)
+        array([[ 5,  6],
+               [ 9, 10]])
+    """
+    _check_image(img, "center_crop")
+    if isinstance(output_size, numbers.Number):
+        output_size = (int(output_size), int(output_size))
+    w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
+    th, tw = output_size
+    return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
+
+
+def hflip(img):
+    """Mirror an image left-right.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.hflip(np.array([[1, 2, 3]]))
+        array([[3, 2, 1]])
+    """
+    _check_image(img, "hflip")
+    return img.transpose(Image.FLIP_LEFT_RIGHT) if _is_pil(img) else img[:, ::-1].copy()
+
+
+def vflip(img):
+    """Flip an image upside down.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.vflip(np.array([[1], [2]]))
+        array([[2],
+               [1]])
+    """
+    _check_image(img, "vflip")
+    return img.transpose(Image.FLIP_TOP_BOTTOM) if _is_pil(img) else img[::-1].copy()
+
+
+def _lut(img, table, op):
+    if img.dtype != np.uint8:
+        raise TypeError(f"{op}: numpy images must be uint8 (got {img.dtype}); convert with "
+                        "img.clip(0, 255).astype('uint8') or use a PIL image")
+    return table.clip(0, 255).astype(np.uint8)[img]
+
+
+def adjust_brightness(img, brightness_factor):
+    """Scale the brightness: 0 gives black, 1 the original, 2 twice as bright (clipped).
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image (numpy: uint8).
+        brightness_factor (float): non-negative factor.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.adjust_brightness(np.array([[10, 100, 200]], 'uint8'), 1.5)
+        array([[ 15, 150, 255]], dtype=uint8)
+    """
+    _check_image(img, "adjust_brightness")
+    if _is_pil(img):
+        return ImageEnhance.Brightness(img).enhance(brightness_factor)
+    return _lut(img, np.arange(256) * brightness_factor, "adjust_brightness")
+
+
+def adjust_contrast(img, contrast_factor):
+    """Scale the contrast: 0 gives a flat grey image, 1 the original. PIL images pivot on their mean grey level;
+    numpy images on 74, as Paddle's cv2 backend.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image (numpy: uint8).
+        contrast_factor (float): non-negative factor.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.adjust_contrast(np.array([[10, 74, 200]], 'uint8'), 2.0)
+        array([[  0,  74, 255]], dtype=uint8)
+    """
+    _check_image(img, "adjust_contrast")
+    if _is_pil(img):
+        return ImageEnhance.Contrast(img).enhance(contrast_factor)
+    return _lut(img, (np.arange(256) - 74) * contrast_factor + 74, "adjust_contrast")
+
+
+def _gray(arr):
+    """BT.601 luma of RGB data, computed as OpenCV does for uint8 (14-bit fixed point)."""
+    if arr.dtype == np.uint8:
+        a = arr.astype(np.int64)
+        return ((a[..., 0] * 4899 + a[..., 1] * 9617 + a[..., 2] * 1868 + 8192) >> 14).astype(np.uint8)
+    return (arr[..., 0] * 0.299 + arr[..., 1] * 0.587 + arr[..., 2] * 0.114).astype(arr.dtype)
+
+
+def adjust_saturation(img, saturation_factor):
+    """Scale the colour saturation: 0 gives the grayscale image, 1 the original, 2 doubles it.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): an RGB image.
+        saturation_factor (float): non-negative factor.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.adjust_saturation(np.array([[[200, 100, 0]]], 'uint8'), 0.0)
+        array([[[118, 118, 118]]], dtype=uint8)
+    """
+    _check_image(img, "adjust_saturation")
+    if _is_pil(img):
+        return ImageEnhance.Color(img).enhance(saturation_factor)
+    if img.ndim != 3 or img.shape[2] != 3:
+        raise ValueError(f"adjust_saturation: needs an RGB HWC image, got shape {list(img.shape)}")
+    gray = _gray(img).astype(np.float64)[..., None]
+    out = img.astype(np.float64) * saturation_factor + gray * (1 - saturation_factor)
+    return _round_cast(np.clip(out, 0, 255), img.dtype)
+
+
+def _rgb_to_hsv_full(arr):
+    """OpenCV's full-range HSV (all three in [0, 255]) of uint8 RGB, with its 12-bit fixed-point divisions."""
+    a = arr.astype(np.int64)
+    r, g, b = a[..., 0], a[..., 1], a[..., 2]
+    v = a.max(-1)
+    diff = v - a.min(-1)
+    with np.errstate(divide="ignore"):
+        sdiv = np.where(v > 0, np.rint((255 << 12) / np.maximum(v, 1)), 0).astype(np.int64)
+        hdiv = np.where(diff > 0, np.rint((256 << 12) / (6.0 * np.maximum(diff, 1))), 0).astype(np.int64)
+    s = (diff * sdiv + (1 << 11)) >> 12
+    h = np.where(v == r, g - b, np.where(v == g, b - r + 2 * diff, r - g + 4 * diff))
+    h = (h * hdiv + (1 << 11)) >> 12
+    h = np.where(h < 0, h + 256, h)
+    return h.astype(np.float64), s.astype(np.float64), v.astype(np.float64)
+
+
+def _hsv_full_to_rgb(h, s, v):
+    h6 = (h * np.float32(6.0 / 255)).astype(np.float32)  # OpenCV reads full-range hue back on a 255 scale
+    s, v = (s / 255.0).astype(np.float32), (v / 255.0).astype(np.float32)
+    h6 = np.where(h6 >= 6, h6 - 6, h6)
+    sector = np.floor(h6).astype(int) % 6
+    f = h6 - np.floor(h6)
+    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+    choices = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
+    rgb = [np.choose(sector, [c[k] for c in choices]) for k in range(3)]
+    return np.stack(rgb, axis=-1)
+
+
+def adjust_hue(img, hue_factor):
+    """Rotate the hue by ``hue_factor`` of a full turn (in [-0.5, 0.5]).
+
+    Args:
+        img (PIL.Image|numpy.ndarray): an RGB image (numpy: uint8; processed in OpenCV's HSV of the channels read
+            as BGR, as Paddle's cv2 backend).
+        hue_factor (float): the shift, -0.5 to 0.5.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.adjust_hue(np.array([[[0, 0, 255]]], 'uint8'), 0.5)
+        array([[[252, 255,   0]]], dtype=uint8)
+    """
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError(f"adjust_hue: hue_factor {hue_factor} is not in [-0.5, 0.5]")
+    _check_image(img, "adjust_hue")
+    if _is_pil(img):
+        if img.mode in ("L", "1", "I", "F"):
+            return img
+        h, s, v = img.convert("HSV").split()
+        np_h = (np.array(h, dtype=np.uint8).astype(np.int64) + int(np.uint8(hue_factor * 255))) % 256
+        return Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(img.mode)
+    if img.ndim != 3 or img.shape[2] != 3:
+        raise ValueError(f"adjust_hue: needs an RGB HWC image, got shape {list(img.shape)}")
+    bgr = img.astype(np.uint8)[..., ::-1]
+    h, s, v = _rgb_to_hsv_full(bgr)
+    h = (h + int(hue_factor * 255)) % 256
+    rgb = np.clip(np.rint(_hsv_full_to_rgb(h, s, v).astype(np.float32) * 255), 0, 255).astype(np.uint8)
+    return rgb[..., ::-1].astype(img.dtype)
+
+
+def _rotation_matrix(center, angle):
+    """OpenCV's getRotationMatrix2D(center, angle, 1): counter-clockwise for positive angles."""
+    a, b = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    cx, cy = center
+    return np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
+
+
+def _warp_numpy(img, m, out_w, out_h, interpolation, fill):
+    """OpenCV's warpAffine: every output pixel reads the source at the inverse-mapped point; for 'nearest' the
+    point is computed in OpenCV's 10-bit fixed point so that ties round as OpenCV rounds them."""
+    det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+    d = 1.0 / det if det else 0.0
+    i00, i01, i10, i11 = m[1, 1] * d, -m[0, 1] * d, -m[1, 0] * d, m[0, 0] * d
+    i02, i12 = -i00 * m[0, 2] - i01 * m[1, 2], -i10 * m[0, 2] - i11 * m[1, 2]
+    xs = np.arange(out_w, dtype=np.float64)[None, :]
+    ys = np.arange(out_h, dtype=np.float64)[:, None]
+    nearest = interpolation == "nearest"
+    if not nearest and interpolation != "bilinear":
+        raise NotImplementedError(f"rotate: interpolation {interpolation!r} is supported for PIL images only; numpy "
+                                  "images support 'nearest' and 'bilinear'")
+    h, w = img.shape[:2]
+    a = img.astype(np.float64)
+    # a number fills channel 0 only, as OpenCV's borderValue Scalar(fill, 0, 0, 0) that Paddle passes
+    fill_vec = np.zeros(a.shape[2:] or (1,))
+    fill_arr = np.atleast_1d(np.asarray(fill, dtype=np.float64))
+    fill_vec[:min(len(fill_vec), len(fill_arr))] = fill_arr[:len(fill_vec)]
+    fill_px = fill_vec if a.ndim == 3 else fill_vec[0]
+
+    def sample(yi, xi):
+        inside = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
+        vals = a[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+        mask = inside.reshape(inside.shape + (1,) * (a.ndim - 2))
+        return np.where(mask, vals, fill_px)
+
+    if nearest:
+        sx = np.rint(i00 * xs * 1024).astype(np.int64) + np.rint((i01 * ys + i02) * 1024).astype(np.int64) + 512
+        sy = np.rint(i10 * xs * 1024).astype(np.int64) + np.rint((i11 * ys + i12) * 1024).astype(np.int64) + 512
+        out = sample(sy >> 10, sx >> 10)
+    else:  # bilinear: float coordinates reproduce OpenCV's results here
+        fxs = i00 * xs + i01 * ys + i02
+        fys = i10 * xs + i11 * ys + i12
+        x0, y0 = np.floor(fxs).astype(np.int64), np.floor(fys).astype(np.int64)
+        fx, fy = fxs - x0, fys - y0
+        if a.ndim == 3:
+            fx, fy = fx[..., None], fy[..., None]
+        out = ((sample(y0, x0) * (1 - fx) + sample(y0, x0 + 1) * fx) * (1 - fy)
+               + (sample(y0 + 1, x0) * (1 - fx) + sample(y0 + 1, x0 + 1) * fx) * fy)
+    return _round_cast(out, img.dtype)
+
+
+def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
+    """Rotate an image by ``angle`` degrees counter-clockwise about ``center`` (default: the image centre).
+
+    Args:
+        img (PIL.Image|numpy.ndarray): the image.
+        angle (float): degrees, counter-clockwise.
+        interpolation (str): 'nearest' (default) or 'bilinear'; PIL images also 'bicubic'.
+        expand (bool): enlarge the output to hold the whole rotated image. Default False.
+        center (tuple, optional): (x, y) rotation centre.
+        fill (int|tuple): value of the area outside the rotated image. Default 0.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.rotate(np.arange(9, dtype='uint8').reshape(3, 3), 90)
+        array([[0, 0, 0],
+               [2, 5, 8],
+               [1, 4, 7]], dtype=uint8)
+    """
+    _check_image(img, "rotate")
+    if _is_pil(img):
+        return img.rotate(angle, _pil_interp(interpolation), expand, center, fillcolor=fill)
+    h, w = img.shape[:2]
+    if center is None:
+        center = (w / 2.0, h / 2.0)
+    m = _rotation_matrix(center, angle)
+    if expand:  # the bounding box of the rotated corners, the image moved to its middle
+        corners = m @ np.array([[0, w, w, 0], [0, 0, h, h], [1, 1, 1, 1]], dtype=np.float64)
+        nw = math.ceil(corners[0].max() - 1e-9) - math.floor(corners[0].min() + 1e-9)
+        nh = math.ceil(corners[1].max() - 1e-9) - math.floor(corners[1].min() + 1e-9)
+        m[0, 2] += (nw - w) * 0.5
+        m[1, 2] += (nh - h) * 0.5
+        w, h = int(nw), int(nh)
+    return _keep_channel(_warp_numpy(img, m, w, h, interpolation, fill), img)
+
+
+def to_grayscale(img, num_output_channels=1):
+    """Convert an RGB image to grayscale with 1 or 3 (identical) channels.
+
+    Args:
+        img (PIL.Image|numpy.ndarray): an RGB image.
+        num_output_channels (int): 1 or 3. Default 1.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.to_grayscale(np.array([[[255, 0, 0], [0, 255, 0]]], 'uint8'))[..., 0]
+        array([[ 76, 150]], dtype=uint8)
+    """
+    if num_output_channels not in (1, 3):
+        raise ValueError(f"to_grayscale: num_output_channels should be either 1 or 3, got {num_output_channels}")
+    _check_image(img, "to_grayscale")
+    if _is_pil(img):
+        gray = img.convert("L")
+        if num_output_channels == 1:
+            return gray
+        g = np.array(gray, dtype=np.uint8)
+        return Image.fromarray(np.dstack([g, g, g]), "RGB")
+    if img.ndim != 3 or img.shape[2] != 3:
+        raise ValueError(f"to_grayscale: needs an RGB HWC image, got shape {list(img.shape)}")
+    g = _gray(img)[:, :, None]
+    return g if num_output_channels == 1 else np.repeat(g, 3, axis=2)
