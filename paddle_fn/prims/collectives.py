@@ -356,9 +356,11 @@ def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
     _check_name(axis_name, "psum_scatter")
     main = axis_frame(axis_name, "psum_scatter")
     x = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
-    s = normalize_axis("psum_scatter", scatter_dimension, get_aval(x).ndim)
     if get_aval(x).ndim == 0:
         raise ShapeError("psum_scatter: the operand is 0-D; it needs a dimension to scatter (use psum instead)")
+    s = normalize_axis("psum_scatter", scatter_dimension, get_aval(x).ndim)
+    _psum_scatter_shape(get_aval(x), axis_name=axis_name, scatter_dimension=s, tiled=bool(tiled),
+                        size=main.global_data["axis_size"])  # the batch rule of a named vmap does not check
     return psum_scatter_p.bind(_raise_to_frame(x, main), axis_name=axis_name, scatter_dimension=s,
                                tiled=bool(tiled), size=main.global_data["axis_size"])
 
@@ -492,6 +494,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis):
         raise ShapeError("all_to_all: the operand is 0-D; it needs an axis to split")
     s = normalize_axis("all_to_all", split_axis, nd)
     c = normalize_axis("all_to_all", concat_axis, nd)
+    _all_to_all_shape(get_aval(x), axis_name=axis_name, split_axis=s, concat_axis=c,
+                      size=main.global_data["axis_size"])  # the batch rule of a named vmap does not check
     return all_to_all_p.bind(_raise_to_frame(x, main), axis_name=axis_name, split_axis=s, concat_axis=c,
                              size=main.global_data["axis_size"])
 
