@@ -137,8 +137,11 @@ class SimpleRNNCell(RNNCellBase):
         input_size (int): the input size.
         hidden_size (int): the hidden size.
         activation (str, optional): 'tanh' or 'relu'. Default: 'tanh'.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the attributes
-            of ``weight_ih`` ``[hidden_size, input_size]``, ``weight_hh`` ``[hidden_size, hidden_size]``,
+        weight_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden weight.
+        weight_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden weight.
+        bias_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden bias.
+        bias_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden bias. The four
+            parameters: ``weight_ih`` ``[hidden_size, input_size]``, ``weight_hh`` ``[hidden_size, hidden_size]``,
             ``bias_ih``, ``bias_hh`` ``[hidden_size]``; all Uniform(-1/sqrt(hidden_size), 1/sqrt(hidden_size))
             by default; False freezes the parameter at a constant (weights 1, biases 0).
         name (str, optional): unused, for compatibility.
@@ -194,8 +197,11 @@ class LSTMCell(RNNCellBase):
     Args:
         input_size (int): the input size.
         hidden_size (int): the hidden size.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the attributes
-            of ``weight_ih`` ``[4*hidden_size, input_size]``, ``weight_hh`` ``[4*hidden_size, proj_size or
+        weight_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden weight.
+        weight_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden weight.
+        bias_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden bias.
+        bias_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden bias. The four
+            parameters: ``weight_ih`` ``[4*hidden_size, input_size]``, ``weight_hh`` ``[4*hidden_size, proj_size or
             hidden_size]``, ``bias_ih``, ``bias_hh`` ``[4*hidden_size]`` (Uniform(-1/sqrt(hidden_size),
             1/sqrt(hidden_size)); False freezes a constant).
         proj_size (int, optional): when > 0, h is projected to this size by ``weight_ho``
@@ -258,8 +264,11 @@ class GRUCell(RNNCellBase):
     Args:
         input_size (int): the input size.
         hidden_size (int): the hidden size.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the attributes
-            of ``weight_ih`` ``[3*hidden_size, input_size]``, ``weight_hh`` ``[3*hidden_size, hidden_size]``,
+        weight_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden weight.
+        weight_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden weight.
+        bias_ih_attr (ParamAttr|bool, optional): the attributes of the input-to-hidden bias.
+        bias_hh_attr (ParamAttr|bool, optional): the attributes of the hidden-to-hidden bias. The four
+            parameters: ``weight_ih`` ``[3*hidden_size, input_size]``, ``weight_hh`` ``[3*hidden_size, hidden_size]``,
             ``bias_ih``, ``bias_hh`` ``[3*hidden_size]`` (Uniform(-1/sqrt(hidden_size), 1/sqrt(hidden_size));
             False freezes a constant).
         name (str, optional): unused, for compatibility.
@@ -547,8 +556,10 @@ class SimpleRNN(RNNBase):
         dropout (float, optional): dropout on the inputs of every layer but the first (training only).
             Default: 0.
         activation (str, optional): 'tanh' or 'relu'. Default: 'tanh'.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the cells'
-            parameter attributes (see `SimpleRNNCell`).
+        weight_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden weight attributes (see `SimpleRNNCell`).
+        weight_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden weight attributes (see `SimpleRNNCell`).
+        bias_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden bias attributes (see `SimpleRNNCell`).
+        bias_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden bias attributes (see `SimpleRNNCell`).
         name (str, optional): unused, for compatibility.
 
     Example:
@@ -583,8 +594,10 @@ class LSTM(RNNBase):
         direction (str, optional): 'forward', or 'bidirect' / 'bidirectional'. Default: 'forward'.
         time_major (bool, optional): inputs are time-major. Default: False.
         dropout (float, optional): dropout between layers (training only). Default: 0.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the cells'
-            parameter attributes (see `LSTMCell`).
+        weight_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden weight attributes (see `LSTMCell`).
+        weight_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden weight attributes (see `LSTMCell`).
+        bias_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden bias attributes (see `LSTMCell`).
+        bias_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden bias attributes (see `LSTMCell`).
         proj_size (int, optional): project h to this size (``weight_ho``). Default: 0.
         name (str, optional): unused, for compatibility.
 
@@ -613,8 +626,10 @@ class GRU(RNNBase):
         direction (str, optional): 'forward', or 'bidirect' / 'bidirectional'. Default: 'forward'.
         time_major (bool, optional): inputs are time-major. Default: False.
         dropout (float, optional): dropout between layers (training only). Default: 0.
-        weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr (ParamAttr|bool, optional): the cells'
-            parameter attributes (see `GRUCell`).
+        weight_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden weight attributes (see `GRUCell`).
+        weight_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden weight attributes (see `GRUCell`).
+        bias_ih_attr (ParamAttr|bool, optional): the cells' input-to-hidden bias attributes (see `GRUCell`).
+        bias_hh_attr (ParamAttr|bool, optional): the cells' hidden-to-hidden bias attributes (see `GRUCell`).
         name (str, optional): unused, for compatibility.
 
     Example:
