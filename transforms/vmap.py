@@ -30,14 +30,23 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
             Keyword arguments are always batched along axis 0.
         out_axes: int, None, or a pytree prefix of the output: where the batch axis goes in each output.
         axis_size: the batch size, required only when no argument is batched.
-        axis_name: a name for the batch axis (used by collectives).
+        axis_name: a name for the batch axis: collectives (`paddle_fn.psum`, `pmean`, `all_gather`, ...) called
+            with it inside `func` combine the examples, exactly as `pmap` combines devices.
 
     Example:
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> paddle.vmap(lambda r: paddle.sum(r * r))(x).numpy()   # one 0-D sum per row
         array([ 5., 25.], dtype=float32)
+        >>> paddle.vmap(lambda r: r / paddle.psum(r, 'batch'), axis_name='batch')(x).numpy()  # column shares
+        array([[0.25      , 0.33333334],
+               [0.75      , 0.6666667 ]], dtype=float32)
     """
+    if axis_name is not None:
+        try:
+            hash(axis_name)
+        except TypeError:
+            raise TransformError(f"[vmap] axis_name must be hashable (a string), got {axis_name!r}") from None
     @functools.wraps(func)
     def vmapped(*args, **kwargs):
         axes_prefix = tuple(in_axes) if isinstance(in_axes, list) else in_axes  # a list means a tuple (as JAX)
