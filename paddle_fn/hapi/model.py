@@ -5,7 +5,8 @@
 ``backward()``, the optimizer update and ``clear_grad``) is one IREE executable per input signature, traced from
 the same eager code (``paddle.jit``), so it gives the numbers of the eager loop. Parameters, optimizer
 accumulators and BatchNorm statistics are written back after each step, so ``network.state_dict()`` and
-``optimizer.state_dict()`` are always current. ``prepare(..., jit=False)`` runs eagerly; a network that cannot be
+``optimizer.state_dict()`` are always current. ``prepare(..., jit=False)`` runs eagerly, and so do the steps of
+gradient accumulation (``accumulate_grad_batches > 1``); a network that cannot be
 traced (a ``Dropout`` drawing from the global RNG in train mode, Python branching on Tensor values) runs eagerly
 after a warning that says why.
 """
@@ -96,6 +97,7 @@ class Model:
         # one step function per value of `update`, which decides the program's structure
         self._train_step = {u: (lambda inputs, labels, u=u: self._train_step_fn(inputs, labels, u)) for u in (True, False)}
         self._seen_inputs = None
+        self._pending_grads = False
         self._test_dataloader = None
         self.stop_training = False
         self._user_inputs = inputs is not None
@@ -245,7 +247,14 @@ class Model:
         labels = [paddle.to_tensor(y) for y in _to_list(labels)]
         self._record_inputs(inputs)
         update = bool(update)
-        losses, outputs = self._run_step(("train", update), self._train_step[update], inputs, labels)
+        if update and not self._pending_grads:
+            losses, outputs = self._run_step(("train", True), self._train_step[True], inputs, labels)
+        else:
+            # gradient accumulation runs eagerly: a compiled step does not yet add to gradients that an earlier
+            # program left on the parameters (the sum comes out wrong), so the accumulating steps and the update
+            # after them use the tape directly
+            losses, outputs = self._train_step[update](inputs, labels)
+        self._pending_grads = not update
         metrics = self._update_metrics(outputs, labels)
         losses = [_to_numpy(loss) for loss in losses]
         return (losses, metrics) if metrics else losses
@@ -310,8 +319,8 @@ class Model:
     def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
         """A Dataset is batched by paddle.io.DataLoader (its order as in Paddle's Model: DistributedBatchSampler);
         anything else is already an iterable of batches (a DataLoader, a list of batches, a generator)."""
-        io = getattr(paddle, "io", None)  # paddle.io is being landed alongside; until then, batches only
-        if io is None or not isinstance(data, io.Dataset):
+        io = paddle.io
+        if not isinstance(data, io.Dataset):
             return data
         if not isinstance(data, io.IterableDataset):
             sampler = io.DistributedBatchSampler(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last)
