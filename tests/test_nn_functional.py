@@ -539,3 +539,16 @@ def test_reverse_over_reverse_through_grouped_conv():
     d = RNG.normal(size=(4, 2, 3, 3))
     fd = (inner(tt(w.numpy() + eps * d)).numpy() - inner(tt(w.numpy() - eps * d)).numpy()) / (2 * eps)
     np.testing.assert_allclose(float((g.numpy() * d).sum()), fd, rtol=1e-5)
+
+
+def test_sequence_mask():
+    F = pf.nn.functional
+    lengths = pf.to_tensor([[1, 2], [0, 3]])
+    np.testing.assert_array_equal(F.sequence_mask(lengths, 3, dtype="float32").numpy(),
+                                  np.arange(3) < lengths.numpy()[..., None])
+    assert F.sequence_mask(pf.to_tensor([2, 4])).shape == [2, 4]           # maxlen = max(x)
+    assert F.sequence_mask(pf.to_tensor([2, 4])).dtype == pf.int64
+    np.testing.assert_array_equal(pf.jit(lambda t: F.sequence_mask(t, 4))(pf.to_tensor([2, 4])).numpy(),
+                                  [[1, 1, 0, 0], [1, 1, 1, 1]])
+    with pytest.raises(TypeError, match="integer"):
+        F.sequence_mask(pf.to_tensor([1.0]))

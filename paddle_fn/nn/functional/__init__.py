@@ -17,7 +17,7 @@ from paddle_fn.nn.functional.common import (  # noqa: F401
 from paddle_fn.nn.functional.conv import (  # noqa: F401
     conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d, conv3d_transpose)
 from paddle_fn.nn.functional.distance import pairwise_distance  # noqa: F401
-from paddle_fn.nn.functional.extension import diag_embed  # noqa: F401
+from paddle_fn.nn.functional.extension import diag_embed, sequence_mask  # noqa: F401
 from paddle_fn.nn.functional.input import embedding, one_hot  # noqa: F401
 from paddle_fn.nn.functional.loss import (  # noqa: F401
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dice_loss, hinge_embedding_loss, kl_div,
@@ -62,3 +62,4 @@ from paddle_fn.nn.functional.sdpa import scaled_dot_product_attention  # noqa: E
 __all__ += ["scaled_dot_product_attention"]
 from paddle_fn.nn.functional.decode import gather_tree  # noqa: E402,F401
 __all__ += ["gather_tree"]
+__all__ += ["sequence_mask"]
