@@ -2,6 +2,7 @@
 (numpy arrays, lists, dicts, bytes only: a crafted archive cannot run code)."""
 from __future__ import annotations
 
+import codecs
 import pickle
 import tarfile
 
@@ -21,7 +22,12 @@ MODE_FLAG_MAP = {"train10": "data_batch", "test10": "test_batch", "train100": "t
 
 
 class _BatchUnpickler(_SafeUnpickler):
+    """paddle.load's whitelist, plus ``_codecs.encode``: Python 3 pickles bytes at protocol 2 as
+    ``encode(text, 'latin1')`` (it only converts text; CIFAR archives rewritten by Python 3 use it)."""
+
     def find_class(self, module, name):
+        if (module, name) == ("_codecs", "encode"):
+            return codecs.encode
         try:
             return super().find_class(module, name)
         except pickle.UnpicklingError:
