@@ -28,14 +28,11 @@ def close(out, expected, rtol=1e-6, atol=1e-9):
     np.testing.assert_allclose(out.numpy().astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol)
 
 
-def test_docstring_examples():
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+def test_every_family_module_has_examples():
+    """tests/test_docs.py runs them (with its float tolerance); here: they are there, one per function."""
     modules = [F] + [importlib.import_module(f"{F.__name__}.{m.name}") for m in pkgutil.iter_modules(F.__path__)]
     tests = [t for mod in modules for t in doctest.DocTestFinder(exclude_empty=True).find(mod, mod.__name__)]
-    assert len(tests) >= 95  # the examples live in the family modules, one per function defined there
-    for test in tests:
-        runner.run(test)
-    assert runner.failures == 0
+    assert len(tests) >= 95
 
 
 # ---------------------------------------------------------------------------------------------- activations
