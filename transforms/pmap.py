@@ -141,18 +141,26 @@ def _flatten(program: Program) -> Program:
 
 def _stages(program: Program) -> list:
     """[("segment", Program) | ("collective", eqn)] in order; a segment's inputs are the values it reads from
-    before it, its outputs the values it defines that later stages or the program's outputs read."""
-    chunks, current = [], []
+    before it, its outputs the values it defines that later stages or the program's outputs read.
+
+    Equations are grouped by how many collectives lie on their longest path from the inputs, so independent
+    collectives (the pmean of every gradient) happen together between two segments instead of each cutting the
+    program once more."""
+    depth, segments, groups = {}, {}, {}
     for eqn in program.eqns:
+        d = max((depth.get(v, 0) for v in eqn.inputs if not isinstance(v, Literal)), default=0)
         if eqn.prim.name in COLLECTIVE_PRIMITIVES:
-            if current:
-                chunks.append(current)
-            chunks.append(eqn)
-            current = []
+            groups.setdefault(d, []).append(eqn)
+            d += 1
         else:
-            current.append(eqn)
-    if current:
-        chunks.append(current)
+            segments.setdefault(d, []).append(eqn)
+        for o in eqn.outputs:
+            depth[o] = d
+    chunks = []
+    for d in range(max([*segments, *groups], default=-1) + 1):
+        if d in segments:
+            chunks.append(segments[d])
+        chunks.extend(groups.get(d, []))
     live = {v for v in program.out_vars if not isinstance(v, Literal)}
     stages = []
     for chunk in reversed(chunks):
