@@ -217,12 +217,15 @@ _BILINEAR = frozenset({"mul", "dot_general", "conv_general_dilated"})
 
 
 def _transpose_vjp(node, primals, live, cts):
-    """The input cotangents by the primitive's transpose rule, or None when it does not apply (see _LINEAR_IN)."""
+    """The input cotangents by the primitive's transpose rule (or, for a unary op whose JVP scales the tangent,
+    by that JVP rule), or None when neither applies (see _LINEAR_IN)."""
     prim = node.prim
     if prim.multiple_results:
         return None
     if prim.jvp is ZERO_TANGENT:
         return [None] * len(primals)
+    if getattr(prim.jvp, "scales_tangent", False):  # unary: tangent * f'(x), which is its own transpose
+        return [None if cts[0] is None or not live else prim.jvp(primals, [cts[0]], **node.params)[1]]
     if prim.jvp is LINEAR:
         groups = [live]
     elif prim.name in _BILINEAR:

@@ -8,6 +8,7 @@ dead, so a tracer that escapes it is caught the next time it is used.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import sys
 import threading
@@ -388,6 +389,7 @@ class Trace:
             f"(abstract value {tracer.aval.str_short()})")
 
 
+@functools.lru_cache(maxsize=None)
 def _library_frame(filename: str) -> bool:
     f = filename.replace("\\", "/")
     return any(part in f for part in ("/paddle_fn/", "/transforms/", "/lowering/", "/runtime/", "contextlib"))
@@ -431,18 +433,32 @@ class EvalTrace(Trace):
         return val
 
     def process_primitive(self, prim, tracers, params):
-        if prim.eager_call is not None:
-            outs = prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in tracers],
-                                   **params)
-        else:
-            args = [x.concrete_value() if isinstance(x, Tensor) else np.asarray(x) for x in tracers]
-            out_avals = prim.abstract_eval_list([get_aval(x) for x in tracers], params)
-            out = prim.impl(*args, **params)
-            outs = [_result(o, a) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
-        if grad_mode.enabled and grad_mode.recorder is not None and \
-                any(isinstance(x, Tensor) and not x.stop_gradient for x in tracers):
-            grad_mode.recorder(prim, params, tracers, outs)
-        return outs
+        return eval_primitive(prim, tracers, params)
+
+
+def eval_primitive(prim, args, params) -> list:
+    """Run `prim` on concrete values (Tensors, numpy arrays or Python scalars) and record it on the eager tape
+    when an input needs a gradient."""
+    if prim.eager_call is not None:
+        outs = prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in args], **params)
+    else:
+        values, avals = [], []
+        for x in args:
+            if isinstance(x, Tensor):
+                values.append(x.concrete_value() if x._value is None else x._value)
+                avals.append(x.aval if x._aval is None else x._aval)
+            else:
+                values.append(np.asarray(x))
+                avals.append(get_aval(x))
+        out_avals = prim.abstract_eval_list(avals, params)
+        out = prim.impl(*values, **params)
+        outs = [_result(o, a) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
+    if grad_mode.enabled and grad_mode.recorder is not None:
+        for x in args:
+            if isinstance(x, Tensor) and not x.stop_gradient:
+                grad_mode.recorder(prim, params, args, outs)
+                break
+    return outs
 
 
 def _result(x, aval) -> Tensor:
@@ -549,6 +565,14 @@ def full_lower(x):
 
 
 def bind(prim, *args, **params):
+    if _state.dynamic[-1].level == 0:
+        # eager, unless an argument is traced: evaluate directly, without the trace-stack machinery
+        for a in args:
+            if isinstance(a, Tensor) and (a._alias is not None or isinstance(a, Tracer)):
+                break
+        else:
+            outs = eval_primitive(prim, args, params)
+            return outs if prim.multiple_results else outs[0]
     args = [a.resolve() if isinstance(a, Tensor) and a._alias is not None else a for a in args]
     trace = find_top_trace(args)
     tracers = [trace.full_raise(a) for a in args]

@@ -325,6 +325,9 @@ def _unary_jvp(f, deriv):
         (x,), (t,) = primals, tangents
         y = f(x)
         return y, mul(t, deriv(x, y))
+    # the tangent is scaled elementwise, a self-adjoint map: the eager tape's reverse rule is this same rule
+    # applied to the output cotangent (paddle_fn.core.tape), with no linearization
+    jvp.scales_tangent = True
     return jvp
 
 

@@ -11,6 +11,7 @@ Primitives neither broadcast nor promote; every binary op in `paddle_fn.tensor` 
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -82,8 +83,10 @@ def cast(x, dtype):
     return ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
 
 
+@functools.lru_cache(maxsize=4096)
 def broadcast_shapes(op: str, *shapes) -> tuple:
-    """numpy's broadcast of shapes, with a ShapeError naming the op and both shapes."""
+    """numpy's broadcast of shapes, with a ShapeError naming the op and both shapes (memoized: eager code asks
+    the same question on every step)."""
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
@@ -111,6 +114,13 @@ def broadcast_to_shape(x, shape):
 
 def binary_operands(op: str, x, y):
     """Promote and broadcast the operands of a binary op to one dtype and one shape; returns two Tensors."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        ax, ay = x.aval, y.aval
+        if ax.dtype == ay.dtype:  # the common case, without promotion: only broadcasting is left to check
+            if ax.shape == ay.shape:
+                return x, y
+            shape = broadcast_shapes(op, ax.shape, ay.shape)
+            return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if is_scalar(x) and is_scalar(y):
         x = as_tensor(x)
     if is_scalar(y):
