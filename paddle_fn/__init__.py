@@ -50,3 +50,5 @@ from paddle_fn import callbacks, hapi, metric  # noqa: E402,F401  (paddle.callba
 from paddle_fn.hapi import Model, summary  # noqa: E402,F401  (paddle.Model, paddle.summary)
 from paddle_fn import io  # noqa: E402,F401  (paddle.io: Dataset, DataLoader, samplers)
 from paddle_fn import vision  # noqa: E402,F401  (paddle.vision: datasets, transforms, models)
+from paddle_fn import distributed  # noqa: E402,F401  (paddle.distributed: processes, collectives, launch, spawn)
+from paddle_fn.distributed import DataParallel  # noqa: E402,F401

@@ -1,0 +1,13 @@
+"""``paddle.distributed``: several processes training together (MPI, ``launch``, ``spawn``, ``DataParallel``).
+
+    python -m paddle_fn.distributed.launch --nproc_per_node 2 train.py     # or: mpirun -n 2 python train.py
+"""
+from paddle_fn.distributed.comm import CollectiveTimeout, DistributedError  # noqa: F401
+from paddle_fn.distributed.env import initialize, is_initialized  # noqa: F401
+from paddle_fn.distributed.collective import (  # noqa: F401
+    Group, ReduceOp, Task, all_gather, all_gather_object, all_reduce, barrier, broadcast, broadcast_object_list,
+    get_group, irecv, isend, new_group, recv, reduce, scatter, send, wait)
+from paddle_fn.distributed.parallel import (  # noqa: F401
+    DataParallel, ParallelEnv, get_rank, get_world_size, init_parallel_env)
+from paddle_fn.distributed.spawn import spawn  # noqa: F401
+from paddle_fn.distributed import communication  # noqa: F401

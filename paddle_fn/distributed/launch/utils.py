@@ -1,0 +1,48 @@
+"""What ``launch`` and ``spawn`` share: free local ports and the per-process environment Paddle's launcher sets."""
+import socket
+
+
+def free_ports(count, started_port=None):
+    """`count` local TCP ports: consecutive from `started_port`, or ones the OS reports free."""
+    if started_port is not None:
+        return [int(started_port) + i for i in range(count)]
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def worker_env(rank, nprocs, ports, devices=None):
+    """The variables Paddle's launcher gives rank `rank` of a local job of `nprocs` processes."""
+    endpoints = [f"127.0.0.1:{p}" for p in ports]
+    env = {
+        "PADDLE_TRAINER_ID": str(rank),
+        "PADDLE_TRAINERS_NUM": str(nprocs),
+        "PADDLE_TRAINER_ENDPOINTS": ",".join(endpoints),
+        "PADDLE_CURRENT_ENDPOINT": endpoints[rank],
+        "PADDLE_MASTER": endpoints[0],
+        "PADDLE_RANK_IN_NODE": str(rank),
+        "PADDLE_LOCAL_RANK": str(rank),
+        "PADDLE_LOCAL_SIZE": str(nprocs),
+        "PADDLE_WORLD_DEVICE_IDS": ",".join(devices or map(str, range(nprocs))),
+    }
+    if devices is not None:
+        env["FLAGS_selected_gpus"] = devices[rank]
+    return env
+
+
+def parse_devices(devices, what):
+    """``'4,5'`` or ``[4, 5]`` -> ``['4', '5']``; None stays None."""
+    if devices is None:
+        return None
+    items = devices.split(",") if isinstance(devices, str) else [str(d) for d in devices]
+    items = [d.strip() for d in items if d.strip()]
+    if not items or not all(d.isdigit() for d in items):
+        raise ValueError(f"{what}: expected device ids like '0,1', got {devices!r}")
+    return items

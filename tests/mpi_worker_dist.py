@@ -1,0 +1,108 @@
+"""A rank of a 2-process job (run by tests/test_distributed.py under mpirun, launch or spawn).
+
+    mpirun -n 2 python tests/mpi_worker_dist.py collectives
+    python -m paddle_fn.distributed.launch --nproc_per_node 2 tests/mpi_worker_dist.py collectives
+
+Modes: ``collectives`` (every collective and DataParallel training against single-process training; prints
+``rank R OK``), ``timeout`` (rank 1 skips a collective: rank 0 must fail naming rank 1), ``crash`` (rank 1 raises:
+rank 0 must stop instead of waiting).
+"""
+import sys
+import time
+
+import numpy as np
+
+import paddle_fn as paddle
+import paddle_fn.distributed as dist
+
+
+def check_collectives(rank, n):
+    x = paddle.to_tensor([1.0, 2.0]) * (rank + 1)
+    dist.all_reduce(x)
+    np.testing.assert_allclose(x.numpy(), [3.0, 6.0])
+    for op, want in [(dist.ReduceOp.MAX, [2.0, 4.0]), (dist.ReduceOp.MIN, [1.0, 2.0]),
+                     (dist.ReduceOp.PROD, [2.0, 8.0]), (dist.ReduceOp.AVG, [1.5, 3.0])]:
+        y = paddle.to_tensor([1.0, 2.0]) * (rank + 1)
+        dist.all_reduce(y, op=op)
+        np.testing.assert_allclose(y.numpy(), want)
+    parts = []
+    dist.all_gather(parts, paddle.to_tensor([rank, 10 + rank]))
+    assert [p.numpy().tolist() for p in parts] == [[0, 10], [1, 11]], parts
+    b = paddle.to_tensor([float(rank)] * 3)
+    dist.broadcast(b, src=1)
+    np.testing.assert_allclose(b.numpy(), [1.0, 1.0, 1.0])
+    r = paddle.to_tensor([rank + 1.0])
+    dist.reduce(r, dst=0)
+    np.testing.assert_allclose(r.numpy(), [3.0] if rank == 0 else [2.0])
+    out = paddle.zeros([2])
+    dist.scatter(out, [paddle.to_tensor([0.0, 1.0]), paddle.to_tensor([2.0, 3.0])] if rank == 0 else None, src=0)
+    np.testing.assert_allclose(out.numpy(), [2.0 * rank, 2.0 * rank + 1])
+    objs = []
+    dist.all_gather_object(objs, {"rank": rank})
+    assert objs == [{"rank": 0}, {"rank": 1}], objs
+    dist.barrier()
+    msg = paddle.to_tensor([7.0, 8.0]) if rank == 0 else paddle.zeros([2])
+    if rank == 0:
+        dist.send(msg, dst=1)
+    else:
+        dist.recv(msg, src=0)
+        np.testing.assert_allclose(msg.numpy(), [7.0, 8.0])
+
+
+def mlp(seed):
+    paddle.seed(seed)
+    return paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.Tanh(), paddle.nn.Linear(8, 1))
+
+
+def train(model, x, y, steps=3):
+    opt = paddle.optimizer.Adam(learning_rate=0.05, parameters=model.parameters())
+    for _ in range(steps):
+        loss = paddle.nn.functional.mse_loss(model(paddle.to_tensor(x)), paddle.to_tensor(y))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return {k: v.numpy() for k, v in model.state_dict().items()}
+
+
+def check_data_parallel(rank, n):
+    data = np.random.RandomState(0)
+    x, y = data.randn(8, 4).astype("float32"), data.randn(8, 1).astype("float32")
+    # Different seeds: DataParallel must start every rank from rank 0's weights.
+    dp = paddle.DataParallel(mlp(seed=rank), comm_buffer_size=1, last_comm_buffer_size=1)
+    got = train(dp, x[rank::n], y[rank::n])
+    want = train(mlp(seed=0), x, y)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    # no_sync: local gradients only.
+    with dp.no_sync():
+        paddle.nn.functional.mse_loss(dp(paddle.to_tensor(x[rank::n])), paddle.to_tensor(y[rank::n])).backward()
+    grads = []
+    dist.all_gather(grads, dp.parameters()[0].grad)
+    assert not np.allclose(grads[0].numpy(), grads[1].numpy()), "no_sync must not average"
+
+
+def main(mode):
+    dist.init_parallel_env()
+    rank, n = dist.get_rank(), dist.get_world_size()
+    assert n == 2, n
+    if mode == "collectives":
+        check_collectives(rank, n)
+        check_data_parallel(rank, n)
+        print(f"rank {rank} OK", flush=True)
+    elif mode == "timeout":
+        dist.barrier()
+        if rank == 0:
+            dist.all_reduce(paddle.to_tensor([1.0]))
+        else:
+            time.sleep(6)
+        print(f"rank {rank} finished", flush=True)
+    elif mode == "crash":
+        dist.barrier()
+        if rank == 1:
+            raise ValueError("rank 1 fails on purpose")
+        dist.all_reduce(paddle.to_tensor([1.0]))
+        print(f"rank {rank} finished", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

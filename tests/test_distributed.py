@@ -1,0 +1,241 @@
+"""paddle.distributed: world-size-1 identities, the TCP communicator (two ranks as threads), and real
+two-process jobs under mpirun, launch and spawn (tests/mpi_worker_dist.py)."""
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import paddle_fn as paddle
+import paddle_fn.distributed as dist
+from paddle_fn.distributed.comm import AVG, MAX, SUM, CollectiveTimeout, DistributedError, reduce_arrays
+from paddle_fn.distributed.env import _detect
+from paddle_fn.distributed.launch.utils import free_ports
+from paddle_fn.distributed.tcp import TCPCommunicator
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKER = str(ROOT / "tests" / "mpi_worker_dist.py")
+MPIRUN = Path(sys.executable).with_name("mpirun")
+
+
+# ------------------------------------------------------------------------------------------ one process
+
+
+def test_world_size_one_collectives_are_identities():
+    group = dist.init_parallel_env()
+    assert (dist.get_rank(), dist.get_world_size(), group.nranks) == (0, 1, 1)
+    x = paddle.to_tensor([1.0, -2.0])
+    for op in (dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.AVG):
+        assert dist.all_reduce(x, op=op).is_completed()
+        np.testing.assert_array_equal(x.numpy(), [1.0, -2.0])
+    out = []
+    dist.all_gather(out, x)
+    assert len(out) == 1 and out[0].dtype == paddle.float32
+    dist.broadcast(x, src=0)
+    dist.reduce(x, dst=0)
+    y = paddle.zeros([2])
+    dist.scatter(y, [paddle.to_tensor([4.0, 5.0])], src=0)
+    np.testing.assert_array_equal(y.numpy(), [4.0, 5.0])
+    dist.barrier()
+    assert [dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.MIN, dist.ReduceOp.PROD] == [0, 1, 2, 3]
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(ValueError, match="src=3 is not a rank"):
+        dist.broadcast(paddle.to_tensor([1.0]), src=3)
+    with pytest.raises(ValueError, match="one tensor per rank"):
+        dist.scatter(paddle.zeros([2]), [], src=0)
+    with pytest.raises(TypeError, match="AVG needs a floating point"):
+        dist.all_reduce(paddle.to_tensor([1, 2]), op=dist.ReduceOp.AVG)
+    with pytest.raises(NotImplementedError, match="only the group of all"):
+        dist.new_group([0, 1])
+    with pytest.raises(ValueError, match="unsupported option"):
+        dist.spawn(print, nprocs=2, gpu_ids="0")
+    with pytest.raises(ValueError, match="single process"):
+        dist.send(paddle.to_tensor([1.0]), dst=0)
+    with pytest.raises(TypeError, match="traced value"):
+        paddle.jit(lambda t: dist.all_reduce(t))(paddle.to_tensor([1.0]))
+
+
+def test_reduce_arrays_matches_numpy():
+    a = [np.array([1.0, 5.0], np.float32), np.array([3.0, 2.0], np.float32)]
+    np.testing.assert_array_equal(reduce_arrays(a, SUM), [4.0, 7.0])
+    np.testing.assert_array_equal(reduce_arrays(a, MAX), [3.0, 5.0])
+    np.testing.assert_array_equal(reduce_arrays(a, AVG), [2.0, 3.5])
+
+
+def test_environment_detection():
+    assert _detect({}) == ("single process", 0, 1, None)
+    paddle_env = {"PADDLE_TRAINER_ID": "1", "PADDLE_TRAINERS_NUM": "2",
+                  "PADDLE_TRAINER_ENDPOINTS": "10.0.0.1:6170,10.0.0.2:6170"}
+    assert _detect(paddle_env) == ("paddle launcher", 1, 2, "10.0.0.1:6170")
+    assert _detect({"PMI_RANK": "0", "PMI_SIZE": "2"})[0] == "mpirun"
+    assert _detect({"OMPI_COMM_WORLD_RANK": "0"})[0] == "mpirun"
+    slurm = {"SLURM_PROCID": "3", "SLURM_NTASKS": "4", "MASTER_ADDR": "node1", "MASTER_PORT": "29500"}
+    assert _detect(slurm) == ("slurm", 3, 4, "node1:29500")
+
+
+def test_data_parallel_single_process_is_the_layer():
+    paddle.seed(0)
+    layer = paddle.nn.Linear(3, 2)
+    dp = paddle.DataParallel(layer)
+    x = paddle.randn([4, 3])
+    np.testing.assert_array_equal(dp(x).numpy(), layer(x).numpy())
+    dp(x).sum().backward()
+    np.testing.assert_allclose(layer.weight.grad.numpy(), np.repeat(x.numpy().sum(0)[:, None], 2, 1), rtol=1e-6)
+    assert list(dp.state_dict()) == ["weight", "bias"]
+    assert [n for n, _ in dp.named_parameters()] == ["_layers.weight", "_layers.bias"]
+    assert dp.scale_loss(x) is x
+    with pytest.raises(NotImplementedError, match="strategy"):
+        paddle.DataParallel(layer, strategy=object())
+
+
+# ------------------------------------------------------------------------------------ TCP, ranks as threads
+
+
+def _run_ranks(n, body, timeout=5.0):
+    """Run body(comm) for ranks 0..n-1 in threads; returns [(result or exception)]."""
+    port = free_ports(1)[0]
+    results = [None] * n
+
+    def run(rank):
+        try:
+            comm = TCPCommunicator(rank, n, "127.0.0.1", port, timeout)
+            results[rank] = body(comm)
+        except Exception as exc:  # collected: the test checks which rank saw what
+            results[rank] = exc
+    threads = [threading.Thread(target=run, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def test_tcp_collectives_three_ranks():
+    def body(c):
+        r = c.rank
+        s = c.all_reduce(np.array([r, 1.0], np.float32), SUM)
+        g = c.all_gather(np.array([r], np.int64))
+        b = c.broadcast(np.array([r * 10.0]), src=2)
+        red = c.reduce(np.array([r + 1.0]), dst=1, op=MAX)
+        sc = c.scatter([np.array([i * 2.0]) for i in range(3)] if r == 0 else None, 0, np.zeros(1))
+        obj = c.all_gather_object({"r": r})
+        c.barrier()
+        if r == 0:
+            c.send(np.array([5.0, 6.0]), dst=2)
+        got = c.recv(np.zeros(2), src=0) if r == 2 else None
+        c.close()
+        return s, [int(x[0]) for x in g], b, red, sc, obj, got
+    out = _run_ranks(3, body)
+    for r, res in enumerate(out):
+        assert not isinstance(res, Exception), res
+        s, g, b, red, sc, obj, got = res
+        np.testing.assert_array_equal(s, [3.0, 3.0])
+        assert g == [0, 1, 2] and obj == [{"r": 0}, {"r": 1}, {"r": 2}]
+        np.testing.assert_array_equal(b, [20.0])
+        np.testing.assert_array_equal(red, [3.0] if r == 1 else [r + 1.0])
+        np.testing.assert_array_equal(sc, [2.0 * r])
+    np.testing.assert_array_equal(out[2][6], [5.0, 6.0])
+
+
+def test_tcp_timeout_names_the_missing_rank():
+    gate = threading.Event()
+
+    def body(c):
+        try:
+            if c.rank == 1:
+                gate.wait(10)  # never reaches the collective while rank 0 waits
+                return None
+            return c.all_reduce(np.ones(2, np.float32))
+        finally:
+            if c.rank == 0:
+                gate.set()
+    out = _run_ranks(2, body, timeout=0.5)
+    assert isinstance(out[0], CollectiveTimeout)
+    assert "rank(s) [1] did not reach it" in str(out[0]) and "all_reduce(float32[2], op=SUM)" in str(out[0])
+
+
+def test_tcp_mismatched_collectives_are_reported():
+    def body(c):
+        return c.all_reduce(np.ones(2, np.float32)) if c.rank == 0 else c.broadcast(np.ones(3), src=0)
+    out = _run_ranks(2, body)
+    for res in out:
+        assert isinstance(res, DistributedError) and "differs across ranks" in str(res)
+        assert "rank 1: broadcast(float64[3], src=0)" in str(res)
+
+
+def test_tcp_crashed_rank_stops_the_others():
+    def body(c):
+        if c.rank == 1:
+            c._sock.close()  # dies without leaving the job
+            return None
+        return c.all_reduce(np.ones(1, np.float32))
+    out = _run_ranks(2, body, timeout=20.0)
+    assert isinstance(out[0], DistributedError) and "rank 1 crashed" in str(out[0])
+
+
+# ------------------------------------------------------------------------------ real processes (CI runs these)
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PADDLE_TRAINER", "PMI_", "OMPI_"))}
+    env.update(PADDLE_FN_DIST_TIMEOUT="3", **extra)
+    return env
+
+
+@pytest.mark.skipif(not MPIRUN.exists(), reason="mpirun not installed (pip install 'paddle_fn[distributed]')")
+def test_mpirun_two_processes_collectives_and_data_parallel():
+    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "collectives"], env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(line for line in proc.stdout.splitlines() if "OK" in line) == ["rank 0 OK", "rank 1 OK"]
+
+
+@pytest.mark.skipif(not MPIRUN.exists(), reason="mpirun not installed (pip install 'paddle_fn[distributed]')")
+def test_mpirun_timeout_names_the_missing_rank():
+    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "timeout"], env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "all_reduce(float32[1], op=SUM) (collective #2) timed out after 3 s on rank 0: rank(s) [1] did not " \
+           "reach it" in proc.stderr, proc.stderr
+
+
+def test_launch_two_processes(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "paddle_fn.distributed.launch", "--nproc_per_node", "2",
+                           "--log_dir", str(tmp_path / "log"), WORKER, "collectives"], env=_env(),
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rank 0 OK" in proc.stdout
+    assert (tmp_path / "log" / "workerlog.1").read_text().strip().endswith("rank 1 OK")
+
+
+def test_launch_crashing_worker_stops_the_job(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "paddle_fn.distributed.launch", "--nproc_per_node", "2",
+                           "--log_dir", str(tmp_path / "log"), WORKER, "crash"], env=_env(),
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "LAUNCH ERROR: worker" in proc.stderr and "the other workers were stopped" in proc.stderr
+    assert "ValueError: rank 1 fails on purpose" in (tmp_path / "log" / "workerlog.1").read_text()
+    assert "rank 1 crashed (with ValueError: rank 1 fails on purpose" in (tmp_path / "log" / "workerlog.0").read_text()
+
+
+def test_spawn_two_processes(tmp_path):
+    script = tmp_path / "spawn_job.py"
+    script.write_text(
+        "import paddle_fn as paddle\nimport paddle_fn.distributed as dist\n\n"
+        "def train(scale):\n"
+        "    dist.init_parallel_env()\n"
+        "    x = paddle.to_tensor([float(dist.get_rank() + 1)]) * scale\n"
+        "    dist.all_reduce(x)\n"
+        "    return dist.get_rank(), float(x.item())\n\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = dist.spawn(train, args=(10.0,), nprocs=2)\n"
+        "    print(ctx.return_values)\n")
+    proc = subprocess.run([sys.executable, str(script)], env=_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "[(0, 30.0), (1, 30.0)]"
