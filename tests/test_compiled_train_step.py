@@ -136,3 +136,31 @@ def test_ensure_compile_time_eval_creates_concrete_state():
     f(paddle.zeros([2]))
     assert not isinstance(made[0], paddle.core.trace.Tracer)
     np.testing.assert_array_equal(made[0].numpy(), [2.0, 2.0])
+
+
+def test_gradients_accumulate_over_compiled_calls():
+    xs, ys = _data(steps=3)
+    loss_fn = paddle.nn.CrossEntropyLoss()
+    net, opt = _model("SGD")
+    for x, y in zip(xs, ys):
+        loss_fn(net(x), y).backward()
+    want = [p.grad.numpy() for p in net.parameters()]
+
+    net, opt = _model("SGD")
+
+    @paddle.jit
+    def accumulate(x, y):
+        loss_fn(net(x), y).backward()
+
+    for x, y in zip(xs, ys):
+        accumulate(x, y)
+    for p, g in zip(net.parameters(), want):
+        np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-7)
+    assert len(accumulate._cache) == 1            # traced again once: the second call starts with gradients
+    opt.clear_grad(set_to_zero=False)              # no gradient again: traced afresh, nothing accumulated
+    accumulate(xs[0], ys[0])
+    fresh = [p.grad.numpy() for p in net.parameters()]
+    opt.clear_grad(set_to_zero=False)
+    loss_fn(net(xs[0]), ys[0]).backward()
+    for p, g in zip(net.parameters(), fresh):
+        np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-7)

@@ -182,16 +182,17 @@ class _Traced:
     """One signature's traced program, its constants (kept on the device after the first call) and output tree."""
 
     __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature", "captured", "effects",
-                 "grad_presence")
+                 "grad_state")
 
     def __init__(self, program, consts, out_tree, signature, captured=(), effects=()):
         self.program, self.consts, self.out_tree, self.signature = program, consts, out_tree, signature
         self.const_inputs = None
         self.captured = list(captured)
         self.effects = tuple(effects)
-        # whether each trainable leaf the function closed over had a gradient when traced: backward() inside the
-        # program accumulates into it only if it had, so a change means tracing again
-        self.grad_presence = tuple((h, h._grad is None) for h, snap in self.captured if snap._leaf is not None)
+        # the gradient each trainable leaf the function closed over held when traced: backward() inside the program
+        # accumulates into it only if there was one (a change means tracing again); when there was, the program
+        # reads it as an input, which follows the leaf's gradient of each call
+        self.grad_state = [(h, h._grad) for h, snap in self.captured if snap._leaf is not None]
 
     def sync_closure(self) -> bool:
         """False when a Tensor the function closed over was updated in place (rebound) since it was traced, or a
@@ -199,6 +200,15 @@ class _Traced:
         accumulators, the learning rate) with a new value is not a reason: its new value is passed in instead.
         A captured Tensor whose class defines ``refresh_state()`` (an optimizer's learning rate, which its
         scheduler moves) is asked to bring its value up to date first."""
+        for k, (leaf, seen) in enumerate(self.grad_state):
+            grad = leaf._grad
+            if (grad is None) != (seen is None):
+                return False
+            if grad is not seen:
+                for i, (handle, _) in enumerate(self.captured):
+                    if handle is seen:
+                        self._replace_const(i, grad)
+                self.grad_state[k] = (leaf, grad)
         for i, (handle, snap) in enumerate(self.captured):
             refresh = getattr(handle, "refresh_state", None)
             if refresh is not None:
@@ -209,7 +219,7 @@ class _Traced:
             if not handle.persistable or handle._alias is not None:
                 return False
             self._replace_const(i, handle)
-        return all((h._grad is None) == was_none for h, was_none in self.grad_presence)
+        return True
 
     def _replace_const(self, index, handle):
         """The program input captured from `handle` becomes the handle's current value."""
