@@ -40,7 +40,14 @@ _LOCK = threading.Lock()
 
 class ShardedArray:
     """One value split along axis 0 over devices: shard i (a device buffer, or a host array) lives on device i.
-    Behind a Tensor it reads like any device array; its value is gathered to the host only when asked for."""
+    Behind a Tensor it reads like any device array; its value is gathered to the host only when asked for.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> out = paddle.pmap(lambda v: v + 1.0)(paddle.zeros([len(paddle.devices()), 2]))
+        >>> type(out.device_array).__name__, len(out.device_array.shards) == len(paddle.devices())
+        ('ShardedArray', True)
+    """
 
     def __init__(self, shards, devices):
         self.shards, self.devices = list(shards), tuple(devices)
@@ -227,7 +234,13 @@ class _Compiled:
 
 
 class PmapFunction:
-    """A function mapped over devices (see `pmap`)."""
+    """A function mapped over devices (see `pmap`): it keeps one staged and compiled program per signature.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.pmap(lambda v: v * 2.0)
+        <pmap(<lambda>)>
+    """
 
     def __init__(self, fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices, backend):
         functools.update_wrapper(self, fun)

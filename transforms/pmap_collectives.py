@@ -13,7 +13,21 @@ import numpy as np
 
 class Collectives:
     """What pmap needs from a communication backend. `arrays` is the list of this process's per-device values
-    (numpy arrays, in axis order); every method returns one result per local device, in the same order."""
+    (numpy arrays, in axis order); every method returns one result per local device, in the same order.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.transforms.pmap_collectives import InProcessCollectives
+        >>> class Counting(InProcessCollectives):   # a backend is passed to pmap
+        ...     calls = 0
+        ...     def all_reduce(self, arrays, op):
+        ...         Counting.calls += 1
+        ...         return super().all_reduce(arrays, op)
+        >>> f = paddle.pmap(lambda v: paddle.psum(v, 'i'), axis_name='i', devices=paddle.devices()[:1],
+        ...                 backend=Counting())
+        >>> f(paddle.ones([1, 3])).numpy(), Counting.calls
+        (array([[1., 1., 1.]], dtype=float32), 1)
+    """
 
     def first_index(self, local_count: int) -> int:
         """The global axis index of this process's first device."""
@@ -48,7 +62,14 @@ _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
 class InProcessCollectives(Collectives):
-    """All devices of the mapped axis belong to this process: the collectives are numpy on the host."""
+    """All devices of the mapped axis belong to this process: the collectives are numpy on the host.
+
+    Example:
+        >>> import numpy as np
+        >>> from paddle_fn.transforms.pmap_collectives import InProcessCollectives
+        >>> InProcessCollectives().reduce_scatter([np.array([1, 2]), np.array([10, 20])], 0, False)
+        [np.int64(11), np.int64(22)]
+    """
 
     def first_index(self, local_count):
         return 0
