@@ -410,7 +410,20 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     leaves, _ = run_backward(tensors, cts, retain_graph=retain_graph, create_graph=False)
     with set_grad_enabled(False):
         for handle, ct in leaves.values():
-            handle._grad = ct if handle._grad is None else add_any(handle._grad, ct)
+            handle._grad = _accumulate(handle._grad, ct)
+
+
+def _accumulate(grad, ct):
+    """``grad + ct`` for a leaf's ``.grad``, laid out C-contiguous as Paddle's gradients are: a gradient that comes
+    out of a transposed product (a weight's) would otherwise make each optimizer update a strided pass."""
+    concrete = not isinstance(ct, Tracer) and ct._alias is None
+    if grad is None:
+        if concrete and not ct.concrete_value().flags.c_contiguous:
+            return Tensor(np.ascontiguousarray(ct.concrete_value()))
+        return ct
+    if concrete and not isinstance(grad, Tracer) and grad._alias is None and grad.aval == ct.aval:
+        return Tensor(np.add(grad.concrete_value(), ct.concrete_value(), order="C"))
+    return add_any(grad, ct)
 
 
 def _key(t: Tensor):
@@ -517,7 +530,11 @@ def _clear_grad(self, set_to_zero=True):
         array([0.], dtype=float32)
     """
     if self._grad is not None:
-        self._grad = Tensor(np.zeros(self._grad.aval.shape, self._grad.aval.dtype.np)) if set_to_zero else None
+        if set_to_zero:  # a 0-d zero broadcast: no memory to fill and fault in just for the next backward's add
+            aval = self._grad.aval
+            self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape))
+        else:
+            self._grad = None
 
 
 def _detach(self):
