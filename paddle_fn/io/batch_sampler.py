@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
+from paddle_fn.distributed import get_rank, get_world_size
 from paddle_fn.io.dataset import IterableDataset
 from paddle_fn.io.sampler import RandomSampler, Sampler, SequenceSampler
 
@@ -93,11 +93,6 @@ class _InfiniteIterableSampler:
             yield [None] * self.batch_size
 
 
-def _world():
-    """(num_replicas, rank) of this process: Paddle's launcher sets PADDLE_TRAINERS_NUM / PADDLE_TRAINER_ID."""
-    return int(os.environ.get("PADDLE_TRAINERS_NUM", "1")), int(os.environ.get("PADDLE_TRAINER_ID", "0"))
-
-
 class DistributedBatchSampler(BatchSampler):
     """Batches of this process's share of the dataset in data-parallel training.
 
@@ -110,9 +105,9 @@ class DistributedBatchSampler(BatchSampler):
     Args:
         dataset (Dataset): any object with ``__len__``.
         batch_size (int): samples per batch on this process.
-        num_replicas (int, optional): number of processes; default from the environment (``PADDLE_TRAINERS_NUM``,
-            1 outside a distributed launch).
-        rank (int, optional): this process's rank; default from ``PADDLE_TRAINER_ID`` (0).
+        num_replicas (int, optional): number of processes; default ``paddle.distributed.get_world_size()`` (the
+            initialized job, else ``PADDLE_TRAINERS_NUM``, 1 outside a distributed launch).
+        rank (int, optional): this process's rank; default ``paddle.distributed.get_rank()`` (0 outside a launch).
         shuffle (bool): shuffle every epoch. Default False.
         drop_last (bool): drop the last incomplete batch. Default False.
 
@@ -125,7 +120,6 @@ class DistributedBatchSampler(BatchSampler):
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):
         _check_batch_args("DistributedBatchSampler", batch_size, shuffle, drop_last)
-        env_replicas, env_rank = _world()
         if num_replicas is not None and (not isinstance(num_replicas, int) or num_replicas <= 0):
             raise ValueError(f"DistributedBatchSampler: num_replicas should be a positive integer, got "
                              f"{num_replicas!r}")
@@ -135,8 +129,8 @@ class DistributedBatchSampler(BatchSampler):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.drop_last = drop_last
-        self.nranks = env_replicas if num_replicas is None else num_replicas
-        self.local_rank = env_rank if rank is None else rank
+        self.nranks = get_world_size() if num_replicas is None else num_replicas
+        self.local_rank = get_rank() if rank is None else rank
         if self.local_rank >= self.nranks:
             raise ValueError(f"DistributedBatchSampler: rank {self.local_rank} must be < num_replicas {self.nranks}")
         self.epoch = 0
