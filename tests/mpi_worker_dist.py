@@ -49,6 +49,18 @@ def check_collectives(rank, n):
         np.testing.assert_allclose(msg.numpy(), [7.0, 8.0])
 
 
+def check_pmap(rank, n):
+    """pmap over this process's devices, its psum/axis_index spanning both processes."""
+    k = len(paddle.devices())
+    x = np.arange(2 * k, dtype="float32").reshape(k, 2) + 100 * rank
+    f = paddle.pmap(lambda v: (paddle.psum(v, "i"), paddle.axis_index("i")), axis_name="i",
+                    backend=dist.ProcessCollectives())
+    total, index = f(paddle.to_tensor(x))
+    everyone = np.concatenate([np.arange(2 * k, dtype="float32").reshape(k, 2) + 100 * r for r in range(n)])
+    np.testing.assert_allclose(total.numpy(), np.broadcast_to(everyone.sum(0), (k, 2)))
+    assert index.numpy().tolist() == list(range(rank * k, rank * k + k))
+
+
 def mlp(seed):
     paddle.seed(seed)
     return paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.Tanh(), paddle.nn.Linear(8, 1))
@@ -88,13 +100,14 @@ def main(mode):
     if mode == "collectives":
         check_collectives(rank, n)
         check_data_parallel(rank, n)
+        check_pmap(rank, n)
         print(f"rank {rank} OK", flush=True)
     elif mode == "timeout":
         dist.barrier()
         if rank == 0:
             dist.all_reduce(paddle.to_tensor([1.0]))
         else:
-            time.sleep(6)
+            time.sleep(4)
         print(f"rank {rank} finished", flush=True)
     elif mode == "crash":
         dist.barrier()

@@ -1,7 +1,6 @@
 """paddle.distributed: world-size-1 identities, the TCP communicator (two ranks as threads), and real
 two-process jobs under mpirun, launch and spawn (tests/mpi_worker_dist.py)."""
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -182,9 +181,10 @@ def test_tcp_crashed_rank_stops_the_others():
 # ------------------------------------------------------------------------------ real processes (CI runs these)
 
 
-def _env(**extra):
+def _env(timeout="60"):
+    """A clean environment; a long timeout where a slow (loaded) machine must not fail, short where it must."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PADDLE_TRAINER", "PMI_", "OMPI_"))}
-    env.update(PADDLE_FN_DIST_TIMEOUT="3", **extra)
+    env.update(PADDLE_FN_DIST_TIMEOUT=timeout)
     return env
 
 
@@ -193,15 +193,15 @@ def test_mpirun_two_processes_collectives_and_data_parallel():
     proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "collectives"], env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert sorted(line for line in proc.stdout.splitlines() if "OK" in line) == ["rank 0 OK", "rank 1 OK"]
+    assert "rank 0 OK" in proc.stdout and "rank 1 OK" in proc.stdout, proc.stdout
 
 
 @pytest.mark.skipif(not MPIRUN.exists(), reason="mpirun not installed (pip install 'paddle_fn[distributed]')")
 def test_mpirun_timeout_names_the_missing_rank():
-    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "timeout"], env=_env(),
+    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "timeout"], env=_env("1.5"),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
-    assert "all_reduce(float32[1], op=SUM) (collective #2) timed out after 3 s on rank 0: rank(s) [1] did not " \
+    assert "all_reduce(float32[1], op=SUM) (collective #2) timed out after 1.5 s on rank 0: rank(s) [1] did not " \
            "reach it" in proc.stderr, proc.stderr
 
 
