@@ -275,3 +275,25 @@ def test_buffer_reader_off_and_errors_in_main_process():
     assert out == [[0, 1], [2, 3], [4]]
     with pytest.raises(KeyError, match="missing"):
         list(DataLoader(Failing(), batch_size=2))
+
+
+def _shm_blocks():
+    return {n for n in os.listdir("/dev/shm") if n.startswith("psm_")} if os.path.isdir("/dev/shm") else set()
+
+
+def test_shared_memory_transport_and_abandoned_epochs():
+    before = _shm_blocks()
+    via_shm = [y.numpy().tolist() for _, y in DataLoader(Pairs(7, label="int"), batch_size=2, num_workers=2)]
+    via_queue = [y.numpy().tolist() for _, y in DataLoader(Pairs(7, label="int"), batch_size=2, num_workers=2,
+                                                             use_shared_memory=False)]
+    assert via_shm == via_queue == [[0, 1], [2, 3], [4, 5], [6]]
+    loader = DataLoader(Pairs(12, label="int"), batch_size=2, num_workers=2, persistent_workers=True)
+    for k, _ in enumerate(loader):
+        if k == 1:
+            break  # batches already in flight belong to the abandoned epoch
+    assert [y.numpy().tolist() for _, y in loader][:2] == [[0, 1], [2, 3]]
+    del loader
+    it = iter(DataLoader(Pairs(12), batch_size=2, num_workers=2))
+    next(it)
+    del it
+    assert _shm_blocks() <= before  # every shared block was copied out or freed

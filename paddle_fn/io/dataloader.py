@@ -15,7 +15,7 @@ from paddle_fn.core.trace import Tensor
 from paddle_fn.io.batch_sampler import BatchSampler, _InfiniteIterableSampler
 from paddle_fn.io.dataset import IterableDataset
 from paddle_fn.io.sampler import SequenceSampler
-from paddle_fn.io.worker import _IterableEnd, _worker_loop, _WorkerError, fetch
+from paddle_fn.io.worker import _IterableEnd, _worker_loop, fetch, from_shared
 from paddle_fn.tensor import to_tensor
 
 __all__ = ["DataLoader"]
@@ -106,13 +106,14 @@ class _WorkerPool:
         self.result_queue = ctx.Queue()
         self.index_queues = []
         self.workers = []
+        self.epoch = 0  # tags tasks, so results of an abandoned epoch are recognised and dropped
         base_seed = int(np.random.randint(0, 2 ** 62))
         for wid in range(self.num_workers):
             iq = ctx.Queue()
             w = ctx.Process(target=_worker_loop, daemon=True,
                             args=(loader.dataset, loader._is_iterable, iq, self.result_queue, loader._auto_collate,
                                   loader.collate_fn, loader.drop_last, loader.worker_init_fn, wid,
-                                  self.num_workers, base_seed))
+                                  self.num_workers, base_seed, loader.use_shared_memory))
             w.start()
             self.index_queues.append(iq)
             self.workers.append(w)
@@ -134,9 +135,21 @@ def _shutdown(workers, index_queues, result_queue):
         if w.is_alive():
             w.terminate()
             w.join()
+    _drain(result_queue)
     for q in [*index_queues, result_queue]:
         q.cancel_join_thread()
         q.close()
+
+
+def _drain(result_queue):
+    """Free the shared memory of results nobody will read."""
+    while True:
+        try:
+            _, _, batch, _ = result_queue.get(timeout=0.05)
+        except (queue.Empty, OSError, ValueError, EOFError):
+            return
+        if batch is not _IterableEnd:
+            from_shared(batch)
 
 
 class _MultiProcessIter:
@@ -154,6 +167,8 @@ class _MultiProcessIter:
             self._pool = _WorkerPool(loader)
             if loader.persistent_workers:
                 loader._pool = self._pool
+        self._pool.epoch += 1
+        self._epoch = self._pool.epoch
         self._batches = iter(loader._index_batches())
         self._sent = 0
         self._next = 0
@@ -176,7 +191,7 @@ class _MultiProcessIter:
         except StopIteration:
             self._exhausted = True
             return
-        self._pool.index_queues[self._sent % n].put((self._sent, indices))
+        self._pool.index_queues[self._sent % n].put((self._epoch, self._sent, indices))
         self._sent += 1
 
     def _receive(self):
@@ -185,9 +200,14 @@ class _MultiProcessIter:
         while True:
             wait = _POLL_S if timeout <= 0 else min(_POLL_S, max(0.0, timeout - (time.monotonic() - start)))
             try:
-                return self._pool.result_queue.get(timeout=wait)
+                epoch, batch_idx, batch, error = self._pool.result_queue.get(timeout=wait)
             except queue.Empty:
-                pass
+                epoch = None
+            if epoch is not None:
+                batch = batch if batch is _IterableEnd else from_shared(batch)
+                if epoch == self._epoch:
+                    return batch_idx, batch, error
+                continue  # a result of an epoch that was abandoned (persistent workers): dropped
             for w in self._pool.workers:
                 if not w.is_alive():
                     self._close()
@@ -259,9 +279,8 @@ class DataLoader:
         use_buffer_reader (bool): with num_workers=0, load the next batches in a background thread while the
             current one is used. Default True.
         prefetch_factor (int): batches loaded ahead per worker (or in the buffer). Default 2.
-        use_shared_memory (bool): Paddle moves worker batches through shared memory; here they always travel
-            through the result queue (pickled numpy), so the flag cannot change results and only True/False
-            are accepted. Default True.
+        use_shared_memory (bool): move worker batches through shared memory (each array is copied once into a
+            shared block) instead of pickling them through the result queue. Default True.
         timeout (int|float): seconds to wait for a batch from the workers, 0 for no limit. Default 0.
         worker_init_fn (callable, optional): called with the worker id in each worker before loading.
         persistent_workers (bool): keep the workers alive between epochs. Default False.

@@ -1,8 +1,10 @@
 """Worker processes of ``DataLoader(num_workers > 0)``.
 
-Each worker runs `_worker_loop`: it takes ``(batch index, sample indices)`` tasks from its own index queue, loads
-and collates the whole batch, converts Tensors in it to numpy (arrays pickle cheaply and need no runtime state)
-and puts ``(batch index, batch, error)`` on the shared result queue. An exception is sent back with the worker's
+Each worker runs `_worker_loop`: it takes ``(epoch, batch index, sample indices)`` tasks from its own index queue,
+loads and collates the whole batch, converts Tensors in it to numpy (arrays need no runtime state) and puts
+``(epoch, batch index, batch, error)`` on the shared result queue. With ``use_shared_memory`` every array is copied
+into a POSIX shared-memory block and only its name travels through the queue; the main process copies it out and
+unlinks the block. An exception is sent back with the worker's
 formatted traceback and re-raised by the main process. ``get_worker_info()`` describes the worker inside it.
 
 Workers are started with 'fork' on Linux: the eager path is numpy, and a forked child can also compile and run
@@ -17,6 +19,7 @@ import queue
 import random
 import traceback
 from collections.abc import Mapping
+from multiprocessing import resource_tracker, shared_memory
 
 import numpy as np
 
@@ -99,6 +102,48 @@ def to_numpy(batch):
     return batch
 
 
+class SharedArray:
+    """A numpy array parked in shared memory by a worker: name, shape and dtype."""
+
+    def __init__(self, array):
+        shm = shared_memory.SharedMemory(create=True, size=array.nbytes)
+        np.ndarray(array.shape, array.dtype, buffer=shm.buf)[...] = array
+        # the main process unlinks the block; without this the worker's tracker would remove it when the worker exits
+        resource_tracker.unregister(shm._name, "shared_memory")
+        self.name, self.shape, self.dtype = shm.name, array.shape, array.dtype.str
+        shm.close()
+
+    def take(self):
+        """Copy the array out and free the block (main process)."""
+        shm = shared_memory.SharedMemory(name=self.name)
+        try:
+            return np.array(np.ndarray(self.shape, np.dtype(self.dtype), buffer=shm.buf))
+        finally:
+            shm.close()
+            shm.unlink()
+
+
+def _map_arrays(batch, fn):
+    if isinstance(batch, (np.ndarray, SharedArray)):
+        return fn(batch)
+    if isinstance(batch, Mapping):
+        return {k: _map_arrays(v, fn) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(_map_arrays(v, fn) for v in batch)
+    return batch
+
+
+def to_shared(batch):
+    """numpy arrays (of plain dtypes, non-empty) -> SharedArray throughout a batch."""
+    return _map_arrays(batch, lambda a: SharedArray(a) if isinstance(a, np.ndarray) and a.nbytes and
+                       a.dtype.kind in "biufc" else a)
+
+
+def from_shared(batch):
+    """SharedArray -> numpy arrays throughout a batch, freeing the shared blocks."""
+    return _map_arrays(batch, lambda a: a.take() if isinstance(a, SharedArray) else a)
+
+
 def fetch(dataset, iterator, indices, auto_collate, collate_fn, drop_last):
     """Load one batch: samples ``dataset[i]`` (map-style) or the next ones of ``iterator``, then collate.
 
@@ -124,7 +169,7 @@ def fetch(dataset, iterator, indices, auto_collate, collate_fn, drop_last):
 
 
 def _worker_loop(dataset, is_iterable, index_queue, result_queue, auto_collate, collate_fn, drop_last,
-                 worker_init_fn, worker_id, num_workers, base_seed):
+                 worker_init_fn, worker_id, num_workers, base_seed, use_shared_memory):
     global _worker_info
     seed = base_seed + worker_id
     random.seed(seed)
@@ -148,14 +193,14 @@ def _worker_loop(dataset, is_iterable, index_queue, result_queue, auto_collate, 
         if task == "reset":  # a new epoch with persistent workers: restart the stream
             iterator = iter(dataset) if is_iterable and init_error is None else None
             continue
-        batch_idx, indices = task
+        epoch, batch_idx, indices = task
         if init_error is not None:
-            result_queue.put((batch_idx, None, init_error))
+            result_queue.put((epoch, batch_idx, None, init_error))
             continue
         try:
             batch = to_numpy(fetch(dataset, iterator, indices, auto_collate, collate_fn, drop_last))
-            result_queue.put((batch_idx, batch, None))
+            result_queue.put((epoch, batch_idx, to_shared(batch) if use_shared_memory else batch, None))
         except StopIteration:
-            result_queue.put((batch_idx, _IterableEnd, None))
+            result_queue.put((epoch, batch_idx, _IterableEnd, None))
         except Exception as e:  # noqa: BLE001  (every failure goes back to the main process)
-            result_queue.put((batch_idx, None, _WorkerError(worker_id, e, traceback.format_exc())))
+            result_queue.put((epoch, batch_idx, None, _WorkerError(worker_id, e, traceback.format_exc())))
