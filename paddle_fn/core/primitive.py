@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from paddle_fn.core.errors import UnsupportedError
+from paddle_fn.core.trace import bind
 
 _REGISTRY: dict[str, "Primitive"] = {}
 
@@ -79,7 +80,6 @@ class Primitive:
         return self.name
 
     def bind(self, *args, **params):
-        from paddle_fn.core.trace import bind
         return bind(self, *args, **params)
 
     def abstract_eval_list(self, avals, params):

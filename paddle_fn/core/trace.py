@@ -465,12 +465,12 @@ def _result(x, aval) -> Tensor:
     """A Tensor holding what an impl returned, in the dtype the shape rule promised. Impls return a new array or
     a view of their (read-only) inputs, so it is frozen in place, not copied as Tensor() copies a user's view."""
     a = x if type(x) is np.ndarray else np.asarray(x)
-    if a.dtype != aval.dtype.np:
-        a = a.astype(aval.dtype.np)
+    dt = aval.dtype.np
+    if a.dtype is not dt and a.dtype != dt:
+        a = a.astype(dt)
     if a.shape != aval.shape:
         raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
-    if a.flags.writeable:
-        a.flags.writeable = False
+    a.setflags(write=False)
     t = Tensor.__new__(Tensor)
     t._value, t._device_array, t._aval, t._alias = a, None, aval, None
     t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None

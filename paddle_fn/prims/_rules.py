@@ -18,7 +18,7 @@ def same_shape_dtype(name: str, *avals: ShapedArray) -> ShapedArray:
         if a.shape != a0.shape:
             raise ShapeError(f"{name}: operand shapes differ: " + ", ".join(str(list(a.shape)) for a in avals) +
                              " (primitives do not broadcast; use paddle_fn.broadcast_to or the Paddle-level op)")
-        if a.dtype != a0.dtype:
+        if a.dtype is not a0.dtype and a.dtype != a0.dtype:
             raise DTypeError(f"{name}: operand dtypes differ: " + ", ".join(a.dtype.name for a in avals) +
                              " (cast one with .astype())")
     return a0
