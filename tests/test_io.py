@@ -297,3 +297,13 @@ def test_shared_memory_transport_and_abandoned_epochs():
     next(it)
     del it
     assert _shm_blocks() <= before  # every shared block was copied out or freed
+
+
+def test_places():
+    ds = TensorDataset([paddle.arange(6.).reshape([3, 2])])
+    assert [b[0].shape for b in DataLoader(ds, batch_size=2, places=[paddle.CPUPlace()])] == [[2, 2], [1, 2]]
+    with pytest.raises(NotImplementedError, match="one place per process"):
+        DataLoader(ds, places=["cpu", "cpu"])
+    if not paddle.devices("cuda"):
+        with pytest.raises(Exception, match="no cuda device"):
+            DataLoader(ds, places="gpu:0")

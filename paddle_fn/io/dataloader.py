@@ -17,23 +17,38 @@ from paddle_fn.io.dataset import IterableDataset
 from paddle_fn.io.sampler import SequenceSampler
 from paddle_fn.io.worker import _IterableEnd, _worker_loop, fetch, from_shared
 from paddle_fn.tensor import to_tensor
+from paddle_fn.transforms.devices import device_put, resolve_device
 
 __all__ = ["DataLoader"]
 
 _POLL_S = 1.0  # how often a waiting main process checks that its workers are alive
 
 
-def _to_tensors(batch):
-    """numpy arrays -> Tensors throughout a batch; tuples become lists, as Paddle's return_list."""
+def _to_tensors(batch, device=None):
+    """numpy arrays -> Tensors throughout a batch (on ``device`` when given); tuples become lists, as Paddle's
+    return_list."""
     if isinstance(batch, np.ndarray):
-        return to_tensor(batch)
+        batch = to_tensor(batch)
     if isinstance(batch, Tensor):
-        return batch
+        return batch if device is None else device_put(batch, device)
     if isinstance(batch, Mapping):
-        return {k: _to_tensors(v) for k, v in batch.items()}
+        return {k: _to_tensors(v, device) for k, v in batch.items()}
     if isinstance(batch, (list, tuple)):
-        return [_to_tensors(v) for v in batch]
+        return [_to_tensors(v, device) for v in batch]
     return batch
+
+
+def _resolve_places(places):
+    """None (host Tensors) or the one device batches are put on."""
+    if places is None:
+        return None
+    if isinstance(places, (list, tuple)):
+        if len(places) != 1:
+            raise NotImplementedError(f"DataLoader(places={places!r}): one place per process is supported (Paddle's "
+                                      "multi-place feeding is a static-graph feature); run one process per device")
+        places = places[0]
+    device = resolve_device(places)
+    return None if device.platform == "cpu" else device
 
 
 def _mp_context():
@@ -82,7 +97,7 @@ class _SingleProcessIter:
 
     def __next__(self):
         if self._buffer is None:
-            return _to_tensors(self._load())
+            return _to_tensors(self._load(), self._loader._device)
         kind, value = self._buffer.get()
         if kind == "end":
             self._buffer.put(("end", None))  # later next() calls keep raising StopIteration
@@ -90,7 +105,7 @@ class _SingleProcessIter:
         if kind == "err":
             self._stop.set()
             raise value
-        return _to_tensors(value)
+        return _to_tensors(value, self._loader._device)
 
     def __del__(self):
         if self._buffer is not None:
@@ -238,7 +253,7 @@ class _MultiProcessIter:
             self._next += 1
             self._send()
             if batch is not _IterableEnd:
-                return _to_tensors(batch)
+                return _to_tensors(batch, self._loader._device)
 
     def _close(self):
         if not self._closed:
@@ -268,7 +283,8 @@ class DataLoader:
     Args:
         dataset (Dataset|IterableDataset): the samples.
         feed_list: static-graph feeding; not supported (must be None).
-        places: where batches go; only CPU (None, 'cpu', a CPUPlace) is supported: batches are host Tensors.
+        places (Place|str|list, optional): the device batches are put on ('gpu:0', CUDAPlace(0), a one-element
+            list); None or CPU keeps them as host Tensors.
         return_list (bool): batches are lists; in dynamic mode this is always the case, as in Paddle.
         batch_sampler (BatchSampler, optional): yields the index lists; excludes batch_size/shuffle/drop_last.
         batch_size (int|None): samples per batch; None loads samples one by one without batching. Default 1.
@@ -310,10 +326,6 @@ class DataLoader:
         if feed_list is not None:
             raise NotImplementedError("DataLoader(feed_list=...) feeds static-graph variables, which paddle_fn "
                                       "does not have; leave feed_list=None and iterate the loader")
-        if places is not None and str(places).lower() not in ("cpu", "place(cpu)", "cpuplace") and \
-                type(places).__name__ != "CPUPlace":
-            raise NotImplementedError(f"DataLoader(places={places!r}): batches are host (CPU) Tensors; move them "
-                                      "with paddle.device_put or let the compiled step take them")
         if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 0:
             raise ValueError(f"DataLoader: num_workers should be a non-negative integer, got {num_workers!r}")
         if not isinstance(prefetch_factor, int) or prefetch_factor <= 0:
@@ -327,6 +339,7 @@ class DataLoader:
         self.dataset = dataset
         self.feed_list = feed_list
         self.places = places
+        self._device = _resolve_places(places)
         self.return_list = True  # dynamic mode always returns lists, as Paddle
         self.num_workers = num_workers
         self.use_buffer_reader = bool(use_buffer_reader)
