@@ -66,10 +66,10 @@ def _np_float(f):
     """Run a numpy/scipy function, keeping the input dtype (bfloat16 computes in float32)."""
     def impl(*xs, **params):
         dt = xs[0].dtype
-        if dt.name == "bfloat16":
+        if dt == dtypes.bfloat16.np:
             xs = [np.asarray(x, np.float32) for x in xs]
         with np.errstate(all="ignore"):
-            return np.asarray(f(*xs, **params)).astype(dt)
+            return np.asarray(f(*xs, **params)).astype(dt, copy=False)
     return impl
 
 
