@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import paddle_fn.runtime as runtime
+from paddle_fn.core.config import config
 from paddle_fn.core.errors import TransformError, UnsupportedError
 from paddle_fn.core.ir import Literal, Program
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
@@ -87,6 +88,9 @@ def _split_input(t: Tensor, axis, devices) -> list:
     """The per-device Tensors of one argument leaf: its shards in place when it is already sharded this way."""
     n = len(devices)
     if axis is None:
+        if t.device_array is None and n > 1 and devices[0].platform == "cpu":
+            # one copy that every CPU device reads in place, rather than one copy per device
+            t = Tensor.from_device_array(runtime.device_put(t.concrete_value(), devices[0]))
         return [t] * n
     arr = t.device_array
     if axis == 0 and isinstance(arr, ShardedArray) and arr.devices == tuple(devices):
@@ -198,7 +202,8 @@ def _executables(program: Program, devices, name):
         for d in devices:
             d = _run_device(program, d)
             if d.target not in artifacts:
-                artifacts[d.target] = runtime.compile_stablehlo(text, target=d.target)
+                artifacts[d.target] = runtime.compile_stablehlo(text, target=d.target,
+                                                                use_disk_cache=config.disk_cache)
             exes.append(runtime.load_executable(artifacts[d.target], d))
         return exes
     return _memo(program, ("pmap", tuple(devices)), build)
@@ -409,8 +414,13 @@ class PmapFunction:
                 values = [[np.asarray(read(env, v).concrete_value()) for env in envs] for v in stage.inputs]
                 results = _host_collective(self.backend, stage, values[0] if values else [None] * n, first)
                 out_aval = stage.outputs[0].aval
-                for env, r in zip(envs, results):
-                    env[stage.outputs[0]] = Tensor(np.asarray(r, dtype=out_aval.dtype.np))
+                placed = {}  # a result shared by every device (all_reduce, all_gather) is copied in once
+                for env, r, d in zip(envs, results, devices):
+                    home = devices[0] if d.platform == "cpu" else d  # CPU devices read each other's buffers
+                    if (id(r), home) not in placed:
+                        placed[id(r), home] = Tensor.from_device_array(runtime.device_put(
+                            np.asarray(r, dtype=out_aval.dtype.np), home))
+                    env[stage.outputs[0]] = placed[id(r), home]
         outs = []
         for v, ax in zip(compiled.out_vars, compiled.out_axes):
             shards = [read(env, v) for env in envs]
