@@ -12,3 +12,9 @@ from paddle_fn.distributed.parallel import (  # noqa: F401
 from paddle_fn.distributed.spawn import spawn  # noqa: F401
 from paddle_fn.distributed import communication  # noqa: F401
 from paddle_fn.distributed.pmap_backend import ProcessCollectives  # noqa: F401
+
+__all__ = [
+    "initialize", "is_initialized", "init_parallel_env", "get_rank", "get_world_size", "ParallelEnv", "DataParallel",
+    "ReduceOp", "Group", "Task", "new_group", "get_group", "all_reduce", "all_gather", "all_gather_object",
+    "broadcast", "broadcast_object_list", "reduce", "scatter", "barrier", "send", "recv", "isend", "irecv", "wait",
+    "spawn", "ProcessCollectives", "DistributedError", "CollectiveTimeout"]
