@@ -83,7 +83,7 @@ def test_pad_modes_crop_flip():
     np.testing.assert_array_equal(F.center_crop(img, (2, 4)), img[1:3, 1:5])
     np.testing.assert_array_equal(F.hflip(img), img[:, ::-1])
     np.testing.assert_array_equal(F.vflip(img), img[::-1])
-    with pytest.raises(TypeError, match="PIL image or a numpy"):
+    with pytest.raises(TypeError, match="a PIL image, a numpy HWC"):
         F.hflip([1, 2])
 
 
@@ -299,3 +299,25 @@ def test_dataset_folder_and_image_folder(tmp_path):
         paddle.vision.datasets.ImageFolder(str(tmp_path), extensions=(".jpg",))
     with pytest.raises(ValueError, match="backend"):
         paddle.vision.set_image_backend("opencv")
+
+
+def test_tensor_images_as_paddle_functional_tensor():
+    x = paddle.to_tensor(np.random.RandomState(0).rand(3, 4, 6).astype("float32"))
+    a = x.numpy()
+    assert F.resize(x, (2, 3)).shape == [3, 2, 3] and F.resize(x, 2).shape == [3, 2, 3]
+    np.testing.assert_array_equal(F.crop(x, 1, 2, 2, 3).numpy(), a[:, 1:3, 2:5])
+    np.testing.assert_array_equal(F.center_crop(x, 2).numpy(), a[:, 1:3, 2:4])
+    np.testing.assert_array_equal(F.hflip(x).numpy(), a[:, :, ::-1])
+    np.testing.assert_array_equal(F.vflip(x).numpy(), a[:, ::-1])
+    np.testing.assert_array_equal(F.pad(x, (1, 2), padding_mode="reflect").numpy(),
+                                  np.pad(a, [(0, 0), (2, 2), (1, 1)], mode="reflect"))
+    gray = a[0] * 0.2989 + a[1] * 0.587 + a[2] * 0.114
+    np.testing.assert_allclose(F.to_grayscale(x, 3).numpy(), np.broadcast_to(gray, a.shape), rtol=1e-6)
+    np.testing.assert_allclose(F.adjust_brightness(x, 1.5).numpy(), np.clip(a * 1.5, 0, 1), rtol=1e-6)
+    np.testing.assert_allclose(F.adjust_contrast(x, 0.0).numpy(), np.full(a.shape, gray.mean()), rtol=1e-5)
+    with pytest.raises(ValueError, match="symmetric"):
+        F.pad(x, 1, padding_mode="symmetric")
+    with pytest.raises(NotImplementedError, match="Tensor image"):
+        F.rotate(x, 10)
+    assert T.Compose([T.ToTensor(), T.Resize((2, 2)), T.RandomHorizontalFlip()])(
+        np.zeros([4, 4, 3], "uint8")).shape == [3, 2, 2]

@@ -1,5 +1,6 @@
-"""``paddle.vision.transforms.functional``: image operations on numpy HWC arrays (uint8 or float) and, when
-Pillow is installed, on PIL images.
+"""``paddle.vision.transforms.functional``: image operations on numpy HWC arrays (uint8 or float), on PIL images
+when Pillow is installed, and (resize, pad, crops, flips, grayscale, brightness/contrast/saturation, normalize) on
+CHW Tensors as Paddle's functional_tensor (`_functional_tensor`).
 
 PIL images go through Pillow exactly as Paddle's 'pil' backend does. numpy images follow Paddle's 'cv2' backend,
 re-implemented in numpy so OpenCV is not needed: bilinear resize with OpenCV's pixel-centre convention (no
@@ -19,6 +20,7 @@ import numpy as np
 from paddle_fn.core.trace import Tensor
 from paddle_fn.core.dtypes import get_default_dtype
 from paddle_fn.tensor import to_tensor as _to_tensor
+from paddle_fn.vision.transforms import _functional_tensor as FT
 
 try:  # Pillow is optional: numpy images work without it
     from PIL import Image, ImageEnhance, ImageOps
@@ -36,8 +38,12 @@ def _is_pil(img):
 def _check_image(img, op):
     if _is_pil(img) or (isinstance(img, np.ndarray) and img.ndim in (2, 3)):
         return
+    if isinstance(img, Tensor):
+        raise NotImplementedError(f"paddle.vision.transforms.{op} of a Tensor image is not supported; apply it to "
+                                  "the numpy/PIL image before ToTensor")
     got = f"a numpy array of shape {list(img.shape)}" if isinstance(img, np.ndarray) else type(img).__name__
-    raise TypeError(f"paddle.vision.transforms.{op}: img should be a PIL image or a numpy HWC/HW image, got {got}")
+    raise TypeError(f"paddle.vision.transforms.{op}: img should be a PIL image, a numpy HWC/HW image or a CHW "
+                    f"Tensor, got {got}")
 
 
 def _pil_interp(name):
@@ -177,9 +183,11 @@ def resize(img, size, interpolation="bilinear"):
                [150, 167, 200, 216],
                [200, 214, 241, 255]], dtype=uint8)
     """
-    _check_image(img, "resize")
     if not (isinstance(size, int) or (isinstance(size, (list, tuple)) and len(size) == 2)):
         raise TypeError(f"resize: size should be an int or a (height, width) pair, got {size!r}")
+    if isinstance(img, Tensor):
+        return FT.resize(img, size, interpolation)
+    _check_image(img, "resize")
     w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
     if isinstance(size, int):
         if (w <= h and w == size) or (h <= w and h == size):
@@ -218,11 +226,13 @@ def pad(img, padding, fill=0, padding_mode="constant"):
         >>> F.pad(np.array([[1, 2]], 'uint8'), (1, 0), padding_mode='reflect')
         array([[2, 1, 2, 1]], dtype=uint8)
     """
-    _check_image(img, "pad")
     modes = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
     if padding_mode not in modes:
         raise ValueError(f"pad: padding_mode should be one of {list(modes)}, got {padding_mode!r}")
     left, top, right, bottom = _padding4(padding)
+    if isinstance(img, Tensor):
+        return FT.pad(img, left, top, right, bottom, fill, padding_mode)
+    _check_image(img, "pad")
     if _is_pil(img) and padding_mode == "constant":
         return ImageOps.expand(img, border=(left, top, right, bottom), fill=fill)
     arr = np.asarray(img)
@@ -253,6 +263,8 @@ def crop(img, top, left, height, width):
         array([[ 6,  7],
                [10, 11]])
     """
+    if isinstance(img, Tensor):
+        return FT.crop(img, top, left, height, width)
     _check_image(img, "crop")
     if _is_pil(img):
         return img.crop((left, top, left + width, top + height))
@@ -273,10 +285,14 @@ def center_crop(img, output_size):
         array([[ 5,  6],
                [ 9, 10]])
     """
-    _check_image(img, "center_crop")
     if isinstance(output_size, numbers.Number):
         output_size = (int(output_size), int(output_size))
-    w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
+    if isinstance(img, Tensor):
+        FT.check(img, "center_crop")
+        w, h = img.shape[2], img.shape[1]
+    else:
+        _check_image(img, "center_crop")
+        w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
     th, tw = output_size
     return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
 
@@ -293,6 +309,8 @@ def hflip(img):
         >>> F.hflip(np.array([[1, 2, 3]]))
         array([[3, 2, 1]])
     """
+    if isinstance(img, Tensor):
+        return FT.flip(img, 2, "hflip")
     _check_image(img, "hflip")
     return img.transpose(Image.FLIP_LEFT_RIGHT) if _is_pil(img) else img[:, ::-1].copy()
 
@@ -310,6 +328,8 @@ def vflip(img):
         array([[2],
                [1]])
     """
+    if isinstance(img, Tensor):
+        return FT.flip(img, 1, "vflip")
     _check_image(img, "vflip")
     return img.transpose(Image.FLIP_TOP_BOTTOM) if _is_pil(img) else img[::-1].copy()
 
@@ -334,6 +354,10 @@ def adjust_brightness(img, brightness_factor):
         >>> F.adjust_brightness(np.array([[10, 100, 200]], 'uint8'), 1.5)
         array([[ 15, 150, 255]], dtype=uint8)
     """
+    if brightness_factor < 0:
+        raise ValueError(f"adjust_brightness: brightness_factor should be non-negative, got {brightness_factor}")
+    if isinstance(img, Tensor):
+        return FT.adjust_brightness(img, brightness_factor)
     _check_image(img, "adjust_brightness")
     if _is_pil(img):
         return ImageEnhance.Brightness(img).enhance(brightness_factor)
@@ -354,6 +378,10 @@ def adjust_contrast(img, contrast_factor):
         >>> F.adjust_contrast(np.array([[10, 74, 200]], 'uint8'), 2.0)
         array([[  0,  74, 255]], dtype=uint8)
     """
+    if contrast_factor < 0:
+        raise ValueError(f"adjust_contrast: contrast_factor should be non-negative, got {contrast_factor}")
+    if isinstance(img, Tensor):
+        return FT.adjust_contrast(img, contrast_factor)
     _check_image(img, "adjust_contrast")
     if _is_pil(img):
         return ImageEnhance.Contrast(img).enhance(contrast_factor)
@@ -381,6 +409,10 @@ def adjust_saturation(img, saturation_factor):
         >>> F.adjust_saturation(np.array([[[200, 100, 0]]], 'uint8'), 0.0)
         array([[[118, 118, 118]]], dtype=uint8)
     """
+    if saturation_factor < 0:
+        raise ValueError(f"adjust_saturation: saturation_factor should be non-negative, got {saturation_factor}")
+    if isinstance(img, Tensor):
+        return FT.adjust_saturation(img, saturation_factor)
     _check_image(img, "adjust_saturation")
     if _is_pil(img):
         return ImageEnhance.Color(img).enhance(saturation_factor)
@@ -552,6 +584,8 @@ def to_grayscale(img, num_output_channels=1):
     """
     if num_output_channels not in (1, 3):
         raise ValueError(f"to_grayscale: num_output_channels should be either 1 or 3, got {num_output_channels}")
+    if isinstance(img, Tensor):
+        return FT.to_grayscale(img, num_output_channels)
     _check_image(img, "to_grayscale")
     if _is_pil(img):
         gray = img.convert("L")
