@@ -99,6 +99,18 @@ def test_grad_of_psum_inside_pmap_matches_vmap_and_finite_differences(cpus):
         np.testing.assert_allclose(_np(got)[i], 2 * fd, rtol=1e-6, atol=1e-8)
 
 
+def test_jacobians_of_collectives_inside_the_map(cpus):
+    """jacrev/hessian vmap over a basis inside the named map: their vmaps must not be taken for the named axis."""
+    x = pf.to_tensor(np.arange(4.0).reshape(2, 2))
+    f = pf.jacrev(lambda v: pf.psum(v * v, "i"))
+    got = pf.pmap(f, axis_name="i", devices=cpus[:2])(x)
+    np.testing.assert_allclose(_np(got), _np(pf.vmap(f, axis_name="i")(x)))
+    np.testing.assert_allclose(_np(got), [np.diag(4 * _np(x)[i]) for i in range(2)])  # psum^T = psum: 2 x 2v
+    h = pf.hessian(lambda v: pf.psum((v ** 3).sum(), "i"))
+    np.testing.assert_allclose(_np(pf.pmap(h, axis_name="i", devices=cpus[:2])(x)),
+                               [np.diag(12 * _np(x)[i]) for i in range(2)])
+
+
 def _mlp_loss(params, x, y):
     w1, b1, w2, b2 = params
     h = pf.nn.functional.relu(x @ w1 + b1)

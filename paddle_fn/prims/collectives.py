@@ -8,8 +8,8 @@ the axis.
 - Inside a named vmap the collective is computed by its batching rule, with ordinary array operations over the
   batch axis: that is the reference meaning. The lax-level wrapper raises the operand into the vmap's batch trace
   first (materializing a batch axis for a value that does not vary over it), so that the batch rule of that
-  trace always sees it; a batch rule invoked by another (inner) vmap recognizes that its operand still carries
-  the named trace's tracers and applies the collective per inner example.
+  trace always sees it; the batch rule run by any other vmap applies the collective per example of that vmap,
+  through the wrapper again.
 - Inside pmap the collective is staged as an equation; pmap splits the program there and performs it between the
   compiled segments through a `Collectives` backend (transforms/pmap_collectives.py).
 
@@ -17,6 +17,8 @@ Outside both, or with a name nothing binds, the wrapper raises NameError at trac
 collectives, so a collective cannot be compiled into one single-device program: its lowering rule says so.
 """
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -89,13 +91,16 @@ def _raise_to_frame(x, main):
     return t
 
 
-def _named_here(vals, axis_name, op):
-    """True when the batch rule runs in the vmap that binds `axis_name` (its operands are then below it); False
-    in an inner vmap, whose operands still carry tracers of the named trace or of pmap's staging."""
+def _named_here(axis_name, op):
+    """True when the batch rule runs in the vmap that binds `axis_name`; False in any other vmap (an inner one,
+    jacrev's, or one that batches a sub-program), where the collective applies per example of that vmap.
+
+    Batching rules are not told which trace runs them, and the operands cannot tell either (a cotangent basis
+    inside jacrev holds no tracer of the named vmap), so the rule asks its caller: it is always called from
+    `BatchTrace.process_primitive`, whose `self` is the trace."""
     main = axis_frame(axis_name, op)
-    if main.trace_type is not BatchTrace:
-        return False
-    return not any(isinstance(v, Tracer) and v._trace.main.level >= main.level for v in vals)
+    caller = sys._getframe(2).f_locals.get("self")
+    return main.trace_type is BatchTrace and isinstance(caller, BatchTrace) and caller.main is main
 
 
 def _unbound_impl(name):
@@ -131,12 +136,13 @@ def _same_shape(x, *, axis_name):
     return x
 
 
-def _reduction_batch(name, reduce, prim_of):
+def _reduction_batch(name, reduce, wrapper):
     def batch(vals, dims, *, axis_name):
         (x,), (d,) = vals, dims
-        if _named_here(vals, axis_name, name):
+        if _named_here(axis_name, name):
             return reduce(x, axes=(d,)), not_mapped
-        return prim_of().bind(x, axis_name=axis_name), d
+        # per example of this vmap; through the wrapper, which raises the operand to the named trace
+        return wrapper()(x, axis_name), d
     return batch
 
 
@@ -150,7 +156,7 @@ def _psum_transpose(ct, x, *, axis_name):
 
 
 psum_p = Primitive("psum", _same_shape, _unbound_impl("psum"), _psum_jvp, _psum_transpose,
-                   _reduction_batch("psum", reduce_sum, lambda: psum_p), _no_lowering("psum"))
+                   _reduction_batch("psum", reduce_sum, lambda: psum), _no_lowering("psum"))
 
 
 def psum(x, axis_name):
@@ -179,7 +185,7 @@ def _pextreme_jvp(which):
 
 
 pmax_p = Primitive("pmax", _same_shape, _unbound_impl("pmax"), _pextreme_jvp(lambda x, n: pmax(x, n)), NONLINEAR,
-                   _reduction_batch("pmax", reduce_max, lambda: pmax_p), _no_lowering("pmax"))
+                   _reduction_batch("pmax", reduce_max, lambda: pmax), _no_lowering("pmax"))
 
 
 def pmax(x, axis_name):
@@ -196,7 +202,7 @@ def pmax(x, axis_name):
 
 
 pmin_p = Primitive("pmin", _same_shape, _unbound_impl("pmin"), _pextreme_jvp(lambda x, n: pmin(x, n)), NONLINEAR,
-                   _reduction_batch("pmin", reduce_min, lambda: pmin_p), _no_lowering("pmin"))
+                   _reduction_batch("pmin", reduce_min, lambda: pmin), _no_lowering("pmin"))
 
 
 def pmin(x, axis_name):
@@ -259,7 +265,7 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
 
 def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, size):
     (x,), (d,) = vals, dims
-    if _named_here(vals, axis_name, "all_gather"):
+    if _named_here(axis_name, "all_gather"):
         stacked = _front(x, d)  # (size, *x): exactly every member's result, the same for all
         nd = get_aval(stacked).ndim
         perm = list(range(1, nd))
@@ -269,7 +275,7 @@ def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, size):
             shape = get_aval(out).shape
             out = reshape(out, new_sizes=shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
         return out, not_mapped
-    return all_gather_p.bind(_front(x, d), axis_name=axis_name, axis=axis + 1, tiled=tiled, size=size), 0
+    return all_gather(_front(x, d), axis_name, axis=axis + 1, tiled=tiled), 0
 
 
 all_gather_p = Primitive("all_gather", _all_gather_shape, _unbound_impl("all_gather"), _all_gather_jvp,
@@ -329,14 +335,13 @@ def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, tiled, size)
 def _psum_scatter_batch(vals, dims, *, axis_name, scatter_dimension, tiled, size):
     (x,), (d,) = vals, dims
     s = scatter_dimension
-    if _named_here(vals, axis_name, "psum_scatter"):
+    if _named_here(axis_name, "psum_scatter"):
         total = reduce_sum(x, axes=(d,))  # the sum, the same for every member; member i keeps slice/block i
         if tiled:
             shape = get_aval(total).shape
             total = reshape(total, new_sizes=shape[:s] + (size, shape[s] // size) + shape[s + 1:])
         return total, s
-    out = psum_scatter_p.bind(_front(x, d), axis_name=axis_name, scatter_dimension=s + 1, tiled=tiled, size=size)
-    return out, 0
+    return psum_scatter(_front(x, d), axis_name, scatter_dimension=s + 1, tiled=tiled), 0
 
 
 psum_scatter_p = Primitive("psum_scatter", _psum_scatter_shape, _unbound_impl("psum_scatter"), _psum_scatter_jvp,
@@ -377,7 +382,7 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
 
 def _ppermute_batch(vals, dims, *, axis_name, perm):
     (x,), (d,) = vals, dims
-    if _named_here(vals, axis_name, "ppermute"):
+    if _named_here(axis_name, "ppermute"):
         xs = _front(x, d)
         size = get_aval(xs).shape[0]
         source = dict((dst, src) for src, dst in perm)
@@ -393,7 +398,7 @@ def _ppermute_batch(vals, dims, *, axis_name, perm):
                 rows.append(broadcast_in_dim(Tensor(np.zeros((), get_aval(xs).dtype.np)), shape=shape,
                                              broadcast_dimensions=()))
         return concatenate(*rows, dimension=0), 0
-    return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    return ppermute(x, axis_name, perm), d
 
 
 ppermute_p = Primitive("ppermute", lambda x, *, axis_name, perm: x, _unbound_impl("ppermute"), _ppermute_jvp,
@@ -452,7 +457,7 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, size):
 
 def _all_to_all_batch(vals, dims, *, axis_name, split_axis, concat_axis, size):
     (x,), (d,) = vals, dims
-    if _named_here(vals, axis_name, "all_to_all"):
+    if _named_here(axis_name, "all_to_all"):
         v = _front(x, d)                                   # (j, *x): member j's operand
         xs = get_aval(v).shape[1:]
         s, c = split_axis, concat_axis
@@ -466,9 +471,7 @@ def _all_to_all_batch(vals, dims, *, axis_name, split_axis, concat_axis, size):
         v = transpose(v, permutation=tuple(perm2))
         merged = rest[:c] + [size * rest[c]] + rest[c + 1:]
         return reshape(v, new_sizes=(size,) + tuple(merged)), 0
-    out = all_to_all_p.bind(_front(x, d), axis_name=axis_name, split_axis=split_axis + 1,
-                            concat_axis=concat_axis + 1, size=size)
-    return out, 0
+    return all_to_all(_front(x, d), axis_name, split_axis + 1, concat_axis + 1), 0
 
 
 all_to_all_p = Primitive("all_to_all", _all_to_all_shape, _unbound_impl("all_to_all"), _all_to_all_jvp,
