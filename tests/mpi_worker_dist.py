@@ -41,6 +41,21 @@ def check_collectives(rank, n):
     dist.all_gather_object(objs, {"rank": rank})
     assert objs == [{"rank": 0}, {"rank": 1}], objs
     dist.barrier()
+    gathered = []
+    dist.gather(paddle.to_tensor([rank * 1.0]), gathered if rank == 1 else None, dst=1)
+    assert [t.numpy().tolist() for t in gathered] == ([[0.0], [1.0]] if rank == 1 else []), gathered
+    rs = paddle.zeros([2])
+    dist.reduce_scatter(rs, [paddle.to_tensor([1.0, 2.0]) * (rank + 1), paddle.to_tensor([3.0, 4.0]) * (rank + 1)])
+    np.testing.assert_allclose(rs.numpy(), [[3.0, 6.0], [9.0, 12.0]][rank])
+    a2a = []
+    dist.alltoall(a2a, [paddle.to_tensor([10 * rank + j]) for j in range(n)])
+    assert [t.numpy().tolist() for t in a2a] == [[rank], [10 + rank]], a2a
+    single = paddle.zeros([4])
+    dist.alltoall_single(single, paddle.to_tensor([0.0, 1.0, 2.0, 3.0]) + 10 * rank)
+    np.testing.assert_allclose(single.numpy(), [[0.0, 1.0, 10.0, 11.0], [2.0, 3.0, 12.0, 13.0]][rank])
+    got = []
+    dist.scatter_object_list(got, ["a", "b"] if rank == 0 else None, src=0)
+    assert got == [["a", "b"][rank]], got
     msg = paddle.to_tensor([7.0, 8.0]) if rank == 0 else paddle.zeros([2])
     if rank == 0:
         dist.send(msg, dst=1)

@@ -285,6 +285,163 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
     return Task()
 
 
+def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
+    """Collect `tensor` from every rank into `gather_list` on rank `dst` (cleared first; rank order).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.distributed as dist
+        >>> out = []
+        >>> _ = dist.gather(paddle.to_tensor([1.0]), out, dst=0)
+        >>> [t.numpy() for t in out]
+        [array([1.], dtype=float32)]
+    """
+    c = _comm_for(group, "gather")
+    _check_rank(dst, c, "gather", "dst")
+    if c.rank == dst and not isinstance(gather_list, list):
+        raise TypeError(f"gather: rank {dst} (dst) needs gather_list, a list to fill; got {gather_list!r}")
+    parts = c.all_gather(_array(tensor, "gather"))
+    if c.rank == dst:
+        gather_list.clear()
+        gather_list.extend(to_tensor(p, dtype=tensor.dtype) for p in parts)
+    return Task()
+
+
+def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=True):
+    """Reduce ``tensor_list`` (one tensor per rank) over all ranks; rank i gets element i into `tensor`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.distributed as dist
+        >>> out = paddle.zeros([2])
+        >>> _ = dist.reduce_scatter(out, [paddle.to_tensor([1.0, 2.0])])
+        >>> out.numpy()
+        array([1., 2.], dtype=float32)
+    """
+    c = _comm_for(group, "reduce_scatter")
+    stacked = _stacked(tensor_list, c, tensor, "reduce_scatter")
+    _set(tensor, c.all_reduce(stacked, op)[c.rank])
+    return Task()
+
+
+def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
+    """Rank i sends ``in_tensor_list[j]`` to rank j, which stores it as ``out_tensor_list[i]`` (cleared first).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.distributed as dist
+        >>> out = []
+        >>> _ = dist.alltoall(out, [paddle.to_tensor([7, 8])])
+        >>> [t.numpy() for t in out]
+        [array([7, 8])]
+    """
+    if not isinstance(out_tensor_list, list):
+        raise TypeError(f"alltoall: out_tensor_list must be a list to fill, got {type(out_tensor_list).__name__}")
+    c = _comm_for(group, "alltoall")
+    if not in_tensor_list:
+        raise ValueError(f"alltoall: in_tensor_list needs one tensor per rank ({c.size}), got none")
+    dtype = in_tensor_list[0].dtype
+    stacked = _stacked(in_tensor_list, c, in_tensor_list[0], "alltoall")
+    everyone = c.all_gather(stacked)
+    out_tensor_list.clear()
+    out_tensor_list.extend(to_tensor(everyone[src][c.rank], dtype=dtype) for src in range(c.size))
+    return Task()
+
+
+def alltoall_single(out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=None, group=None, sync_op=True):
+    """``alltoall`` on one tensor split evenly along axis 0: block j goes to rank j; received blocks are
+    concatenated in rank order into `out_tensor` (in place). Uneven split sizes are not supported.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.distributed as dist
+        >>> out = paddle.zeros([2])
+        >>> _ = dist.alltoall_single(out, paddle.to_tensor([3.0, 4.0]))
+        >>> out.numpy()
+        array([3., 4.], dtype=float32)
+    """
+    c = _comm_for(group, "alltoall_single")
+    x = _array(in_tensor, "alltoall_single", "in_tensor")
+    if x.ndim == 0 or x.shape[0] % c.size:
+        raise ValueError(f"alltoall_single: in_tensor's first axis ({list(x.shape)}) must split evenly over "
+                         f"{c.size} ranks")
+    block = x.shape[0] // c.size
+    for name, sizes in (("in_split_sizes", in_split_sizes), ("out_split_sizes", out_split_sizes)):
+        if sizes is not None and list(sizes) != [block] * c.size:
+            raise NotImplementedError(f"alltoall_single: {name}={list(sizes)}: only even splits ({[block] * c.size}) "
+                                      "are supported")
+    everyone = c.all_gather(x.reshape((c.size, block) + x.shape[1:]))
+    _set(out_tensor, np.concatenate([everyone[src][c.rank] for src in range(c.size)]))
+    return Task()
+
+
+def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None):
+    """Rank `src` sends ``in_object_list[i]`` to rank i, which finds it in ``out_object_list[0]``.
+
+    Example:
+        >>> import paddle_fn.distributed as dist
+        >>> out = []
+        >>> dist.scatter_object_list(out, [{"shard": 0}], src=0)
+        >>> out
+        [{'shard': 0}]
+    """
+    c = _comm_for(group, "scatter_object_list")
+    _check_rank(src, c, "scatter_object_list", "src")
+    if c.rank == src and (in_object_list is None or len(in_object_list) != c.size):
+        raise ValueError(f"scatter_object_list: the source rank {src} needs in_object_list with one object per rank "
+                         f"({c.size})")
+    objs = c.all_gather_object(list(in_object_list) if c.rank == src else None)[src]
+    out_object_list[:] = [objs[c.rank]]
+
+
+def is_available():
+    """True: ``paddle_fn.distributed`` can be used (TCP always; MPI under ``mpirun`` with mpi4py installed).
+
+    Example:
+        >>> import paddle_fn.distributed as dist
+        >>> dist.is_available()
+        True
+    """
+    return True
+
+
+def get_backend(group=None):
+    """The communication backend in upper case: ``'MPI'``, ``'TCP'``, or ``'SINGLE'`` (one process).
+
+    Example:
+        >>> import paddle_fn.distributed as dist
+        >>> dist.get_backend() in ("SINGLE", "MPI", "TCP")
+        True
+    """
+    return _comm_for(group, "get_backend").backend.upper()
+
+
+def destroy_process_group(group=None):
+    """Leave the job (only the group of all ranks exists); ``init_parallel_env`` can then start a new one.
+
+    Example:
+        >>> import paddle_fn.distributed as dist
+        >>> dist.destroy_process_group()
+        >>> dist.is_initialized()
+        False
+    """
+    _comm_for(group, "destroy_process_group")
+    env.shutdown()
+    _GROUPS.clear()
+
+
+def _stacked(tensor_list, c, like, what):
+    if tensor_list is None or len(tensor_list) != c.size:
+        got = "None" if tensor_list is None else f"{len(tensor_list)} tensors"
+        raise ValueError(f"{what}: needs one tensor per rank ({c.size}), got {got}")
+    arrays = [_array(t, what, "tensor_list[i]") for t in tensor_list]
+    shape = _array(like, what).shape
+    for i, a in enumerate(arrays):
+        if a.shape != shape:
+            raise ValueError(f"{what}: tensor {i} has shape {list(a.shape)}, expected {list(shape)} (all the same)")
+    return np.stack(arrays)
+
+
 def barrier(group=None):
     """Wait until every rank reaches this call.
 

@@ -25,7 +25,11 @@ def _split_address(address, what):
 def _default_timeout(timeout):
     if timeout is not None:
         return float(timeout)
-    return float(os.environ.get("PADDLE_FN_DIST_TIMEOUT", DEFAULT_TIMEOUT))
+    if "PADDLE_FN_DIST_TIMEOUT" in os.environ:
+        return float(os.environ["PADDLE_FN_DIST_TIMEOUT"])
+    if "PADDLE_PG_TIMEOUT" in os.environ:  # Paddle's process-group timeout, in milliseconds
+        return float(os.environ["PADDLE_PG_TIMEOUT"]) / 1000
+    return DEFAULT_TIMEOUT
 
 
 def _detect(env):
@@ -51,7 +55,8 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None, *,
         num_processes (int, optional): number of processes in the job; detected when None.
         process_id (int, optional): this process's rank in ``[0, num_processes)``; detected when None.
         timeout (float, optional): seconds a collective may wait for the other ranks before it fails naming the
-            missing ones (default 300, or ``PADDLE_FN_DIST_TIMEOUT``).
+            missing ones (default: ``PADDLE_FN_DIST_TIMEOUT`` seconds, else Paddle's ``PADDLE_PG_TIMEOUT``
+            milliseconds, else 300 s).
 
     Returns:
         The communicator (``.rank``, ``.size``, ``.backend``: ``"single"``, ``"mpi"`` or ``"tcp"``). Calling it
@@ -95,11 +100,12 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None, *,
             host, port = _split_address(master, "coordinator_address")
             comm = TCPCommunicator(rank, size, host, port, timeout)
     _STATE["comm"], _STATE["source"] = comm, source
-    atexit.register(_shutdown)
+    atexit.register(shutdown)
     return comm
 
 
-def _shutdown():
+def shutdown():
+    """Leave the job (at exit, or ``destroy_process_group``); a later ``initialize`` starts a new one."""
     comm, _STATE["comm"] = _STATE["comm"], None
     if comm is not None:
         comm.close()

@@ -80,8 +80,10 @@ class ParallelEnv:
         self._rank = get_rank()
         self._world_size = get_world_size()
         self._device_id = int(os.environ.get("FLAGS_selected_gpus", "0").split(",")[0] or 0)
-        self._trainer_endpoints = [e for e in os.environ.get("PADDLE_TRAINER_ENDPOINTS", "").split(",") if e]
+        self._trainer_endpoints = os.environ.get("PADDLE_TRAINER_ENDPOINTS", "").split(",")
         self._current_endpoint = os.environ.get("PADDLE_CURRENT_ENDPOINT", "")
+        self._nrings = int(os.environ.get("FLAGS_nccl_nrings", "1"))
+        self._pg_timeout = int(os.environ.get("PADDLE_PG_TIMEOUT", "1800000"))
 
     @property
     def rank(self):
@@ -105,8 +107,23 @@ class ParallelEnv:
 
     @property
     def trainer_endpoints(self):
-        """Every process's ``ip:port`` from the launcher."""
+        """Every process's ``ip:port`` from the launcher (``['']`` without one, as Paddle)."""
         return self._trainer_endpoints
+
+    @property
+    def device_type(self):
+        """The custom device type ('': CPU here, as Paddle without custom devices)."""
+        return ""
+
+    @property
+    def nrings(self):
+        """``FLAGS_nccl_nrings`` (1 by default; NCCL rings do not exist here)."""
+        return self._nrings
+
+    @property
+    def pg_timeout(self):
+        """``PADDLE_PG_TIMEOUT`` in milliseconds (1800000 by default), as Paddle reports it."""
+        return self._pg_timeout
 
     local_rank = rank
     nranks = world_size
