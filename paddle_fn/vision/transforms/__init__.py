@@ -12,5 +12,5 @@ from paddle_fn.vision.transforms.transforms import (
 __all__ = ["BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
            "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop",
            "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor", "Transpose",
-           "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop", "functional",
-           "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
+           "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop",
+           "functional", "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
