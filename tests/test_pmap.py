@@ -190,6 +190,23 @@ def test_errors_are_clear(cpus):
         pf.vmap(lambda v: pf.ppermute(v, "i", [(0, 1), (2, 1)]), axis_name="i")(x)
     with pytest.raises(pf.ShapeError, match="must equal the axis size 3"):
         pf.vmap(lambda v: pf.psum_scatter(v, "i"), axis_name="i")(x)
-    # not yet: a jit with a collective inside a named vmap (the jit's batching does not know the axis name)
+    with pytest.raises(NameError, match="unbound axis name 'i'"):
+        pf.jit(lambda v: pf.psum(v, "i"))(x)
+    # a jit called on constants inside a named vmap runs on its own, as one single-device program
     with pytest.raises(NotImplementedError, match="single-device program"):
-        pf.vmap(lambda r: pf.jit(lambda q: pf.psum(q, "i"))(r), axis_name="i")(x)
+        pf.vmap(lambda r: r + pf.jit(lambda q: pf.psum(q, "i"))(pf.ones([2])), axis_name="i")(x)
+
+
+def test_collectives_in_sub_programs_inside_a_named_vmap():
+    """jit, cond and scan inside vmap(axis_name=...) batch their sub-programs with a vmap of their own: that vmap
+    carries the named axis, and an unnamed user vmap nested in between does not."""
+    x = pf.to_tensor(np.arange(6.0).reshape(3, 2))
+    want = np.broadcast_to(_np(x).sum(0), (3, 2))
+    via_jit = pf.vmap(lambda v: pf.jit(lambda q: pf.psum(q, "i"))(v), axis_name="i")(x)
+    via_cond = pf.vmap(lambda v: pf.cond(v.sum() > 100, lambda: v, lambda: pf.psum(v, "i")), axis_name="i")(x)
+    np.testing.assert_allclose(_np(via_jit), want)
+    np.testing.assert_allclose(_np(via_cond), want)
+    via_scan = pf.vmap(lambda v: pf.scan(lambda c, e: (c + pf.psum(e, "i"), c), v[0] * 0, v)[0], axis_name="i")(x)
+    np.testing.assert_allclose(_np(via_scan), [_np(x).sum()] * 3)
+    inner = pf.vmap(lambda v: pf.vmap(lambda e: pf.jit(lambda q: pf.psum(q, "i"))(e))(v), axis_name="i")(x)
+    np.testing.assert_allclose(_np(inner), want)

@@ -7,6 +7,7 @@ from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims.collectives import UnnamedAxis
 from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
 
 
@@ -100,7 +101,10 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
         def out_dims_thunk():
             return store["out_axes"]
 
-        outs = vmap_flat(flat_fun, vals, dims, size, _LazyOutDims(out_dims_thunk), axis_name=axis_name)
+        # an unnamed user vmap still gets a (private) name: collectives tell it from the vmaps that batching rules
+        # run over sub-programs, which have none (see paddle_fn.prims.collectives)
+        outs = vmap_flat(flat_fun, vals, dims, size, _LazyOutDims(out_dims_thunk),
+                         axis_name=UnnamedAxis() if axis_name is None else axis_name)
         return tree_unflatten(store["out_tree"], outs)
 
     return vmapped

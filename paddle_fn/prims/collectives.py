@@ -58,6 +58,16 @@ def _check_name(axis_name, op):
     return axis_name
 
 
+class UnnamedAxis:
+    """The axis name `vmap` gives a batch axis the user did not name: it tells the user's vmaps apart from the
+    vmaps that batching rules of control flow and jit run over sub-programs (axis name None), which carry the
+    axis of the trace whose rule created them."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<unnamed>"
+
+
 def axis_frame(axis_name, op: str):
     """The innermost live transform (named vmap or pmap) binding `axis_name`; NameError if there is none."""
     bound = []
@@ -66,7 +76,8 @@ def axis_frame(axis_name, op: str):
         if main.live and isinstance(data, dict) and data.get("axis_name") is not None:
             if data["axis_name"] == axis_name:
                 return main
-            bound.append(data["axis_name"])
+            if not isinstance(data["axis_name"], UnnamedAxis):
+                bound.append(data["axis_name"])
     where = f"the axis names bound here are {bound}" if bound else "no axis name is bound here"
     raise NameError(f"{op}: unbound axis name {axis_name!r}: call it inside vmap(f, axis_name={axis_name!r}) or "
                     f"pmap(f, axis_name={axis_name!r}); {where}")
@@ -91,16 +102,36 @@ def _raise_to_frame(x, main):
     return t
 
 
+def _is_internal(main) -> bool:
+    data = main.global_data
+    return main.transform == "vmap" and isinstance(data, dict) and data.get("axis_name", 0) is None
+
+
 def _named_here(axis_name, op):
-    """True when the batch rule runs in the vmap that binds `axis_name`; False in any other vmap (an inner one,
-    jacrev's, or one that batches a sub-program), where the collective applies per example of that vmap.
+    """True when the batch rule runs for the vmap that binds `axis_name`: in that vmap's trace, or in a vmap that
+    a batching rule of that trace runs over a sub-program (jit, cond, scan: it carries the same axis). False in
+    any other vmap (an inner one, jacrev's), where the collective applies per example of that vmap.
 
     Batching rules are not told which trace runs them, and the operands cannot tell either (a cotangent basis
-    inside jacrev holds no tracer of the named vmap), so the rule asks its caller: it is always called from
-    `BatchTrace.process_primitive`, whose `self` is the trace."""
+    inside jacrev holds no tracer of the named vmap), so the rule looks at its callers: it is always called from
+    `BatchTrace.process_primitive`, whose `self` is the trace; a sub-program's vmap was created by a rule called
+    from an enclosing `process_primitive`."""
     main = axis_frame(axis_name, op)
-    caller = sys._getframe(2).f_locals.get("self")
-    return main.trace_type is BatchTrace and isinstance(caller, BatchTrace) and caller.main is main
+    if main.trace_type is not BatchTrace:
+        return False
+    frame = sys._getframe(2)
+    caller = frame.f_locals.get("self")
+    while isinstance(caller, BatchTrace) and _is_internal(caller.main):
+        frame = frame.f_back
+        while frame is not None and not (frame.f_code is _PROCESS and frame.f_locals.get("self") is not caller):
+            frame = frame.f_back
+        if frame is None:
+            return False
+        caller = frame.f_locals.get("self")
+    return isinstance(caller, BatchTrace) and caller.main is main
+
+
+_PROCESS = BatchTrace.process_primitive.__code__
 
 
 def _unbound_impl(name):
