@@ -52,7 +52,8 @@ class MultiprocessContext:
                 if p.exitcode not in (None, 0):
                     self._terminate_all()
                     error = self.error_queues[rank].get() if not self.error_queues[rank].empty() else None
-                    detail = error or f"exit code {p.exitcode} (killed or crashed without a Python traceback)"
+                    detail = error or (f"exit code {p.exitcode}: it failed outside the function (while starting, "
+                                       "or killed); see its output above")
                     raise RuntimeError(f"\n\n----------------------------------------------\nProcess {rank} "
                                        f"terminated with the following error:\n----------------------------------"
                                        f"------------\n\n{detail}")
