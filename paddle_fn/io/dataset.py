@@ -6,17 +6,21 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
+from typing import Generic, TypeVar
 
 from paddle_fn.random import randperm
+
+_T = TypeVar("_T")
 
 __all__ = ["ChainDataset", "ComposeDataset", "ConcatDataset", "Dataset", "IterableDataset", "Subset",
            "TensorDataset", "random_split"]
 
 
-class Dataset:
+class Dataset(Generic[_T]):
     """A map-style dataset: subclass it and define ``__getitem__(idx)`` (one sample) and ``__len__()``.
 
-    A sample is usually a tuple of numpy arrays (image, label); ``paddle.io.DataLoader`` batches samples.
+    A sample is usually a tuple of numpy arrays (image, label); ``paddle.io.DataLoader`` batches samples. As in
+    Paddle the class is generic in the sample type (``Dataset[tuple]`` in annotations).
 
     Example:
         >>> import numpy as np
@@ -41,7 +45,7 @@ class Dataset:
         raise NotImplementedError(f"'{type(self).__name__}' is a paddle.io.Dataset and must define __len__(self)")
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T]):
     """A stream-style dataset: subclass it and define ``__iter__`` yielding samples.
 
     With ``DataLoader(num_workers=N)`` every worker process iterates its own copy of the dataset; split the stream

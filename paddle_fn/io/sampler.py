@@ -3,15 +3,19 @@ global RNG (``np.random.seed``) and ``SubsetRandomSampler`` from Paddle's global
 Paddle does."""
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import numpy as np
 
 from paddle_fn.core.trace import Tensor
 from paddle_fn.random import randperm
 
+_T = TypeVar("_T")
+
 __all__ = ["RandomSampler", "Sampler", "SequenceSampler", "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
-class Sampler:
+class Sampler(Generic[_T]):
     """Base class of samplers: subclass it and define ``__iter__`` (yielding indices) and usually ``__len__``.
 
     Args:
