@@ -1,6 +1,8 @@
 """Reductions, scans, sorting, index reductions and dot_general. Each block gives every rule of one primitive."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from paddle_fn.core import dtypes
@@ -11,6 +13,7 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
 from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, mul, ne, or_, select
 from paddle_fn.prims.structural import (GatherDimensionNumbers, broadcast_in_dim, gather, iota, pad, reshape,
@@ -486,7 +489,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
     compute_dtype = np.float32 if out_dtype == dtypes.bfloat16.np else out_dtype
     lf, rf = _free_dims(lhs.ndim, lc, lb), _free_dims(rhs.ndim, rc, rb)
     batch = [lhs.shape[d] for d in lb]
-    m, k, n = (int(np.prod([a.shape[d] for d in ds], dtype=np.int64)) for a, ds in ((lhs, lf), (lhs, lc), (rhs, rf)))
+    free_l, free_r = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
+    m, k, n = math.prod(free_l), math.prod(lhs.shape[d] for d in lc), math.prod(free_r)
     # as (batch, m, k) @ (batch, k, n): np.matmul hands float products to BLAS (np.einsum without a path does
     # not), and a transposed 2-D operand stays a view that BLAS reads with its transpose flag
     a = lhs.transpose(tuple(lb) + tuple(lf) + tuple(lc)).astype(compute_dtype, copy=False)
@@ -495,8 +499,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
         a, b = a.reshape(-1, m, k), b.reshape(-1, k, n)
     else:
         a, b = a.reshape(m, k), b.reshape(k, n)
-    out = np.matmul(a, b).reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
-    return out.astype(out_dtype, copy=False)
+    out = _blas.matmul(a, b, math.prod(batch) * m * k * n)
+    return out.reshape(batch + free_l + free_r).astype(out_dtype, copy=False)
 
 
 def _dot_general_jvp(primals, tangents, **params):
