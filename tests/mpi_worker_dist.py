@@ -68,12 +68,13 @@ def check_pmap(rank, n):
     """pmap over this process's devices, its psum/axis_index spanning both processes."""
     k = len(paddle.devices())
     x = np.arange(2 * k, dtype="float32").reshape(k, 2) + 100 * rank
-    f = paddle.pmap(lambda v: (paddle.psum(v, "i"), paddle.axis_index("i")), axis_name="i",
-                    backend=dist.ProcessCollectives())
-    total, index = f(paddle.to_tensor(x))
+    f = paddle.pmap(lambda v: (paddle.psum(v, "i"), paddle.axis_index("i"), paddle.psum(v.sum(), "i")),
+                    axis_name="i", backend=dist.ProcessCollectives())
+    total, index, scalar = f(paddle.to_tensor(x))
     everyone = np.concatenate([np.arange(2 * k, dtype="float32").reshape(k, 2) + 100 * r for r in range(n)])
     np.testing.assert_allclose(total.numpy(), np.broadcast_to(everyone.sum(0), (k, 2)))
     assert index.numpy().tolist() == list(range(rank * k, rank * k + k))
+    np.testing.assert_allclose(scalar.numpy(), np.full(k, everyone.sum()))  # 0-D values cross processes as 0-D
 
 
 def mlp(seed):

@@ -61,7 +61,7 @@ class ProcessCollectives(Collectives):
             op = "max" if op == "sum" else op
             total = self.comm.all_reduce(total.astype(np.uint8), _OPS[op]).astype(np.bool_)
         else:
-            total = self.comm.all_reduce(np.ascontiguousarray(total), _OPS[op])
+            total = self.comm.all_reduce(np.ascontiguousarray(total).reshape(total.shape), _OPS[op])
         return [total] * len(arrays)
 
     def all_gather(self, arrays, axis, tiled):
