@@ -229,13 +229,30 @@ def _host_collective(backend: Collectives, eqn, values, first):
 
 class _Compiled:
     """One signature's staged body: its stages, captured constants, program inputs/outputs and output tree."""
-    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes")
+    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes", "first_only")
 
     def __init__(self, program, consts, out_tree, out_axes):
         flat = _flatten(program)
         self.stages, self.consts = _stages(flat), consts
         self.in_vars, self.out_vars = flat.in_vars, flat.out_vars
         self.out_tree, self.out_axes = out_tree, out_axes
+        self.first_only = _first_only(self.stages, self.out_vars, out_axes)
+
+
+def _first_only(stages, out_vars, out_axes) -> set:
+    """Indices of the segments whose results only feed `out_axes=None` outputs (the value of device 0): they run
+    on device 0 alone (the parameter update after a pmean of gradients, say)."""
+    everywhere = {v for v, ax in zip(out_vars, out_axes) if ax is not None and not isinstance(v, Literal)}
+    first = set()
+    for index in range(len(stages) - 1, -1, -1):
+        kind, stage = stages[index]
+        if kind == "collective":
+            everywhere |= {v for v in stage.inputs if not isinstance(v, Literal)}
+        elif any(v in everywhere for v in stage.out_vars):
+            everywhere |= set(stage.in_vars)
+        else:
+            first.add(index)
+    return first
 
 
 class PmapFunction:
@@ -364,7 +381,9 @@ class PmapFunction:
             return [as_leaf(o, f"pmap({self._name}) output") for o in leaves]
 
         avals = [get_aval(t) if d is None else _shard_aval(t, d) for t, d in zip(tensors, dims)]
-        with new_main(AxisFrameTrace, {"axis_name": self.axis_name, "axis_size": size}, transform="pmap"):
+        # the axis spans the devices of every process of the backend (this process maps `size` of them)
+        frame = {"axis_name": self.axis_name, "axis_size": self.backend.axis_size(size)}
+        with new_main(AxisFrameTrace, frame, transform="pmap"):
             prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})")
         if any(isinstance(c, Tracer) for c in consts):
             return None
@@ -400,7 +419,7 @@ class PmapFunction:
             return Tensor(v.val) if isinstance(v, Literal) else env[v]
 
         first = self.backend.first_index(n)
-        for kind, stage in compiled.stages:
+        for index, (kind, stage) in enumerate(compiled.stages):
             if kind == "segment":
                 exes = _executables(stage, devices, self._name)
 
@@ -409,7 +428,10 @@ class PmapFunction:
                     outs = exes[i](*[_buffer(read(env, v)) for v in stage.in_vars])
                     for v, o in zip(stage.out_vars, outs):
                         env[v] = Tensor.from_device_array(o)
-                self._map(run, n)
+                if index in compiled.first_only:
+                    run(0)
+                else:
+                    self._map(run, n)
             else:
                 values = [[np.asarray(read(env, v).concrete_value()) for env in envs] for v in stage.inputs]
                 results = _host_collective(self.backend, stage, values[0] if values else [None] * n, first)
@@ -423,10 +445,11 @@ class PmapFunction:
                     env[stage.outputs[0]] = placed[id(r), home]
         outs = []
         for v, ax in zip(compiled.out_vars, compiled.out_axes):
-            shards = [read(env, v) for env in envs]
             if ax is None:
-                outs.append(shards[0])
-            elif ax == 0:
+                outs.append(read(envs[0], v))
+                continue
+            shards = [read(env, v) for env in envs]
+            if ax == 0:
                 outs.append(_sharded_tensor(shards, devices))
             else:
                 stacked = np.stack([s.concrete_value() for s in shards])
