@@ -107,6 +107,11 @@ def check_data_parallel(rank, n):
     grads = []
     dist.all_gather(grads, dp.parameters()[0].grad)
     assert not np.allclose(grads[0].numpy(), grads[1].numpy()), "no_sync must not average"
+    try:
+        paddle.jit(lambda xb: dp(xb).sum().backward())(paddle.to_tensor(x[rank::n]))
+        raise AssertionError("a compiled DataParallel backward must fail clearly")
+    except NotImplementedError as e:
+        assert "averages gradients eagerly" in str(e), e
 
 
 def main(mode):

@@ -15,7 +15,7 @@ import numpy as np
 
 from paddle_fn.core import tape
 from paddle_fn.core.pytree import tree_flatten
-from paddle_fn.core.trace import Tensor
+from paddle_fn.core.trace import Tensor, Tracer
 from paddle_fn.distributed import comm as _comm
 from paddle_fn.distributed import env
 from paddle_fn.nn_compat.layer.layers import Layer
@@ -249,6 +249,11 @@ class DataParallel(Layer):
             state = self._pass
             if state is None or id(param) not in state["used"]:
                 return None
+            if isinstance(grad, Tracer):
+                raise NotImplementedError(
+                    "DataParallel averages gradients eagerly, between processes; a training step compiled with "
+                    "paddle.jit / to_static cannot contain its backward. Run the step eagerly, or compile the step "
+                    "with paddle.pmap and pmean the gradients (backend=paddle.distributed.ProcessCollectives())")
             placeholder = grad.detach()
             state["ready"][bucket][id(param)] = placeholder
             self._reduce_ready(state)
