@@ -1,7 +1,7 @@
 """The Paddle training loop, eagerly and under to_static: paddle_fn against PaddlePaddle (and PyTorch).
 
     .venv/bin/python benchmarks/bench_train_loop.py [--paddle-python /tmp/pdref/bin/python]
-        [--torch-python PY] [--reps N] [--inner N] [--quick] [--profile]
+        [--torch-python PY] [--baseline DIR] [--reps N] [--inner N] [--quick] [--profile]
 
 One program text (`PROGRAM` below: a Layer MLP 784-1024-512-10, batch 128, `nn.CrossEntropyLoss`,
 `optimizer.SGD`, ``loss.backward(); opt.step(); opt.clear_grad()``) is executed with `paddle` bound to
@@ -12,7 +12,8 @@ interleaved loop, rotating the order of the contenders each repetition, so the n
 all of them alike, and prints medians, mins and ratios. Micro-benchmarks show the per-op costs behind the
 step: an eager ``x + y`` on f32[8], a 128x784 @ 784x1024 matmul, and one ``backward`` of a 3-op graph.
 Every MLP contender first runs 4 steps from the same parameters and the losses are printed side by side.
-`--profile` prints a cProfile of paddle_fn's eager step.
+`--profile` prints a cProfile of paddle_fn's eager step; `--baseline DIR` adds the paddle_fn of another checkout
+(before/after numbers from the same run).
 """
 from __future__ import annotations
 
@@ -156,15 +157,15 @@ def _torch_contenders(torch, label):
             f"{label} matmul 128x784 @ 784x1024": (lambda: (m1 @ m2).numpy(), None)}, {}
 
 
-def worker(framework: str):
+def worker(framework: str, label: str):
     """Serve timing requests on stdin/stdout: 'NAME INNER' -> seconds per call (JSON lines)."""
     import logging
     import warnings
     warnings.simplefilter("ignore")
     if framework == "paddle_fn":
         import paddle_fn as paddle
-        contenders, notes = _paddle_contenders(paddle, "paddle_fn")
-        version = "paddle_fn"
+        contenders, notes = _paddle_contenders(paddle, label)
+        version = label
     elif framework == "paddle":
         import paddle
         logging.getLogger().setLevel(logging.WARNING)
@@ -213,8 +214,12 @@ def worker(framework: str):
 # ------------------------------------------------------------------------------------------------ driver
 
 class Worker:
-    def __init__(self, python, framework):
-        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework], text=True,
+    def __init__(self, python, framework, label=None, path=None):
+        env = dict(os.environ)
+        if path is not None:  # import paddle_fn from there first
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(path), env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework, "--label",
+                                      label or framework], text=True, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         line = self.proc.stdout.readline()
         if not line:
@@ -256,6 +261,10 @@ def print_table(title, results, reference):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", choices=["paddle_fn", "paddle", "torch"], help=argparse.SUPPRESS)
+    parser.add_argument("--label", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also time the paddle_fn found in DIR (e.g. an older checkout: git archive REV | tar -x "
+                             "-C DIR), labelled 'paddle_fn@base'")
     parser.add_argument("--paddle-python", default="/tmp/pdref/bin/python",
                         help="interpreter with paddlepaddle installed (skipped if it cannot import paddle)")
     parser.add_argument("--torch-python", default=sys.executable, help="interpreter with torch installed")
@@ -265,11 +274,13 @@ def main():
     parser.add_argument("--profile", action="store_true", help="cProfile of paddle_fn's eager step")
     args = parser.parse_args()
     if args.worker:
-        return worker(args.worker)
+        return worker(args.worker, args.label or args.worker)
     if args.quick:
         args.reps, args.inner = 3, 2
 
     workers = {"paddle_fn": Worker(sys.executable, "paddle_fn")}
+    if args.baseline:
+        workers["paddle_fn@base"] = Worker(sys.executable, "paddle_fn", "paddle_fn@base", args.baseline)
     for framework, python in (("paddle", args.paddle_python), ("torch", args.torch_python)):
         probe = subprocess.run([python, "-c", f"import {framework}"], capture_output=True) \
             if os.path.exists(python) else None
