@@ -1,5 +1,6 @@
 """pmap over 2 and 4 virtual CPU devices: it agrees with vmap(axis_name=...) on every collective, with gradients,
-jit and vmap inside, and a data-parallel training step gives the single-device numbers."""
+jit and vmap inside, nested over a 2 x 2 device mesh, and a data-parallel training step gives the single-device
+numbers."""
 import numpy as np
 import pytest
 
@@ -160,6 +161,22 @@ def test_jit_and_vmap_inside_pmap_and_transforms_outside(cpus):
     inner = pf.pmap(lambda v: pf.vmap(lambda r: pf.psum(r, "j") + pf.psum(r, "i"), axis_name="j")(v),
                     axis_name="i", devices=cpus[:2])
     np.testing.assert_allclose(_np(inner(x)), _np(x).sum(1, keepdims=True) + _np(x).sum(0, keepdims=True))
+
+
+def test_nested_pmap_maps_a_device_mesh(cpus):
+    def f(v):
+        k = pf.axis_index("i") * 10 + pf.axis_index("j")
+        return v * k.astype(v.dtype) + pf.psum(v, "i") * 100.0 + pf.pmax(v.sum(), "j")
+
+    x = pf.to_tensor(np.arange(12.0).reshape(2, 2, 3))
+    out = pf.pmap(pf.pmap(f, axis_name="j"), axis_name="i")(x)
+    assert out.device_array.mesh_shape == (2, 2) and len(out.device_array.devices) == 4
+    np.testing.assert_allclose(_np(out), _np(pf.vmap(pf.vmap(f, axis_name="j"), axis_name="i")(x)))
+    g = lambda v: pf.all_gather(v, "j").sum(0) - pf.pmean(v, "i")  # noqa: E731
+    twice = pf.pmap(pf.pmap(g, axis_name="j"), axis_name="i")(out)  # the mesh-sharded result, fed back
+    np.testing.assert_allclose(_np(twice), _np(pf.vmap(pf.vmap(g, axis_name="j"), axis_name="i")(out)))
+    with pytest.raises(pf.TransformError, match="3 x 2 device mesh, which needs 6 devices"):
+        pf.pmap(pf.pmap(f, axis_name="j"), axis_name="i")(pf.ones([3, 2, 1]))
 
 
 def test_in_axes_out_axes_and_static_arguments(cpus):

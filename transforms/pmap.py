@@ -12,6 +12,7 @@ name, which is its reference meaning and gives the same numbers.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -50,10 +51,12 @@ class ShardedArray:
         ('ShardedArray', True)
     """
 
-    def __init__(self, shards, devices):
+    def __init__(self, shards, devices, mesh_shape=None):
         self.shards, self.devices = list(shards), tuple(devices)
         first = self.shards[0]
-        self.shape = (len(self.shards),) + tuple(first.shape)
+        # a nested pmap lays its devices out as a mesh: shard k is element k of the mesh in row-major order
+        self.mesh_shape = tuple(mesh_shape or (len(self.shards),))
+        self.shape = self.mesh_shape + tuple(first.shape)
         self.dtype = np.dtype(first.dtype)
 
     @property
@@ -69,7 +72,8 @@ class ShardedArray:
         return self.size * self.dtype.itemsize
 
     def to_numpy(self) -> np.ndarray:
-        return np.stack([s.to_numpy() if hasattr(s, "to_numpy") else np.asarray(s) for s in self.shards])
+        flat = np.stack([s.to_numpy() if hasattr(s, "to_numpy") else np.asarray(s) for s in self.shards])
+        return flat.reshape(self.shape)
 
     def __array__(self, dtype=None, copy=None):
         v = self.to_numpy()
@@ -79,12 +83,12 @@ class ShardedArray:
         return f"ShardedArray({list(self.shape)} {self.dtype}, over {len(self.devices)} devices)"
 
 
-def _sharded_tensor(shards, devices) -> Tensor:
+def _sharded_tensor(shards, devices, mesh_shape) -> Tensor:
     return Tensor.from_device_array(ShardedArray([s.device_array if s.device_array is not None else
-                                                  s.concrete_value() for s in shards], devices))
+                                                  s.concrete_value() for s in shards], devices, mesh_shape))
 
 
-def _split_input(t: Tensor, axis, devices) -> list:
+def _split_input(t: Tensor, axis, devices, mesh_shape) -> list:
     """The per-device Tensors of one argument leaf: its shards in place when it is already sharded this way."""
     n = len(devices)
     if axis is None:
@@ -93,9 +97,12 @@ def _split_input(t: Tensor, axis, devices) -> list:
             t = Tensor.from_device_array(runtime.device_put(t.concrete_value(), devices[0]))
         return [t] * n
     arr = t.device_array
-    if axis == 0 and isinstance(arr, ShardedArray) and arr.devices == tuple(devices):
+    if axis == 0 and isinstance(arr, ShardedArray) and arr.devices == tuple(devices) and \
+            arr.mesh_shape == tuple(mesh_shape):
         return [Tensor.from_device_array(s) if not isinstance(s, np.ndarray) else Tensor(s) for s in arr.shards]
     v = t.concrete_value()
+    if len(mesh_shape) > 1:  # a nested pmap: the leading mesh axes, flattened
+        v = v.reshape((n,) + v.shape[len(mesh_shape):])
     return [Tensor(np.take(v, i, axis=axis)) for i in range(n)]
 
 
@@ -229,14 +236,27 @@ def _host_collective(backend: Collectives, eqn, values, first):
 
 class _Compiled:
     """One signature's staged body: its stages, captured constants, program inputs/outputs and output tree."""
-    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes", "first_only")
+    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes", "first_only", "mesh")
 
-    def __init__(self, program, consts, out_tree, out_axes):
+    def __init__(self, program, consts, out_tree, out_axes, mesh):
         flat = _flatten(program)
         self.stages, self.consts = _stages(flat), consts
         self.in_vars, self.out_vars = flat.in_vars, flat.out_vars
         self.out_tree, self.out_axes = out_tree, out_axes
         self.first_only = _first_only(self.stages, self.out_vars, out_axes)
+        self.mesh = mesh  # ((axis name, size), ...): one entry, or two for a nested pmap
+
+
+def _groups(mesh, axis_name) -> list:
+    """The devices (flat row-major mesh indices) that a collective over `axis_name` combines, group by group."""
+    names = [name for name, _ in mesh]
+    sizes = [size for _, size in mesh]
+    along = names.index(axis_name)
+    groups = {}
+    for k, index in enumerate(np.ndindex(*sizes)):
+        rest = index[:along] + index[along + 1:]
+        groups.setdefault(rest, []).append(k)
+    return list(groups.values())
 
 
 def _first_only(stages, out_vars, out_axes) -> set:
@@ -323,7 +343,14 @@ class PmapFunction:
             dims.append(ax)
         return statics, static_pos, dyn, tensors, dims, in_tree, n
 
-    def _devices_for(self, size):
+    def _devices_for(self, size, mesh=None):
+        if mesh is not None and len(mesh) > 1:
+            available = all_devices(all_devices()[0].platform)
+            if size > len(available):
+                raise TransformError(f"pmap({self._name}): the nested pmaps map a {mesh[0][1]} x {mesh[1][1]} device "
+                                     f"mesh, which needs {size} devices, but {len(available)} are available; start "
+                                     f"with PADDLE_FN_NUM_CPU_DEVICES={size} for that many virtual CPU devices")
+            return available[:size]
         if self.devices is not None:
             if size != len(self.devices):
                 raise TransformError(f"pmap({self._name}): the mapped axis has size {size} but {len(self.devices)} "
@@ -348,14 +375,24 @@ class PmapFunction:
             raise TransformError(f"pmap({self._name}): no argument is mapped (all in_axes are None); map at least "
                                  "one argument over the devices")
         size = sizes.pop()
-        devices = self._devices_for(size)
         if any(isinstance(t, Tracer) for t in tensors) or current_dynamic_main().level != 0:
+            self._devices_for(size)
             return self._reference(args, kwargs, static_pos, dims, in_tree, tensors)
-        key = (in_tree, tuple(dims), tuple(get_aval(t) if d is None else _shard_aval(t, d)
-                                           for t, d in zip(tensors, dims)), statics, tuple(devices))
+        mesh = ((self.axis_name, size),)
+        inner = self._nested_inner(static_pos, kwargs, dims)
+        if inner is not None:
+            inner_sizes = {t.shape[1] if t.ndim > 1 else None for t in tensors}
+            if len(inner_sizes) != 1 or None in inner_sizes:
+                raise TransformError(f"pmap({self._name}) of pmap({inner._name}): every argument needs the same two "
+                                     f"leading (device mesh) axes, got shapes {[t.shape for t in tensors]}")
+            mesh += ((inner.axis_name, inner_sizes.pop()),)
+        devices = self._devices_for(int(np.prod([n for _, n in mesh])), mesh)
+        key = (in_tree, tuple(dims), tuple(get_aval(t) if d is None else _shard_aval(t, d, len(mesh))
+                                           for t, d in zip(tensors, dims)), statics, tuple(devices), mesh)
         compiled = self._cache.get(key)
         if compiled is None:
-            compiled = self._trace(statics, static_pos, tensors, dims, in_tree, n_args, size)
+            compiled = self._trace(statics, static_pos, tensors, dims, in_tree, n_args, mesh,
+                                   inner.fun if inner is not None else self.fun)
             if compiled is None:  # it closed over values of another transform
                 return self._reference(args, kwargs, static_pos, dims, in_tree, tensors)
             self._cache[key] = compiled
@@ -366,12 +403,23 @@ class PmapFunction:
         it, static_map = iter(dyn), dict(statics)
         return [static_map[i] if i in static_pos else next(it) for i in range(n_args)], kw
 
-    def _trace(self, statics, static_pos, tensors, dims, in_tree, n_args, size):
+    def _nested_inner(self, static_pos, kwargs, dims):
+        """The inner PmapFunction of ``pmap(pmap(f, 'j'), 'i')`` when the pair maps a 2-D device mesh: both map
+        every argument along axis 0 into a sharded result, with names, no static arguments and in-process
+        collectives. Otherwise None: the inner pmap then runs as a vmap on each device."""
+        inner = self.fun
+        if not isinstance(inner, PmapFunction) or static_pos or inner.static_argnums or kwargs:
+            return None
+        simple = all(f.in_axes == 0 and f.out_axes == 0 and f.axis_name is not None and f.devices is None and
+                     type(f.backend) is InProcessCollectives for f in (self, inner))
+        return inner if simple and all(d == 0 for d in dims) else None
+
+    def _trace(self, statics, static_pos, tensors, dims, in_tree, n_args, mesh, fun):
         store = {}
 
         def flat_fun(*xs):
             a, kw = self._merge(xs, in_tree, statics, static_pos, n_args)
-            out = self.fun(*a, **kw)
+            out = fun(*a, **kw)
             leaves, store["tree"] = tree_flatten(out)
             try:
                 store["axes"] = broadcast_prefix(self.out_axes, out)
@@ -380,14 +428,16 @@ class PmapFunction:
                                      f"{e}") from None
             return [as_leaf(o, f"pmap({self._name}) output") for o in leaves]
 
-        avals = [get_aval(t) if d is None else _shard_aval(t, d) for t, d in zip(tensors, dims)]
-        # the axis spans the devices of every process of the backend (this process maps `size` of them)
-        frame = {"axis_name": self.axis_name, "axis_size": self.backend.axis_size(size)}
-        with new_main(AxisFrameTrace, frame, transform="pmap"):
+        avals = [get_aval(t) if d is None else _shard_aval(t, d, len(mesh)) for t, d in zip(tensors, dims)]
+        with contextlib.ExitStack() as frames:
+            for name, size in mesh:
+                # the axis spans the devices of every process of the backend (this process maps `size` of them)
+                frames.enter_context(new_main(AxisFrameTrace, {"axis_name": name, "axis_size": (
+                    self.backend.axis_size(size) if len(mesh) == 1 else size)}, transform="pmap"))
             prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})")
         if any(isinstance(c, Tracer) for c in consts):
             return None
-        return _Compiled(prog, list(consts), store["tree"], list(store["axes"]))
+        return _Compiled(prog, list(consts), store["tree"], list(store["axes"]), mesh)
 
     def _reference(self, args, kwargs, static_pos, dims, in_tree, tensors):
         """The meaning of pmap under another transform: vmap with the same axis name."""
@@ -409,7 +459,8 @@ class PmapFunction:
     def _execute(self, compiled, tensors, dims, devices):
         n = len(devices)
         envs = [dict() for _ in range(n)]
-        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices)
+        mesh_shape = tuple(size for _, size in compiled.mesh)
+        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices, mesh_shape)
                                                               for t, d in zip(tensors, dims)]
         for v, per_device in zip(compiled.in_vars, prog_inputs):
             for env, x in zip(envs, per_device):
@@ -433,8 +484,16 @@ class PmapFunction:
                 else:
                     self._map(run, n)
             else:
-                values = [[np.asarray(read(env, v).concrete_value()) for env in envs] for v in stage.inputs]
-                results = _host_collective(self.backend, stage, values[0] if values else [None] * n, first)
+                values = [np.asarray(read(env, v).concrete_value()) for env in envs for v in stage.inputs]
+                if len(compiled.mesh) == 1:
+                    results = _host_collective(self.backend, stage, values or [None] * n, first)
+                else:  # over one axis of the mesh: each group of devices along it separately
+                    results = [None] * n
+                    for group in _groups(compiled.mesh, stage.params["axis_name"]):
+                        part = _host_collective(self.backend, stage, [values[k] if values else None
+                                                                       for k in group], 0)
+                        for k, r in zip(group, part):
+                            results[k] = r
                 out_aval = stage.outputs[0].aval
                 placed = {}  # a result shared by every device (all_reduce, all_gather) is copied in once
                 for env, r, d in zip(envs, results, devices):
@@ -450,7 +509,7 @@ class PmapFunction:
                 continue
             shards = [read(env, v) for env in envs]
             if ax == 0:
-                outs.append(_sharded_tensor(shards, devices))
+                outs.append(_sharded_tensor(shards, devices, mesh_shape))
             else:
                 stacked = np.stack([s.concrete_value() for s in shards])
                 nd = stacked.ndim
@@ -466,9 +525,9 @@ def _buffer(t: Tensor):
     return arr if arr is not None and not isinstance(arr, ShardedArray) else t.concrete_value()
 
 
-def _shard_aval(t: Tensor, axis: int):
+def _shard_aval(t: Tensor, axis: int, mapped: int = 1):
     a = get_aval(t)
-    return a.update(shape=a.shape[:axis] + a.shape[axis + 1:])
+    return a.update(shape=a.shape[:axis] + a.shape[axis + mapped:])
 
 
 def pmap(fun=None, axis_name=None, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, *,
