@@ -216,29 +216,46 @@ _LINEAR_IN = {"select": (1, 2), "gather": (0,), "div": (0,)}
 _BILINEAR = frozenset({"mul", "dot_general", "conv_general_dilated"})
 
 
+def _reverse_kind(prim):
+    """How `_transpose_vjp` differentiates `prim`: (kind, the positions it is linear in, None for all); memoized
+    per primitive."""
+    kind = _REVERSE_KINDS.get(prim)
+    if kind is None:
+        if prim.multiple_results:
+            kind = ("linearize", None)
+        elif prim.jvp is ZERO_TANGENT:
+            kind = ("zero", None)
+        elif getattr(prim.jvp, "scales_tangent", False):
+            kind = ("scale", None)
+        elif prim.jvp is LINEAR:
+            kind = ("joint", None)
+        elif prim.name in _BILINEAR:
+            kind = ("each", None)
+        elif prim.name in _LINEAR_IN:
+            kind = ("joint", frozenset(_LINEAR_IN[prim.name]))
+        else:
+            kind = ("linearize", None)
+        _REVERSE_KINDS[prim] = kind
+    return kind
+
+
+_REVERSE_KINDS: dict = {}
+
+
 def _transpose_vjp(node, primals, live, cts):
     """The input cotangents by the primitive's transpose rule (or, for a unary op whose JVP scales the tangent,
     by that JVP rule), or None when neither applies (see _LINEAR_IN)."""
     prim = node.prim
-    if prim.multiple_results:
-        return None
-    if prim.jvp is ZERO_TANGENT:
-        return [None] * len(primals)
-    if getattr(prim.jvp, "scales_tangent", False):  # unary: tangent * f'(x), which is its own transpose
-        return [None if cts[0] is None or not live else prim.jvp(primals, [cts[0]], **node.params)[1]]
-    if prim.jvp is LINEAR:
-        groups = [live]
-    elif prim.name in _BILINEAR:
-        groups = [[i] for i in live]
-    elif prim.name in _LINEAR_IN and set(live) <= set(_LINEAR_IN[prim.name]):
-        groups = [live]
-    else:
+    kind, positions = _reverse_kind(prim)
+    if kind == "linearize" or (positions is not None and not positions.issuperset(live)):
         return None
     ct = cts[0]
-    if ct is None:
+    if kind == "zero" or ct is None or not live:
         return [None] * len(primals)
+    if kind == "scale":  # unary: tangent * f'(x), which is its own transpose
+        return [prim.jvp(primals, [ct], **node.params)[1]]
     in_cts = [None] * len(primals)
-    for group in groups:
+    for group in ([live] if kind == "joint" else [[i] for i in live]):
         args = list(primals)
         for i in group:
             args[i] = UndefinedPrimal(primals[i].aval)
@@ -318,7 +335,8 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
         else:
             send_to_node(*out._grad_node, ct)
             roots.append(out._grad_node[0])
-    with set_grad_enabled(create_graph):
+    previous, grad_mode.enabled = grad_mode.enabled, create_graph
+    try:
         for node in _topological_nodes(roots):
             cts = node_cts.pop(id(node), None)
             if cts is None:
@@ -350,6 +368,8 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
             leaves[key] = (handle, ct)
             if key in capture:
                 captured[key] = ct
+    finally:
+        grad_mode.enabled = previous
     return leaves, captured
 
 
