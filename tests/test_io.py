@@ -270,6 +270,19 @@ def test_timeout_and_persistent_workers():
         assert not p.is_alive()
 
 
+def test_abandoned_iterator_stops_its_buffer_thread():
+    import gc
+    import threading
+    before = threading.active_count()
+    for _ in range(3):
+        next(iter(DataLoader(Pairs(20), batch_size=2)))  # the reader thread fills its buffer, then is dropped
+    gc.collect()
+    deadline = time.monotonic() + 3
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() == before
+
+
 def test_buffer_reader_off_and_errors_in_main_process():
     out = [y.numpy().ravel().tolist() for _, y in DataLoader(Pairs(5), batch_size=2, use_buffer_reader=False)]
     assert out == [[0, 1], [2, 3], [4]]
@@ -307,3 +320,23 @@ def test_places():
     if not paddle.devices("cuda"):
         with pytest.raises(Exception, match="no cuda device"):
             DataLoader(ds, places="gpu:0")
+
+
+class Compiled(Dataset):
+    """Each sample runs a jit-compiled program, in a worker forked after the parent used the IREE runtime."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.fn(paddle.to_tensor(np.full([3], i, "float32"))).numpy()
+
+
+def test_forked_workers_can_run_compiled_programs():
+    double = paddle.jit(lambda x: x * 2.0)
+    np.testing.assert_allclose(double(paddle.to_tensor([1.0])).numpy(), [2.0])  # the parent's runtime is live
+    out = [b.numpy() for b in DataLoader(Compiled(double), batch_size=1, num_workers=2)]
+    np.testing.assert_allclose(np.concatenate(out), [[0, 0, 0], [2, 2, 2]])

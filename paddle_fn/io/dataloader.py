@@ -55,49 +55,58 @@ def _mp_context():
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
 
 
-class _SingleProcessIter:
-    """Batches loaded in the main process; with use_buffer_reader a background thread loads up to prefetch_factor
-    batches ahead while the training step runs."""
+class _BatchSource:
+    """Loads the batches of one epoch in the main process (no reference to the iterator, so a background thread
+    using it does not keep an abandoned iterator alive)."""
 
     def __init__(self, loader):
-        self._loader = loader
-        self._batches = iter(loader._index_batches())
-        self._iterator = iter(loader.dataset) if loader._is_iterable else None
+        self.loader = loader
+        self.batches = iter(loader._index_batches())
+        self.iterator = iter(loader.dataset) if loader._is_iterable else None
+
+    def __call__(self):
+        ld = self.loader
+        return fetch(ld.dataset, self.iterator, next(self.batches), ld._auto_collate, ld.collate_fn, ld.drop_last)
+
+
+def _fill(load, buffer, stop):
+    """Background thread of use_buffer_reader: keep ``buffer`` filled until the epoch ends, fails or is dropped."""
+    while not stop.is_set():
+        try:
+            item = ("ok", load())
+        except StopIteration:
+            item = ("end", None)
+        except BaseException as e:  # noqa: BLE001  (handed to the consuming thread, which re-raises it)
+            item = ("err", e)
+        while not stop.is_set():
+            try:
+                buffer.put(item, timeout=_POLL_S)
+                break
+            except queue.Full:
+                continue
+        if item[0] != "ok":
+            return
+
+
+class _SingleProcessIter:
+    """Batches loaded in the main process; with use_buffer_reader a background thread loads up to prefetch_factor
+    batches ahead while the current one is used, and stops when the iterator is exhausted or dropped."""
+
+    def __init__(self, loader):
+        self._device = loader._device
+        self._load = _BatchSource(loader)
         self._buffer = None
         if loader.use_buffer_reader:
             self._buffer = queue.Queue(maxsize=loader.prefetch_factor)
             self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._fill, daemon=True)
-            self._thread.start()
-
-    def _load(self):
-        ld = self._loader
-        indices = next(self._batches)
-        return fetch(ld.dataset, self._iterator, indices, ld._auto_collate, ld.collate_fn, ld.drop_last)
-
-    def _fill(self):
-        while not self._stop.is_set():
-            try:
-                item = ("ok", self._load())
-            except StopIteration:
-                item = ("end", None)
-            except BaseException as e:  # noqa: BLE001  (handed to the consuming thread, which re-raises it)
-                item = ("err", e)
-            while not self._stop.is_set():
-                try:
-                    self._buffer.put(item, timeout=_POLL_S)
-                    break
-                except queue.Full:
-                    continue
-            if item[0] != "ok":
-                return
+            threading.Thread(target=_fill, args=(self._load, self._buffer, self._stop), daemon=True).start()
 
     def __iter__(self):
         return self
 
     def __next__(self):
         if self._buffer is None:
-            return _to_tensors(self._load(), self._loader._device)
+            return _to_tensors(self._load(), self._device)
         kind, value = self._buffer.get()
         if kind == "end":
             self._buffer.put(("end", None))  # later next() calls keep raising StopIteration
@@ -105,7 +114,7 @@ class _SingleProcessIter:
         if kind == "err":
             self._stop.set()
             raise value
-        return _to_tensors(value, self._loader._device)
+        return _to_tensors(value, self._device)
 
     def __del__(self):
         if self._buffer is not None:
