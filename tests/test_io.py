@@ -1,6 +1,8 @@
 """paddle.io: datasets, samplers, batch samplers, collation and the DataLoader (in-process and with real worker
 processes), checked against closed forms and the shapes/dtypes Paddle 3.3.1 produces."""
+import gc
 import os
+import threading
 import time
 
 import numpy as np
@@ -271,8 +273,6 @@ def test_timeout_and_persistent_workers():
 
 
 def test_abandoned_iterator_stops_its_buffer_thread():
-    import gc
-    import threading
     before = threading.active_count()
     for _ in range(3):
         next(iter(DataLoader(Pairs(20), batch_size=2)))  # the reader thread fills its buffer, then is dropped
