@@ -38,7 +38,14 @@ from paddle_fn.prims.structural import broadcast_in_dim, concatenate, iota, resh
 
 class AxisFrameTrace(Trace):
     """The trace type of pmap's axis frame: a level on the interpreter stack that binds an axis name (its
-    global_data holds `axis_name` and `axis_size`) but owns no tracers; collectives under it are staged."""
+    global_data holds `axis_name` and `axis_size`) but owns no tracers; collectives under it are staged.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.prims.collectives import AxisFrameTrace
+        >>> AxisFrameTrace.__mro__[1].__name__
+        'Trace'
+    """
 
     def pure(self, val):
         raise AssertionError("pmap's axis frame owns no values")
@@ -61,7 +68,13 @@ def _check_name(axis_name, op):
 class UnnamedAxis:
     """The axis name `vmap` gives a batch axis the user did not name: it tells the user's vmaps apart from the
     vmaps that batching rules of control flow and jit run over sub-programs (axis name None), which carry the
-    axis of the trace whose rule created them."""
+    axis of the trace whose rule created them.
+
+    Example:
+        >>> from paddle_fn.prims.collectives import UnnamedAxis
+        >>> UnnamedAxis() == UnnamedAxis()   # each vmap's is its own
+        False
+    """
     __slots__ = ()
 
     def __repr__(self):
@@ -84,7 +97,14 @@ def axis_frame(axis_name, op: str):
 
 
 def axis_size(axis_name, op: str = "axis_size") -> int:
-    """The size of the mapped axis `axis_name` (the number of devices under pmap, the batch size under vmap)."""
+    """The size of the mapped axis `axis_name` (the number of devices under pmap, the batch size under vmap).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.prims.collectives import axis_size
+        >>> _ = paddle.vmap(lambda v: print(axis_size('i')) or v, axis_name='i')(paddle.ones([5, 2]))
+        5
+    """
     return axis_frame(_check_name(axis_name, op), op).global_data["axis_size"]
 
 
