@@ -114,6 +114,32 @@ def check_data_parallel(rank, n):
         assert "averages gradients eagerly" in str(e), e
 
 
+class TwoBranches(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = paddle.nn.Linear(2, 1), paddle.nn.Linear(2, 1)
+
+    def forward(self, x, branch):
+        return self.a(x) if branch == 0 else self.b(x)
+
+
+def check_unused_parameters(rank, n):
+    """Rank 0 uses branch a, rank 1 branch b: each parameter's gradient is the mean over ranks (0 where unused)."""
+    x = paddle.to_tensor([[1.0, 2.0]])
+    strict = paddle.DataParallel(TwoBranches())
+    try:
+        strict(x, rank)
+        raise AssertionError("unused parameters must be reported")
+    except RuntimeError as e:
+        assert "did not use parameter(s) ['" + "ab"[1 - rank] + ".weight'" in str(e), e
+    dp = paddle.DataParallel(TwoBranches(), find_unused_parameters=True)
+    dp(x, rank).sum().backward()
+    for name in ("a", "b"):
+        layer = getattr(dp._layers, name)
+        np.testing.assert_allclose(layer.weight.grad.numpy(), [[0.5], [1.0]], err_msg=name)
+        np.testing.assert_allclose(layer.bias.grad.numpy(), [0.5], err_msg=name)
+
+
 def main(mode):
     dist.init_parallel_env()
     rank, n = dist.get_rank(), dist.get_world_size()
@@ -122,6 +148,7 @@ def main(mode):
         check_collectives(rank, n)
         check_data_parallel(rank, n)
         check_pmap(rank, n)
+        check_unused_parameters(rank, n)
         print(f"rank {rank} OK", flush=True)
     elif mode == "timeout":
         dist.barrier()

@@ -60,6 +60,24 @@ def test_bad_arguments_are_clear_errors():
         paddle.jit(lambda t: dist.all_reduce(t))(paddle.to_tensor([1.0]))
 
 
+def test_initialize_arguments():
+    comm = dist.initialize()
+    assert dist.initialize() is comm and (comm.rank, comm.size, comm.backend) == (0, 1, "single")
+    with pytest.raises(RuntimeError, match="already initialized as rank 0 of 1"):
+        dist.initialize(num_processes=2, process_id=1)
+    dist.destroy_process_group()
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="give both num_processes and process_id"):
+        dist.initialize(num_processes=2)
+    with pytest.raises(ValueError, match="rank 2 is not in"):
+        dist.initialize(num_processes=2, process_id=2)
+    with pytest.raises(ValueError, match="needs a coordinator address"):
+        dist.initialize(num_processes=2, process_id=0)
+    with pytest.raises(ValueError, match="must look like 'host:port'"):
+        dist.initialize("localhost", num_processes=2, process_id=0)
+    assert dist.initialize(num_processes=1, process_id=0).backend == "single"
+
+
 def test_reduce_arrays_matches_numpy():
     a = [np.array([1.0, 5.0], np.float32), np.array([3.0, 2.0], np.float32)]
     np.testing.assert_array_equal(reduce_arrays(a, SUM), [4.0, 7.0])
@@ -102,11 +120,15 @@ def _run_ranks(n, body, timeout=5.0):
     results = [None] * n
 
     def run(rank):
+        comm = None
         try:
             comm = TCPCommunicator(rank, n, "127.0.0.1", port, timeout)
             results[rank] = body(comm)
         except Exception as exc:  # collected: the test checks which rank saw what
             results[rank] = exc
+        finally:
+            if comm is not None:
+                comm.close()
     threads = [threading.Thread(target=run, args=(r,)) for r in range(n)]
     for t in threads:
         t.start()
@@ -128,7 +150,6 @@ def test_tcp_collectives_three_ranks():
         if r == 0:
             c.send(np.array([5.0, 6.0]), dst=2)
         got = c.recv(np.zeros(2), src=0) if r == 2 else None
-        c.close()
         return s, [int(x[0]) for x in g], b, red, sc, obj, got
     out = _run_ranks(3, body)
     for r, res in enumerate(out):

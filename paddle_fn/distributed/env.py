@@ -99,6 +99,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None, *,
         else:
             host, port = _split_address(master, "coordinator_address")
             comm = TCPCommunicator(rank, size, host, port, timeout)
+            comm.install_crash_hook()
     _STATE["comm"], _STATE["source"] = comm, source
     atexit.register(shutdown)
     return comm

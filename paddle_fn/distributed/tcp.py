@@ -104,7 +104,10 @@ class _Hub(threading.Thread):
             self.finished.set()
 
     def _on_readable(self, sock, rank):
-        msg = _recv_msg(sock)
+        try:
+            msg = _recv_msg(sock)
+        except OSError:  # connection reset: the process died
+            msg = None
         if rank == "new":
             if msg is None or msg[0] != "hello":
                 self.sel.unregister(sock)
@@ -234,10 +237,10 @@ class TCPCommunicator(Communicator):
         self._error = None
         _send_msg(self._sock, ("hello", rank))
         self._wait(lambda m: m[0] == "welcome", self.timeout + _HUB_GRACE, "joining the job")
-        self._install_crash_hook()
 
-    def _install_crash_hook(self):
-        """Remember an uncaught exception, so that leaving the job at exit tells the others this rank crashed."""
+    def install_crash_hook(self):
+        """Remember an uncaught exception, so that leaving the job at exit tells the others this rank crashed
+        (``initialize`` calls it: the hook is process-wide)."""
         previous = sys.excepthook
 
         def hook(exc_type, exc, tb):
