@@ -73,16 +73,23 @@ def launch(training_script, training_script_args=(), nproc_per_node=None, device
         workers.append(proc)
         threads.append(t)
         logs.append(log)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a killed launcher takes its workers with it
     try:
         code = _watch(workers, log_dir)
     except KeyboardInterrupt:
         _stop(workers)
         code = 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     for t in threads:
         t.join(_GRACE)
     for log in logs:
         log.close()
     return code
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _watch(workers, log_dir):
