@@ -178,7 +178,7 @@ def test_for_range_over_a_tensor_bound_with_break_and_continue():
                 continue
             if i > 5:
                 break
-            total = total + i
+            total = total + i.astype("float32")
         return total
 
     def ref(n):
@@ -393,3 +393,35 @@ def test_gradients_through_a_converted_if_match_eager():
             np.testing.assert_allclose(g, e, rtol=1e-5)
         assert "cond[" in _prims(static.forward)
         static.forward.rollback()
+
+
+def test_early_return_of_a_tuple_and_sublayer_forward_converted():
+    @to_static
+    def f(x):
+        if x.sum() > 0:
+            return x * 2, x.sum()
+        return x - 1, x.mean()
+
+    a, s = f(paddle.to_tensor([1.0, 2.0]))
+    assert a.numpy().tolist() == [2.0, 4.0] and float(s) == 3.0
+    a, s = f(paddle.to_tensor([-1.0, -2.0]))
+    assert a.numpy().tolist() == [-2.0, -3.0] and float(s) == -1.5
+
+    class Inner(paddle.nn.Layer):
+        def forward(self, x):
+            if x.sum() > 0:
+                x = x * 10
+            return x
+
+    class Outer(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def forward(self, x):
+            return self.inner(x) + 1
+
+    outer = to_static(Outer())
+    assert outer(paddle.ones([2])).numpy().tolist() == [11.0, 11.0]
+    assert outer(-paddle.ones([2])).numpy().tolist() == [0.0, 0.0]
+    assert "forward" not in outer.inner.__dict__

@@ -16,7 +16,9 @@ converter's own return/break flags are filled with zeros instead, as Paddle does
 from __future__ import annotations
 
 import builtins
+import functools
 import logging
+import types
 import warnings
 
 import numpy as np
@@ -130,30 +132,68 @@ def _reconcile(names, true_kinds, false_kinds):
     return plan
 
 
+def _flatten_outputs(outs, names, like=None):
+    """The leaves of a branch's outputs (a tuple or list value, such as an early ``return a, b``, counts leaf by
+    leaf), each leaf's variable name, and each output's structure (None for a single value). With `like` (the
+    other branch's structures), an undefined internal value facing a tuple stands for a tuple of undefined."""
+    leaves, labels, trees = [], [], []
+    for i, (name, v) in enumerate(zip(names, outs)):
+        if like is not None and like[i] is not None and isinstance(v, UndefinedVar) and name.startswith(_INTERNAL):
+            trees.append(like[i])
+            leaves += [v] * like[i].num_leaves
+            labels += [name] * like[i].num_leaves
+        elif isinstance(v, (tuple, list)):
+            items, tree = paddle_fn.tree_flatten(v)
+            trees.append(tree)
+            leaves += items
+            labels += [name] * len(items)
+        else:
+            trees.append(None)
+            leaves.append(v)
+            labels.append(name)
+    return leaves, labels, trees
+
+
+def _unflatten_outputs(leaves, trees):
+    it = iter(leaves)
+    return tuple(next(it) if tree is None else paddle_fn.tree_unflatten(tree, [next(it) for _ in
+                                                                             range(tree.num_leaves)])
+                 for tree in trees)
+
+
 def convert_ifelse(pred, true_fn, false_fn, args, names):
     """``if pred:`` with branches ``true_fn(*args)`` / ``false_fn(*args)``, each returning the new values of the
     variables `names`. A traced `pred` builds a `paddle_fn.cond`."""
     if not is_traced(pred):
         return tuple(true_fn(*args) if _truth(pred, "`if`") else false_fn(*args))
     pred = _scalar_pred(pred, "`if`")
-    kinds = {}
+    seen = {}
 
     def probe(fn, which):
         def run():
-            kinds[which] = [_kind(v) for v in fn(*args)]
+            seen[which] = fn(*args)
             return ()
         return run
     # one shape-only trace of both branches tells which outputs are Tensors, numbers or undefined
     paddle_fn.cond(pred, probe(true_fn, True), probe(false_fn, False))
-    plan = _reconcile(names, kinds[True], kinds[False])
-    dtypes = [_common_dtype(t, f) if how == "tensor" else None for how, t, f in zip(plan, kinds[True], kinds[False])]
+    like = [_flatten_outputs([t], [""])[2][0] or _flatten_outputs([f], [""])[2][0]
+            for t, f in zip(seen[True], seen[False])]
+    true_leaves, labels, trees = _flatten_outputs(seen[True], names, like)
+    false_leaves, _, false_trees = _flatten_outputs(seen[False], names, like)
+    true_kinds, false_kinds = [_kind(v) for v in true_leaves], [_kind(v) for v in false_leaves]
+    for name, t, f in zip(names, trees, false_trees):
+        if t != f:
+            what = lambda tree: "a single value" if tree is None else f"a tuple/list {tree}"  # noqa: E731
+            raise TypeError(f"to_static: in an `if` on a Tensor, variable {name!r} is {what(t)} in the true branch "
+                            f"but {what(f)} in the false branch; both branches must give it the same structure")
+    plan = _reconcile(labels, true_kinds, false_kinds)
+    dtypes = [_common_dtype(t, f) if how == "tensor" else None for how, t, f in zip(plan, true_kinds, false_kinds)]
     _log.debug("to_static: `if` on a Tensor over %s becomes paddle.cond (%s)", list(names), plan)
 
-    def branch(fn, which, other):
+    def branch(fn, which, other_kinds):
         def run():
-            outs = fn(*args)
             vals = []
-            for v, how, k, dtype in zip(outs, plan, kinds[other], dtypes):
+            for v, how, k, dtype in zip(_flatten_outputs(fn(*args), names, like)[0], plan, other_kinds, dtypes):
                 if how == "tensor":
                     vals.append(_as_tensor(v, dtype))
                 elif how == ("pad_true" if which else "pad_false"):
@@ -162,17 +202,17 @@ def convert_ifelse(pred, true_fn, false_fn, args, names):
                     vals.append(v)
             return tuple(vals)
         return run
-    outs = iter(paddle_fn.cond(pred, branch(true_fn, True, False), branch(false_fn, False, True)))
+    outs = iter(paddle_fn.cond(pred, branch(true_fn, True, false_kinds), branch(false_fn, False, true_kinds)))
     result = []
-    for name, how, k in zip(names, plan, kinds[True]):
+    for name, how, k in zip(labels, plan, true_kinds):
         if how == "keep":
             result.append(k[1])
         elif how == "undef":
             result.append(UndefinedVar(name, "it is assigned in only one branch of an `if` on a Tensor (or in "
-                                              "neither); assign it in both branches, or before the `if`"))
+                                             "neither); assign it in both branches, or before the `if`"))
         else:
             result.append(next(outs))
-    return tuple(result)
+    return _unflatten_outputs(result, trees)
 
 
 def convert_ifelse_expr(pred, true_fn, false_fn):
@@ -408,4 +448,20 @@ def convert_call(func):
     if func is builtins.range:
         return convert_range
     from paddle_fn.nn_compat.jit.dy2static.program_translator import convert_function
+    from paddle_fn.nn_compat.layer.layers import Layer
+    if isinstance(func, Layer):
+        forward = type(func).forward
+        if "forward" in func.__dict__ or not isinstance(forward, types.FunctionType):
+            return func  # a to_static forward (converted when it runs) or not a plain function
+        converted = convert_function(forward)
+        return func if converted is forward else functools.partial(_call_layer_converted, func, converted)
     return convert_function(func)
+
+
+def _call_layer_converted(layer, forward, *args, **kwargs):
+    """Call `layer` (its hooks included) with its forward replaced by the converted `forward` for this call."""
+    object.__setattr__(layer, "forward", types.MethodType(forward, layer))
+    try:
+        return layer(*args, **kwargs)
+    finally:
+        del layer.__dict__["forward"]
