@@ -321,3 +321,24 @@ def test_tensor_images_as_paddle_functional_tensor():
         F.rotate(x, 10)
     assert T.Compose([T.ToTensor(), T.Resize((2, 2)), T.RandomHorizontalFlip()])(
         np.zeros([4, 4, 3], "uint8")).shape == [3, 2, 2]
+
+
+def test_random_erasing_and_erase():
+    img = np.zeros([10, 12, 3], "uint8")
+    np.random.seed(3)
+    random.seed(3)
+    out = T.RandomErasing(prob=1.0, value=(1, 2, 3))(img)
+    rows, cols = np.nonzero(out[..., 0])
+    assert out.dtype == np.uint8 and rows.size and img.sum() == 0  # not in place by default
+    block = out[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
+    assert (block == [1, 2, 3]).all()  # one filled rectangle
+    assert T.RandomErasing(prob=0.0)(img) is img
+    t = paddle.to_tensor(np.zeros([3, 10, 12], "float32"))
+    np.random.seed(3)
+    out_t = T.RandomErasing(prob=1.0, value="random")(t)
+    assert out_t.shape == [3, 10, 12] and float(paddle.abs(out_t).sum()) > 0 and float(t.sum()) == 0
+    pil = T.RandomErasing(prob=1.0, value=9)(Image.fromarray(img))
+    assert isinstance(pil, Image.Image) and (np.asarray(pil) == 9).any()
+    np.testing.assert_array_equal(F.erase(np.ones([2, 2], "uint8"), 0, 0, 1, 2, 5), [[5, 5], [1, 1]])
+    with pytest.raises(ValueError, match="'random'"):
+        T.RandomErasing(value="noise")

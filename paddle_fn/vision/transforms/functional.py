@@ -27,7 +27,7 @@ try:  # Pillow is optional: numpy images work without it
 except ImportError:  # pragma: no cover - exercised only where Pillow is absent
     Image = ImageEnhance = ImageOps = None
 
-__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop",
+__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop", "erase",
            "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
 
 
@@ -597,3 +597,39 @@ def to_grayscale(img, num_output_channels=1):
         raise ValueError(f"to_grayscale: needs an RGB HWC image, got shape {list(img.shape)}")
     g = _gray(img)[:, :, None]
     return g if num_output_channels == 1 else np.repeat(g, 3, axis=2)
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """Overwrite the ``h x w`` region at row ``i``, column ``j`` with ``v`` (a value or an array broadcastable to the
+    region: HWC for numpy/PIL images, CHW for Tensors).
+
+    Args:
+        img (PIL.Image|numpy.ndarray|Tensor): the image (numpy/PIL HWC, Tensor CHW).
+        i (int): first row.
+        j (int): first column.
+        h (int): rows erased.
+        w (int): columns erased.
+        v (number|numpy.ndarray|Tensor): the new values.
+        inplace (bool): write into ``img`` itself (numpy arrays and Tensors). Default False.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> F.erase(np.ones([3, 3, 1], 'uint8'), 0, 1, 2, 2, 0)[..., 0]
+        array([[1, 0, 0],
+               [1, 0, 0],
+               [1, 1, 1]], dtype=uint8)
+    """
+    if isinstance(img, Tensor):
+        FT.check(img, "erase")
+        out = img if inplace else img.clone()
+        out[..., i:i + h, j:j + w] = v if isinstance(v, Tensor) else _to_tensor(np.asarray(v)).astype(img.dtype)
+        return out
+    _check_image(img, "erase")
+    if _is_pil(img):
+        arr = np.array(img, dtype=np.uint8)
+        arr[i:i + h, j:j + w, ...] = v
+        return Image.fromarray(arr, img.mode)
+    out = img if inplace else img.copy()
+    out[i:i + h, j:j + w, ...] = v
+    return out

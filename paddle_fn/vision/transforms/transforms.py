@@ -13,11 +13,13 @@ import random
 import numpy as np
 
 from paddle_fn.core.trace import Tensor
+from paddle_fn.random import paddle_normal
+from paddle_fn.tensor import to_tensor
 from paddle_fn.vision.transforms import functional as F
 
 __all__ = ["BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
-           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip",
-           "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor",
+           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomErasing",
+           "RandomHorizontalFlip", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor",
            "Transpose"]
 
 
@@ -657,3 +659,83 @@ class Grayscale(BaseTransform):
 
     def _apply_image(self, img):
         return F.to_grayscale(img, self.num_output_channels)
+
+
+class RandomErasing(BaseTransform):
+    """With probability ``prob`` (Python ``random``), erase a random rectangle whose area is a ``scale`` fraction of
+    the image and whose aspect ratio lies in ``ratio`` (both drawn from numpy's global RNG, as Paddle).
+
+    Args:
+        prob (float): probability of erasing. Default 0.5.
+        scale (tuple): (min, max) erased fraction of the area. Default (0.02, 0.33).
+        ratio (tuple): (min, max) aspect ratio of the rectangle. Default (0.3, 3.3).
+        value (number|list|tuple|str): the fill: one value, one per channel (1 or 3), or 'random' for normal
+            noise (x255 for numpy/PIL images). Default 0.
+        inplace (bool): modify numpy/Tensor inputs in place. Default False.
+        keys (list|tuple, optional): see BaseTransform.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn.vision.transforms as T
+        >>> np.random.seed(0)
+        >>> out = T.RandomErasing(prob=1.0, value=7)(np.zeros([8, 8, 3], 'uint8'))
+        >>> bool((out == 7).any()), bool((out == 0).any())
+        (True, True)
+    """
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False, keys=None):
+        super().__init__(keys)
+        if not isinstance(scale, (tuple, list)) or not 0 <= scale[0] <= scale[1] <= 1:
+            raise ValueError(f"RandomErasing: scale should be (min, max) within [0, 1], got {scale!r}")
+        if not isinstance(ratio, (tuple, list)) or not 0 <= ratio[0] <= ratio[1]:
+            raise ValueError(f"RandomErasing: ratio should be of kind (min, max), got {ratio!r}")
+        if not 0 <= prob <= 1:
+            raise ValueError(f"RandomErasing: the probability should be in range [0, 1], got {prob}")
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise TypeError(f"RandomErasing: value should be a number, tuple, list or str, got {value!r}")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("value must be 'random' when type is str")
+        self.prob = prob
+        self.scale = scale
+        self.ratio = ratio
+        self.value = value
+        self.inplace = inplace
+
+    def _get_param(self, img, value):
+        if isinstance(img, Tensor):
+            c, h, w = img.shape[-3], img.shape[-2], img.shape[-1]
+        else:
+            shape = np.asarray(img).shape
+            h, w, c = shape[0], shape[1], (shape[2] if len(shape) == 3 else 1)
+        log_ratio = np.log(self.ratio)
+        for _ in range(10):
+            erase_area = np.random.uniform(*self.scale) * h * w
+            aspect_ratio = np.exp(np.random.uniform(*log_ratio))
+            eh = int(round(np.sqrt(erase_area * aspect_ratio)))
+            ew = int(round(np.sqrt(erase_area / aspect_ratio)))
+            if eh >= h or ew >= w:
+                continue
+            if isinstance(img, Tensor):
+                v = (paddle_normal(shape=[c, eh, ew]) if value is None else
+                     to_tensor(np.asarray(value, "float32")).reshape([-1, 1, 1])).astype(img.dtype)
+            elif value is None:
+                v = np.random.normal(size=[eh, ew, c]) * 255
+            else:
+                v = np.array(value)[None, None, :]
+            return np.random.randint(0, h - eh + 1), np.random.randint(0, w - ew + 1), eh, ew, v
+        return 0, 0, h, w, img
+
+    def _apply_image(self, img):
+        if random.random() >= self.prob:
+            return img
+        if isinstance(self.value, numbers.Number):
+            value = [self.value]
+        elif isinstance(self.value, str):
+            value = None
+        else:
+            value = list(self.value)
+        if value is not None and len(value) not in (1, 3):
+            raise ValueError("RandomErasing: value should be a number or a sequence of length 1 or 3 (one per "
+                             f"channel), got {self.value!r}")
+        top, left, eh, ew, v = self._get_param(img, value)
+        return F.erase(img, top, left, eh, ew, v, self.inplace)
