@@ -340,3 +340,16 @@ def test_forked_workers_can_run_compiled_programs():
     np.testing.assert_allclose(double(paddle.to_tensor([1.0])).numpy(), [2.0])  # the parent's runtime is live
     out = [b.numpy() for b in DataLoader(Compiled(double), batch_size=1, num_workers=2)]
     np.testing.assert_allclose(np.concatenate(out), [[0, 0, 0], [2, 2, 2]])
+
+
+class Dies(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os._exit(3)  # the worker process disappears without reporting
+
+
+def test_a_dead_worker_is_reported():
+    with pytest.raises(RuntimeError, match="exited unexpectedly with exit code 3"):
+        list(DataLoader(Dies(), batch_size=1, num_workers=1))
