@@ -28,6 +28,10 @@ def check_collectives(rank, n):
     parts = []
     dist.all_gather(parts, paddle.to_tensor([rank, 10 + rank]))
     assert [p.numpy().tolist() for p in parts] == [[0, 10], [1, 11]], parts
+    held = [paddle.zeros([2], "int64"), paddle.zeros([2], "int64")]
+    first = held[0]
+    dist.all_gather(held, paddle.to_tensor([rank, 10 + rank]))
+    assert held[0] is first and first.numpy().tolist() == [0, 10], held  # a full list is updated in place
     b = paddle.to_tensor([float(rank)] * 3)
     dist.broadcast(b, src=1)
     np.testing.assert_allclose(b.numpy(), [1.0, 1.0, 1.0])

@@ -54,6 +54,10 @@ def test_bad_arguments_are_clear_errors():
         dist.new_group([0, 1])
     with pytest.raises(ValueError, match="unsupported option"):
         dist.spawn(print, nprocs=2, gpu_ids="0")
+    with pytest.raises(ValueError, match="must be empty or hold one tensor per rank"):
+        dist.all_gather([paddle.zeros([2]), paddle.zeros([2])], paddle.zeros([2]))
+    with pytest.raises(ValueError, match=r"tensor_list\[0\] has shape \[3\]"):
+        dist.all_gather([paddle.zeros([3])], paddle.zeros([2]))
     with pytest.raises(ValueError, match="single process"):
         dist.send(paddle.to_tensor([1.0]), dst=0)
     with pytest.raises(TypeError, match="traced value"):

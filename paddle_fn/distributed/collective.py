@@ -169,7 +169,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
 
 
 def all_gather(tensor_list, tensor, group=None, sync_op=True):
-    """Gather `tensor` from every rank into `tensor_list` (cleared first; rank order).
+    """Gather `tensor` from every rank into `tensor_list` (rank order): an empty list is filled with new Tensors,
+    a list of one Tensor per rank is updated in place, as in Paddle.
 
     Example:
         >>> import paddle_fn as paddle
@@ -182,14 +183,12 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     if not isinstance(tensor_list, list):
         raise TypeError(f"all_gather: tensor_list must be a list to fill, got {type(tensor_list).__name__}")
     c = _comm_for(group, "all_gather")
-    parts = c.all_gather(_array(tensor, "all_gather"))
-    tensor_list.clear()
-    tensor_list.extend(to_tensor(p, dtype=tensor.dtype) for p in parts)
+    _fill(tensor_list, c.all_gather(_array(tensor, "all_gather")), tensor.dtype, c, "all_gather", "tensor_list")
     return Task()
 
 
 def all_gather_object(object_list, obj, group=None):
-    """Gather a picklable object from every rank into `object_list` (cleared first).
+    """Append every rank's picklable `obj` to `object_list` (rank order), as in Paddle.
 
     Example:
         >>> import paddle_fn.distributed as dist
@@ -200,9 +199,7 @@ def all_gather_object(object_list, obj, group=None):
     """
     if not isinstance(object_list, list):
         raise TypeError(f"all_gather_object: object_list must be a list to fill, got {type(object_list).__name__}")
-    objs = _comm_for(group, "all_gather_object").all_gather_object(obj)
-    object_list.clear()
-    object_list.extend(objs)
+    object_list.extend(_comm_for(group, "all_gather_object").all_gather_object(obj))
 
 
 def broadcast(tensor, src, group=None, sync_op=True):
@@ -286,7 +283,8 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
-    """Collect `tensor` from every rank into `gather_list` on rank `dst` (cleared first; rank order).
+    """Collect `tensor` from every rank into `gather_list` on rank `dst` (rank order; an empty list is filled, a
+    list of one Tensor per rank is updated in place).
 
     Example:
         >>> import paddle_fn as paddle
@@ -302,8 +300,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
         raise TypeError(f"gather: rank {dst} (dst) needs gather_list, a list to fill; got {gather_list!r}")
     parts = c.all_gather(_array(tensor, "gather"))
     if c.rank == dst:
-        gather_list.clear()
-        gather_list.extend(to_tensor(p, dtype=tensor.dtype) for p in parts)
+        _fill(gather_list, parts, tensor.dtype, c, "gather", "gather_list")
     return Task()
 
 
@@ -325,7 +322,8 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
 
 
 def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
-    """Rank i sends ``in_tensor_list[j]`` to rank j, which stores it as ``out_tensor_list[i]`` (cleared first).
+    """Rank i sends ``in_tensor_list[j]`` to rank j, which stores it as ``out_tensor_list[i]`` (an empty list is
+    filled, a list of one Tensor per rank is updated in place).
 
     Example:
         >>> import paddle_fn as paddle
@@ -343,8 +341,7 @@ def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
     dtype = in_tensor_list[0].dtype
     stacked = _stacked(in_tensor_list, c, in_tensor_list[0], "alltoall")
     everyone = c.all_gather(stacked)
-    out_tensor_list.clear()
-    out_tensor_list.extend(to_tensor(everyone[src][c.rank], dtype=dtype) for src in range(c.size))
+    _fill(out_tensor_list, [everyone[src][c.rank] for src in range(c.size)], dtype, c, "alltoall", "out_tensor_list")
     return Task()
 
 
@@ -428,6 +425,21 @@ def destroy_process_group(group=None):
     _comm_for(group, "destroy_process_group")
     env.shutdown()
     _GROUPS.clear()
+
+
+def _fill(tensor_list, arrays, dtype, c, what, name):
+    """Paddle's output-list convention: fill an empty list, or update a list of one Tensor per rank in place."""
+    if len(tensor_list) == 0:
+        tensor_list.extend(to_tensor(a, dtype=dtype) for a in arrays)
+    elif len(tensor_list) == c.size:
+        for i, (t, a) in enumerate(zip(tensor_list, arrays)):
+            if list(t.shape) != list(np.shape(a)):
+                raise ValueError(f"{what}: {name}[{i}] has shape {list(t.shape)} but the gathered tensors have "
+                                 f"shape {list(np.shape(a))}")
+            _set(t, a)
+    else:
+        raise ValueError(f"{what}: {name} must be empty or hold one tensor per rank ({c.size}), got "
+                         f"{len(tensor_list)}")
 
 
 def _stacked(tensor_list, c, like, what):
