@@ -58,6 +58,8 @@ def test_bad_arguments_are_clear_errors():
         dist.all_gather([paddle.zeros([2]), paddle.zeros([2])], paddle.zeros([2]))
     with pytest.raises(ValueError, match=r"tensor_list\[0\] has shape \[3\]"):
         dist.all_gather([paddle.zeros([3])], paddle.zeros([2]))
+    with pytest.raises(TypeError, match="must be picklable"):
+        dist.spawn(lambda: None, nprocs=2)
     with pytest.raises(ValueError, match="single process"):
         dist.send(paddle.to_tensor([1.0]), dst=0)
     with pytest.raises(TypeError, match="traced value"):

@@ -41,7 +41,8 @@ def init_parallel_env():
 
 
 def get_rank(group=None):
-    """This process's rank: from the job once initialized, else from ``PADDLE_TRAINER_ID`` (0 without it).
+    """This process's rank: from the job once initialized, else from the launcher's environment
+    (``PADDLE_TRAINER_ID``, or mpirun's / Slurm's rank; 0 without a launcher).
 
     Example:
         >>> import paddle_fn.distributed as dist
@@ -50,11 +51,12 @@ def get_rank(group=None):
     """
     if env.is_initialized():
         return env.communicator().rank
-    return int(os.environ.get("PADDLE_TRAINER_ID", 0))
+    return _from_env(("PADDLE_TRAINER_ID", "PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"), 0)
 
 
 def get_world_size(group=None):
-    """The number of processes: from the job once initialized, else ``PADDLE_TRAINERS_NUM`` (1 without it).
+    """The number of processes: from the job once initialized, else from the launcher's environment
+    (``PADDLE_TRAINERS_NUM``, or mpirun's / Slurm's size; 1 without a launcher).
 
     Example:
         >>> import paddle_fn.distributed as dist
@@ -63,7 +65,15 @@ def get_world_size(group=None):
     """
     if env.is_initialized():
         return env.communicator().size
-    return int(os.environ.get("PADDLE_TRAINERS_NUM", 1))
+    return _from_env(("PADDLE_TRAINERS_NUM", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"), 1)
+
+
+def _from_env(names, default):
+    """The first of the launchers' variables that is set (Paddle's, then MPI's, then Slurm's)."""
+    for name in names:
+        if name in os.environ:
+            return int(os.environ[name])
+    return default
 
 
 class ParallelEnv:

@@ -7,6 +7,7 @@ with the failing process's traceback.
 """
 import multiprocessing
 import os
+import pickle
 import time
 import traceback
 
@@ -114,6 +115,11 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
         raise ValueError(f"spawn: nprocs must be a positive number of processes (or -1), got {nprocs}")
     if devices is not None and len(devices) != nprocs:
         raise ValueError(f"spawn: {nprocs} processes but {len(devices)} selected devices {devices}")
+    try:
+        pickle.dumps((func, args))
+    except Exception as exc:
+        raise TypeError(f"spawn: func and args are sent to new processes, so they must be picklable (func a "
+                        f"module-level function, not a lambda or a nested function): {exc}") from None
     ports = free_ports(nprocs, options.get("started_port"))
     if options.get("print_config"):
         print(f"spawn: {nprocs} processes, endpoints {['127.0.0.1:%d' % p for p in ports]}")
