@@ -54,12 +54,12 @@ _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 def _walk(nodes, stop):
     """The nodes of `nodes` and below, not descending into nodes of the types `stop` (which are yielded: a
     nested function's name is bound here)."""
-    stack = list(nodes)
+    stack = list(reversed(nodes))  # depth first in source order: variables are listed as they first appear
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, stop):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _walk_scope(nodes):
@@ -88,7 +88,7 @@ def assigned_names(stmts):
             continue
         if not found.startswith(_GEN_FN) and found not in names:
             names.append(found)
-    return sorted(names, key=names.index)
+    return names
 
 
 def _contains(stmts, types, loop_level=False):
@@ -309,7 +309,7 @@ class ControlFlowTransformer(ast.NodeTransformer):
         self.fixed = saved
         params = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
         params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-        fixed = _declared(node.body)
+        fixed = _declared(node.body) | _assigned_first(node.body)
         init = [_assign(v, _call("UndefinedVar", _const(v))) for v in assigned_names(node.body)
                 if v not in params and v not in fixed]
         node.body = init + node.body
@@ -319,6 +319,17 @@ class ControlFlowTransformer(ast.NodeTransformer):
 def _lambda(body):
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     return ast.Lambda(args=args, body=body)
+
+
+def _assigned_first(stmts):
+    """Names bound by the plain ``name = value`` statements that open the body, before any block: they have a
+    value before any converted statement can read them, so they need no UndefinedVar."""
+    names = set()
+    for s in stmts:
+        if not (isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)):
+            break
+        names.update(t.id for t in s.targets)
+    return names
 
 
 def _declared(stmts):

@@ -26,7 +26,6 @@ __all__ = ["convert_function", "converted_source", "set_code_level", "set_verbos
 
 _log = logging.getLogger("paddle_fn.jit")
 _NOT_TO_STATIC = "_paddle_fn_not_to_static"
-_SKIP_PREFIXES = ("paddle_fn", "numpy", "paddle_fn.", "numpy.")
 _STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"])
 
 
@@ -112,13 +111,15 @@ def log(message):
 
 def _is_user_function(func):
     module = getattr(func, "__module__", None) or ""
-    if module.split(".")[0] in ("paddle_fn", "numpy", "builtins"):
+    filename = func.__code__.co_filename
+    # code typed at a prompt or in a doctest ("<stdin>", "<doctest ...>") is the user's whatever its module
+    if module.split(".")[0] in ("paddle_fn", "numpy", "builtins") and not filename.startswith("<"):
         return False
     if getattr(func, _NOT_TO_STATIC, False):
         return False
     if any(module == m.__name__ or module.startswith(m.__name__ + ".") for m in _ignored_modules):
         return False
-    filename = os.path.normcase(func.__code__.co_filename)
+    filename = os.path.normcase(filename)
     return not (filename.startswith(_STDLIB) and "site-packages" not in filename)
 
 
