@@ -1,6 +1,7 @@
 """paddle.io: datasets, samplers, batch samplers, collation and the DataLoader (in-process and with real worker
 processes), checked against closed forms and the shapes/dtypes Paddle 3.3.1 produces."""
 import gc
+import multiprocessing
 import os
 import threading
 import time
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 import paddle_fn as paddle
+from paddle_fn.io import dataloader as dataloader_module
 from paddle_fn.io import (
     BatchSampler, ChainDataset, ComposeDataset, DataLoader, Dataset, DistributedBatchSampler, IterableDataset,
     RandomSampler, SequenceSampler, Subset, SubsetRandomSampler, TensorDataset, WeightedRandomSampler,
@@ -353,3 +355,10 @@ class Dies(Dataset):
 def test_a_dead_worker_is_reported():
     with pytest.raises(RuntimeError, match="exited unexpectedly with exit code 3"):
         list(DataLoader(Dies(), batch_size=1, num_workers=1))
+
+
+def test_spawned_workers(monkeypatch):
+    # the start method used off Linux: the dataset travels to the worker by pickle, the worker imports paddle_fn
+    monkeypatch.setattr(dataloader_module, "_mp_context", lambda: multiprocessing.get_context("spawn"))
+    batches = list(DataLoader(Pairs(5, label="int"), batch_size=2, num_workers=1))
+    assert [y.numpy().tolist() for _, y in batches] == [[0, 1], [2, 3], [4]]
