@@ -179,6 +179,31 @@ def test_nested_pmap_maps_a_device_mesh(cpus):
         pf.pmap(pf.pmap(f, axis_name="j"), axis_name="i")(pf.ones([3, 2, 1]))
 
 
+def test_scan_and_fori_loop_with_collectives_loop_on_the_host(cpus):
+    x = pf.to_tensor(np.arange(12.0).reshape(2, 3, 2))
+
+    def f(v):
+        def body(c, e):
+            return c + pf.psum(e * c, "i").sum() * 0.01, pf.pmean(e, "i") + c
+        return pf.scan(body, pf.to_tensor(1.0, dtype="float64"), v, reverse=True)
+
+    for g, w in zip(pf.pmap(f, axis_name="i", devices=cpus[:2])(x), pf.vmap(f, axis_name="i")(x)):
+        np.testing.assert_allclose(_np(g), _np(w), rtol=1e-12)
+
+    def train(w, xb):  # three SGD steps with averaged gradients, inside the mapped function
+        def step(i, w):
+            return w - 0.01 * pf.pmean(pf.grad(lambda w: ((xb @ w) ** 2).mean())(w), "i")
+        return pf.fori_loop(0, 3, step, w)
+
+    w = pf.to_tensor(np.ones(2))
+    got = pf.pmap(train, axis_name="i", in_axes=(None, 0), out_axes=None, devices=cpus[:2])(w, x)
+    full = _np(x).reshape(-1, 2)
+    want = np.ones(2)
+    for _ in range(3):
+        want = want - 0.01 * 2 * full.T @ (full @ want) / len(full)
+    np.testing.assert_allclose(_np(got), want, rtol=1e-12)
+
+
 def test_in_axes_out_axes_and_static_arguments(cpus):
     x = pf.to_tensor(np.arange(8.0).reshape(4, 2))
     f = pf.pmap(lambda v, k: pf.psum(v * k, "i"), axis_name="i", in_axes=(1, None), out_axes=1,

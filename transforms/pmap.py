@@ -125,9 +125,14 @@ def _sub_programs(eqn):
             yield from (q for q in p if isinstance(q, Program))
 
 
+def _is_host_loop(eqn) -> bool:
+    """A scan whose body holds a collective: pmap runs its loop on the host, the body's segments on the devices."""
+    return eqn.prim.name == "scan" and _has_collective(eqn.params["body"])
+
+
 def _flatten(program: Program) -> Program:
     """Inline the jit calls that contain collectives (their collectives happen between devices, outside any one
-    compiled program); a collective inside control flow (cond, scan, while, custom derivatives) is an error."""
+    compiled program); a collective inside other control flow (cond, while, custom derivatives) is an error."""
     subst = {}
 
     def read(v):
@@ -146,11 +151,12 @@ def _flatten(program: Program) -> Program:
                 for o, r in zip(eqn.outputs, inner.out_vars):
                     subst[o] = read(r)
                 continue
-            if any(_has_collective(p) for p in _sub_programs(eqn)):
+            if not _is_host_loop(eqn) and any(_has_collective(p) for p in _sub_programs(eqn)):
                 raise UnsupportedError(
                     f"pmap: a collective inside {eqn.prim.name} is not supported (pmap performs collectives between "
-                    f"compiled segments, outside control flow); move the collective out of the {eqn.prim.name}, "
-                    "or use vmap with an axis_name for this computation")
+                    f"compiled segments, outside control flow; only scan and fori_loop with constant bounds loop on "
+                    f"the host); move the collective out of the {eqn.prim.name}, or use vmap with an axis_name for "
+                    "this computation")
             eqns.append(eqn.__class__(eqn.prim, tuple(ins), eqn.params, eqn.outputs))
 
     emit(program, list(program.in_vars))
@@ -158,8 +164,9 @@ def _flatten(program: Program) -> Program:
 
 
 def _stages(program: Program) -> list:
-    """[("segment", Program) | ("collective", eqn)] in order; a segment's inputs are the values it reads from
-    before it, its outputs the values it defines that later stages or the program's outputs read.
+    """[("segment", Program) | ("collective", eqn) | ("loop", (eqn, body, body stages))] in order; a segment's
+    inputs are the values it reads from before it, its outputs the values it defines that later stages or the
+    program's outputs read.
 
     Equations are grouped by how many collectives lie on their longest path from the inputs, so independent
     collectives (the pmean of every gradient) happen together between two segments instead of each cutting the
@@ -167,7 +174,7 @@ def _stages(program: Program) -> list:
     depth, segments, groups = {}, {}, {}
     for eqn in program.eqns:
         d = max((depth.get(v, 0) for v in eqn.inputs if not isinstance(v, Literal)), default=0)
-        if eqn.prim.name in COLLECTIVE_PRIMITIVES:
+        if eqn.prim.name in COLLECTIVE_PRIMITIVES or _is_host_loop(eqn):
             groups.setdefault(d, []).append(eqn)
             d += 1
         else:
@@ -185,7 +192,11 @@ def _stages(program: Program) -> list:
         if not isinstance(chunk, list):
             live -= set(chunk.outputs)
             live |= {v for v in chunk.inputs if not isinstance(v, Literal)}
-            stages.append(("collective", chunk))
+            if _is_host_loop(chunk):
+                body = _flatten(chunk.params["body"])
+                stages.append(("loop", (chunk, body, _stages(body))))
+            else:
+                stages.append(("collective", chunk))
             continue
         defined = {o for e in chunk for o in e.outputs}
         outs = [o for e in chunk for o in e.outputs if o in live]
@@ -266,8 +277,9 @@ def _first_only(stages, out_vars, out_axes) -> set:
     first = set()
     for index in range(len(stages) - 1, -1, -1):
         kind, stage = stages[index]
-        if kind == "collective":
-            everywhere |= {v for v in stage.inputs if not isinstance(v, Literal)}
+        if kind != "segment":
+            eqn = stage if kind == "collective" else stage[0]
+            everywhere |= {v for v in eqn.inputs if not isinstance(v, Literal)}
         elif any(v in everywhere for v in stage.out_vars):
             everywhere |= set(stage.in_vars)
         else:
@@ -456,21 +468,12 @@ class PmapFunction:
             self._pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="pmap")
         return list(self._pool.map(fn, range(n)))
 
-    def _execute(self, compiled, tensors, dims, devices):
+    def _run_stages(self, stages, envs, devices, mesh, first_only=frozenset()):
+        """Run the stages on every device: segments in parallel, collectives on the host, loops on the host."""
         n = len(devices)
-        envs = [dict() for _ in range(n)]
-        mesh_shape = tuple(size for _, size in compiled.mesh)
-        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices, mesh_shape)
-                                                              for t, d in zip(tensors, dims)]
-        for v, per_device in zip(compiled.in_vars, prog_inputs):
-            for env, x in zip(envs, per_device):
-                env[v] = x
-
-        def read(env, v):
-            return Tensor(v.val) if isinstance(v, Literal) else env[v]
-
         first = self.backend.first_index(n)
-        for index, (kind, stage) in enumerate(compiled.stages):
+        read = _read
+        for index, (kind, stage) in enumerate(stages):
             if kind == "segment":
                 exes = _executables(stage, devices, self._name)
 
@@ -479,17 +482,19 @@ class PmapFunction:
                     outs = exes[i](*[_buffer(read(env, v)) for v in stage.in_vars])
                     for v, o in zip(stage.out_vars, outs):
                         env[v] = Tensor.from_device_array(o)
-                if index in compiled.first_only:
+                if index in first_only:
                     run(0)
                 else:
                     self._map(run, n)
+            elif kind == "loop":
+                self._run_loop(*stage, envs, devices, mesh)
             else:
                 values = [np.asarray(read(env, v).concrete_value()) for env in envs for v in stage.inputs]
-                if len(compiled.mesh) == 1:
+                if len(mesh) == 1:
                     results = _host_collective(self.backend, stage, values or [None] * n, first)
                 else:  # over one axis of the mesh: each group of devices along it separately
                     results = [None] * n
-                    for group in _groups(compiled.mesh, stage.params["axis_name"]):
+                    for group in _groups(mesh, stage.params["axis_name"]):
                         part = _host_collective(self.backend, stage, [values[k] if values else None
                                                                        for k in group], 0)
                         for k, r in zip(group, part):
@@ -502,12 +507,51 @@ class PmapFunction:
                         placed[id(r), home] = Tensor.from_device_array(runtime.device_put(
                             np.asarray(r, dtype=out_aval.dtype.np), home))
                     env[stage.outputs[0]] = placed[id(r), home]
+
+    def _run_loop(self, eqn, body, body_stages, envs, devices, mesh):
+        """A scan with collectives in its body: the loop runs here, each iteration's stages on the devices."""
+        p = eqn.params
+        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
+        args = [[_read(env, v) for v in eqn.inputs] for env in envs]
+        consts = [a[:nc] for a in args]
+        carry = [a[nc:nc + nk] for a in args]
+        xs = [[np.asarray(x.concrete_value()) for x in a[nc + nk:]] for a in args]
+        ys = [[] for _ in envs]
+        for it in (reversed(range(length)) if p["reverse"] else range(length)):
+            body_envs = []
+            for i in range(len(envs)):
+                ins = consts[i] + carry[i] + [Tensor(x[it]) for x in xs[i]]
+                body_envs.append(dict(zip(body.in_vars, ins)))
+            self._run_stages(body_stages, body_envs, devices, mesh)
+            for i, env in enumerate(body_envs):
+                outs = [_read(env, v) for v in body.out_vars]
+                carry[i] = outs[:nk]
+                ys[i].append([np.asarray(y.concrete_value()) for y in outs[nk:]])
+        y_avals = body.out_avals[nk:]
+        for i, env in enumerate(envs):
+            steps = ys[i][::-1] if p["reverse"] else ys[i]
+            stacked = [Tensor(np.stack([step[j] for step in steps]) if steps else
+                              np.zeros((0,) + a.shape, a.dtype.np)) for j, a in enumerate(y_avals)]
+            for v, x in zip(eqn.outputs, carry[i] + stacked):
+                env[v] = x
+
+    def _execute(self, compiled, tensors, dims, devices):
+        n = len(devices)
+        envs = [dict() for _ in range(n)]
+        mesh_shape = tuple(size for _, size in compiled.mesh)
+        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices, mesh_shape)
+                                                              for t, d in zip(tensors, dims)]
+        for v, per_device in zip(compiled.in_vars, prog_inputs):
+            for env, x in zip(envs, per_device):
+                env[v] = x
+
+        self._run_stages(compiled.stages, envs, devices, compiled.mesh, compiled.first_only)
         outs = []
         for v, ax in zip(compiled.out_vars, compiled.out_axes):
             if ax is None:
-                outs.append(read(envs[0], v))
+                outs.append(_read(envs[0], v))
                 continue
-            shards = [read(env, v) for env in envs]
+            shards = [_read(env, v) for env in envs]
             if ax == 0:
                 outs.append(_sharded_tensor(shards, devices, mesh_shape))
             else:
@@ -518,6 +562,10 @@ class PmapFunction:
                                          f"{nd}")
                 outs.append(Tensor(np.moveaxis(stacked, 0, ax)))
         return tree_unflatten(compiled.out_tree, outs)
+
+
+def _read(env, v):
+    return Tensor(v.val) if isinstance(v, Literal) else env[v]
 
 
 def _buffer(t: Tensor):
