@@ -73,7 +73,14 @@ def _walk_loop_level(nodes):
 
 
 def assigned_names(stmts):
-    """The local names `stmts` bind, in first-binding order (not counting the converter's own functions)."""
+    """The local names `stmts` bind, in first-binding order (not counting the converter's own functions).
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> at.assigned_names(ast.parse("a = 1\\nfor i in x:\\n    b, a = i, 2\\ndef g(): c = 3").body)
+        ['a', 'i', 'b', 'g']
+    """
     names = []
     for node in _walk_scope(stmts):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -99,7 +106,25 @@ def _contains(stmts, types, loop_level=False):
 # ----------------------------------------------------------------------------------------------- 1. return
 
 class ReturnTransformer:
-    """Early returns inside ``if`` → a return flag and value (for functions with no ``return`` inside a loop)."""
+    """Early returns inside ``if`` → a return flag and value (for functions with no ``return`` inside a loop).
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> f = ast.parse("def f(x):\\n    if x:\\n        return 1\\n    return 2").body[0]
+        >>> at.ReturnTransformer().apply(f)
+        True
+        >>> print(ast.unparse(ast.fix_missing_locations(f)))
+        def f(x):
+            __jst_ret_flag = False
+            if x:
+                __jst_ret_val = 1
+                __jst_ret_flag = True
+            if not __jst_ret_flag:
+                __jst_ret_val = 2
+                __jst_ret_flag = True
+            return __jst_ret_val
+    """
 
     FLAG, VALUE = _GEN + "ret_flag", _GEN + "ret_val"
 
@@ -149,7 +174,21 @@ class ReturnTransformer:
 # ----------------------------------------------------------------------------------------------- 2. for
 
 class ForToWhileTransformer(ast.NodeTransformer):
-    """``for target in iterable: body`` → a ``while`` over ``_jst.convert_iter(iterable)`` by index."""
+    """``for target in iterable: body`` → a ``while`` over ``_jst.convert_iter(iterable)`` by index.
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> import itertools
+        >>> tree = at.ForToWhileTransformer(itertools.count()).visit(ast.parse("for i in range(n):\\n    s += i"))
+        >>> print(ast.unparse(ast.fix_missing_locations(tree)))
+        __jst_it_0 = _jst.convert_iter(range(n))
+        __jst_i_0 = 0
+        while _jst.iter_has_next(__jst_it_0, __jst_i_0):
+            i = _jst.iter_next(__jst_it_0, __jst_i_0)
+            __jst_i_0 = __jst_i_0 + 1
+            s += i
+    """
 
     def __init__(self, counter):
         self.counter = counter
@@ -169,7 +208,22 @@ class ForToWhileTransformer(ast.NodeTransformer):
 # ----------------------------------------------------------------------------------------------- 3. break
 
 class BreakContinueTransformer(ast.NodeTransformer):
-    """``break`` / ``continue`` in a ``while`` → flags; later statements guarded, the test checks the break flag."""
+    """``break`` / ``continue`` in a ``while`` → flags; later statements guarded, the test checks the break flag.
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> import itertools
+        >>> code = "while c:\\n    if a:\\n        break\\n    s += 1"
+        >>> tree = at.BreakContinueTransformer(itertools.count()).visit(ast.parse(code))
+        >>> print(ast.unparse(ast.fix_missing_locations(tree)))
+        __jst_break_0 = False
+        while not __jst_break_0 and c:
+            if a:
+                __jst_break_0 = True
+            if not __jst_break_0:
+                s += 1
+    """
 
     def __init__(self, counter):
         self.counter = counter
@@ -217,7 +271,16 @@ class BreakContinueTransformer(ast.NodeTransformer):
 # ----------------------------------------------------------------------------------------------- 4. if/while
 
 class ControlFlowTransformer(ast.NodeTransformer):
-    """``if``/``while``/``a if c else b``/``and``/``or``/``not``/calls → the ``_jst`` runtime helpers."""
+    """``if``/``while``/``a if c else b``/``and``/``or``/``not``/calls → the ``_jst`` runtime helpers.
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> import itertools
+        >>> tree = at.ControlFlowTransformer(itertools.count(), frozenset()).visit(ast.parse("y = a if c else b"))
+        >>> print(ast.unparse(ast.fix_missing_locations(tree)))
+        y = _jst.convert_ifelse_expr(c, lambda: a, lambda: b)
+    """
 
     @staticmethod
     def _blocked(stmts):
@@ -337,7 +400,24 @@ def _declared(stmts):
 
 
 def transform_function(fdef):
-    """Rewrite the ``FunctionDef`` `fdef` in place (passes 1-4); returns it."""
+    """Rewrite the ``FunctionDef`` `fdef` in place (passes 1-4); returns it.
+
+    Example:
+        >>> import ast
+        >>> from paddle_fn.nn_compat.jit.dy2static import ast_transformer as at
+        >>> f = at.transform_function(ast.parse("def f(x):\\n    while x > 0:\\n        x = x - 1\\n    return x").body[0])
+        >>> print(ast.unparse(f))
+        def f(x):
+        <BLANKLINE>
+            def __jst_fn_cond_0(x):
+                return x > 0
+        <BLANKLINE>
+            def __jst_fn_body_0(x):
+                x = x - 1
+                return (x,)
+            x, = _jst.convert_while_loop(__jst_fn_cond_0, __jst_fn_body_0, (x,), ('x',))
+            return x
+    """
     counter = itertools.count()
     fdef.decorator_list = []
     for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs + [fdef.args.vararg, fdef.args.kwarg]:

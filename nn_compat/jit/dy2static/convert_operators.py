@@ -36,7 +36,17 @@ _INTERNAL = "__jst_"  # prefix of the variables the converter makes (return valu
 
 class UndefinedVar:
     """A variable that has no value at this point of a converted function: created in only one branch of an
-    ``if`` on a Tensor, or inside a loop on a Tensor. Using it raises a NameError that says why."""
+    ``if`` on a Tensor, or inside a loop on a Tensor. Using it raises a NameError that says why.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> y = _jst.UndefinedVar('y', 'it is assigned in only one branch')
+        >>> y + 1
+        Traceback (most recent call last):
+        ...
+        NameError: to_static: local variable 'y' has no value here: it is assigned in only one branch
+    """
 
     def __init__(self, name, reason=None):
         self.name = name
@@ -55,7 +65,16 @@ class UndefinedVar:
 
 
 def is_traced(x) -> bool:
-    """True if `x` is a Tensor whose value is not known while compiling (it needs a control-flow primitive)."""
+    """True if `x` is a Tensor whose value is not known while compiling (it needs a control-flow primitive).
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.is_traced(paddle.ones([2])), _jst.is_traced(3)
+        (False, False)
+        >>> paddle.jit(lambda x: paddle.to_tensor(_jst.is_traced(x)))(paddle.ones([2])).item()
+        True
+    """
     return isinstance(x, Tensor) and not is_concrete(x)
 
 
@@ -163,7 +182,16 @@ def _unflatten_outputs(leaves, trees):
 
 def convert_ifelse(pred, true_fn, false_fn, args, names):
     """``if pred:`` with branches ``true_fn(*args)`` / ``false_fn(*args)``, each returning the new values of the
-    variables `names`. A traced `pred` builds a `paddle_fn.cond`."""
+    variables `names`. A traced `pred` builds a `paddle_fn.cond`.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> def f(x):
+        ...     return _jst.convert_ifelse(x.sum() > 0, lambda y: (x * 2,), lambda y: (x - 1,), (None,), ('y',))[0]
+        >>> paddle.jit(f)(paddle.to_tensor([1.0, -3.0])).numpy()
+        array([ 0., -4.], dtype=float32)
+    """
     if not is_traced(pred):
         return tuple(true_fn(*args) if _truth(pred, "`if`") else false_fn(*args))
     pred = _scalar_pred(pred, "`if`")
@@ -216,7 +244,15 @@ def convert_ifelse(pred, true_fn, false_fn, args, names):
 
 
 def convert_ifelse_expr(pred, true_fn, false_fn):
-    """``a if pred else b``: `paddle_fn.cond` of the two lambdas when `pred` is traced."""
+    """``a if pred else b``: `paddle_fn.cond` of the two lambdas when `pred` is traced.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> f = paddle.jit(lambda x: _jst.convert_ifelse_expr(x > 0, lambda: x, lambda: -x))
+        >>> f(paddle.to_tensor(-2.0)).item()
+        2.0
+    """
     (out,) = convert_ifelse(pred, lambda: (true_fn(),), lambda: (false_fn(),), (), ("__jst_expr",))
     if isinstance(out, UndefinedVar):
         raise TypeError("to_static: the branches of `a if cond else b` on a Tensor must both give Tensors or numbers")
@@ -227,7 +263,18 @@ def convert_ifelse_expr(pred, true_fn, false_fn):
 
 def convert_while_loop(cond_fn, body_fn, args, names):
     """``while cond_fn(*args): args = body_fn(*args)``: a Python loop while the condition is a Python value or
-    concrete; from the first traced condition on, a `paddle_fn.while_loop` over the variables the body writes."""
+    concrete; from the first traced condition on, a `paddle_fn.while_loop` over the variables the body writes.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> def f(n):
+        ...     return _jst.convert_while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), (0, 0), ('i', 's'))[1]
+        >>> paddle.jit(f)(paddle.to_tensor(5)).item()  # a while_loop: n is traced
+        10
+        >>> f(5)  # Python values: a Python loop
+        10
+    """
     args = tuple(args)
     while True:
         pred = cond_fn(*args)
@@ -296,7 +343,14 @@ class _TensorRange:
 
 def convert_range(*args):
     """``range(...)``: a Python range when every bound is a Python int or concrete; otherwise an object a
-    converted ``for`` loops over with a `paddle_fn.while_loop`."""
+    converted ``for`` loops over with a `paddle_fn.while_loop`.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_range(paddle.to_tensor(3))
+        range(0, 3)
+    """
     if not any(is_traced(a) for a in args):
         return range(*(int(a) if isinstance(a, Tensor) else a for a in args))
     if not 1 <= len(args) <= 3:
@@ -314,7 +368,14 @@ def convert_range(*args):
 
 def convert_iter(iterable):
     """What a converted ``for`` loops over: a Tensor (its first axis), a traced `range`, or any Python iterable
-    (materialised as a list, so the loop runs as Python and is unrolled while compiling)."""
+    (materialised as a list, so the loop runs as Python and is unrolled while compiling).
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_iter({'a': 1})
+        ['a']
+    """
     if isinstance(iterable, (_TensorRange, Tensor)):
         if isinstance(iterable, Tensor) and not iterable.shape:
             raise TypeError("to_static: iterating over a 0-D Tensor; it has no first axis")
@@ -323,7 +384,14 @@ def convert_iter(iterable):
 
 
 def iter_has_next(it, i):
-    """Whether element `i` exists: a traced bool for a traced range, a Python bool otherwise."""
+    """Whether element `i` exists: a traced bool for a traced range, a Python bool otherwise.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.iter_has_next([4, 5], 1), _jst.iter_has_next(paddle.ones([2, 3]), 2)
+        (True, False)
+    """
     if isinstance(it, _TensorRange):
         return it.has_next(i)
     if isinstance(it, Tensor):
@@ -332,7 +400,14 @@ def iter_has_next(it, i):
 
 
 def iter_next(it, i):
-    """Element `i` of what `convert_iter` returned."""
+    """Element `i` of what `convert_iter` returned.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.iter_next(paddle.to_tensor([[1, 2], [3, 4]]), 1).numpy()
+        array([3, 4])
+    """
     if isinstance(it, _TensorRange):
         return it.get(i)
     return it[i]
@@ -341,7 +416,16 @@ def iter_next(it, i):
 # ----------------------------------------------------------------------------------------------- operators
 
 def convert_logical_and(x_fn, y_fn):
-    """``x and y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_and(x, y)``."""
+    """``x and y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_and(x, y)``.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_logical_and(lambda: 0, lambda: 1 / 0)  # short-circuits as Python
+        0
+        >>> paddle.jit(lambda x: _jst.convert_logical_and(lambda: x > 0, lambda: x < 2))(paddle.to_tensor(1.0)).item()
+        True
+    """
     x = x_fn()
     if is_traced(x):
         y = y_fn()
@@ -355,7 +439,16 @@ def convert_logical_and(x_fn, y_fn):
 
 
 def convert_logical_or(x_fn, y_fn):
-    """``x or y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_or(x, y)``."""
+    """``x or y``: Python's short-circuit unless `x` is traced, then ``paddle.logical_or(x, y)``.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_logical_or(lambda: 'a', lambda: 1 / 0)
+        'a'
+        >>> paddle.jit(lambda x: _jst.convert_logical_or(lambda: x > 0, lambda: x < -2))(paddle.to_tensor(-1.0)).item()
+        False
+    """
     x = x_fn()
     if is_traced(x):
         y = y_fn()
@@ -366,14 +459,28 @@ def convert_logical_or(x_fn, y_fn):
 
 
 def convert_logical_not(x):
-    """``not x``: ``paddle.logical_not(x)`` for a traced `x`, Python's ``not`` otherwise."""
+    """``not x``: ``paddle.logical_not(x)`` for a traced `x`, Python's ``not`` otherwise.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_logical_not([]), paddle.jit(_jst.convert_logical_not)(paddle.to_tensor(True)).item()
+        (True, False)
+    """
     if is_traced(x):
         return paddle_fn.logical_not(x.astype("bool"))
     return not (_truth(x, "`not`") if isinstance(x, Tensor) else x)
 
 
 def convert_len(x):
-    """``len(x)``: the size of a Tensor's first axis (static), Python's len otherwise."""
+    """``len(x)``: the size of a Tensor's first axis (static), Python's len otherwise.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_len(paddle.ones([4, 2])), _jst.convert_len('abc')
+        (4, 3)
+    """
     if isinstance(x, Tensor):
         if not x.shape:
             raise TypeError("len() of a 0-D Tensor")
@@ -386,7 +493,16 @@ def convert_len(x):
 class PrintCollector:
     """Collects what converted ``print`` calls inside a program being compiled need at run time: the traced
     Tensors become extra outputs of the program, and after each call their values are printed with the Python
-    parts of the message, in program order (Paddle's ``paddle.static.Print``)."""
+    parts of the message, in program order (Paddle's ``paddle.static.Print``).
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> collector = _jst.PrintCollector(level=0)
+        >>> _jst.PrintCollector.emit([(["x =", _jst._Slot(0)], " ", "\\n", None)], [paddle.to_tensor(1.5)])
+        x = Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,
+               1.50000000)
+    """
 
     def __init__(self, level):
         self.level = level  # the trace level of the program's own body: prints inside cond/while are deeper
@@ -420,7 +536,15 @@ _collectors: list = []
 
 def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
     """``print(...)``: prints at once unless an argument is a traced Tensor; then the Tensor is made an output of
-    the compiled program and the whole line is printed after each call of it, with the Tensor's value."""
+    the compiled program and the whole line is printed after each call of it, with the Tensor's value.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_print("eager", paddle.to_tensor(2))
+        eager Tensor(shape=[], dtype=int64, place=Place(cpu), stop_gradient=True,
+               2)
+    """
     if not any(is_traced(a) for a in args):
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
@@ -440,7 +564,14 @@ def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
 
 def convert_call(func):
     """The function a converted call site calls: user functions are converted (recursively, cached by code
-    object), `print`/`len`/`range` are replaced, everything else is called as is."""
+    object), `print`/`len`/`range` are replaced, everything else is called as is.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> _jst.convert_call(len) is _jst.convert_len, _jst.convert_call(paddle.sin) is paddle.sin
+        (True, True)
+    """
     if func is builtins.print:
         return convert_print
     if func is builtins.len:

@@ -103,7 +103,12 @@ def _say(message, to_stdout):
 
 
 def log(message):
-    """A conversion step: to the 'paddle_fn.jit' logger, and printed when `set_verbosity` is on."""
+    """A conversion step: to the 'paddle_fn.jit' logger, and printed when `set_verbosity` is on.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import program_translator
+        >>> program_translator.log("a step")  # silent unless paddle.jit.set_verbosity(1)
+    """
     _log.debug(message)
     if _settings.verbosity > 0:
         _say("paddle_fn.jit: " + message, _settings.verbosity_to_stdout)
@@ -163,7 +168,21 @@ def _compile(func):
 
 
 def convert_function(func):
-    """`func` converted for to_static when it is user code with readable source; `func` itself otherwise."""
+    """`func` converted for to_static when it is user code with readable source; `func` itself otherwise.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_function
+        >>> def clip_sum(x):
+        ...     s = x.sum()
+        ...     if s > 1.0:
+        ...         s = s * 0.0 + 1.0
+        ...     return s
+        >>> paddle.jit(convert_function(clip_sum))(paddle.to_tensor([3.0, 4.0])).item()
+        1.0
+        >>> convert_function(paddle.sin) is paddle.sin
+        True
+    """
     if isinstance(func, types.MethodType):
         converted = convert_function(func.__func__)
         return func if converted is func.__func__ else types.MethodType(converted, func.__self__)
@@ -199,7 +218,16 @@ def convert_function(func):
 
 
 def converted_source(func):
-    """The converted source of `func` (its own source when it is not converted)."""
+    """The converted source of `func` (its own source when it is not converted).
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import converted_source
+        >>> def neg_if(x):
+        ...     return -x if x < 0 else x
+        >>> print(converted_source(neg_if))
+        def neg_if(x):
+            return _jst.convert_ifelse_expr(x < 0, lambda: -x, lambda: x)
+    """
     target = func.__func__ if isinstance(func, types.MethodType) else func
     if convert_function(target) is target:
         try:
