@@ -1,9 +1,11 @@
 """paddle.distributed: world-size-1 identities, the TCP communicator (two ranks as threads), and real
 two-process jobs under mpirun, launch and spawn (tests/mpi_worker_dist.py)."""
 import os
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -167,6 +169,33 @@ def test_tcp_collectives_three_ranks():
         np.testing.assert_array_equal(red, [3.0] if r == 1 else [r + 1.0])
         np.testing.assert_array_equal(sc, [2.0 * r])
     np.testing.assert_array_equal(out[2][6], [5.0, 6.0])
+
+
+def test_tcp_hub_refuses_strangers_and_wrong_tokens():
+    port = free_ports(1)[0]
+    result = {}
+
+    def rank0():
+        try:
+            result[0] = TCPCommunicator(0, 2, "127.0.0.1", port, 2.0, token="secret")
+        except Exception as exc:
+            result[0] = exc
+    t = threading.Thread(target=rank0)
+    t.start()
+    time.sleep(0.2)
+    with socket.create_connection(("127.0.0.1", port)) as stranger:  # garbage is dropped, not unpickled
+        stranger.sendall(b"\x00" * 8 + b"junk")
+    with pytest.raises(DistributedError, match="refused this process: its job token"):
+        TCPCommunicator(1, 2, "127.0.0.1", port, 2.0, token="wrong")
+    with pytest.raises(DistributedError, match=r"refused this process: rank 2 is not in \[0, 2\)"):
+        TCPCommunicator(2, 2, "127.0.0.1", port, 2.0, token="secret")
+    good = TCPCommunicator(1, 2, "127.0.0.1", port, 2.0, token="secret")
+    with pytest.raises(DistributedError, match="refused this process: rank 1 is already in the job"):
+        TCPCommunicator(1, 2, "127.0.0.1", port, 2.0, token="secret")
+    t.join(10)
+    assert isinstance(result[0], TCPCommunicator) and (result[0].rank, good.rank) == (0, 1)
+    good.close()
+    result[0].close()
 
 
 def test_tcp_timeout_names_the_missing_rank():

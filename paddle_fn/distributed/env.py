@@ -98,7 +98,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None, *,
                              "pass coordinator_address='host:port' or set MASTER_ADDR and MASTER_PORT")
         else:
             host, port = _split_address(master, "coordinator_address")
-            comm = TCPCommunicator(rank, size, host, port, timeout)
+            comm = TCPCommunicator(rank, size, host, port, timeout, os.environ.get("PADDLE_FN_DIST_TOKEN", ""))
             comm.install_crash_hook()
     _STATE["comm"], _STATE["source"] = comm, source
     atexit.register(shutdown)

@@ -11,7 +11,7 @@ import pickle
 import time
 import traceback
 
-from paddle_fn.distributed.launch.utils import free_ports, parse_devices, worker_env
+from paddle_fn.distributed.launch.utils import free_ports, job_token, parse_devices, worker_env
 
 _OPTIONS = ("selected_devices", "selected_gpus", "gpus", "started_port", "ips", "backend", "print_config")
 
@@ -120,14 +120,14 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     except Exception as exc:
         raise TypeError(f"spawn: func and args are sent to new processes, so they must be picklable (func a "
                         f"module-level function, not a lambda or a nested function): {exc}") from None
-    ports = free_ports(nprocs, options.get("started_port"))
+    ports, token = free_ports(nprocs, options.get("started_port")), job_token()
     if options.get("print_config"):
         print(f"spawn: {nprocs} processes, endpoints {['127.0.0.1:%d' % p for p in ports]}")
     ctx = multiprocessing.get_context("spawn")
     processes, errors, returns = [], [], []
     for rank in range(nprocs):
         eq, rq = ctx.SimpleQueue(), ctx.SimpleQueue()
-        p = ctx.Process(target=_worker, args=(func, args, worker_env(rank, nprocs, ports, devices), eq, rq),
+        p = ctx.Process(target=_worker, args=(func, args, worker_env(rank, nprocs, ports, token, devices), eq, rq),
                         daemon=daemon)
         p.start()
         processes.append(p)

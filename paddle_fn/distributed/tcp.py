@@ -7,6 +7,7 @@ rank is missing when a collective waits too long, or which one crashed (its conn
 goodbye). ``send``/``recv`` are forwarded through the hub. The data volume of data-parallel training on a few
 local processes is small enough for this star; large jobs should run under ``mpirun``.
 """
+import json
 import pickle
 import selectors
 import socket
@@ -23,6 +24,8 @@ _HEADER = struct.Struct(">Q")
 # How long a rank waits beyond the timeout for the hub's verdict before it gives up on the hub itself.
 _HUB_GRACE = 30.0
 _TICK = 0.05
+_MAX_HELLO = 4096
+_HELLO_TIMEOUT = 5.0
 
 
 def _send_msg(sock, obj):
@@ -50,6 +53,24 @@ def _recv_msg(sock):
     return None if body is None else pickle.loads(body)
 
 
+def _send_hello(sock, rank, token):
+    data = json.dumps({"rank": rank, "token": token}).encode()
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def _recv_hello(sock):
+    """(rank, token) from a new connection, read as JSON: nothing from an unauthenticated peer is unpickled."""
+    head = _recv_exact(sock, _HEADER.size)
+    if head is None or _HEADER.unpack(head)[0] > _MAX_HELLO:
+        return None
+    body = _recv_exact(sock, _HEADER.unpack(head)[0])
+    try:
+        hello = json.loads(body)
+        return int(hello["rank"]), str(hello["token"])
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
 def _bind_host(host):
     return host if host in ("127.0.0.1", "localhost", "::1") else ""
 
@@ -57,9 +78,9 @@ def _bind_host(host):
 class _Hub(threading.Thread):
     """Rank 0's coordinator thread: matches collectives across ranks, forwards point-to-point messages."""
 
-    def __init__(self, host, port, size, timeout):
+    def __init__(self, host, port, size, timeout, token):
         super().__init__(name="paddle_fn-dist-hub", daemon=True)
-        self.size, self.timeout, self.address = size, timeout, f"{host}:{port}"
+        self.size, self.timeout, self.address, self.token = size, timeout, f"{host}:{port}", token
         self.listener = socket.create_server((_bind_host(host), port), reuse_port=False)
         self.listener.setblocking(False)
         self.sel = selectors.DefaultSelector()
@@ -93,7 +114,7 @@ class _Hub(threading.Thread):
                 for key, _ in self.sel.select(_TICK):
                     if key.data is None:
                         conn, _ = self.listener.accept()
-                        conn.setblocking(True)
+                        conn.settimeout(_HELLO_TIMEOUT)  # a silent stranger must not stall the hub
                         self.sel.register(conn, selectors.EVENT_READ, "new")
                     else:
                         self._on_readable(key.fileobj, key.data)
@@ -105,15 +126,25 @@ class _Hub(threading.Thread):
 
     def _on_readable(self, sock, rank):
         try:
-            msg = _recv_msg(sock)
+            msg = _recv_hello(sock) if rank == "new" else _recv_msg(sock)
         except OSError:  # connection reset: the process died
             msg = None
         if rank == "new":
-            if msg is None or msg[0] != "hello":
-                self.sel.unregister(sock)
+            hello = msg
+            if hello is None or hello[1] != self.token or not 0 <= hello[0] < self.size or hello[0] in self.socks:
+                self.sel.unregister(sock)  # a stranger, a wrong job token, or a rank that joined twice
+                if hello is not None:
+                    why = (f"rank {hello[0]} is already in the job" if hello[0] in self.socks else
+                           f"rank {hello[0]} is not in [0, {self.size})" if not 0 <= hello[0] < self.size else
+                           "its job token (PADDLE_FN_DIST_TOKEN) differs")
+                    try:
+                        _send_msg(sock, ("error", f"the coordinator at {self.address} refused this process: {why}"))
+                    except OSError:
+                        pass
                 sock.close()
                 return
-            rank = msg[1]
+            sock.settimeout(None)
+            rank = hello[0]
             self.sel.modify(sock, selectors.EVENT_READ, rank)
             self.socks[rank] = sock
             if len(self.socks) == self.size:
@@ -220,22 +251,27 @@ class _Hub(threading.Thread):
 
 
 class TCPCommunicator(Communicator):
-    """A rank of a job coordinated over TCP at `host:port` (rank 0 also runs the hub there)."""
+    """A rank of a job coordinated over TCP at `host:port` (rank 0 also runs the hub there).
+
+    `token` is the job's shared secret (``launch`` and ``spawn`` give each job a random one in
+    ``PADDLE_FN_DIST_TOKEN``): the hub drops connections that do not present it, before reading anything else
+    from them. Messages between members of the job are pickled, so a job must run on a trusted network.
+    """
     backend = "tcp"
 
-    def __init__(self, rank, size, host, port, timeout):
+    def __init__(self, rank, size, host, port, timeout, token=""):
         self.rank, self.size, self.timeout = rank, size, float(timeout)
         self.address = f"{host}:{port}"
         self._hub = None
         if rank == 0:
-            self._hub = _Hub(host, port, size, self.timeout)
+            self._hub = _Hub(host, port, size, self.timeout, token)
             self._hub.start()
         self._sock = self._connect(host, port)
         self._seq = 0
         self._p2p = {}           # src -> deque of arrays received ahead of recv()
         self._broken = None
         self._error = None
-        _send_msg(self._sock, ("hello", rank))
+        _send_hello(self._sock, rank, token)
         self._wait(lambda m: m[0] == "welcome", self.timeout + _HUB_GRACE, "joining the job")
 
     def install_crash_hook(self):

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from paddle_fn.distributed.launch.utils import free_ports, parse_devices, worker_env
+from paddle_fn.distributed.launch.utils import free_ports, job_token, parse_devices, worker_env
 
 _GRACE = 5.0
 
@@ -58,12 +58,12 @@ def launch(training_script, training_script_args=(), nproc_per_node=None, device
     if devices is not None and len(devices) != n:
         raise SystemExit(f"launch: {n} processes but {len(devices)} devices ({','.join(devices)})")
     os.makedirs(log_dir, exist_ok=True)
-    ports = free_ports(n, started_port)
+    ports, token = free_ports(n, started_port), job_token()
     print(f"LAUNCH INFO: {n} processes, endpoints {','.join(f'127.0.0.1:{p}' for p in ports)}, "
           f"logs in {log_dir}/workerlog.N", flush=True)
     workers, threads, logs = [], [], []
     for rank in range(n):
-        env = dict(os.environ, **worker_env(rank, n, ports, devices))
+        env = dict(os.environ, **worker_env(rank, n, ports, token, devices))
         log = open(os.path.join(log_dir, f"workerlog.{rank}"), "wb")
         proc = subprocess.Popen([sys.executable, "-u", training_script, *training_script_args], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -1,4 +1,5 @@
 """What ``launch`` and ``spawn`` share: free local ports and the per-process environment Paddle's launcher sets."""
+import secrets
 import socket
 
 
@@ -18,8 +19,14 @@ def free_ports(count, started_port=None):
             s.close()
 
 
-def worker_env(rank, nprocs, ports, devices=None):
-    """The variables Paddle's launcher gives rank `rank` of a local job of `nprocs` processes."""
+def job_token():
+    """A random secret for one job: the coordinator only admits processes that present it."""
+    return secrets.token_hex(16)
+
+
+def worker_env(rank, nprocs, ports, token, devices=None):
+    """The variables Paddle's launcher gives rank `rank` of a local job of `nprocs` processes (plus the job's
+    token, ``PADDLE_FN_DIST_TOKEN``)."""
     endpoints = [f"127.0.0.1:{p}" for p in ports]
     env = {
         "PADDLE_TRAINER_ID": str(rank),
@@ -31,6 +38,7 @@ def worker_env(rank, nprocs, ports, devices=None):
         "PADDLE_LOCAL_RANK": str(rank),
         "PADDLE_LOCAL_SIZE": str(nprocs),
         "PADDLE_WORLD_DEVICE_IDS": ",".join(devices or map(str, range(nprocs))),
+        "PADDLE_FN_DIST_TOKEN": token,
     }
     if devices is not None:
         env["FLAGS_selected_gpus"] = devices[rank]
