@@ -30,6 +30,13 @@ def test_resize_bilinear_matches_paddle_cv2():
                                                 [163, 190, 217]])
 
 
+def test_resize_bicubic_matches_paddle_cv2():
+    np.testing.assert_array_equal(F.resize(RAMP, (5, 3), "bicubic")[..., 0],
+                                  [[0, 22, 50], [28, 55, 83], [82, 110, 137], [137, 165, 192], [170, 198, 225]])
+    with pytest.raises(NotImplementedError, match="PIL images only"):
+        F.resize(RAMP, (5, 3), "lanczos")
+
+
 def test_resize_int_size_keeps_aspect_and_float_images():
     assert F.resize(np.zeros([10, 20, 3], "uint8"), 5).shape == (5, 10, 3)
     assert F.resize(np.zeros([20, 10, 3], "uint8"), 5).shape == (10, 5, 3)

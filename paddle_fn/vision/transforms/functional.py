@@ -140,9 +140,11 @@ def _resize_numpy(img, oh, ow, interpolation):
         ys = np.minimum(np.floor(np.arange(oh) * (h / oh)).astype(int), h - 1)
         xs = np.minimum(np.floor(np.arange(ow) * (w / ow)).astype(int), w - 1)
         return img[ys][:, xs]
+    if interpolation == "bicubic":
+        return _resize_bicubic(img, oh, ow)
     if interpolation != "bilinear":
         raise NotImplementedError(f"resize: interpolation {interpolation!r} is supported for PIL images only; numpy "
-                                  "images support 'nearest' and 'bilinear'")
+                                  "images support 'nearest', 'bilinear' and 'bicubic'")
 
     def axis(n_out, n_in):
         src = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
@@ -163,6 +165,27 @@ def _resize_numpy(img, oh, ow, interpolation):
     return _round_cast(top * (1 - fy) + bottom * fy, img.dtype)
 
 
+def _cubic_weights(n_out, n_in):
+    """OpenCV's bicubic (A = -0.75): source indices (clamped to the edge) and weights, one row per output pixel."""
+    src = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+    i0 = np.floor(src).astype(int)
+    t = (src - i0)[:, None]
+    d = np.abs(np.arange(-1, 3)[None, :] - t)
+    a = -0.75
+    w = np.where(d <= 1, ((a + 2) * d - (a + 3)) * d * d + 1, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a)
+    return np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1), w
+
+
+def _resize_bicubic(img, oh, ow):
+    a = img.astype(np.float64)
+    yi, wy = _cubic_weights(oh, img.shape[0])
+    xi, wx = _cubic_weights(ow, img.shape[1])
+    extra = (1,) * (a.ndim - 2)
+    rows = (a[yi] * wy.reshape(wy.shape + (1,) + extra)).sum(axis=1)          # [oh, w, ...]
+    out = (rows[:, xi] * wx.reshape((1,) + wx.shape + extra)).sum(axis=2)    # [oh, ow, ...]
+    return _round_cast(out, img.dtype)
+
+
 def resize(img, size, interpolation="bilinear"):
     """Resize an image. An int ``size`` scales the smaller edge to ``size`` keeping the aspect ratio; a
     ``(height, width)`` pair gives the exact size.
@@ -170,7 +193,7 @@ def resize(img, size, interpolation="bilinear"):
     Args:
         img (PIL.Image|numpy.ndarray): the image (HWC or HW).
         size (int|list|tuple): the target size.
-        interpolation (str): 'bilinear' (default), 'nearest'; PIL images also 'bicubic', 'box', 'lanczos',
+        interpolation (str): 'bilinear' (default), 'nearest', 'bicubic'; PIL images also 'box', 'lanczos',
             'hamming'.
 
     Example:
