@@ -425,3 +425,38 @@ def test_early_return_of_a_tuple_and_sublayer_forward_converted():
     assert outer(paddle.ones([2])).numpy().tolist() == [11.0, 11.0]
     assert outer(-paddle.ones([2])).numpy().tolist() == [0.0, 0.0]
     assert "forward" not in outer.inner.__dict__
+
+
+def test_while_accumulator_starting_from_a_python_number_and_closures_super():
+    @to_static
+    def f(x, n):
+        s = 0
+        i = 0
+        while i < n:
+            s = s + x
+            i += 1
+        return s
+
+    np.testing.assert_allclose(f(paddle.to_tensor([1.5, 2.0]), paddle.to_tensor(3)).numpy(), [4.5, 6.0])
+
+    class A(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.k = 3
+
+        def forward(self, x):
+            k = self.k
+
+            def helper(y):
+                if y.sum() > k:
+                    y = y * k
+                return y
+            return helper(x)
+
+    class B(A):
+        def forward(self, x):
+            return super().forward(x) + 1
+
+    b = to_static(B())
+    assert b(paddle.ones([4])).numpy().tolist() == [4.0] * 4
+    assert b(paddle.ones([2])).numpy().tolist() == [2.0] * 2

@@ -279,50 +279,57 @@ def convert_while_loop(cond_fn, body_fn, args, names):
     while True:
         pred = cond_fn(*args)
         if is_traced(pred):
-            return _traced_while(cond_fn, body_fn, args, names)
+            return _traced_while(pred, cond_fn, body_fn, args, names)
         if not _truth(pred, "`while`"):
             return args
         args = tuple(body_fn(*args))
 
 
-def _traced_while(cond_fn, body_fn, args, names):
+def _traced_while(pred, cond_fn, body_fn, args, names):
     # variables without a value at the loop's entry are temporaries of the body: not carried, undefined after
-    carried = [not isinstance(a, UndefinedVar) for a in args]
-    for name, a, c in zip(names, args, carried):
-        if c and not isinstance(a, (Tensor, bool, int, float, np.number)):
-            raise TypeError(f"to_static: a `while` loop on a Tensor carries variable {name!r}, a "
-                            f"{type(a).__name__}; loop variables must be Tensors or numbers")
-    _log.debug("to_static: `while` on a Tensor becomes paddle.while_loop over %s",
-               [n for n, c in zip(names, carried) if c])
-    init = tuple(_as_tensor(a) for a, c in zip(args, carried) if c)
+    carried = [i for i, a in enumerate(args) if not isinstance(a, UndefinedVar)]
+    for i in carried:
+        if not isinstance(args[i], (Tensor, bool, int, float, np.number)):
+            raise TypeError(f"to_static: a `while` loop on a Tensor carries variable {names[i]!r}, a "
+                            f"{type(args[i]).__name__}; loop variables must be Tensors or numbers")
+    _log.debug("to_static: `while` on a Tensor becomes paddle.while_loop over %s", [names[i] for i in carried])
 
     def full(carry):
-        it = iter(carry)
-        return tuple(next(it) if c else a for a, c in zip(args, carried))
+        values = list(args)
+        for i, v in zip(carried, carry):
+            values[i] = v
+        return values
+
+    # a Python number starts the loop as a Tensor of the shape and dtype the body gives it (``s = 0; s = s + x``
+    # is x's): one shape-only trace of one step, inside a cond on the loop's first condition, tells
+    seen = {}
+
+    def probe():
+        seen["outs"] = body_fn(*args)
+        return ()
+    paddle_fn.cond(_scalar_pred(pred, "`while`"), probe, lambda: ())
+    init = []
+    for i in carried:
+        v, out = args[i], seen["outs"][i]
+        if isinstance(out, UndefinedVar):
+            raise NameError(f"to_static: loop variable {names[i]!r} has no value at the end of the `while` body")
+        if isinstance(v, Tensor):
+            if isinstance(out, Tensor) and (out.dtype != v.dtype or out.shape != v.shape):
+                raise TypeError(f"to_static: a `while` loop on a Tensor changes {names[i]!r} from shape {v.shape} "
+                                f"{v.dtype} to shape {out.shape} {out.dtype}; loop variables keep their shape and "
+                                "dtype (cast with .astype(), start from a value of the final shape)")
+        elif isinstance(out, Tensor):
+            v = paddle_fn.full(out.shape, v, out.dtype)
+        init.append(_as_tensor(v))
 
     def body(carry):
         outs = body_fn(*full(carry))
-        new = []
-        for name, v, old, c in zip(names, outs, carry_avals, carried):
-            if not c:
-                continue
-            v = _as_tensor(v) if not isinstance(v, UndefinedVar) else v
-            if isinstance(v, UndefinedVar):
-                raise NameError(f"to_static: loop variable {name!r} has no value at the end of the `while` body")
-            if v.dtype != old.dtype:
-                v = v.astype(old.dtype)
-            new.append(v)
-        return tuple(new)
-    carry_avals = [a if c else None for a, c in zip(_padded(init, carried), carried)]
-    out = iter(paddle_fn.while_loop(lambda c: _scalar_pred(cond_fn(*full(c)), "`while`"), body, init))
-    return tuple(next(out) if c else UndefinedVar(n, "it is created inside a `while`/`for` loop on a Tensor; "
-                                                     "assign it before the loop to use it afterwards")
-                 for n, c in zip(names, carried))
-
-
-def _padded(init, carried):
-    it = iter(init)
-    return [next(it) if c else None for c in carried]
+        return tuple(_as_tensor(outs[i], c.dtype) for i, c in zip(carried, carry))
+    out = dict(zip(carried, paddle_fn.while_loop(lambda c: _scalar_pred(cond_fn(*full(c)), "`while`"), body,
+                                                 tuple(init))))
+    return tuple(out[i] if i in out else UndefinedVar(n, "it is created inside a `while`/`for` loop on a Tensor; "
+                                                          "assign it before the loop to use it afterwards")
+                 for i, n in enumerate(names))
 
 
 class _TensorRange:
@@ -338,7 +345,8 @@ class _TensorRange:
         return paddle_fn.where(self.step > 0, value < self.stop, value > self.stop)
 
     def get(self, i):
-        return self.start + i * self.step
+        # always a Tensor: the loop index is one inside the compiled loop, so also in its first (probing) step
+        return _as_tensor(self.start + i * self.step, "int64")
 
 
 def convert_range(*args):
