@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -34,8 +33,6 @@ from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import _memo, _run_device, jit_call_p
 from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives
 from paddle_fn.transforms.vmap import vmap
-
-_LOCK = threading.Lock()
 
 
 # ----------------------------------------------------------------------------------------------- sharded values
