@@ -31,8 +31,11 @@ def test_resize_bilinear_matches_paddle_cv2():
 
 
 def test_resize_bicubic_matches_paddle_cv2():
-    np.testing.assert_array_equal(F.resize(RAMP, (5, 3), "bicubic")[..., 0],
-                                  [[0, 22, 50], [28, 55, 83], [82, 110, 137], [137, 165, 192], [170, 198, 225]])
+    # OpenCV rounds fixed-point intermediates for uint8: results agree within one level
+    np.testing.assert_allclose(F.resize(RAMP, (5, 3), "bicubic")[..., 0],
+                               [[0, 22, 50], [28, 55, 83], [82, 110, 137], [137, 165, 192], [170, 198, 225]], atol=1)
+    f = RAMP.astype("float32")
+    np.testing.assert_allclose(F.resize(f, (3, 4), "bicubic"), f, rtol=1e-6)  # same size: the identity
     with pytest.raises(NotImplementedError, match="PIL images only"):
         F.resize(RAMP, (5, 3), "lanczos")
 

@@ -181,8 +181,8 @@ def _resize_bicubic(img, oh, ow):
     yi, wy = _cubic_weights(oh, img.shape[0])
     xi, wx = _cubic_weights(ow, img.shape[1])
     extra = (1,) * (a.ndim - 2)
-    rows = (a[yi] * wy.reshape(wy.shape + (1,) + extra)).sum(axis=1)          # [oh, w, ...]
-    out = (rows[:, xi] * wx.reshape((1,) + wx.shape + extra)).sum(axis=2)    # [oh, ow, ...]
+    cols = (a[:, xi] * wx.reshape((1,) + wx.shape + extra)).sum(axis=2)     # [h, ow, ...]
+    out = (cols[yi] * wy.reshape(wy.shape + (1,) + extra)).sum(axis=1)      # [oh, ow, ...]
     return _round_cast(out, img.dtype)
 
 
