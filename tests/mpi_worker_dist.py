@@ -144,6 +144,20 @@ def check_unused_parameters(rank, n):
         np.testing.assert_allclose(layer.bias.grad.numpy(), [0.5], err_msg=name)
 
 
+def check_fleet(rank, n):
+    """fleet's collective mode is DataParallel: gradients averaged, rank 0's weights everywhere."""
+    from paddle_fn.distributed import fleet
+    fleet.init(is_collective=True)
+    assert (fleet.worker_index(), fleet.worker_num(), fleet.is_first_worker()) == (rank, n, rank == 0)
+    model = fleet.distributed_model(mlp(seed=10 + rank))
+    model(paddle.to_tensor(np.full((2, 4), rank, "float32"))).sum().backward()
+    grads, weights = [], []
+    dist.all_gather(grads, model.parameters()[0].grad)
+    dist.all_gather(weights, model.parameters()[0])
+    np.testing.assert_allclose(grads[0].numpy(), grads[1].numpy())
+    np.testing.assert_allclose(weights[0].numpy(), weights[1].numpy())
+
+
 def main(mode):
     dist.init_parallel_env()
     rank, n = dist.get_rank(), dist.get_world_size()
@@ -153,6 +167,7 @@ def main(mode):
         check_data_parallel(rank, n)
         check_pmap(rank, n)
         check_unused_parameters(rank, n)
+        check_fleet(rank, n)
         print(f"rank {rank} OK", flush=True)
     elif mode == "timeout":
         dist.barrier()

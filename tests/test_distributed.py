@@ -119,6 +119,29 @@ def test_data_parallel_single_process_is_the_layer():
         paddle.DataParallel(layer, strategy=object())
 
 
+def test_fleet_collective_is_data_parallel():
+    from paddle_fn.distributed import fleet
+    with pytest.raises(NotImplementedError, match="parameter-server"):
+        fleet.init()
+    strategy = fleet.DistributedStrategy()
+    strategy.fuse_grad_size_in_MB, strategy.find_unused_parameters = 4, True
+    fleet.init(is_collective=True, strategy=strategy)
+    model = fleet.distributed_model(paddle.nn.Linear(2, 1))
+    assert isinstance(model, paddle.DataParallel)
+    assert (model.comm_buffer_size, model.last_comm_buffer_size, model.find_unused_parameters) == (4, 1.0, True)
+    opt = paddle.optimizer.SGD(parameters=model.parameters())
+    assert fleet.distributed_optimizer(opt) is opt
+    with pytest.raises(AttributeError, match="no field 'fuse_grad_size'"):
+        strategy.fuse_grad_size = 1
+    strategy.amp = True
+    with pytest.raises(NotImplementedError, match=r"\['amp'\] not supported"):
+        fleet.init(is_collective=True, strategy=strategy)
+    hybrid = fleet.DistributedStrategy()
+    hybrid.hybrid_configs = {"dp_degree": 1, "mp_degree": 2}
+    with pytest.raises(NotImplementedError, match="only data parallelism"):
+        fleet.init(is_collective=True, strategy=hybrid)
+
+
 # ------------------------------------------------------------------------------------ TCP, ranks as threads
 
 

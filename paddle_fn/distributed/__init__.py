@@ -11,7 +11,7 @@ from paddle_fn.distributed.collective import (  # noqa: F401
 from paddle_fn.distributed.parallel import (  # noqa: F401
     DataParallel, ParallelEnv, get_rank, get_world_size, init_parallel_env)
 from paddle_fn.distributed.spawn import spawn  # noqa: F401
-from paddle_fn.distributed import communication  # noqa: F401
+from paddle_fn.distributed import communication, fleet  # noqa: F401
 from paddle_fn.distributed.pmap_backend import ProcessCollectives  # noqa: F401
 
 __all__ = [
