@@ -204,6 +204,23 @@ def test_scan_and_fori_loop_with_collectives_loop_on_the_host(cpus):
     np.testing.assert_allclose(_np(got), want, rtol=1e-12)
 
 
+def test_cond_and_while_loop_with_collectives_decide_on_the_host(cpus):
+    x = pf.to_tensor(np.arange(8.0).reshape(4, 2))
+
+    def f(v):
+        big = pf.psum(v.sum(), "i") > 10  # the same on every device
+        return pf.cond(big, lambda: v / pf.psum(v.sum(), "i"), lambda: v * 0.0)
+
+    np.testing.assert_allclose(_np(pf.pmap(f, axis_name="i", devices=cpus[:4])(x)), _np(x) / 28.0)
+
+    def halve_until_small(v):  # a loop whose condition is a collective
+        return pf.while_loop(lambda c: pf.pmax(c.abs().max(), "i") > 1.0, lambda c: c / 2.0, v)
+
+    got = pf.pmap(halve_until_small, axis_name="i", devices=cpus[:4])(x)
+    np.testing.assert_allclose(_np(got), _np(x) / 8.0)
+    np.testing.assert_allclose(_np(got), _np(pf.vmap(halve_until_small, axis_name="i")(x)))
+
+
 def test_in_axes_out_axes_and_static_arguments(cpus):
     x = pf.to_tensor(np.arange(8.0).reshape(4, 2))
     f = pf.pmap(lambda v, k: pf.psum(v * k, "i"), axis_name="i", in_axes=(1, None), out_axes=1,
@@ -225,8 +242,8 @@ def test_errors_are_clear(cpus):
         pf.psum(x, "i")
     with pytest.raises(pf.TransformError, match="different sizes"):
         pf.pmap(lambda a, b: a + b, devices=cpus[:2])(pf.ones([2, 1]), pf.ones([3, 1]))
-    with pytest.raises(NotImplementedError, match="collective inside cond"):
-        pf.pmap(lambda v: pf.cond(v.sum() > 0, lambda: pf.psum(v, "i"), lambda: v), axis_name="i",
+    with pytest.raises(ValueError, match=r"disagree on the branch \(\[0, 1, 1\] in device order\)"):
+        pf.pmap(lambda v: pf.cond(pf.axis_index("i") > 0, lambda: pf.psum(v, "i"), lambda: v), axis_name="i",
                 devices=cpus[:3])(x)
     with pytest.raises(ValueError, match="repeats a destination"):
         pf.vmap(lambda v: pf.ppermute(v, "i", [(0, 1), (2, 1)]), axis_name="i")(x)

@@ -122,14 +122,27 @@ def _sub_programs(eqn):
             yield from (q for q in p if isinstance(q, Program))
 
 
-def _is_host_loop(eqn) -> bool:
-    """A scan whose body holds a collective: pmap runs its loop on the host, the body's segments on the devices."""
-    return eqn.prim.name == "scan" and _has_collective(eqn.params["body"])
+_HOST_CONTROL = {"scan": ("body",), "while": ("cond_prog", "body_prog"), "cond": ("branches",)}
+
+
+def _is_host_control(eqn) -> bool:
+    """A scan, while_loop or cond whose sub-programs hold a collective: pmap runs the control flow on the host and
+    the sub-programs' segments on the devices."""
+    return eqn.prim.name in _HOST_CONTROL and any(_has_collective(p) for p in _sub_programs(eqn))
+
+
+def _host_programs(eqn) -> dict:
+    """Each sub-program of a host-run control-flow equation, flattened and split: name -> [(program, stages)]."""
+    out = {}
+    for key in _HOST_CONTROL[eqn.prim.name]:
+        progs = eqn.params[key] if isinstance(eqn.params[key], tuple) else (eqn.params[key],)
+        out[key] = [(flat, _stages(flat)) for flat in map(_flatten, progs)]
+    return out
 
 
 def _flatten(program: Program) -> Program:
     """Inline the jit calls that contain collectives (their collectives happen between devices, outside any one
-    compiled program); a collective inside other control flow (cond, while, custom derivatives) is an error."""
+    compiled program); a collective inside custom derivatives is an error."""
     subst = {}
 
     def read(v):
@@ -148,11 +161,11 @@ def _flatten(program: Program) -> Program:
                 for o, r in zip(eqn.outputs, inner.out_vars):
                     subst[o] = read(r)
                 continue
-            if not _is_host_loop(eqn) and any(_has_collective(p) for p in _sub_programs(eqn)):
+            if not _is_host_control(eqn) and any(_has_collective(p) for p in _sub_programs(eqn)):
                 raise UnsupportedError(
                     f"pmap: a collective inside {eqn.prim.name} is not supported (pmap performs collectives between "
-                    f"compiled segments, outside control flow; only scan and fori_loop with constant bounds loop on "
-                    f"the host); move the collective out of the {eqn.prim.name}, or use vmap with an axis_name for "
+                    f"compiled segments; scan, while_loop and cond run on the host around them, other primitives "
+                    f"cannot); move the collective out of the {eqn.prim.name}, or use vmap with an axis_name for "
                     "this computation")
             eqns.append(eqn.__class__(eqn.prim, tuple(ins), eqn.params, eqn.outputs))
 
@@ -161,7 +174,7 @@ def _flatten(program: Program) -> Program:
 
 
 def _stages(program: Program) -> list:
-    """[("segment", Program) | ("collective", eqn) | ("loop", (eqn, body, body stages))] in order; a segment's
+    """[("segment", Program) | ("collective", eqn) | ("control", (eqn, sub-programs))] in order; a segment's
     inputs are the values it reads from before it, its outputs the values it defines that later stages or the
     program's outputs read.
 
@@ -171,7 +184,7 @@ def _stages(program: Program) -> list:
     depth, segments, groups = {}, {}, {}
     for eqn in program.eqns:
         d = max((depth.get(v, 0) for v in eqn.inputs if not isinstance(v, Literal)), default=0)
-        if eqn.prim.name in COLLECTIVE_PRIMITIVES or _is_host_loop(eqn):
+        if eqn.prim.name in COLLECTIVE_PRIMITIVES or _is_host_control(eqn):
             groups.setdefault(d, []).append(eqn)
             d += 1
         else:
@@ -189,9 +202,8 @@ def _stages(program: Program) -> list:
         if not isinstance(chunk, list):
             live -= set(chunk.outputs)
             live |= {v for v in chunk.inputs if not isinstance(v, Literal)}
-            if _is_host_loop(chunk):
-                body = _flatten(chunk.params["body"])
-                stages.append(("loop", (chunk, body, _stages(body))))
+            if _is_host_control(chunk):
+                stages.append(("control", (chunk, _host_programs(chunk))))
             else:
                 stages.append(("collective", chunk))
             continue
@@ -483,8 +495,8 @@ class PmapFunction:
                     run(0)
                 else:
                     self._map(run, n)
-            elif kind == "loop":
-                self._run_loop(*stage, envs, devices, mesh)
+            elif kind == "control":
+                self._run_control(*stage, envs, devices, mesh)
             else:
                 values = [np.asarray(read(env, v).concrete_value()) for env in envs for v in stage.inputs]
                 if len(mesh) == 1:
@@ -505,32 +517,65 @@ class PmapFunction:
                             np.asarray(r, dtype=out_aval.dtype.np), home))
                     env[stage.outputs[0]] = placed[id(r), home]
 
-    def _run_loop(self, eqn, body, body_stages, envs, devices, mesh):
-        """A scan with collectives in its body: the loop runs here, each iteration's stages on the devices."""
-        p = eqn.params
-        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
+    def _run_program(self, program, stages, inputs, devices, mesh):
+        """Run a flattened sub-program on every device; `inputs[i]` are device i's; returns each's outputs."""
+        envs = [dict(zip(program.in_vars, ins)) for ins in inputs]
+        self._run_stages(stages, envs, devices, mesh)
+        return [[_read(env, v) for v in program.out_vars] for env in envs]
+
+    def _same_everywhere(self, values, what):
+        """The one value every device computed for a decision the host takes for all of them."""
+        if len(set(values)) > 1:
+            raise ValueError(f"pmap({self._name}): the devices disagree on {what} ({values} in device order) of a "
+                             "control-flow operation whose body holds a collective; every device must take the same "
+                             "path (decide it from a value combined over the devices, e.g. with psum or pmax)")
+        return values[0]
+
+    def _run_control(self, eqn, programs, envs, devices, mesh):
+        """A scan, while_loop or cond with collectives inside: the loop or the choice runs here, the sub-programs'
+        stages on the devices."""
+        p, name = eqn.params, eqn.prim.name
         args = [[_read(env, v) for v in eqn.inputs] for env in envs]
+        if name == "cond":
+            indices = [int(a[0].concrete_value()) for a in args]
+            n_branches = len(programs["branches"])
+            index = self._same_everywhere([i if 0 <= i < n_branches else n_branches - 1 for i in indices],
+                                          "the branch")
+            outs = self._run_program(*programs["branches"][index], [a[1:] for a in args], devices, mesh)
+        elif name == "while":
+            nc, nb = p["cond_nconsts"], p["body_nconsts"]
+            cond_consts, body_consts = [a[:nc] for a in args], [a[nc:nc + nb] for a in args]
+            outs = [a[nc + nb:] for a in args]
+            while self._same_everywhere([bool(r[0].concrete_value()) for r in self._run_program(
+                    *programs["cond_prog"][0], [c + o for c, o in zip(cond_consts, outs)], devices, mesh)],
+                    "whether to loop again"):
+                outs = self._run_program(*programs["body_prog"][0], [c + o for c, o in zip(body_consts, outs)],
+                                         devices, mesh)
+        else:
+            outs = self._run_scan(p, programs["body"][0], args, devices, mesh)
+        for env, values in zip(envs, outs):
+            for v, x in zip(eqn.outputs, values):
+                env[v] = x
+
+    def _run_scan(self, p, body, args, devices, mesh):
+        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
         consts = [a[:nc] for a in args]
         carry = [a[nc:nc + nk] for a in args]
         xs = [[np.asarray(x.concrete_value()) for x in a[nc + nk:]] for a in args]
-        ys = [[] for _ in envs]
+        ys = [[] for _ in args]
         for it in (reversed(range(length)) if p["reverse"] else range(length)):
-            body_envs = []
-            for i in range(len(envs)):
-                ins = consts[i] + carry[i] + [Tensor(x[it]) for x in xs[i]]
-                body_envs.append(dict(zip(body.in_vars, ins)))
-            self._run_stages(body_stages, body_envs, devices, mesh)
-            for i, env in enumerate(body_envs):
-                outs = [_read(env, v) for v in body.out_vars]
-                carry[i] = outs[:nk]
-                ys[i].append([np.asarray(y.concrete_value()) for y in outs[nk:]])
-        y_avals = body.out_avals[nk:]
-        for i, env in enumerate(envs):
+            outs = self._run_program(*body, [c + k + [Tensor(x[it]) for x in xi]
+                                             for c, k, xi in zip(consts, carry, xs)], devices, mesh)
+            for i, o in enumerate(outs):
+                carry[i] = o[:nk]
+                ys[i].append([np.asarray(y.concrete_value()) for y in o[nk:]])
+        y_avals = body[0].out_avals[nk:]
+        results = []
+        for i in range(len(args)):
             steps = ys[i][::-1] if p["reverse"] else ys[i]
-            stacked = [Tensor(np.stack([step[j] for step in steps]) if steps else
-                              np.zeros((0,) + a.shape, a.dtype.np)) for j, a in enumerate(y_avals)]
-            for v, x in zip(eqn.outputs, carry[i] + stacked):
-                env[v] = x
+            results.append(carry[i] + [Tensor(np.stack([step[j] for step in steps]) if steps else
+                                              np.zeros((0,) + a.shape, a.dtype.np)) for j, a in enumerate(y_avals)])
+        return results
 
     def _execute(self, compiled, tensors, dims, devices):
         n = len(devices)
