@@ -4,8 +4,9 @@ The body is staged once per signature into a program of per-device values. IREE'
 collectives, so the program is split at its collective equations into segments; each segment is compiled once
 (per target) and run on every device concurrently (one thread per device: IREE's invoke releases the GIL); the
 collectives between segments are performed on the host through a `Collectives` backend
-(transforms/pmap_collectives.py). Results stay on their devices as a sharded Tensor that the next pmap call takes
-without copying.
+(transforms/pmap_collectives.py). Control flow whose body holds a collective (scan, while_loop, cond) runs its
+loop or choice on the host, its body's segments on the devices. `pmap(pmap(f))` maps a 2-D device mesh. Results
+stay on their devices as a sharded Tensor that the next pmap call takes without copying.
 
 Under another transform (grad of a pmap, pmap inside jit or vmap) pmap evaluates as `vmap` with the same axis
 name, which is its reference meaning and gives the same numbers.
