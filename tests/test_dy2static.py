@@ -336,22 +336,16 @@ class _DropNet(paddle.nn.Layer):
 def test_dropout_trains_under_to_static_with_fresh_reproducible_masks():
     paddle.seed(3)
     net = to_static(_DropNet())
-    opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
     x = paddle.ones([64, 8])
-    mask = lambda: (net.drop(paddle.ones([2])) if False else None)  # noqa: E731 - masks are checked below
-    del mask
-    paddle.seed(7)
-    first = [net(x).numpy() for _ in range(3)]
-    paddle.seed(7)
-    again = [net(x).numpy() for _ in range(3)]
+    with paddle.no_grad():  # one forward program for the mask checks
+        paddle.seed(7)
+        first = [net(x).numpy() for _ in range(3)]
+        paddle.seed(7)
+        again = [net(x).numpy() for _ in range(3)]
     assert first == again and len({float(v) for v in first}) == 3  # fresh per call, reproducible
     loss = net(x)
     loss.backward()
-    assert net.fc.weight.grad is not None
-    opt.step()
-    opt.clear_grad()
-    net.eval()
-    np.testing.assert_allclose(net(x).numpy(), net(x).numpy())  # eval: no dropout
+    assert float(abs(net.fc.weight.grad).sum()) > 0
 
 
 def test_dropout_mask_statistics_under_to_static():
@@ -381,18 +375,19 @@ def test_gradients_through_a_converted_if_match_eager():
 
     paddle.seed(0)
     net = Net()
-    for x in (paddle.ones([4, 3]), -paddle.ones([4, 3])):
+    xs = (paddle.ones([4, 3]), -paddle.ones([4, 3]))  # one takes each branch
+    eager = []
+    for x in xs:
         net.clear_gradients()
         net(x).backward()
-        eager = [p.grad.numpy() for p in net.parameters()]
-        static = to_static(net)
+        eager.append([p.grad.numpy() for p in net.parameters()])
+    static = to_static(net)
+    for x, want in zip(xs, eager):
         net.clear_gradients()
-        loss = static(x)
-        loss.backward()
-        for g, e in zip([p.grad.numpy() for p in net.parameters()], eager):
+        static(x).backward()
+        for g, e in zip([p.grad.numpy() for p in net.parameters()], want):
             np.testing.assert_allclose(g, e, rtol=1e-5)
-        assert "cond[" in _prims(static.forward)
-        static.forward.rollback()
+    assert "cond[" in _prims(static.forward) and len(static.forward.program_cache) == 1
 
 
 def test_early_return_of_a_tuple_and_sublayer_forward_converted():
