@@ -29,7 +29,9 @@ computation is batched. Other details:
 each call splits it, so ``seed(1); a = rand([2]); seed(1); b = rand([2])`` gives ``a == b``. Without `seed` the
 global key starts from OS entropy, as Paddle's default generator does. Use these in eager code. Under ``jit`` the
 key a call takes is fixed when the function is traced, so every run of the compiled function gives the same
-numbers. In code you transform, pass keys explicitly. Their ``name`` arguments are accepted for Paddle
+numbers. In code you transform, pass keys explicitly. ``paddle.jit.to_static`` is the exception: it runs the
+program inside `traced_global_key` with a key drawn from the global generator on each call, so these functions
+(and Dropout) draw fresh numbers per call there. Their ``name`` arguments are accepted for Paddle
 compatibility and ignored.
 """
 from __future__ import annotations

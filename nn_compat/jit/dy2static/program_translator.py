@@ -15,7 +15,6 @@ import os
 import sys
 import sysconfig
 import textwrap
-import threading
 import types
 import weakref
 
@@ -29,7 +28,9 @@ _NOT_TO_STATIC = "_paddle_fn_not_to_static"
 _STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"])
 
 
-class _Settings(threading.local):
+class _Settings:
+    """What set_code_level / set_verbosity chose: process-wide, as in Paddle."""
+
     def __init__(self):
         self.code_level = 0
         self.code_to_stdout = False
