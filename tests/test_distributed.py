@@ -272,7 +272,7 @@ def _env(timeout="60"):
 
 @pytest.mark.skipif(not MPIRUN.exists(), reason="mpirun not installed (pip install 'paddle_fn[distributed]')")
 def test_mpirun_two_processes_collectives_and_data_parallel():
-    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "collectives"], env=_env(),
+    proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, WORKER, "all"], env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "rank 0 OK" in proc.stdout and "rank 1 OK" in proc.stdout, proc.stdout
