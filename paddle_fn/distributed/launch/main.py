@@ -103,12 +103,20 @@ def _watch(workers, log_dir):
             time.sleep(0.2)  # let the echo thread write the worker's last lines
             with open(path, "rb") as f:
                 tail = f.read()[-4000:].decode(errors="replace")
-            print(f"LAUNCH ERROR: worker {rank} exited with code {code}; the other workers were stopped. "
+            how = f"exited with code {code}" if code > 0 else f"was killed by signal {-code} ({_signal_name(-code)})"
+            print(f"LAUNCH ERROR: worker {rank} {how}; the other workers were stopped. "
                   f"End of {path}:\n{tail}", file=sys.stderr, flush=True)
             return code if code > 0 else 1
         if all(c == 0 for c in codes):
             return 0
         time.sleep(0.1)
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
 
 
 def _stop(workers):
