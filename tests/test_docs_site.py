@@ -77,6 +77,13 @@ API_PAGES = {
     "paddle_fn.static.input": "api/jit",
     "paddle_fn.framework.io": "api/jit",
     "paddle_fn.nn": "api/nn",
+    "paddle_fn.io": "api/data",
+    "paddle_fn.vision.datasets": "api/data",
+    "paddle_fn.vision.transforms": "api/data",
+    "paddle_fn.vision.transforms.functional": "api/data",
+    "paddle_fn.hapi": "api/hapi",
+    "paddle_fn.metric": "api/hapi",
+    "paddle_fn.vision.models": "api/hapi",
 }
 
 
