@@ -6,6 +6,8 @@ front, broadcast the unbatched operands, apply the primitive once.
 """
 from __future__ import annotations
 
+import threading
+
 from paddle_fn.core.errors import ConcretizationError, TransformError
 from paddle_fn.core.hooks import OPS
 from paddle_fn.core.primitive import ELEMENTWISE, unsupported
@@ -13,6 +15,17 @@ from paddle_fn.core.trace import Trace, Tracer, bind, get_aval, new_main
 from paddle_fn.core.ir import ShapedArray
 
 not_mapped = None
+
+
+class _RunningRules(threading.local):
+    """The batch traces whose batching rules are running, innermost last: a rule that must know which vmap it
+    serves (a collective over a named axis) reads it here."""
+
+    def __init__(self):
+        self.traces: list = []
+
+
+running_rules = _RunningRules()
 
 
 class BatchTracer(Tracer):
@@ -83,7 +96,11 @@ class BatchTrace(Trace):
         if rule is ELEMENTWISE:
             out, out_dims = batch_elementwise(prim, vals, dims, params)
         else:
-            out, out_dims = rule(vals, dims, **params)
+            running_rules.traces.append(self)
+            try:
+                out, out_dims = rule(vals, dims, **params)
+            finally:
+                running_rules.traces.pop()
         if not prim.multiple_results:
             out, out_dims = [out], [out_dims]
         return [BatchTracer(self, o, d) for o, d in zip(out, out_dims)]

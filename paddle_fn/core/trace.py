@@ -524,6 +524,11 @@ def current_dynamic_main() -> MainTrace:
     return _state.dynamic[-1]
 
 
+def live_mains() -> list:
+    """The interpreter stack of this thread, outermost first (the eager level included)."""
+    return list(_state.stack)
+
+
 @contextlib.contextmanager
 def ensure_compile_time_eval():
     """Inside, operations on concrete Tensors run eagerly even while a function is being compiled (``jit``

@@ -18,16 +18,13 @@ collectives, so a collective cannot be compiled into one single-device program: 
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from paddle_fn.core import trace as _trace
-from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_mapped
+from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_mapped, running_rules
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, ZERO_TANGENT, Primitive
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, live_mains
 from paddle_fn.prims._rules import fmt, normalize_axis
 from paddle_fn.prims.elementwise import convert_element_type, div, eq, select
 from paddle_fn.prims.reduction import reduce_max, reduce_min, reduce_sum
@@ -84,7 +81,7 @@ class UnnamedAxis:
 def axis_frame(axis_name, op: str):
     """The innermost live transform (named vmap or pmap) binding `axis_name`; NameError if there is none."""
     bound = []
-    for main in reversed(_trace._state.stack):
+    for main in reversed(live_mains()):
         data = main.global_data
         if main.live and isinstance(data, dict) and data.get("axis_name") is not None:
             if data["axis_name"] == axis_name:
@@ -132,26 +129,24 @@ def _named_here(axis_name, op):
     a batching rule of that trace runs over a sub-program (jit, cond, scan: it carries the same axis). False in
     any other vmap (an inner one, jacrev's), where the collective applies per example of that vmap.
 
-    Batching rules are not told which trace runs them, and the operands cannot tell either (a cotangent basis
-    inside jacrev holds no tracer of the named vmap), so the rule looks at its callers: it is always called from
-    `BatchTrace.process_primitive`, whose `self` is the trace; a sub-program's vmap was created by a rule called
-    from an enclosing `process_primitive`."""
+    The operands cannot tell (a cotangent basis inside jacrev holds no tracer of the named vmap), so the rule asks
+    which batch traces are running rules (`running_rules`): the innermost is the one running this rule; a
+    sub-program's internal vmap was created by a rule of the enclosing one."""
     main = axis_frame(axis_name, op)
     if main.trace_type is not BatchTrace:
         return False
-    frame = sys._getframe(2)
-    caller = frame.f_locals.get("self")
-    while isinstance(caller, BatchTrace) and _is_internal(caller.main):
-        frame = frame.f_back
-        while frame is not None and not (frame.f_code is _PROCESS and frame.f_locals.get("self") is not caller):
-            frame = frame.f_back
-        if frame is None:
+    running = running_rules.traces
+    k = len(running) - 1
+    if k < 0:
+        return False
+    caller = running[k]
+    while _is_internal(caller.main):
+        while k >= 0 and running[k] is caller:
+            k -= 1
+        if k < 0:
             return False
-        caller = frame.f_locals.get("self")
-    return isinstance(caller, BatchTrace) and caller.main is main
-
-
-_PROCESS = BatchTrace.process_primitive.__code__
+        caller = running[k]
+    return caller.main is main
 
 
 def _unbound_impl(name):
