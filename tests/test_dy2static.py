@@ -455,3 +455,20 @@ def test_while_accumulator_starting_from_a_python_number_and_closures_super():
     b = to_static(B())
     assert b(paddle.ones([4])).numpy().tolist() == [4.0] * 4
     assert b(paddle.ones([2])).numpy().tolist() == [2.0] * 2
+
+
+def test_print_inside_a_traced_branch_warns_and_prints_once_while_tracing(capsys):
+    @to_static
+    def f(x):
+        out = paddle.zeros([2])
+        for i, row in enumerate(x):
+            out = out + row * i
+        if x.sum() > 0:
+            print("inside", x.sum())
+            out = out * 2
+        return out
+
+    capsys.readouterr()
+    with pytest.warns(UserWarning, match="inside a converted"):
+        assert f(paddle.ones([3, 2])).numpy().tolist() == [6.0, 6.0]
+    assert capsys.readouterr().out.count("inside") == 1

@@ -10,6 +10,7 @@ import types as _types
 
 from paddle_fn.transforms.jit import Compiled, JitFunction, Lowered, jit as _jit_transform  # noqa: F401
 from paddle_fn.jit import program_io  # noqa: F401
+from paddle_fn.nn_compat.jit import dy2static  # noqa: F401 - Paddle's paddle.jit.dy2static
 from paddle_fn.nn_compat.jit import (  # noqa: F401
     StaticFunction, TranslatedLayer, enable_to_static, ignore_module, load, not_to_static, save, set_code_level,
     set_verbosity, to_static)

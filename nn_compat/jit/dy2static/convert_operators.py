@@ -16,6 +16,7 @@ converter's own return/break flags are filled with zeros instead, as Paddle does
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import logging
 import types
@@ -24,13 +25,14 @@ import warnings
 import numpy as np
 
 import paddle_fn
-from paddle_fn.core.trace import Tensor, get_aval, is_concrete
+from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 
 __all__ = ["UndefinedVar", "convert_call", "convert_ifelse", "convert_ifelse_expr", "convert_iter", "convert_len",
            "convert_logical_and", "convert_logical_not", "convert_logical_or", "convert_print", "convert_range",
            "convert_while_loop", "iter_has_next", "iter_next", "is_traced"]
 
 _log = logging.getLogger("paddle_fn.jit")
+_probe_depth = [0]  # > 0 while a branch or loop body runs only to learn its outputs' shapes: print stays quiet
 _INTERNAL = "__jst_"  # prefix of the variables the converter makes (return values, flags, loop counters)
 
 
@@ -95,6 +97,15 @@ def _scalar_pred(pred, what):
 
 
 # ----------------------------------------------------------------------------------------------- if / else
+
+@contextlib.contextmanager
+def _probing():
+    _probe_depth[0] += 1
+    try:
+        yield
+    finally:
+        _probe_depth[0] -= 1
+
 
 def _kind(v):
     if isinstance(v, UndefinedVar):
@@ -199,7 +210,8 @@ def convert_ifelse(pred, true_fn, false_fn, args, names):
 
     def probe(fn, which):
         def run():
-            seen[which] = fn(*args)
+            with _probing():
+                seen[which] = fn(*args)
             return ()
         return run
     # one shape-only trace of both branches tells which outputs are Tensors, numbers or undefined
@@ -305,7 +317,8 @@ def _traced_while(pred, cond_fn, body_fn, args, names):
     seen = {}
 
     def probe():
-        seen["outs"] = body_fn(*args)
+        with _probing():
+            seen["outs"] = body_fn(*args)
         return ()
     paddle_fn.cond(_scalar_pred(pred, "`while`"), probe, lambda: ())
     init = []
@@ -553,10 +566,11 @@ def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
         eager Tensor(shape=[], dtype=int64, place=Place(cpu), stop_gradient=True,
                2)
     """
+    if _probe_depth[0]:
+        return  # the block runs again for real right after
     if not any(is_traced(a) for a in args):
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
-    from paddle_fn.core.trace import find_top_trace
     collector = _collectors[-1] if _collectors else None
     level = find_top_trace([a for a in args if isinstance(a, Tensor)]).main.level
     if collector is None or level != collector.level:
