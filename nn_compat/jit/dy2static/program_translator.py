@@ -1,9 +1,10 @@
 """Converting one function (Paddle's ``program_translator`` / ``convert_call``): get its source, rewrite it with
 `ast_transformer`, compile it with the function's globals and closure cells, cache the result by code object.
 
-Only user code is converted: functions of paddle_fn, numpy and the standard library, `not_to_static` functions
-and modules given to `ignore_module` run as they are. A function whose source cannot be read (defined in a REPL,
-a builtin, a lambda) is traced as it is, with a debug log.
+Only user code is converted: functions of paddle_fn, the standard library and installed packages
+(site-packages: numpy, scipy, ...), `not_to_static` functions and modules given to `ignore_module` run as they
+are. A function whose source cannot be read (defined in a REPL, a builtin, a lambda) is traced as it is, with a
+debug log.
 """
 from __future__ import annotations
 
@@ -126,7 +127,8 @@ def _is_user_function(func):
     if any(module == m.__name__ or module.startswith(m.__name__ + ".") for m in _ignored_modules):
         return False
     filename = os.path.normcase(filename)
-    return not (filename.startswith(_STDLIB) and "site-packages" not in filename)
+    # installed packages (site-packages) and the standard library are library code, traced as written
+    return not (filename.startswith(_STDLIB) or "site-packages" in filename or "dist-packages" in filename)
 
 
 def _compile(func):
