@@ -120,6 +120,8 @@ def test_data_parallel_single_process_is_the_layer():
     assert dp.scale_loss(x) is x
     with pytest.raises(NotImplementedError, match="strategy"):
         paddle.DataParallel(layer, strategy=object())
+    with pytest.raises(TypeError, match="wraps a paddle.nn.Layer, got function"):
+        paddle.DataParallel(lambda x: x)
 
 
 def test_fleet_collective_is_data_parallel():

@@ -184,9 +184,9 @@ class DataParallel(Layer):
 
     def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
                  find_unused_parameters=False, group=None):
-        super().__init__(layers.full_name() + "_data_parallel")
         if not isinstance(layers, Layer):
             raise TypeError(f"DataParallel wraps a paddle.nn.Layer, got {type(layers).__name__}")
+        super().__init__(layers.full_name() + "_data_parallel")
         if strategy is not None:
             raise NotImplementedError("DataParallel(strategy=...): the parallel strategy comes from the launcher's "
                                       "environment; pass strategy=None")
