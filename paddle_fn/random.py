@@ -485,8 +485,28 @@ def traced_global_key(key):
         _traced.stack.pop()
 
 
+def next_global_key() -> Tensor:
+    """Split the global generator (`seed`'s stream): a fresh key, as each Paddle-style draw takes one.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> random.seed(1); a = random.next_global_key()
+        >>> random.seed(1); bool((random.next_global_key() == a).all())
+        True
+    """
+    return _GLOBAL.next()
+
+
 def global_key_is_traced() -> bool:
-    """True inside `traced_global_key`: global draws are then pure functions of a program input."""
+    """True inside `traced_global_key`: global draws are then pure functions of a program input.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> with random.traced_global_key(random.key(0)):
+        ...     inside = random.global_key_is_traced()
+        >>> inside, random.global_key_is_traced()
+        (True, False)
+    """
     return bool(_traced.stack)
 
 

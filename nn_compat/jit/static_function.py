@@ -327,25 +327,22 @@ class StaticFunction:
         return program_translator.convert_function(self._function)
 
     def _traced_body(self, signature, run):
-        """Run `run()` as the body of the program with signature `signature`: the global random draws come from
-        the program's key input, and the Tensors given to print() become outputs after the result."""
-        collector = convert_operators.PrintCollector(current_dynamic_main().level)
-        convert_operators._collectors.append(collector)
-        try:
+        """Run `run()` as the body of the program with signature `signature`: the Tensors given to print() become
+        outputs after the result (printed by `_finish` after each call)."""
+        with convert_operators.collect_prints(current_dynamic_main().level) as collector:
             out = run()
-        finally:
-            convert_operators._collectors.pop()
         self._prints[signature] = collector.entries
         for leaf in paddle_fn.tree_flatten(out)[0]:
             if isinstance(leaf, convert_operators.UndefinedVar):
-                leaf._fail()  # returning a variable that has no value: the NameError that says why
+                leaf.raise_error()  # returning a variable that has no value: the NameError that says why
         return out, tuple(collector.tensors)
 
     def _key_for(self, signature):
         # a program seen to draw nothing gets a constant key, so it leaves the global generator alone
-        return Tensor(_NO_KEY) if self._uses_rng.get(signature) is False else _random._GLOBAL.next()
+        return Tensor(_NO_KEY) if self._uses_rng.get(signature) is False else _random.next_global_key()
 
     def _with_key(self, signature, key, run):
+        """Run `run()` with the global random draws taken from `key`, the program's key input."""
         with _random.traced_global_key(key) as draws:
             out = run()
         self._uses_rng[signature] = draws.count > 0

@@ -54,13 +54,19 @@ class UndefinedVar:
         self.name = name
         self.reason = reason
 
-    def _fail(self, *args, **kwargs):
+    def raise_error(self, *args, **kwargs):
+        """Raise the NameError saying why the variable has no value (what every use of it does)."""
         why = self.reason or "it is used before it is assigned"
         raise NameError(f"to_static: local variable {self.name!r} has no value here: {why}")
 
-    __call__ = __getattr__ = __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __getitem__ = __iter__ = __len__ = __lt__ = __gt__ = __le__ = __ge__ = _fail
-    __matmul__ = __rmatmul__ = __neg__ = __pow__ = __floordiv__ = __mod__ = __index__ = __float__ = _fail
+    __call__ = __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = raise_error
+    __truediv__ = __rtruediv__ = __getitem__ = __iter__ = __len__ = __lt__ = __gt__ = __le__ = __ge__ = raise_error
+    __matmul__ = __rmatmul__ = __neg__ = __pow__ = __floordiv__ = __mod__ = __index__ = __float__ = raise_error
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)  # copy/pickle/inspect probe dunders; those are not uses of the variable
+        self.raise_error()
 
     def __repr__(self):
         return f"UndefinedVar({self.name!r})"
@@ -553,6 +559,29 @@ class _Slot:
 
 
 _collectors: list = []
+
+
+@contextlib.contextmanager
+def collect_prints(level):
+    """Inside, print() of Tensors traced at trace level `level` (the program's own body) is collected into the
+    `PrintCollector` this yields instead of printed.
+
+    Example:
+        >>> from paddle_fn.nn_compat.jit.dy2static import convert_operators as _jst
+        >>> import paddle_fn as paddle
+        >>> def f(x):
+        ...     with _jst.collect_prints(paddle.core.trace.current_dynamic_main().level) as c:
+        ...         _jst.convert_print("x:", x)
+        ...     return c.tensors[0] * 1.0
+        >>> paddle.jit(f)(paddle.to_tensor(2.0)).item()
+        2.0
+    """
+    collector = PrintCollector(level)
+    _collectors.append(collector)
+    try:
+        yield collector
+    finally:
+        _collectors.pop()
 
 
 def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
