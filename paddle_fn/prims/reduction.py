@@ -11,7 +11,7 @@ from paddle_fn.core.batching import bdim_at_front
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
-from paddle_fn.core.trace import get_aval
+from paddle_fn.core.trace import Tracer, get_aval
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
@@ -510,7 +510,11 @@ def _dot_general_jvp(primals, tangents, **params):
 
 def _dot_operand_cotangent(ct, other, aval, own_dims, other_dims, own_is_lhs):
     """The cotangent of one operand of dot_general: contract ct with the other operand over the other's free
-    dims (batching the batch dims), then transpose into the operand's layout."""
+    dims (batching the batch dims), then transpose into the operand's layout. Evaluated eagerly, ct goes on the
+    operand's own side of the product, so that for a plain matmul the result already has the operand's layout: a
+    C-ordered array instead of a transposed view, which would make every later elementwise pass on it (an
+    optimizer update) a strided one. A traced program keeps ct on the left; the lowering folds its transpose
+    into the product."""
     (own_c, own_b), (other_c, other_b) = own_dims, other_dims
     other_aval = get_aval(other)
     own_free = _free_dims(aval.ndim, own_c, own_b)
@@ -518,12 +522,18 @@ def _dot_operand_cotangent(ct, other, aval, own_dims, other_dims, own_is_lhs):
     n_batch = len(own_b)
     first = n_batch + (len(own_free) if own_is_lhs else 0)
     ct_other_free = tuple(range(first, first + len(other_free)))
-    out = dot_general(convert_element_type(ct, new_dtype=other_aval.dtype), other,
-                      dimension_numbers=((ct_other_free, tuple(other_free)), (tuple(range(n_batch)), tuple(other_b))))
-    # out is laid out as: own batch dims, own free dims, then the other's contracting dims in increasing order,
-    # which stand for their own contracting partners
+    ct = convert_element_type(ct, new_dtype=other_aval.dtype)
+    batch = (tuple(range(n_batch)), tuple(other_b))
+    # the other's contracting dims come out in increasing order and stand for their own contracting partners
     partners = [own_c[k] for k in sorted(range(len(other_c)), key=lambda k: other_c[k])]
-    layout = list(own_b) + own_free + partners
+    if own_is_lhs or isinstance(ct, Tracer):  # laid out as: own batch dims, own free dims, partners
+        out = dot_general(ct, other, dimension_numbers=((ct_other_free, tuple(other_free)), batch))
+        layout = list(own_b) + own_free + partners
+    else:  # laid out as: own batch dims, partners, own free dims
+        out = dot_general(other, ct, dimension_numbers=((tuple(other_free), ct_other_free), batch[::-1]))
+        layout = list(own_b) + partners + own_free
+    if layout == sorted(layout):
+        return out
     return transpose(out, permutation=tuple(int(i) for i in np.argsort(layout)))
 
 
