@@ -65,6 +65,10 @@ def test_bad_arguments_are_clear_errors():
         dist.all_gather([paddle.zeros([3])], paddle.zeros([2]))
     with pytest.raises(TypeError, match="must be picklable"):
         dist.spawn(lambda: None, nprocs=2)
+    with pytest.raises(ValueError, match="start_method must be"):
+        dist.spawn(print, nprocs=2, start_method="thread")
+    group = dist.init_parallel_env()   # Paddle's spawn example passes group.process_group to DataParallel
+    assert isinstance(paddle.DataParallel(paddle.nn.Linear(1, 1), group=group.process_group), paddle.DataParallel)
     with pytest.raises(ValueError, match="single process"):
         dist.send(paddle.to_tensor([1.0]), dst=0)
     with pytest.raises(TypeError, match="traced value"):

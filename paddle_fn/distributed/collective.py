@@ -48,6 +48,11 @@ class Group:
         """Number of ranks in the group."""
         return self.nranks
 
+    @property
+    def process_group(self):
+        """The group itself (Paddle programs pass ``group.process_group`` to ``DataParallel(group=...)``)."""
+        return self
+
     def is_member(self):
         """Whether this process belongs to the group."""
         return self.rank >= 0

@@ -1,9 +1,9 @@
 """``paddle.distributed.spawn``: run a function in several new processes that form one job.
 
-The processes are started with multiprocessing's "spawn" method (a fresh interpreter: forking a process that
-already runs IREE threads is unsafe) and get the environment of Paddle's launcher, so ``init_parallel_env()``
-inside the function joins them over TCP. When one process fails, the others are terminated and ``join`` raises
-with the failing process's traceback.
+The processes are started with multiprocessing's "spawn" method by default (a fresh interpreter: forking a
+process that already runs IREE threads is unsafe) and get the environment of Paddle's launcher, so
+``init_parallel_env()`` inside the function joins them over TCP. When one process fails, the others are
+terminated and ``join`` raises with the failing process's traceback.
 """
 import multiprocessing
 import os
@@ -13,7 +13,8 @@ import traceback
 
 from paddle_fn.distributed.launch.utils import free_ports, job_token, parse_devices, worker_env
 
-_OPTIONS = ("selected_devices", "selected_gpus", "gpus", "started_port", "ips", "backend", "print_config")
+_OPTIONS = ("start_method", "gpus", "xpus", "selected_devices", "selected_gpus", "started_port", "ips", "backend",
+            "print_config")
 
 
 def _worker(func, args, env, error_queue, return_queue):
@@ -85,8 +86,10 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
         nprocs (int): number of processes; -1 means one per listed device (`selected_devices`) or per CPU core.
         join (bool): wait for the processes (True) or return at once.
         daemon (bool): daemonic processes.
-        **options: ``selected_devices`` / ``selected_gpus`` / ``gpus`` (``'4,5'``: the device id each process
-            sees as ``FLAGS_selected_gpus``), ``started_port`` (first port of the local endpoints),
+        **options: ``start_method`` (``'spawn'``, the default; ``'forkserver'``; ``'fork'`` is unsafe once IREE
+            runs threads in this process), ``gpus`` / ``xpus`` / ``selected_devices`` / ``selected_gpus``
+            (``'4,5'``: the device id each process sees as ``FLAGS_selected_gpus``), ``started_port`` (first port
+            of the local endpoints),
             ``ips`` (``'127.0.0.1'`` only: one machine), ``backend`` (``'auto'``, ``'gloo'``, ``'tcp'``),
             ``print_config`` (bool).
 
@@ -101,7 +104,7 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise ValueError(f"spawn: unsupported option(s) {unknown}; supported: {list(_OPTIONS)}")
-    device_keys = [k for k in ("selected_devices", "selected_gpus", "gpus") if options.get(k) is not None]
+    device_keys = [k for k in ("gpus", "xpus", "selected_devices", "selected_gpus") if options.get(k) is not None]
     devices = parse_devices(options[device_keys[0]], f"spawn({device_keys[0]}=...)") if device_keys else None
     if options.get("ips", "127.0.0.1") not in ("127.0.0.1", "localhost"):
         raise NotImplementedError(f"spawn(ips={options['ips']!r}): spawn starts processes on this machine only; "
@@ -115,15 +118,19 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
         raise ValueError(f"spawn: nprocs must be a positive number of processes (or -1), got {nprocs}")
     if devices is not None and len(devices) != nprocs:
         raise ValueError(f"spawn: {nprocs} processes but {len(devices)} selected devices {devices}")
-    try:
-        pickle.dumps((func, args))
-    except Exception as exc:
-        raise TypeError(f"spawn: func and args are sent to new processes, so they must be picklable (func a "
-                        f"module-level function, not a lambda or a nested function): {exc}") from None
+    start_method = options.get("start_method") or "spawn"
+    if start_method not in ("spawn", "forkserver", "fork"):
+        raise ValueError(f"spawn: start_method must be 'spawn', 'forkserver' or 'fork', got {start_method!r}")
+    if start_method != "fork":
+        try:
+            pickle.dumps((func, args))
+        except Exception as exc:
+            raise TypeError(f"spawn: func and args are sent to new processes, so they must be picklable (func a "
+                            f"module-level function, not a lambda or a nested function): {exc}") from None
     ports, token = free_ports(nprocs, options.get("started_port")), job_token()
     if options.get("print_config"):
         print(f"spawn: {nprocs} processes, endpoints {['127.0.0.1:%d' % p for p in ports]}")
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context(start_method)
     processes, errors, returns = [], [], []
     for rank in range(nprocs):
         eq, rq = ctx.SimpleQueue(), ctx.SimpleQueue()
