@@ -4,8 +4,8 @@
     python -m paddle_fn.distributed.launch --nproc_per_node 2 tests/mpi_worker_dist.py collectives
 
 Modes: ``collectives`` (every collective and DataParallel training against single-process training; prints
-``rank R OK``), ``all`` (also pmap across processes, unused parameters, fleet), ``timeout`` (rank 1 skips a collective: rank 0 must fail naming rank 1), ``crash`` (rank 1 raises:
-rank 0 must stop instead of waiting).
+``rank R OK``), ``all`` (also pmap across processes, unused parameters, fleet), ``timeout`` (rank 1 skips a
+collective: rank 0 must fail naming rank 1), ``crash`` (rank 1 raises: rank 0 must stop instead of waiting).
 """
 import sys
 import time
