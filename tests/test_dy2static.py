@@ -472,3 +472,22 @@ def test_print_inside_a_traced_branch_warns_and_prints_once_while_tracing(capsys
     with pytest.warns(UserWarning, match="inside a converted"):
         assert f(paddle.ones([3, 2])).numpy().tolist() == [6.0, 6.0]
     assert capsys.readouterr().out.count("inside") == 1
+
+
+_CALLS = 0
+
+
+def test_blocks_assigning_globals_stay_python():
+    def count_positive(x):
+        global _CALLS
+        if x > 0:
+            _CALLS += 1
+        return x
+
+    f = to_static(count_positive)
+    assert "convert_ifelse" not in f.code
+    with pytest.raises(paddle.ConcretizationError, match="global"):  # the hint names the pattern
+        f(paddle.to_tensor(1.0))
+    before = _CALLS
+    f.rollback()(paddle.to_tensor(1.0))  # eagerly the global is updated as written
+    assert _CALLS == before + 1

@@ -293,7 +293,10 @@ class ControlFlowTransformer(ast.NodeTransformer):
         self.fixed = scope_fixed  # names that must stay as they are (global / nonlocal declarations)
 
     def _vars(self, stmts):
-        return [n for n in assigned_names(stmts) if n not in self.fixed]
+        """The variables a block assigns, or None when it assigns a ``global``/``nonlocal`` name (a nested function
+        could not assign it: such a block stays Python)."""
+        names = assigned_names(stmts)
+        return None if any(n in self.fixed for n in names) else names
 
     def _fn(self, name, params, body):
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
@@ -314,6 +317,8 @@ class ControlFlowTransformer(ast.NodeTransformer):
         if self._blocked(node.body + node.orelse):
             return node
         names = self._vars(node.body + node.orelse)
+        if names is None:
+            return node
         n = next(self.counter)
         ret = ast.Return(value=self._tuple(names))
         true_fn = self._fn(f"{_GEN_FN}true_{n}", names, node.body + [ret])
@@ -327,6 +332,8 @@ class ControlFlowTransformer(ast.NodeTransformer):
         if node.orelse or self._blocked(node.body):
             return node
         names = self._vars(node.body)
+        if names is None:
+            return node
         n = next(self.counter)
         cond_fn = self._fn(f"{_GEN_FN}cond_{n}", names, [ast.Return(value=node.test)])
         body_fn = self._fn(f"{_GEN_FN}body_{n}", names, node.body + [ast.Return(value=self._tuple(names))])
