@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 
 import paddle_fn as pf  # noqa: E402
 import paddle_fn.distributed as dist  # noqa: E402
+from paddle_fn.runtime.device import set_cpu_threads  # noqa: E402
 
 SIZES = (784, 1024, 512, 10)
 BATCH, LR = 256, 0.05
@@ -55,7 +56,11 @@ def data_parallel(params, x, y):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="IREE worker threads per process, the 1-device baseline included (default: one per core)")
     args = parser.parse_args()
+    if args.threads:
+        set_cpu_threads(args.threads)
     dist.init_parallel_env()
     rank, world = dist.get_rank(), dist.get_world_size()
     if world != 2:
