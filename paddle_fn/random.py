@@ -426,13 +426,22 @@ class _GlobalKey:
         with self._lock:
             self._key = _seed_words("seed", n)
 
+    def state(self) -> Tensor:
+        with self._lock:
+            return Tensor(np.array(self._key, np.uint32))
+
     def next(self) -> Tensor:
         if _traced.stack:
-            # inside a compiled program: the draws of one call are fold_in(program key, 0, 1, ...) of that
-            # call's key, an input of the program drawn eagerly per call (see traced_global_key)
+            # inside a compiled program: the generator's state is a program input and splits in the program as
+            # it would here, so the program draws what eager code would (see traced_global_key)
             draws = _traced.stack[-1]
+            if draws.blocks:
+                # inside a traced cond branch / loop body, which eager code may or may not run: a key of a
+                # separate stream, so the draws after the block still match eager's
+                draws.other += 1
+                return fold_in(draws.key, 2 ** 31 + draws.other)
             draws.count += 1
-            return fold_in(draws.key, draws.count - 1)
+            return draws.subkey(draws.count - 1)
         with self._lock:
             k1, k2 = self._key
             y1, y2 = threefry2x32_p.impl(np.full(2, k1), np.full(2, k2), np.zeros(2, np.uint32),
@@ -451,7 +460,18 @@ class _Draws:
 
     def __init__(self, key):
         self.key = key
-        self.count = 0
+        self.count = 0  # draws eager code makes too, in order
+        self.blocks = 0  # depth of traced control-flow blocks being traced (see next())
+        self.other = 0  # draws inside them
+
+    def subkey(self, i):
+        """The key eager draw `i` takes from state `key`: split i times, then the second half of one more split.
+        Computed from `key` each time (not carried from the previous draw), so a draw inside a cond branch or
+        loop body, traced separately, leaves nothing traced behind for the next draw."""
+        state = self.key
+        for _ in range(i):
+            state = split(state)[0]
+        return split(state)[1]
 
 
 _traced = _TracedKeys()
@@ -460,20 +480,23 @@ _GLOBAL = _GlobalKey()
 
 @contextlib.contextmanager
 def traced_global_key(key):
-    """Inside, the Paddle-style global draws (`rand`, `randn`, dropout without a key ...) take their keys from
-    `key` instead of the global generator: the i-th draw uses ``fold_in(key, i)``. `paddle.jit.to_static` wraps
-    the traced program in it with a key drawn from the global generator on every call and passed to the program
-    as an input, so a compiled Dropout draws a fresh mask per call, reproducible under `seed`. The block's value
-    counts the draws (``.count``).
+    """Inside, the Paddle-style global draws (`rand`, `randn`, dropout without a key ...) split `key` instead of
+    the global generator's state, exactly as they split that state eagerly. `paddle.jit.to_static` runs the traced
+    program in it with the generator's state (`global_key_state`) as a program input and afterwards advances the
+    generator by the number of draws (`advance_global_key`), so a compiled Dropout draws the masks eager code would
+    draw: fresh per call, and the same as eager after the same `seed`. The block's value counts the draws
+    (``.count``).
 
     Args:
         key (Tensor): a key (``uint32[2]``), traced or concrete.
 
     Example:
         >>> from paddle_fn import random
-        >>> with random.traced_global_key(random.key(3)):
+        >>> random.seed(3)
+        >>> with random.traced_global_key(random.global_key_state()):
         ...     a = random.rand([2])
-        >>> bool((a == random.uniform(random.fold_in(random.key(3), 0), (2,))).all())
+        >>> random.seed(3)
+        >>> bool((a == random.rand([2])).all())
         True
     """
     _check_key("traced_global_key", key)
@@ -485,16 +508,42 @@ def traced_global_key(key):
         _traced.stack.pop()
 
 
-def next_global_key() -> Tensor:
-    """Split the global generator (`seed`'s stream): a fresh key, as each Paddle-style draw takes one.
+def global_key_state() -> Tensor:
+    """The global generator's current state (a key), without advancing it.
 
     Example:
         >>> from paddle_fn import random
-        >>> random.seed(1); a = random.next_global_key()
-        >>> random.seed(1); bool((random.next_global_key() == a).all())
+        >>> random.seed(1); bool((random.global_key_state() == random.key(1)).all())
         True
     """
-    return _GLOBAL.next()
+    return _GLOBAL.state()
+
+
+def advance_global_key(n):
+    """Advance the global generator by `n` draws (what a compiled program that drew `n` times from its state did).
+
+    Example:
+        >>> from paddle_fn import random
+        >>> random.seed(1); random.advance_global_key(1); a = random.rand([2])
+        >>> random.seed(1); _ = random.rand([5]); bool((random.rand([2]) == a).all())
+        True
+    """
+    for _ in range(int(n)):
+        _GLOBAL.next()
+
+
+def traced_draws():
+    """The innermost active `traced_global_key` block (its ``.count`` of draws so far), or None.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> with random.traced_global_key(random.key(0)):
+        ...     _ = random.rand([1])
+        ...     n = random.traced_draws().count
+        >>> n, random.traced_draws()
+        (1, None)
+    """
+    return _traced.stack[-1] if _traced.stack else None
 
 
 def global_key_is_traced() -> bool:

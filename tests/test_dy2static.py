@@ -491,3 +491,31 @@ def test_blocks_assigning_globals_stay_python():
     before = _CALLS
     f.rollback()(paddle.to_tensor(1.0))  # eagerly the global is updated as written
     assert _CALLS == before + 1
+
+
+def test_global_draws_under_to_static_equal_eager_after_the_same_seed():
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(8, 8)
+            self.d1 = paddle.nn.Dropout(0.5)
+            self.d2 = paddle.nn.Dropout(0.3)
+
+        def forward(self, x):
+            h = self.d2(self.d1(self.fc(x)))
+            if h.sum() > 0:  # a draw in a traced branch takes a key of its own stream
+                h = paddle.nn.functional.dropout(h, 0.2) * 2
+            return h
+
+    paddle.seed(0)
+    net = Net()
+    x = paddle.ones([4, 8])
+    with paddle.no_grad():
+        paddle.seed(5)
+        eager = [net(x).numpy() for _ in range(2)] + [paddle.rand([2]).numpy()]
+        static = to_static(net)
+        paddle.seed(5)
+        compiled = [static(x).numpy() for _ in range(2)] + [paddle.rand([2]).numpy()]
+    assert float(eager[0].sum()) < 0  # the branch is not taken: eager draws twice per call, as the program
+    for a, b in zip(eager, compiled):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -16,9 +16,10 @@ Python values still runs (unrolled) while tracing. What the converter leaves as 
 ``for ... else``) raises ``paddle_fn.ConcretizationError`` on a Tensor condition, or, with ``full_graph=False``,
 runs that function eagerly instead, with a warning (Paddle's graph-break fallback).
 
-Paddle's global random draws (``paddle.seed``: Dropout in train mode, ``paddle.rand``) work inside: each call
-draws a key from the global generator and passes it to the program (`paddle_fn.random.traced_global_key`), so
-every call draws fresh numbers and ``paddle.seed`` makes the sequence reproducible.
+Paddle's global random draws (``paddle.seed``: Dropout in train mode, ``paddle.rand``) work inside: the global
+generator's state is an input of the program, split there as eager code splits it, and the generator advances
+after the call (`paddle_fn.random.traced_global_key`), so every call draws fresh numbers, the same as eager code
+after the same ``paddle.seed``.
 """
 from __future__ import annotations
 
@@ -44,7 +45,6 @@ from paddle_fn.static import InputSpec
 __all__ = ["StaticFunction", "enable_to_static", "ignore_module", "not_to_static", "to_static"]
 
 _NOT_TO_STATIC = program_translator._NOT_TO_STATIC
-_NO_KEY = np.zeros(2, np.uint32)  # the key input of a program that draws no random numbers
 
 
 class _Switch(threading.local):
@@ -230,7 +230,7 @@ class StaticFunction:
         self._traced = []
         self._warned = False
         self._prints = {}  # program signature -> what its print() calls print after each call
-        self._uses_rng = {}  # program signature -> whether it draws from the global generator
+        self._draws = {}  # program signature -> how many global random draws one call of it makes
         self._last_call = None
         self.last_input_spec = None  # InputSpecs of the last call's arguments: what jit.save uses without input_spec
         self._name = getattr(function, "__name__", type(function).__name__)
@@ -337,18 +337,16 @@ class StaticFunction:
                 leaf.raise_error()  # returning a variable that has no value: the NameError that says why
         return out, tuple(collector.tensors)
 
-    def _key_for(self, signature):
-        # a program seen to draw nothing gets a constant key, so it leaves the global generator alone
-        return Tensor(_NO_KEY) if self._uses_rng.get(signature) is False else _random.next_global_key()
-
     def _with_key(self, signature, key, run):
-        """Run `run()` with the global random draws taken from `key`, the program's key input."""
+        """Run `run()` with the global random draws splitting `key`, the generator's state as a program input."""
         with _random.traced_global_key(key) as draws:
             out = run()
-        self._uses_rng[signature] = draws.count > 0
+        self._draws[signature] = draws.count
         return out
 
     def _finish(self, signature, result):
+        # the program split the generator's state as many times as eager code would have: advance it as much
+        _random.advance_global_key(self._draws.get(signature, 0))
         out, printed = result
         entries = self._prints.get(signature)
         if entries:
@@ -405,7 +403,7 @@ class StaticFunction:
             run = (lambda: function(*a, **kw)) if instance is None else (lambda: function(instance, *a, **kw))
             return self._with_key(signature, key, lambda: self._traced_body(signature, run))
         pure.__name__ = self._name
-        call_args = (self._key_for(signature), dynamic)
+        call_args = (_random.global_key_state(), dynamic)
         self._last_call = (call_args, static_key)
         return self._finish(signature, self._jit(pure, 2)(*call_args, static_key))
 
@@ -432,7 +430,7 @@ class StaticFunction:
             finally:
                 _switch.running_raw.discard(id(self))
         pure.__name__ = self._name
-        call_args = (self._key_for(signature), state, dynamic)
+        call_args = (_random.global_key_state(), state, dynamic)
         self._last_call = (call_args, (static_key, mode))
         out, new_buffers = self._finish(signature, self._jit(pure, 3)(*call_args, (static_key, mode)))
         if new_buffers:

@@ -105,12 +105,30 @@ def _scalar_pred(pred, what):
 # ----------------------------------------------------------------------------------------------- if / else
 
 @contextlib.contextmanager
+def _traced_block():
+    """Around the tracing of a cond branch or loop body: global random draws there take keys from a separate
+    stream (`paddle_fn.random.traced_global_key`)."""
+    draws = paddle_fn.random.traced_draws()
+    if draws is not None:
+        draws.blocks += 1
+    try:
+        yield
+    finally:
+        if draws is not None:
+            draws.blocks -= 1
+
+@contextlib.contextmanager
 def _probing():
+    # the probed block runs again for real: its prints and its global random draws count only then
+    draws = paddle_fn.random.traced_draws()
+    count = draws.count if draws is not None else 0
     _probe_depth[0] += 1
     try:
         yield
     finally:
         _probe_depth[0] -= 1
+        if draws is not None:
+            draws.count = count
 
 
 def _kind(v):
@@ -239,7 +257,9 @@ def convert_ifelse(pred, true_fn, false_fn, args, names):
     def branch(fn, which, other_kinds):
         def run():
             vals = []
-            for v, how, k, dtype in zip(_flatten_outputs(fn(*args), names, like)[0], plan, other_kinds, dtypes):
+            with _traced_block():
+                outs = fn(*args)
+            for v, how, k, dtype in zip(_flatten_outputs(outs, names, like)[0], plan, other_kinds, dtypes):
                 if how == "tensor":
                     vals.append(_as_tensor(v, dtype))
                 elif how == ("pad_true" if which else "pad_false"):
@@ -342,7 +362,8 @@ def _traced_while(pred, cond_fn, body_fn, args, names):
         init.append(_as_tensor(v))
 
     def body(carry):
-        outs = body_fn(*full(carry))
+        with _traced_block():
+            outs = body_fn(*full(carry))
         return tuple(_as_tensor(outs[i], c.dtype) for i, c in zip(carried, carry))
     out = dict(zip(carried, paddle_fn.while_loop(lambda c: _scalar_pred(cond_fn(*full(c)), "`while`"), body,
                                                  tuple(init))))
