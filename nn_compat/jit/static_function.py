@@ -394,8 +394,11 @@ class StaticFunction:
 
     def _call_function(self, instance, args, kwargs):
         dynamic, static_key = _split_inputs(args, kwargs)
-        signature = (_avals(dynamic), static_key)
         function = self._converted()
+        if _random.traced_draws() is not None:
+            # called while another to_static program is traced: part of that program, drawing from its state
+            return function(*args, **kwargs) if instance is None else function(instance, *args, **kwargs)
+        signature = (_avals(dynamic), static_key)
 
         def pure(key, dynamic, static_key):
             self._traced.append(([list(x.shape) for x in dynamic],))
