@@ -79,8 +79,8 @@ def check_pmap(rank, n):
     np.testing.assert_allclose(total.numpy(), np.broadcast_to(everyone.sum(0), (k, 2)))
     assert index.numpy().tolist() == list(range(rank * k, rank * k + k))
     np.testing.assert_allclose(scalar.numpy(), np.full(k, everyone.sum()))  # 0-D values cross processes as 0-D
-    g = paddle.pmap(lambda v: (paddle.pmean(v, "i"), paddle.all_gather(v, "i")), axis_name="i",
-                    backend=dist.ProcessCollectives())
+    g = paddle.pmap(lambda v: (paddle.pmean(v, "i"), paddle.all_gather(v, "i")), axis_name="i")  # the default
+    # backend spans the processes once the job has several
     mean, gathered = g(paddle.to_tensor(x))
     np.testing.assert_allclose(mean.numpy(), np.broadcast_to(everyone.mean(0), (k, 2)), rtol=1e-6)
     np.testing.assert_allclose(gathered.numpy(), np.broadcast_to(everyone, (k,) + everyone.shape))

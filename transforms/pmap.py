@@ -32,7 +32,7 @@ from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
 from paddle_fn.transforms._args import as_leaf, fun_name
 from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import _memo, _run_device, jit_call_p
-from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives
+from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, default_backend
 from paddle_fn.transforms.vmap import vmap
 
 
@@ -312,10 +312,15 @@ class PmapFunction:
         nums = static_broadcasted_argnums
         self.static_argnums = (nums,) if isinstance(nums, int) else tuple(nums)
         self.devices = None if devices is None else list(devices)
-        self.backend = backend or InProcessCollectives()
+        self._backend = backend
         self._name = fun_name(fun)
         self._cache = {}
         self._pool = None
+
+    @property
+    def backend(self) -> Collectives:
+        """The backend given to pmap, else the default one at the time of the call (see `default_backend`)."""
+        return self._backend if self._backend is not None else default_backend()
 
     def __repr__(self):
         return f"<pmap({self._name})>"

@@ -106,3 +106,20 @@ class InProcessCollectives(Collectives):
         n = len(arrays)
         chunks = [np.split(a, n, axis=split_axis) for a in arrays]
         return [np.concatenate([chunks[j][i] for j in range(n)], axis=concat_axis) for i in range(n)]
+
+
+_IN_PROCESS = InProcessCollectives()
+_default_backend = {"factory": None}
+
+
+def set_default_backend(factory) -> None:
+    """Make `factory()`, asked at each call, the backend of every pmap called without ``backend=``
+    (``paddle_fn.distributed`` installs one that spans the job's processes once it has several; None restores the
+    in-process backend)."""
+    _default_backend["factory"] = factory
+
+
+def default_backend() -> Collectives:
+    """The backend of a pmap called without ``backend=``: the installed default's choice, else in-process."""
+    factory = _default_backend["factory"]
+    return _IN_PROCESS if factory is None else factory()

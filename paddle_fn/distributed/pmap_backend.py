@@ -9,7 +9,7 @@ import numpy as np
 
 from paddle_fn.distributed import comm as _comm
 from paddle_fn.distributed import env
-from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives
+from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, set_default_backend
 
 _OPS = {"sum": _comm.SUM, "max": _comm.MAX, "min": _comm.MIN}
 
@@ -84,3 +84,14 @@ class ProcessCollectives(Collectives):
         first = self.first_index(len(arrays))
         out = self._local.all_to_all(self._everyone(arrays), split_axis, concat_axis)
         return out[first:first + len(arrays)]
+
+
+_JOB, _LOCAL = ProcessCollectives(), InProcessCollectives()
+
+
+def _job_backend() -> Collectives:
+    """pmap's default backend: across the job's processes once it has several, in-process otherwise."""
+    return _JOB if env.is_initialized() and env.communicator().size > 1 else _LOCAL
+
+
+set_default_backend(_job_backend)
