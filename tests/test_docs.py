@@ -39,7 +39,7 @@ def _modules():
     names = ["paddle_fn"]
     for pkg in ("paddle_fn.core", "paddle_fn.prims", "paddle_fn.tensor", "paddle_fn.transforms", "paddle_fn.lowering",
                 "paddle_fn.nn", "paddle_fn.nn.functional", "paddle_fn.autograd", "paddle_fn.static",
-                "paddle_fn.framework", "paddle_fn.jit", "paddle_fn.nn_compat.jit",
+                "paddle_fn.framework", "paddle_fn.jit", "paddle_fn.nn_compat.jit", "paddle_fn.nn_compat.jit.dy2static",
                 "paddle_fn.nn_compat.layer", "paddle_fn.nn_compat.initializer", "paddle_fn.optimizer",
                 "paddle_fn.nn_compat.optimizer", "paddle_fn.hapi", "paddle_fn.metric", "paddle_fn.vision.models",
                 "paddle_fn.io", "paddle_fn.vision.datasets", "paddle_fn.vision.transforms", "paddle_fn.distributed"):

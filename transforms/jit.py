@@ -434,6 +434,11 @@ class Lowered:
         self._args, self._kwargs = args, kwargs
 
     @property
+    def program(self):
+        """The traced program (paddle_fn's IR) that is lowered; its first inputs are the captured constants."""
+        return self._traced.program
+
+    @property
     def in_avals(self):
         return self._traced.program.in_avals[len(self._traced.consts):]
 

@@ -277,7 +277,7 @@ class StaticFunction:
         if self._last_call is None:
             return None
         args, static = self._last_call
-        return self._jitted.lower(*args, static)._traced.program
+        return self._jitted.lower(*args, static).program
 
     def __get__(self, instance, owner=None):
         if instance is None:
