@@ -550,9 +550,12 @@ def _clear_grad(self, set_to_zero=True):
         array([0.], dtype=float32)
     """
     if self._grad is not None:
-        if set_to_zero:  # a 0-d zero broadcast: no memory to fill and fault in just for the next backward's add
+        if set_to_zero:
             aval = self._grad.aval
-            self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape))
+            if current_dynamic_main().level == 0:  # a 0-d zero broadcast: no memory to fill and fault in eagerly
+                self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape))
+            else:  # state of a compiled step, sent to the device on each call: contiguous
+                self._grad = Tensor(np.zeros(aval.shape, aval.dtype.np))
         else:
             self._grad = None
 
