@@ -227,6 +227,8 @@ def _reverse_kind(prim):
             kind = ("zero", None)
         elif getattr(prim.jvp, "scales_tangent", False):
             kind = ("scale", None)
+        elif getattr(prim.jvp, "vjp", None) is not None:  # a JVP rule that carries its own transpose
+            kind = ("rule", None)
         elif prim.jvp is LINEAR:
             kind = ("joint", None)
         elif prim.name in _BILINEAR:
@@ -244,7 +246,8 @@ _REVERSE_KINDS: dict = {}
 
 def _transpose_vjp(node, primals, live, cts):
     """The input cotangents by the primitive's transpose rule (or, for a unary op whose JVP scales the tangent,
-    by that JVP rule), or None when neither applies (see _LINEAR_IN)."""
+    by that JVP rule; or by the reverse rule a JVP rule carries as ``.vjp``), or None when none applies (see
+    _LINEAR_IN)."""
     prim = node.prim
     kind, positions = _reverse_kind(prim)
     if kind == "linearize" or (positions is not None and not positions.issuperset(live)):
@@ -254,6 +257,8 @@ def _transpose_vjp(node, primals, live, cts):
         return [None] * len(primals)
     if kind == "scale":  # unary: tangent * f'(x), which is its own transpose
         return [prim.jvp(primals, [ct], **node.params)[1]]
+    if kind == "rule":
+        return list(prim.jvp.vjp(primals, ct, **node.params))
     in_cts = [None] * len(primals)
     for group in ([live] if kind == "joint" else [[i] for i in live]):
         args = list(primals)

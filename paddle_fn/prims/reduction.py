@@ -198,6 +198,17 @@ def _reduce_chooser_jvp(reducer):
         hits = convert_element_type(eq(x, broadcast_in_dim(out, shape=shape, broadcast_dimensions=kept)),
                                     new_dtype=get_aval(t).dtype)
         return out, div(reduce_sum(mul(t, hits), axes=axes), reduce_sum(hits, axes=axes))
+
+    def vjp(primals, ct, *, axes):
+        """The transpose of the tangent map above at cotangent `ct`, for the eager tape (no linearization)."""
+        (x,) = primals
+        shape = get_aval(x).shape
+        kept = tuple(i for i in range(len(shape)) if i not in axes)
+        hits = convert_element_type(eq(x, broadcast_in_dim(reducer(x, axes=axes), shape=shape,
+                                                           broadcast_dimensions=kept)), new_dtype=get_aval(ct).dtype)
+        share = div(ct, reduce_sum(hits, axes=axes))
+        return [mul(broadcast_in_dim(share, shape=shape, broadcast_dimensions=kept), hits)]
+    jvp.vjp = vjp
     return jvp
 
 
