@@ -26,6 +26,7 @@ import platform
 import pstats
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -218,12 +219,16 @@ class Worker:
         env = dict(os.environ)
         if path is not None:  # import paddle_fn from there first
             env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(path), env.get("PYTHONPATH")) if p)
+        self.log = tempfile.TemporaryFile("w+")  # the worker's stderr (framework warnings), shown if it fails
         self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework, "--label",
                                       label or framework], text=True, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         line = self.proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"the {framework} worker ({python}) exited before it was ready")
+            self.proc.wait()
+            self.log.seek(0)
+            tail = "".join(self.log.readlines()[-15:])
+            raise RuntimeError(f"the {label or framework} worker ({python}) exited before it was ready:\n{tail}")
         self.info = json.loads(line)
 
     def ask(self, name, inner):
@@ -234,6 +239,7 @@ class Worker:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
+        self.log.close()
 
 
 def interleaved(jobs, reps):
