@@ -83,10 +83,14 @@ def cast(x, dtype):
     return ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
 
 
-@functools.lru_cache(maxsize=4096)
 def broadcast_shapes(op: str, *shapes) -> tuple:
-    """numpy's broadcast of shapes, with a ShapeError naming the op and both shapes (memoized: eager code asks
-    the same question on every step)."""
+    """numpy's broadcast of shapes, with a ShapeError naming the op and both shapes."""
+    return _broadcast_shapes(op, *[tuple(s) for s in shapes])
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_shapes(op: str, *shapes) -> tuple:
+    """`broadcast_shapes` of tuples, memoized: eager code asks the same question on every step."""
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
@@ -119,7 +123,7 @@ def binary_operands(op: str, x, y):
         if ax.dtype == ay.dtype:  # the common case, without promotion: only broadcasting is left to check
             if ax.shape == ay.shape:
                 return x, y
-            shape = broadcast_shapes(op, ax.shape, ay.shape)
+            shape = _broadcast_shapes(op, ax.shape, ay.shape)
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if is_scalar(x) and is_scalar(y):
         x = as_tensor(x)
