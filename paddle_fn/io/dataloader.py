@@ -99,7 +99,8 @@ class _SingleProcessIter:
         if loader.use_buffer_reader:
             self._buffer = queue.Queue(maxsize=loader.prefetch_factor)
             self._stop = threading.Event()
-            threading.Thread(target=_fill, args=(self._load, self._buffer, self._stop), daemon=True).start()
+            threading.Thread(target=_fill, args=(self._load, self._buffer, self._stop), daemon=True,
+                             name="paddle_fn.io buffer reader").start()
 
     def __iter__(self):
         return self
