@@ -19,6 +19,7 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) examples/quickstart.py
+	$(PY) examples/mnist_highlevel.py --epochs 1 --limit 320
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile tests
