@@ -174,6 +174,8 @@ def test_batch_sampler_and_distributed_batch_sampler_as_paddle():
 
 
 def test_distributed_batch_sampler_reads_launcher_env(monkeypatch):
+    from paddle_fn.distributed import env   # a fresh process: no job joined yet (another test may have joined one)
+    monkeypatch.setitem(env._STATE, "comm", None)
     monkeypatch.setenv("PADDLE_TRAINERS_NUM", "2")
     monkeypatch.setenv("PADDLE_TRAINER_ID", "1")
     s = DistributedBatchSampler(list(range(6)), batch_size=3)
