@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import paddle_fn as paddle
+from paddle_fn.distributed import env as dist_env
 from paddle_fn.io import dataloader as dataloader_module
 from paddle_fn.io import (
     BatchSampler, ChainDataset, ComposeDataset, DataLoader, Dataset, DistributedBatchSampler, IterableDataset,
@@ -174,8 +175,7 @@ def test_batch_sampler_and_distributed_batch_sampler_as_paddle():
 
 
 def test_distributed_batch_sampler_reads_launcher_env(monkeypatch):
-    from paddle_fn.distributed import env   # a fresh process: no job joined yet (another test may have joined one)
-    monkeypatch.setitem(env._STATE, "comm", None)
+    monkeypatch.setitem(dist_env._STATE, "comm", None)  # as in a fresh process: another test may have joined a job
     monkeypatch.setenv("PADDLE_TRAINERS_NUM", "2")
     monkeypatch.setenv("PADDLE_TRAINER_ID", "1")
     s = DistributedBatchSampler(list(range(6)), batch_size=3)
