@@ -8,6 +8,8 @@ kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cp
 """
 from __future__ import annotations
 
+import atexit
+import gc
 import logging
 import os
 import threading
@@ -18,6 +20,18 @@ import numpy as np
 import iree.runtime as rt
 
 logger = logging.getLogger("paddle_fn.runtime")
+
+def _keep_iree_objects_at_exit():
+    """At interpreter exit the final garbage collection clears reference cycles in arbitrary order, so a Device
+    (and its HalDevice) can be freed before buffer views or VM contexts still living on it, and their destructors
+    then crash (SIGSEGV at exit after compiled training steps). Registered first, this runs after every other exit
+    hook and freezes the surviving objects out of that collection: they are freed by reference count (arrays
+    before their device) or not at all; the bindings' leak report about the latter is switched off."""
+    rt._binding.disable_leak_checker()
+    gc.freeze()
+
+
+atexit.register(_keep_iree_objects_at_exit)
 
 _lock = threading.RLock()
 

@@ -47,6 +47,11 @@ def _as_tensor(value, what):
 
 
 
+
+class MissingStateError(KeyError, AssertionError):
+    """A loaded optimizer state_dict lacks a parameter's accumulator: a KeyError, and the AssertionError Paddle
+    raises there ("Optimizer set error, ... should in state dict")."""
+
 class _LearningRateVar(paddle.Tensor):
     """An optimizer's learning rate as program state: a compiled step (``paddle.jit`` / ``to_static``) that closed
     over it calls `refresh_state` before each call, so it uses the rate the scheduler has moved to since."""
@@ -540,8 +545,9 @@ class Optimizer:
             if self._accumulators_holder:
                 saved = self._saved_key(self._accumulators_holder, var_name)
                 if saved is None:
-                    raise KeyError(f"{type(self).__name__}: the loaded state_dict has no entry {var_name!r} for the "
-                                   f"{acc} of parameter {target.name!r}; it holds {sorted(self._accumulators_holder)}")
+                    raise MissingStateError(
+                        f"{type(self).__name__}: the loaded state_dict has no entry {var_name!r} for the {acc} of "
+                        f"parameter {target.name!r}; it holds {sorted(self._accumulators_holder)}")
                 value = self._loaded(self._accumulators_holder.pop(saved), value, saved)
             value = value.detach()
             value.name = var_name
