@@ -52,3 +52,4 @@ from paddle_fn import io  # noqa: E402,F401  (paddle.io: Dataset, DataLoader, sa
 from paddle_fn import vision  # noqa: E402,F401  (paddle.vision: datasets, transforms, models)
 from paddle_fn import distributed  # noqa: E402,F401  (paddle.distributed: processes, collectives, launch, spawn)
 from paddle_fn.distributed import DataParallel  # noqa: E402,F401
+from paddle_fn import amp  # noqa: E402,F401  (paddle.amp)
