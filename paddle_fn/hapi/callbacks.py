@@ -281,16 +281,22 @@ class ProgBarLogger(Callback):
         if self._is_print() and self.steps is not None:
             self._updates(logs or {}, "train")
 
-    def on_eval_begin(self, logs=None):
+    def _run_begin(self, mode, logs, title):
+        """Reset an evaluation's or prediction's (`mode` 'eval' or 'test') counters, timer and progress bar,
+        under Paddle's attribute names (``eval_steps``, ``test_progbar``, ...)."""
         logs = logs or {}
-        self.eval_steps = logs.get("steps")
-        self.eval_metrics = logs.get("metrics", [])
-        self.eval_step = 0
-        self.evaled_samples = 0
-        self._eval_timer = self._new_timer()
-        self.eval_progbar = ProgressBar(num=self.eval_steps, verbose=self.verbose)
+        steps = logs.get("steps")
+        setattr(self, f"{mode}_steps", steps)
+        setattr(self, f"{mode}_metrics", logs.get("metrics", []))
+        setattr(self, f"{mode}_step", 0)
+        setattr(self, f"_{mode}_timer", self._new_timer())
+        setattr(self, f"{mode}_progbar", ProgressBar(num=steps, verbose=self.verbose))
         if self._is_print():
-            print("Eval begin...")
+            print(f"{title} begin...")
+
+    def on_eval_begin(self, logs=None):
+        self.evaled_samples = 0
+        self._run_begin("eval", logs, "Eval")
 
     def on_eval_batch_begin(self, step, logs=None):
         self._batch_begin("eval")
@@ -305,15 +311,8 @@ class ProgBarLogger(Callback):
             print(f"Eval samples: {self.evaled_samples}")
 
     def on_predict_begin(self, logs=None):
-        logs = logs or {}
-        self.test_steps = logs.get("steps")
-        self.test_metrics = logs.get("metrics", [])
-        self.test_step = 0
         self.tested_samples = 0
-        self._test_timer = self._new_timer()
-        self.test_progbar = ProgressBar(num=self.test_steps, verbose=self.verbose)
-        if self._is_print():
-            print("Predict begin...")
+        self._run_begin("test", logs, "Predict")
 
     def on_predict_batch_begin(self, step, logs=None):
         self._batch_begin("test")
