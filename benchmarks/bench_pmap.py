@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 
 os.environ.setdefault("PADDLE_FN_NUM_CPU_DEVICES", "2")
@@ -21,47 +20,14 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
 import numpy as np  # noqa: E402
 
 import paddle_fn as pf  # noqa: E402
+from _dp_mlp import (LR, SIZES, global_batch, init_params, pmean_sgd_step, print_times,  # noqa: E402
+                     sgd_step)
 
 try:
     import jax
     import jax.numpy as jnp
 except ImportError:
     jax = None
-
-SIZES = (784, 1024, 512, 10)
-BATCH, LR = 256, 0.05
-
-
-def init_params(seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    for a, b in zip(SIZES[:-1], SIZES[1:]):
-        out += [(rng.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32), np.zeros(b, np.float32)]
-    return out
-
-
-def loss_fn(params, x, y):
-    h = x
-    for i in range(0, len(params) - 2, 2):
-        h = pf.nn.functional.relu(h @ params[i] + params[i + 1])
-    return pf.nn.functional.cross_entropy(h @ params[-2] + params[-1], y)
-
-
-def one_device_step():
-    @pf.jit
-    def step(params, x, y):
-        loss, grads = pf.value_and_grad(loss_fn)(params, x, y)
-        return loss, [p - LR * g for p, g in zip(params, grads)]
-    return step
-
-
-def data_parallel_step(devices):
-    def step(params, x, y):
-        loss, grads = pf.value_and_grad(loss_fn)(params, x, y)
-        grads = [pf.pmean(g, "batch") for g in grads]
-        return pf.pmean(loss, "batch"), [p - LR * g for p, g in zip(params, grads)]
-    return pf.pmap(step, axis_name="batch", in_axes=(None, 0, 0), out_axes=(None, None), devices=devices)
-
 
 def jax_step():
     def loss(params, x, y):
@@ -85,12 +51,11 @@ def main():
     devices = pf.devices("cpu")
     if len(devices) < 2:
         raise SystemExit("needs PADDLE_FN_NUM_CPU_DEVICES=2 (set before paddle_fn is imported)")
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
-    y = rng.integers(0, SIZES[-1], size=(BATCH,)).astype(np.int64)
-    params = [pf.to_tensor(p) for p in init_params()]
+    x, y, params = global_batch()
 
-    one, dp = one_device_step(), data_parallel_step(devices[:2])
+    one = pf.jit(sgd_step)
+    dp = pf.pmap(pmean_sgd_step, axis_name="batch", in_axes=(None, 0, 0), out_axes=(None, None),
+                 devices=devices[:2])
     xt, yt = pf.to_tensor(x), pf.to_tensor(y)
     xs, ys = pf.to_tensor(x.reshape(2, -1, SIZES[0])), pf.to_tensor(y.reshape(2, -1))
     contenders = {"1 device (jit)": lambda: one(params, xt, yt),
@@ -120,11 +85,7 @@ def main():
             if k != "JAX pmap, 2 host devices":
                 np.asarray(out[1][-1])  # wait for the values
             times[k].append(time.perf_counter() - t0)
-    base = statistics.median(times[names[0]])
-    print(f"{'contender':28s} {'median ms':>10s} {'min ms':>8s} {'examples/s':>11s} {'vs 1 device':>12s}")
-    for k in names:
-        med = statistics.median(times[k])
-        print(f"{k:28s} {med * 1e3:10.2f} {min(times[k]) * 1e3:8.2f} {BATCH / med:11.0f} {base / med:11.2f}x")
+    print_times(times)
 
 
 if __name__ == "__main__":
