@@ -16,15 +16,23 @@ def check(img, op):
         raise TypeError(f"paddle.vision.transforms.{op}: a Tensor image must be CHW (3-D), got shape {img.shape}")
 
 
-def resize(img, size, interpolation):
-    check(img, "resize")
-    h, w = img.shape[1], img.shape[2]
+def resized_hw(h, w, size):
+    """The (height, width) that ``resize`` gives an h x w image, for every backend: an int `size` scales the
+    shorter edge to it keeping the aspect ratio, a pair is the exact size; None when an int `size` already is the
+    shorter edge (then ``resize`` returns the image itself, as Paddle does)."""
     if isinstance(size, int):
         if (w <= h and w == size) or (h <= w and h == size):
-            return img
-        oh, ow = (int(size * h / w), size) if w < h else (size, int(size * w / h))
-    else:
-        oh, ow = size
+            return None
+        return (int(size * h / w), size) if w < h else (size, int(size * w / h))
+    return tuple(size)
+
+
+def resize(img, size, interpolation):
+    check(img, "resize")
+    hw = resized_hw(img.shape[1], img.shape[2], size)
+    if hw is None:
+        return img
+    oh, ow = hw
     return interpolate(img.unsqueeze(0), size=(oh, ow), mode=interpolation.lower(), data_format="NCHW").squeeze(0)
 
 

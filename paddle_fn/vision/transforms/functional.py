@@ -212,12 +212,10 @@ def resize(img, size, interpolation="bilinear"):
         return FT.resize(img, size, interpolation)
     _check_image(img, "resize")
     w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
-    if isinstance(size, int):
-        if (w <= h and w == size) or (h <= w and h == size):
-            return img
-        oh, ow = (int(size * h / w), size) if w < h else (size, int(size * w / h))
-    else:
-        oh, ow = size
+    hw = FT.resized_hw(h, w, size)
+    if hw is None:
+        return img
+    oh, ow = hw
     if _is_pil(img):
         return img.resize((ow, oh), _pil_interp(interpolation))
     return _keep_channel(_resize_numpy(img, oh, ow, interpolation), img)
