@@ -373,7 +373,18 @@ class Transpose(BaseTransform):
         return img.transpose(self.order)
 
 
-class BrightnessTransform(BaseTransform):
+class _ColorTransform(BaseTransform):
+    """A colour transform: `_adjust` (``F.adjust_*``) by a factor drawn uniformly from ``self.value`` (a
+    ``(min, max)`` pair; None leaves the image as it is)."""
+    _adjust = None
+
+    def _apply_image(self, img):
+        if self.value is None:
+            return img
+        return type(self)._adjust(img, random.uniform(self.value[0], self.value[1]))
+
+
+class BrightnessTransform(_ColorTransform):
     """Scale the brightness by a factor drawn uniformly from [max(0, 1 - value), 1 + value].
 
     Args:
@@ -387,18 +398,14 @@ class BrightnessTransform(BaseTransform):
         >>> 60 <= int(out[0, 0, 0]) <= 140
         True
     """
+    _adjust = staticmethod(F.adjust_brightness)
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
         self.value = _check_input(value, "brightness")
 
-    def _apply_image(self, img):
-        if self.value is None:
-            return img
-        return F.adjust_brightness(img, random.uniform(self.value[0], self.value[1]))
 
-
-class ContrastTransform(BaseTransform):
+class ContrastTransform(_ColorTransform):
     """Scale the contrast by a factor drawn uniformly from [max(0, 1 - value), 1 + value].
 
     Args:
@@ -411,6 +418,7 @@ class ContrastTransform(BaseTransform):
         >>> T.ContrastTransform(0.4)(np.full([2, 2, 3], 74, 'uint8'))[0, 0]
         array([74, 74, 74], dtype=uint8)
     """
+    _adjust = staticmethod(F.adjust_contrast)
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
@@ -418,13 +426,8 @@ class ContrastTransform(BaseTransform):
             raise ValueError("contrast value should be non-negative")
         self.value = _check_input(value, "contrast")
 
-    def _apply_image(self, img):
-        if self.value is None:
-            return img
-        return F.adjust_contrast(img, random.uniform(self.value[0], self.value[1]))
 
-
-class SaturationTransform(BaseTransform):
+class SaturationTransform(_ColorTransform):
     """Scale the saturation by a factor drawn uniformly from [max(0, 1 - value), 1 + value].
 
     Args:
@@ -437,18 +440,14 @@ class SaturationTransform(BaseTransform):
         >>> T.SaturationTransform(0.4)(np.full([1, 1, 3], 90, 'uint8'))
         array([[[90, 90, 90]]], dtype=uint8)
     """
+    _adjust = staticmethod(F.adjust_saturation)
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
         self.value = _check_input(value, "saturation")
 
-    def _apply_image(self, img):
-        if self.value is None:
-            return img
-        return F.adjust_saturation(img, random.uniform(self.value[0], self.value[1]))
 
-
-class HueTransform(BaseTransform):
+class HueTransform(_ColorTransform):
     """Rotate the hue by a factor drawn uniformly from [-value, value] (value <= 0.5).
 
     Args:
@@ -461,15 +460,11 @@ class HueTransform(BaseTransform):
         >>> T.HueTransform(0.4)(np.full([1, 1, 3], 90, 'uint8'))
         array([[[90, 90, 90]]], dtype=uint8)
     """
+    _adjust = staticmethod(F.adjust_hue)
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
         self.value = _check_input(value, "hue", center=0, bound=(-0.5, 0.5), clip_first_on_zero=False)
-
-    def _apply_image(self, img):
-        if self.value is None:
-            return img
-        return F.adjust_hue(img, random.uniform(self.value[0], self.value[1]))
 
 
 class ColorJitter(BaseTransform):
