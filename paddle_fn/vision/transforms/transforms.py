@@ -267,7 +267,21 @@ class CenterCrop(BaseTransform):
         return F.center_crop(img, self.size)
 
 
-class RandomHorizontalFlip(BaseTransform):
+class _RandomFlip(BaseTransform):
+    """A flip (`_flip`, ``F.hflip`` or ``F.vflip``) applied with probability ``prob``."""
+    _flip = None
+
+    def __init__(self, prob=0.5, keys=None):
+        super().__init__(keys)
+        if not 0 <= prob <= 1:
+            raise ValueError(f"{type(self).__name__}: prob should be in [0, 1], got {prob}")
+        self.prob = prob
+
+    def _apply_image(self, img):
+        return type(self)._flip(img) if random.random() < self.prob else img
+
+
+class RandomHorizontalFlip(_RandomFlip):
     """Mirror left-right with probability ``prob`` (Python ``random``).
 
     Args:
@@ -280,18 +294,10 @@ class RandomHorizontalFlip(BaseTransform):
         >>> T.RandomHorizontalFlip(prob=1.0)(np.array([[1, 2, 3]]))
         array([[3, 2, 1]])
     """
-
-    def __init__(self, prob=0.5, keys=None):
-        super().__init__(keys)
-        if not 0 <= prob <= 1:
-            raise ValueError(f"RandomHorizontalFlip: prob should be in [0, 1], got {prob}")
-        self.prob = prob
-
-    def _apply_image(self, img):
-        return F.hflip(img) if random.random() < self.prob else img
+    _flip = staticmethod(F.hflip)
 
 
-class RandomVerticalFlip(BaseTransform):
+class RandomVerticalFlip(_RandomFlip):
     """Flip upside down with probability ``prob`` (Python ``random``).
 
     Args:
@@ -305,15 +311,7 @@ class RandomVerticalFlip(BaseTransform):
         array([[2],
                [1]])
     """
-
-    def __init__(self, prob=0.5, keys=None):
-        super().__init__(keys)
-        if not 0 <= prob <= 1:
-            raise ValueError(f"RandomVerticalFlip: prob should be in [0, 1], got {prob}")
-        self.prob = prob
-
-    def _apply_image(self, img):
-        return F.vflip(img) if random.random() < self.prob else img
+    _flip = staticmethod(F.vflip)
 
 
 class Normalize(BaseTransform):
