@@ -86,6 +86,7 @@ API_PAGES = {
     "paddle_fn.vision.models": "api/hapi",
     "paddle_fn.distributed": "api/distributed",
     "paddle_fn.distributed.fleet": "api/distributed",
+    "paddle_fn.amp": "api/amp",
 }
 
 
