@@ -4,7 +4,7 @@ plus its parameters, and loaded back as a Layer that runs without the Python cla
 Files, for ``save(layer, "dir/model")`` (Paddle's names; none is a pickle, none can run code when read):
 
 - ``dir/model.pdmodel``: JSON: the traced program of ``forward`` in train and in eval mode (the paddle_fn IR, with
-  dynamic dimensions symbolic, see ``paddle_fn.jit.program_io``), the inputs' names, shapes and dtypes, the
+  dynamic dimensions symbolic, see ``paddle_fn.static.program_io``), the inputs' names, shapes and dtypes, the
   output structure, and the parameters' and buffers' names, shapes and dtypes.
 - ``dir/model.pdiparams``: the parameter and buffer values by name, an ``.npz`` archive (read with
   ``allow_pickle=False``), plus the constants the program captured (``@const.N``).
@@ -25,7 +25,7 @@ import numpy as np
 import paddle_fn
 from paddle_fn import Tensor
 from paddle_fn.framework.io import read_params_file, write_params_file
-from paddle_fn.jit.program_io import ExportError, ExportedProgram, export
+from paddle_fn.static.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.dy2static import convert_function
 from paddle_fn.nn_compat.jit.static_function import StaticFunction, _MethodCall
