@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
+from paddle_fn.random import paddle_uniform
 
 # in-place name -> (out-of-place function name, whether the shape may change)
 _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
@@ -103,7 +104,6 @@ def setitem(self, index, value):
 
 def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
     """Fill with uniform random numbers in [min, max) (in place), drawn from the global seed unless `seed` != 0."""
-    from paddle_fn.random import paddle_uniform
     a = get_aval(self)
     self._rebind(paddle_uniform(list(a.shape), dtype=a.dtype, min=min, max=max, seed=seed))
     return self
@@ -111,7 +111,6 @@ def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle
 
 def exponential_(self, lam=1.0, name=None):
     """Fill with exponentially distributed random numbers of rate `lam` (in place), from the global seed."""
-    from paddle_fn.random import paddle_uniform
     a = get_aval(self)
     u = paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
     self._rebind(-_functions().log1p(-u) / lam)

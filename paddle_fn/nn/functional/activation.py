@@ -9,6 +9,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor import activation as act
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
+from paddle_fn.tensor.manipulation import split
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, float_operand
 from paddle_fn.nn.functional._shared import _c, _channel_axis
 
@@ -246,7 +247,6 @@ def glu(x, axis=-1, name=None):
         >>> F.glu(paddle.to_tensor([[1., 2., 0., 100.]])).numpy()
         array([[0.5, 2. ]], dtype=float32)
     """
-    from paddle_fn.tensor.manipulation import split
     x = float_operand("glu", x)
     ax = normalize_axis("glu", axis, get_aval(x).ndim)
     if shape_of(x)[ax] % 2:

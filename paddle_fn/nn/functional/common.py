@@ -9,8 +9,10 @@ from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.trace import Tensor, current_dynamic_main, get_aval, is_concrete
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
+from paddle_fn import random
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_list
+from paddle_fn.tensor.einsum import einsum
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import gather, reshape
 from paddle_fn.tensor.promotion import as_tensor, float_operand, full_like_scalar
@@ -43,7 +45,6 @@ def bilinear(x1, x2, weight, bias=None, name=None):
         >>> F.bilinear(paddle.ones([1, 2]), paddle.ones([1, 3]), paddle.ones([4, 2, 3])).shape
         [1, 4]
     """
-    from paddle_fn.tensor.einsum import einsum
     out = einsum("ni,kij,nj->nk", x1, weight, x2)
     return out if bias is None else m.add(out, reshape(bias, [1, -1]))
 
@@ -52,7 +53,6 @@ def _global_rng_allowed(op, x):
     """The Paddle-style global RNG is a hidden state: it works eagerly (and under grad, whose primals are
     concrete) but a traced function would bake one draw into every call, so there it is an error, except inside
     `paddle_fn.random.traced_global_key` (to_static), where the draws come from a key given to each call."""
-    from paddle_fn import random
     if random.global_key_is_traced():
         return
     if not is_concrete(x) or current_dynamic_main().level > 0:
@@ -79,7 +79,6 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         >>> F.dropout(paddle.ones([2]), 0.5, training=False).numpy()
         array([1., 1.], dtype=float32)
     """
-    from paddle_fn import random
     x = float_operand("dropout", x)
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
@@ -148,7 +147,6 @@ def alpha_dropout(x, p=0.5, training=True, name=None, *, key=None):
         >>> F.alpha_dropout(paddle.ones([3]), 0.5, training=False).numpy()
         array([1., 1., 1.], dtype=float32)
     """
-    from paddle_fn import random
     x = float_operand("alpha_dropout", x)
     p = float(p)
     if not 0 <= p <= 1:

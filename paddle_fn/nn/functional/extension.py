@@ -1,10 +1,12 @@
 """Extensions (`paddle.nn.functional.extension`): diag_embed, sequence_mask."""
 from __future__ import annotations
 
-import paddle_fn
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, is_concrete
+from paddle_fn.tensor import math as m
+from paddle_fn.tensor.creation import arange, to_tensor
 from paddle_fn.tensor.creation import diag_embed as _diag_embed
+from paddle_fn.tensor.manipulation import unsqueeze
 
 __all__ = ["diag_embed", "sequence_mask"]
 
@@ -33,15 +35,15 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
                [0, 0, 0, 0]])
     """
     if not isinstance(x, Tensor):
-        x = paddle_fn.to_tensor(x)
+        x = to_tensor(x)
     if x.dtype.kind not in "iu":
         raise TypeError(f"sequence_mask: x must hold integer lengths, got dtype {x.dtype.name}")
     if maxlen is None:
         if not is_concrete(x):
             raise ShapeError("sequence_mask: maxlen=None takes max(x), which is not known while x is traced; pass "
                              "maxlen explicitly")
-        maxlen = int(paddle_fn.max(x)) if x.size else 0
+        maxlen = int(m.max(x)) if x.size else 0
     elif isinstance(maxlen, Tensor):
         maxlen = int(maxlen)
-    steps = paddle_fn.arange(int(maxlen), dtype=x.dtype)
-    return (steps < paddle_fn.unsqueeze(x, -1)).astype(dtype)
+    steps = arange(int(maxlen), dtype=x.dtype)
+    return (steps < unsqueeze(x, -1)).astype(dtype)
