@@ -1,4 +1,8 @@
-"""The layering rule of DESIGN.md, enforced by reading every module's imports."""
+"""The layering rule of DESIGN.md, enforced by reading every module's imports.
+
+Every package of paddle_fn has a layer (`LAYERS`); a module may import its own package and packages of lower
+layers only, at module level or inside a function alike. The table is the one in docs/architecture.md.
+"""
 import ast
 import pathlib
 
@@ -6,59 +10,254 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# package -> the paddle_fn packages it may import (besides itself)
-ALLOWED = {
-    "paddle_fn.core": set(),
-    "paddle_fn.lowering": {"paddle_fn.core"},
-    "paddle_fn.runtime": set(),
-    "paddle_fn.prims": {"paddle_fn.core", "paddle_fn.lowering"},
-    "paddle_fn.transforms": {"paddle_fn.core", "paddle_fn.prims", "paddle_fn.lowering", "paddle_fn.runtime"},
+# package -> layer; a module belongs to the longest package name that starts its own name.
+LAYERS = {
+    "paddle_fn.core": 0,
+    "paddle_fn.lowering": 1,
+    "paddle_fn.runtime": 1,
+    "paddle_fn.prims": 2,
+    "paddle_fn.transforms": 3,
+    # the functional library: values, random keys, programs as files, devices
+    "paddle_fn.random": 4,
+    "paddle_fn.static": 4,
+    "paddle_fn.framework": 4,
+    "paddle_fn.device": 4,
+    "paddle_fn.tensor": 5,
+    "paddle_fn.linalg": 6,
+    "paddle_fn.nn.functional": 6,
+    # Paddle's stateful and imperative surface, written against the public API
+    "paddle_fn.incubate": 7,
+    "paddle_fn.amp": 7,
+    "paddle_fn.metric": 7,
+    "paddle_fn.autograd": 8,
+    "paddle_fn.nn_compat": 8,
+    "paddle_fn.nn": 9,
+    "paddle_fn.optimizer": 9,
+    "paddle_fn.regularizer": 9,
+    "paddle_fn.jit": 9,
+    "paddle_fn.distributed": 9,
+    "paddle_fn.io": 10,
+    "paddle_fn.hapi": 10,
+    "paddle_fn.vision": 11,
+    "paddle_fn.callbacks": 11,
+    "paddle_fn": 12,  # paddle_fn/__init__.py: the public namespace
 }
-SOURCES = {"paddle_fn.core": "paddle_fn/core", "paddle_fn.lowering": "lowering", "paddle_fn.runtime": "runtime",
-           "paddle_fn.prims": "paddle_fn/prims", "paddle_fn.transforms": "transforms"}
+# Packages whose own list is narrower than "every lower layer".
+ONLY = {"paddle_fn.runtime": set()}  # text and arrays in, arrays out: nothing of paddle_fn
+
+# Packages written like user code: `import paddle_fn` binds the public namespace, whose names are looked up when a
+# function runs. The root imports each of them after binding the names they take from it at import time
+# (`test_names_taken_from_the_root_are_bound_first`).
+PUBLIC_API_USERS = {"paddle_fn.incubate", "paddle_fn.amp", "paddle_fn.metric", "paddle_fn.autograd",
+                    "paddle_fn.nn_compat", "paddle_fn.hapi", "paddle_fn.vision"}
+
+# DESIGN.md: nn_compat uses the public API only. These modules need an internal, and why:
+STATEFUL_LAYER_INTERNALS = {
+    # to_static turns Python `if`/`while` into cond/while_loop only when the value is being traced; the public API
+    # has no "is this traced" question to ask
+    "nn_compat/jit/static_function.py": {"paddle_fn.core.trace"},
+    "nn_compat/jit/dy2static/convert_operators.py": {"paddle_fn.core.trace"},
+}
+INTERNAL = ("paddle_fn.core", "paddle_fn.lowering", "paddle_fn.runtime", "paddle_fn.prims", "paddle_fn.transforms")
+
+# Cycles between packages at import time that are allowed, and why.
+ALLOWED_CYCLES = {
+    # Paddle keeps the functional ops (layer 6) and the Layers (nn_compat, layer 8) in one namespace, paddle.nn, so
+    # importing paddle_fn.nn.functional runs paddle_fn/nn/__init__.py, which imports the Layers. paddle_fn/nn
+    # imports its functional module first, so the Layers always find it complete.
+    frozenset({"paddle_fn.nn", "paddle_fn.nn_compat"}),
+}
+
+# folder -> package name (the mapped top-level folders install as subpackages of paddle_fn)
+FOLDERS = {"paddle_fn": "paddle_fn", "transforms": "paddle_fn.transforms", "lowering": "paddle_fn.lowering",
+           "runtime": "paddle_fn.runtime", "nn_compat": "paddle_fn.nn_compat"}
 PEERS = ("jax", "jaxlib", "torch", "tensorflow", "paddle")
 
 
+def _module_name(path):
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    parts = FOLDERS[parts[0]].split(".") + list(parts[1:])
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_package(path):
+    return path.name == "__init__.py"
+
+
+MODULES = {_module_name(p): p for folder in FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))}
+
+
 def _imports(path):
+    """(imported module, line, inside a function) for every import of `path`; `from m import name` names the
+    module m.name where that is a module."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                yield a.name, node.lineno
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module, node.lineno
+    me = _module_name(path)
+    here = me if _is_package(path) else me.rpartition(".")[0]
+    found = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend((a.name, child.lineno, in_function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    anchor = here.split(".")[:len(here.split(".")) - (child.level - 1)]
+                    base = ".".join(anchor + ([child.module] if child.module else []))
+                targets = {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in child.names}
+                found.extend((t, child.lineno, in_function) for t in sorted(targets))
+            visit(child, nested)
+
+    visit(tree, False)
+    return found
 
 
 def _package_of(module):
-    for pkg in sorted(SOURCES, key=len, reverse=True):
-        if module == pkg or module.startswith(pkg + "."):
-            return pkg
-    if module == "paddle_fn" or module.startswith("paddle_fn."):
-        return module.split(".")[0] + "." + module.split(".")[1] if "." in module else "paddle_fn"
-    return None
+    if module != "paddle_fn" and not module.startswith("paddle_fn."):
+        return None
+    return max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
 
 
-@pytest.mark.parametrize("pkg", sorted(SOURCES))
+def test_every_package_has_a_layer():
+    top_level = {_module_name(p) for folder in FOLDERS for p in (ROOT / folder).glob("*")
+                 if p.suffix == ".py" or (p / "__init__.py").is_file()}
+    missing = sorted(m for m in top_level if m.count(".") == 1 and m not in LAYERS)
+    assert not missing, f"packages without a layer in LAYERS (add them, and to docs/architecture.md): {missing}"
+
+
+@pytest.mark.parametrize("pkg", sorted(LAYERS))
 def test_package_imports_only_lower_layers(pkg):
     bad = []
-    for path in sorted((ROOT / SOURCES[pkg]).rglob("*.py")):
-        for mod, line in _imports(path):
+    for name, path in MODULES.items():
+        if _package_of(name) != pkg:
+            continue
+        for mod, line, _ in _imports(path):
             target = _package_of(mod)
+            where = f"{path.relative_to(ROOT)}:{line} imports {mod}"
             if target is None:
                 if pkg != "paddle_fn.runtime" and mod.split(".")[0] == "iree":
-                    bad.append(f"{path.relative_to(ROOT)}:{line} imports {mod} (only paddle_fn.runtime may import iree)")
-                if mod.split(".")[0] in PEERS:
-                    bad.append(f"{path.relative_to(ROOT)}:{line} imports the peer framework {mod}")
+                    bad.append(f"{where} (only paddle_fn.runtime may import iree)")
                 continue
-            if target != pkg and target not in ALLOWED[pkg]:
-                bad.append(f"{path.relative_to(ROOT)}:{line} imports {mod} ({target} is not below {pkg})")
+            if target == pkg:
+                continue
+            if target == "paddle_fn" and pkg in PUBLIC_API_USERS:
+                continue
+            if pkg in ONLY and target not in ONLY[pkg]:
+                bad.append(f"{where} ({pkg} may import only {sorted(ONLY[pkg]) or 'nothing of paddle_fn'})")
+            elif LAYERS[target] >= LAYERS[pkg]:
+                bad.append(f"{where} ({target}, layer {LAYERS[target]}, is not below {pkg}, layer {LAYERS[pkg]})")
     assert not bad, "layering violations:\n" + "\n".join(bad)
+
+
+def test_stateful_layer_uses_only_the_public_api():
+    bad = []
+    for name, path in MODULES.items():
+        if _package_of(name) != "paddle_fn.nn_compat":
+            continue
+        allowed = STATEFUL_LAYER_INTERNALS.get(str(path.relative_to(ROOT)), set())
+        for mod, line, _ in _imports(path):
+            if mod.startswith(INTERNAL) and mod not in allowed:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports the internal {mod}")
+    assert not bad, "nn_compat uses the public paddle_fn API only (DESIGN.md):\n" + "\n".join(bad)
+
+
+def _import_time_edges():
+    """package -> {package: an example import}, for the imports that run when a module is imported: module-level
+    ones, each also running the __init__ of the packages around the imported module (except paddle_fn's own,
+    which every import starts with, and those around the importing module, which have started already)."""
+    edges = {}
+    for name, path in MODULES.items():
+        pkg = _package_of(name)
+        for mod, line, in_function in _imports(path):
+            if in_function or _package_of(mod) is None:
+                continue
+            parts = mod.split(".")
+            for i in range(2, len(parts) + 1):
+                target = _package_of(".".join(parts[:i]))
+                if target not in (pkg, "paddle_fn") and not name.startswith(target + "."):
+                    edges.setdefault(pkg, {}).setdefault(target, f"{path.relative_to(ROOT)}:{line} imports {mod}")
+    return edges
+
+
+def _cycles(edges):
+    """The strongly connected components with more than one package (Tarjan's algorithm)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(frozenset(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def test_no_import_cycle_between_packages():
+    edges = _import_time_edges()
+    cycles = [c for c in _cycles(edges) if c not in ALLOWED_CYCLES]
+    report = [", ".join(sorted(c)) + ":\n  " + "\n  ".join(edges[a][b] for a in sorted(c) for b in edges[a] if b in c)
+              for c in cycles]
+    assert not cycles, "packages that import each other when imported:\n" + "\n".join(report)
+
+
+def test_the_cycle_finder_finds_cycles():
+    edges = {"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}, "d": {"a": ""}}
+    assert _cycles(edges) == [frozenset("abc")]
+    assert _cycles({"a": {"b": ""}, "b": {}}) == []
+
+
+def test_names_taken_from_the_root_are_bound_first():
+    """`from paddle_fn import Tensor` at module level works only if paddle_fn/__init__.py binds Tensor before the
+    statement that (directly or through other packages) first imports the importing package."""
+    edges = _import_time_edges()
+    bound, bound_before = set(), {}
+    for node in ast.parse((ROOT / "paddle_fn" / "__init__.py").read_text()).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [f"{node.module}.{a.name}" for a in node.names] + [node.module])
+            todo = [_package_of(m) for m in mods if _package_of(m) not in (None, "paddle_fn")]
+            while todo:
+                pkg = todo.pop()
+                if pkg not in bound_before:
+                    bound_before[pkg] = set(bound)
+                    todo.extend(edges.get(pkg, {}))
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    bad = []
+    for name, path in MODULES.items():
+        pkg = _package_of(name)
+        for node in ast.parse(path.read_text()).body:
+            if pkg != "paddle_fn" and isinstance(node, ast.ImportFrom) and node.module == "paddle_fn":
+                late = [a.name for a in node.names
+                        if f"paddle_fn.{a.name}" not in MODULES and a.name not in bound_before[pkg]]
+                if late:
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno} takes {late} from paddle_fn, which binds "
+                               f"them only after it starts importing {pkg}")
+    assert not bad, "\n".join(bad)
 
 
 def test_library_never_imports_a_peer_framework():
     bad = []
-    for path in sorted((ROOT / "paddle_fn").rglob("*.py")):
-        for mod, line in _imports(path):
+    for path in MODULES.values():
+        for mod, line, _ in _imports(path):
             if mod.split(".")[0] in PEERS:
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {mod}")
     assert not bad, bad
