@@ -18,6 +18,7 @@ LAYERS = {
     "paddle_fn.prims": 2,
     "paddle_fn.transforms": 3,
     # the functional library: values, random keys, programs as files, devices
+    "paddle_fn.base": 4,
     "paddle_fn.random": 4,
     "paddle_fn.static": 4,
     "paddle_fn.framework": 4,
