@@ -7,7 +7,7 @@ import pytest
 import paddle_fn as paddle
 from paddle_fn.amp.state import maybe_cast
 
-ac_mod = importlib.import_module("paddle_fn.amp.auto_cast")
+ac_mod = importlib.import_module("paddle_fn.amp.casting")
 gs_mod = importlib.import_module("paddle_fn.amp.grad_scaler")
 
 

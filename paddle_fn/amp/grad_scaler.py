@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 
 import paddle_fn as paddle
-from paddle_fn.amp.auto_cast import _on_accelerator
+from paddle_fn.amp.casting import _on_accelerator
 
 
 class AmpScaler:

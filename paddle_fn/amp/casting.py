@@ -1,4 +1,4 @@
-"""``paddle.amp.auto_cast`` and ``paddle.amp.decorate``.
+"""``paddle.amp.auto_cast`` and ``paddle.amp.decorate`` (a module name apart from the function, so `paddle_fn.amp.auto_cast` is the function).
 
 Paddle 3.3.1 on CPU warns "amp_guard can only be enabled on CUDAPlace, XPUPlace, and CustomPlace ... so it makes
 no effect" and computes in float32, for float16 and bfloat16 alike; paddle_fn does the same on CPU. On a GPU the
