@@ -43,6 +43,7 @@ from paddle_fn import regularizer  # noqa: E402,F401  (paddle.regularizer.L1Deca
 from paddle_fn.nn_compat.param_attr import ParamAttr  # noqa: E402,F401
 from paddle_fn.nn_compat.parameter import create_parameter  # noqa: E402,F401
 from paddle_fn import framework, static  # noqa: E402,F401  (paddle.save/load, paddle.static.InputSpec)
+from paddle_fn import base  # noqa: E402,F401  (paddle.base.framework.Variable)
 from paddle_fn.framework import load, save  # noqa: E402,F401
 from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # noqa: E402,F401
 import paddle_fn.jit as jit  # noqa: E402,F401,F811  (the paddle.jit module; calling it is the jit transform)

@@ -121,6 +121,48 @@ def test_vjp_jvp_errors():
         incubate_autograd.jvp(x, x)
 
 
+# ----------------------------------------------------------------------------------------------- Paddle's module layout
+
+def test_as_tensors_lives_in_incubate_autograd_utils():
+    # Paddle's own tests import it from there: `from paddle.incubate.autograd.utils import as_tensors`
+    from paddle_fn.incubate.autograd.utils import as_tensors
+    x, y = paddle.ones([2]), paddle.zeros([3])
+    assert as_tensors(x) == (x,) and as_tensors(x)[0] is x
+    pair = as_tensors([x, y])
+    assert isinstance(pair, tuple) and pair[0] is x and pair[1] is y
+    assert as_tensors(None) is None   # neither a Tensor nor a sequence: returned as given, like Paddle
+
+
+def test_results_are_base_framework_variables():
+    # Paddle code type-checks Tensors with paddle.base.framework.Variable; every Tensor is one in dynamic mode
+    _, grad = incubate_autograd.vjp(paddle.tanh, paddle.rand((3, 4)))
+    assert isinstance(grad, paddle.base.framework.Variable)
+    assert paddle.jit(lambda x: isinstance(x, paddle.base.framework.Variable) and x)(paddle.ones([1])).shape == [1]
+    assert not isinstance(np.ones(2), paddle.base.framework.Variable)
+
+
+def test_jvp_of_a_reduction_is_0d_as_in_paddle_3():
+    # a full reduction is 0-D in Paddle 3, so its JVP is a 0-D Tensor (not a 1-element sequence to iterate)
+    out, tangent = incubate_autograd.jvp(paddle.sum, paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert isinstance(tangent, paddle.Tensor) and tangent.shape == [] and out.shape == []
+    assert float(tangent) == 4.0
+    with pytest.raises(TypeError, match="0-d"):
+        list(tangent)
+
+
+def test_autograd_imports_only_public_names_of_other_packages():
+    # paddle_fn.autograd shares the lazy engine with incubate.autograd through its public module, not private names
+    import ast
+    import pathlib
+    folder = pathlib.Path(functional_autograd.__file__).parent
+    private = [f"{path.name}: from {node.module} import {alias.name}"
+               for path in folder.glob("*.py")
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.ImportFrom) and node.module and not node.module.startswith("paddle_fn.autograd")
+               for alias in node.names if alias.name.startswith("_")]
+    assert not private, private
+
+
 # ----------------------------------------------------------------------------------------------- Jacobian
 
 def test_jacobian_matches_jacrev_and_indexes_like_a_tensor():

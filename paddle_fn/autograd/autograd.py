@@ -5,7 +5,8 @@ through the eager tape: ``jacobian(ys, xs, batch_axis=None)``. The functional fo
 computes ``ys`` instead, ``jacobian(func, xs, batch_axis)`` with ``ys = func(*xs)`` (``func(xs)`` for a single
 Tensor); it needs no tape, so it also works under ``jit`` and ``vmap``. Both follow Paddle: blocks per
 (output, input) pair, ``batch_axis`` None or 0, lazy row-by-row evaluation with caching, and the shape rules below.
-The engine is shared with ``paddle_fn.incubate.autograd`` (one VJP per row, a vmapped VJP for several rows).
+The engine, `paddle_fn.incubate.autograd.lazy_jacobian`, is shared with ``paddle.incubate.autograd`` (one VJP per
+row, a vmapped VJP for several rows).
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import math
 
 import paddle_fn as paddle
 from paddle_fn.core import tape
-from paddle_fn.incubate.autograd import _RowEngine, _LazyBlock, _as_tensors, _check_inputs, _tuple_output
+from paddle_fn.incubate.autograd.lazy_jacobian import LazyBlock, RowEngine, check_inputs, tuple_output
+from paddle_fn.incubate.autograd.utils import as_tensors
 
 __all__ = ["jacobian", "hessian"]
 
@@ -29,7 +31,7 @@ def _check_batch_axis(batch_axis, who):
 
 
 def _check_recorded(xs, who):
-    inputs = _as_tensors(xs)
+    inputs = as_tensors(xs)
     for i, x in enumerate(inputs):
         if x.stop_gradient:
             raise ValueError(f"{who}: xs[{i}] (shape {x.shape}) has stop_gradient=True, so the tape recorded nothing "
@@ -39,14 +41,14 @@ def _check_recorded(xs, who):
 
 def _tape_engine(ys, xs, batched, who):
     """A row engine over ys already computed from xs: each row is one backward pass through the tape."""
-    outs, inputs = _as_tensors(ys), _check_recorded(xs, who)
+    outs, inputs = as_tensors(ys), _check_recorded(xs, who)
 
     def pullback(cotangents):
         grads = tape.grad(list(outs), list(inputs), grad_outputs=list(cotangents), retain_graph=True,
                           create_graph=paddle.is_grad_enabled(), allow_unused=True)
         return [paddle.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
-    return _RowEngine.from_pullback(outs, pullback, inputs, batched, who)
+    return RowEngine.from_pullback(outs, pullback, inputs, batched, who)
 
 
 def _check_ranks(shapes, batched, what, who):
@@ -69,7 +71,7 @@ def _blocks(engine, ys_single, xs_single, batched):
         col_ranges.append(range(start, start + width))
         start += width
     grid = tuple(
-        tuple(_LazyBlock(engine, rows, cols, keep_row=len(y_shape) > keep, keep_col=len(x_shape) > keep)
+        tuple(LazyBlock(engine, rows, cols, keep_row=len(y_shape) > keep, keep_col=len(x_shape) > keep)
               for cols, x_shape in zip(col_ranges, engine.in_shapes))
         for rows, y_shape in zip(row_ranges, engine.out_shapes))
     if ys_single and xs_single:
@@ -121,8 +123,8 @@ def jacobian(ys, xs, batch_axis=None):
         engine = _tape_engine(ys, xs, batched, "jacobian")
         ys_single = isinstance(ys, paddle.Tensor)
     else:
-        _check_inputs(ys, xs)
-        engine = _RowEngine(ys, _as_tensors(xs), batched, "jacobian")
+        check_inputs(ys, xs)
+        engine = RowEngine(ys, as_tensors(xs), batched, "jacobian")
         ys_single = engine.store["single"]
     _check_ranks(engine.in_shapes, batched, "x", "jacobian")
     _check_ranks(engine.out_shapes, batched, "y", "jacobian")
@@ -158,27 +160,27 @@ def hessian(ys, xs, batch_axis=None):
     """
     _check_batch_axis(batch_axis, "hessian")
     batched = batch_axis == 0
-    primals = _as_tensors(xs)
+    primals = as_tensors(xs)
     _check_ranks([x.shape for x in primals], batched, "x", "hessian")
     single_x = isinstance(xs, paddle.Tensor)
     if _is_tensors(ys):
         _check_recorded(xs, "hessian")
-        _check_scalar_output(_as_tensors(ys), isinstance(ys, paddle.Tensor), batched)
+        _check_scalar_output(as_tensors(ys), isinstance(ys, paddle.Tensor), batched)
         with paddle.enable_grad():
-            grads = tape.grad(_as_tensors(ys), list(primals), create_graph=True, allow_unused=True)
+            grads = tape.grad(as_tensors(ys), list(primals), create_graph=True, allow_unused=True)
         grads = [paddle.zeros_like(x) if g is None else g for g, x in zip(grads, primals)]
         engine = _tape_engine(grads[0] if single_x else tuple(grads), xs, batched, "hessian")
         return _blocks(engine, single_x, single_x, batched)
-    _check_inputs(ys, xs)
+    check_inputs(ys, xs)
 
     def gradients(*args):
         store = {}
-        outs, pullback = paddle.vjp(_tuple_output(ys, store, "hessian"), *args)
+        outs, pullback = paddle.vjp(tuple_output(ys, store, "hessian"), *args)
         _check_scalar_output(outs, store["single"], batched)
         grads = pullback((paddle.ones_like(outs[0]),))
         return grads[0] if single_x else tuple(grads)
 
-    engine = _RowEngine(gradients, primals, batched, "hessian")
+    engine = RowEngine(gradients, primals, batched, "hessian")
     return _blocks(engine, single_x, single_x, batched)
 
 

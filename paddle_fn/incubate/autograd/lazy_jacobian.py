@@ -1,10 +1,10 @@
-"""paddle.incubate.autograd with Paddle's semantics: ``vjp``, ``jvp`` and the lazy ``Jacobian`` / ``Hessian``.
+"""The lazy Jacobian engine shared by ``paddle.incubate.autograd`` and ``paddle.autograd.jacobian`` / ``hessian``.
 
-Built on the public transforms. A Jacobian linearizes ``func`` once (``paddle_fn.vjp``, which runs ``func`` as
-Paddle's constructor does) and evaluates rows of the flattened matrix only when an index asks for them: one VJP
-for a single row, one ``vmap`` of the VJP over the requested basis rows for several. Evaluated rows are cached,
-so ``J[0]`` followed by ``J[:]`` evaluates row 0 once. Everything is ordinary traced code, so ``J[:]`` works
-under ``paddle_fn.jit``, ``vmap`` and ``grad``.
+A `RowEngine` holds one linearization of a function (or, for the tape form, a pullback through the eager tape) and
+evaluates rows of the flattened matrix d(flattened outputs) / d(flattened inputs) on demand: one VJP for a single
+row, one ``vmap`` of the VJP over the requested basis rows for several. Evaluated rows are cached. A `LazyBlock` is
+an indexable view of a rectangle of that matrix, with Paddle's indexing rules (ints and slices, no Ellipsis).
+Everything is ordinary traced code, so indexing works under ``paddle_fn.jit``, ``vmap`` and ``grad``.
 """
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ import numpy as np
 
 import paddle_fn as paddle
 from paddle_fn.core.trace import Tracer
+from paddle_fn.incubate.autograd.utils import as_tensors
 
-__all__ = ["vjp", "jvp", "Jacobian", "Hessian"]
+__all__ = ["LazyBlock", "RowEngine", "check_inputs", "flatten_concat", "tuple_output"]
 
 
-# ----------------------------------------------------------------------------------------------- arguments
-
-def _check_inputs(func, xs, v=None):
+def check_inputs(func, xs, v=None):
+    """TypeError unless `func` is callable and `xs` (and `v`, when given) are Tensors or sequences of Tensors."""
     if not callable(func):
         raise TypeError(f"Expected 'func' to be callable, but got {type(func).__name__}.")
     for what, value in (("xs", xs), ("v", v)):
@@ -35,17 +35,13 @@ def _check_inputs(func, xs, v=None):
                             "Convert the values with paddle_fn.to_tensor.")
 
 
-def _as_tensors(xs):
-    return (xs,) if isinstance(xs, paddle.Tensor) else tuple(xs)
-
-
-def _tuple_output(func, store, who):
+def tuple_output(func, store, who):
     """func with its output turned into a tuple of Tensors; store['single'] records whether it was one Tensor."""
     def tuple_func(*args):
         out = func(*args)
         store["single"] = isinstance(out, paddle.Tensor)
         store["container"] = type(out)
-        outs = _as_tensors(out) if isinstance(out, (paddle.Tensor, Sequence)) else None
+        outs = as_tensors(out) if isinstance(out, (paddle.Tensor, Sequence)) else None
         if not outs or not all(isinstance(o, paddle.Tensor) for o in outs):
             raise TypeError(f"{who}: 'func' must return a Tensor or a sequence of Tensors, but returned "
                             f"{type(out).__name__}.")
@@ -53,121 +49,36 @@ def _tuple_output(func, store, who):
     return tuple_func
 
 
-def _restore(values, store):
-    if store["single"]:
-        return values[0]
-    return list(values) if store["container"] is list else tuple(values)
-
-
-def _check_v_shape(v, refs, against):
-    """v (Tensor or sequence) against refs (a tuple of Tensors): Paddle raises RuntimeError on a mismatch."""
-    vs = _as_tensors(v)
-    if len(vs) != len(refs):
-        raise RuntimeError(f"The argument v is a tuple of invalid length: should be {len(refs)} (one per "
-                           f"{against}) but got {len(vs)}.")
-    for i, (e, ref) in enumerate(zip(vs, refs)):
-        if e.shape != ref.shape:
-            raise RuntimeError(f"The v[{i}] has invalid shape: should be {ref.shape} (the shape of {against} {i}) "
-                               f"but got {e.shape}.")
-    return tuple(e if e.dtype == ref.dtype else paddle.cast(e, ref.dtype) for e, ref in zip(vs, refs))
-
-
-# ----------------------------------------------------------------------------------------------- vjp / jvp
-
-def vjp(func, xs, v=None):
-    """Vector-Jacobian product: ``(func(xs), v^T J)``, the functional form of reverse mode.
-
-    Args:
-        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
-            of Tensors.
-        xs (Tensor|Sequence[Tensor]): the point of evaluation.
-        v (Tensor|Sequence[Tensor]|None): the cotangent, shaped like ``func``'s output; ``None`` means ones.
-
-    Returns:
-        ``(func_out, vjp)``: ``func_out`` is what ``func`` returned; ``vjp`` is a Tensor when ``xs`` is a Tensor,
-        else a tuple with one Tensor per element of ``xs``. A ``v`` whose shape differs from the output's raises
-        RuntimeError.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> def func(x):
-        ...     return paddle.matmul(x, x)
-        >>> x = paddle.ones(shape=[2, 2], dtype='float32')
-        >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x)
-        >>> print(vjp_result)
-        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [[4., 4.],
-                [4., 4.]])
-        >>> v = paddle.to_tensor([[1.0, 0.0], [0.0, 0.0]])
-        >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x, v)
-        >>> print(vjp_result)
-        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [[2., 1.],
-                [1., 0.]])
-    """
-    _check_inputs(func, xs, v)
-    store = {}
-    outs, pullback = paddle.vjp(_tuple_output(func, store, "vjp"), *_as_tensors(xs))
-    cts = tuple(paddle.ones_like(o) for o in outs) if v is None else _check_v_shape(v, outs, "func's output")
-    grads = pullback(cts)
-    return _restore(outs, store), (grads[0] if isinstance(xs, paddle.Tensor) else tuple(grads))
-
-
-def jvp(func, xs, v=None):
-    """Jacobian-vector product: ``(func(xs), J v)``, the functional form of forward mode.
-
-    Args:
-        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
-            of Tensors.
-        xs (Tensor|Sequence[Tensor]): the point of evaluation.
-        v (Tensor|Sequence[Tensor]|None): the tangent, shaped like ``xs``; ``None`` means ones.
-
-    Returns:
-        ``(func_out, jvp)``: ``jvp`` is a Tensor when ``func`` returns a Tensor, else a tuple with one Tensor per
-        output. A ``v`` whose shape differs from ``xs`` raises RuntimeError.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> def func(x):
-        ...     return paddle.matmul(x, x)
-        >>> x = paddle.ones(shape=[2, 2], dtype='float32')
-        >>> _, jvp_result = paddle.incubate.autograd.jvp(func, x)
-        >>> jvp_result.numpy()
-        array([[4., 4.],
-               [4., 4.]], dtype=float32)
-        >>> v = paddle.to_tensor([[1.0, 0.0], [0.0, 0.0]])
-        >>> _, jvp_result = paddle.incubate.autograd.jvp(func, x, v)
-        >>> jvp_result.numpy()
-        array([[2., 1.],
-               [1., 0.]], dtype=float32)
-    """
-    _check_inputs(func, xs, v)
-    primals = _as_tensors(xs)
-    tangents = tuple(paddle.ones_like(x) for x in primals) if v is None else _check_v_shape(v, primals, "xs")
-    store = {}
-    outs, tangents_out = paddle.jvp(_tuple_output(func, store, "jvp"), primals, tangents)
-    return _restore(outs, store), (tangents_out[0] if store["single"] else tuple(tangents_out))
-
-
 # ----------------------------------------------------------------------------------------------- lazy rows
 
-def _flatten_concat(tensors, keep):
+def flatten_concat(tensors, keep):
     """Flatten each Tensor after its first `keep` axes and concatenate them along the last axis."""
     flat = [paddle.reshape(t, t.shape[:keep] + [-1]) for t in tensors]
     return flat[0] if len(flat) == 1 else paddle.concat(flat, axis=-1)
 
 
-class _RowEngine:
+class RowEngine:
     """Rows of d(flattened outputs) / d(flattened inputs), evaluated on demand from one linearization of func.
 
     A row k is the VJP with the k-th basis cotangent ([B, M] with column k set, when batched: the batch
     elements are independent, so one VJP gives row k of every batch element). Evaluated rows live in blocks
     of shape [r, (B,) N]; ``_where`` maps a row to (block, position) so a cached row is never recomputed.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.incubate.autograd.lazy_jacobian import LazyBlock, RowEngine
+        >>> x = paddle.to_tensor([1.0, 2.0, 3.0])
+        >>> engine = RowEngine(lambda x: x * x, (x,), batched=False, who="example")
+        >>> engine.rows([2]).numpy()
+        array([[0., 0., 6.]], dtype=float32)
+        >>> LazyBlock(engine, range(3), range(3))[0:2].numpy()
+        array([[2., 0., 0.],
+               [0., 4., 0.]], dtype=float32)
     """
 
     def __init__(self, func, xs, batched, who):
         self.store = {}
-        outs, pullback = paddle.vjp(_tuple_output(func, self.store, who), *xs)
+        outs, pullback = paddle.vjp(tuple_output(func, self.store, who), *xs)
         self._configure(outs, pullback, xs, batched, who)
 
     @classmethod
@@ -242,10 +153,10 @@ class _RowEngine:
         if len(rows) == 1:
             basis = self._basis(rows)
             cotangents = self._pullback(tuple(b[0] for b in basis))
-            block = paddle.unsqueeze(_flatten_concat(cotangents, keep), 0)
+            block = paddle.unsqueeze(flatten_concat(cotangents, keep), 0)
         else:
             cotangents = paddle.vmap(self._pullback)(self._basis(rows))
-            block = _flatten_concat(cotangents, keep + 1)
+            block = flatten_concat(cotangents, keep + 1)
         return block
 
     def _basis(self, rows):
@@ -304,7 +215,7 @@ def _as_slice(r):
     return slice(r.start, r.stop if r.stop >= 0 else None, r.step)
 
 
-class _LazyBlock:
+class LazyBlock:
     """A lazily evaluated block of an engine's matrix: rows `rows`, columns `cols` (ranges of global numbers).
 
     Internal axes are ([B],) rows, cols; `keep_row` / `keep_col` False drop that axis from the visible shape
@@ -341,107 +252,3 @@ class _LazyBlock:
             part = part[selection]
         shape = [len(r) for (r, is_int), keep in zip(plan, self._keep) if keep and not is_int]
         return part if part.shape == shape else paddle.reshape(part, shape)
-
-
-# ----------------------------------------------------------------------------------------------- Jacobian / Hessian
-
-class Jacobian:
-    """The Jacobian matrix of ``func`` at ``xs``, evaluated lazily by rows and cached (Paddle's semantics).
-
-    Inputs are flattened (after the batch axis when ``is_batched``) and concatenated into one vector; outputs
-    likewise. ``J.shape`` is ``(M, N)``, or ``(B, M, N)`` batched, with M the flattened output size and N the
-    flattened input size. Index ``J`` like a Tensor with ints and slices (``J[:]``, ``J[i]``, ``J[a:b, c:d]``,
-    ``J[:, i, :]`` when batched); only the rows the index touches are evaluated (one VJP for one row, a vmapped
-    VJP for several) and evaluated rows are cached. Ellipsis raises IndexError, as in Paddle.
-
-    Args:
-        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns a Tensor or a sequence
-            of Tensors. ``func`` runs once, when the Jacobian is created.
-        xs (Tensor|Sequence[Tensor]): the point of evaluation.
-        is_batched (bool): if True, axis 0 of every input and output is a batch axis whose elements are
-            independent; the result is then ``[B, M, N]``.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> def func(x, y):
-        ...     return paddle.matmul(x, y)
-        >>> x = paddle.to_tensor([[1., 2.], [3., 4.]])
-        >>> J = paddle.incubate.autograd.Jacobian(func, [x, x])
-        >>> J.shape
-        (4, 8)
-        >>> print(J[:, :])
-        Tensor(shape=[4, 8], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [[1., 3., 0., 0., 1., 0., 2., 0.],
-                [2., 4., 0., 0., 0., 1., 0., 2.],
-                [0., 0., 1., 3., 3., 0., 4., 0.],
-                [0., 0., 2., 4., 0., 3., 0., 4.]])
-        >>> J[0, 4:].numpy()
-        array([1., 0., 2., 0.], dtype=float32)
-    """
-
-    def __init__(self, func, xs, is_batched=False):
-        _check_inputs(func, xs)
-        self._init_engine(func, _as_tensors(xs), bool(is_batched), "Jacobian")
-
-    def _init_engine(self, func, xs, batched, who):
-        engine = _RowEngine(func, xs, batched, who)
-        self._block = _LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
-
-    def __getitem__(self, indexes):
-        return self._block[indexes]
-
-    @property
-    def shape(self):
-        """``(M, N)`` (``(N, N)`` for a Hessian), or with a leading batch size ``B`` when batched."""
-        return self._block.shape
-
-
-class Hessian(Jacobian):
-    """The Hessian matrix of a scalar ``func`` at ``xs``, lazily evaluated by rows and cached.
-
-    ``func`` must return a single-element Tensor (shape ``[]`` or ``[1]``; ``[B]`` or ``[B, 1]`` when
-    ``is_batched``), else
-    RuntimeError. Inputs are flattened and concatenated as for :class:`Jacobian`, so the result is ``[N, N]``
-    or ``[B, N, N]``. Row k is one VJP of the gradient (reverse over reverse); indexing works as for Jacobian.
-
-    Args:
-        func (Callable): takes the Tensors of ``xs`` as positional arguments and returns one single-element
-            Tensor (per batch element).
-        xs (Tensor|Sequence[Tensor]): the point of evaluation.
-        is_batched (bool): if True, axis 0 of the inputs and the output is an independent batch axis.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> def reducer(x):
-        ...     return paddle.sum(x * x)
-        >>> x = paddle.rand([2, 2])
-        >>> h = paddle.incubate.autograd.Hessian(reducer, x)
-        >>> print(h[:])
-        Tensor(shape=[4, 4], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [[2., 0., 0., 0.],
-                [0., 2., 0., 0.],
-                [0., 0., 2., 0.],
-                [0., 0., 0., 2.]])
-    """
-
-    def __init__(self, func, xs, is_batched=False):
-        _check_inputs(func, xs)
-        batched = bool(is_batched)
-        self._init_engine(_flat_gradient(func, batched, "Hessian"), _as_tensors(xs), batched, "Hessian")
-
-
-def _flat_gradient(func, batched, who):
-    """x -> the flattened, concatenated gradient of a single-element func (per batch element when batched)."""
-    def gradient(*xs):
-        store = {}
-        outs, pullback = paddle.vjp(_tuple_output(func, store, who), *xs)
-        keep = int(batched)
-        sizes = [math.prod(o.shape[keep:]) for o in outs]
-        if sum(sizes) != 1 or (batched and any(len(o.shape) == 0 for o in outs)):
-            expected = "[B] or [B, 1] (one element per batch element)" if batched else "[] or [1] (a single element)"
-            raise RuntimeError(f"The function given to {who} should return a single element Tensor, shaped "
-                               f"{expected}, but it returned shapes {[o.shape for o in outs]}. Reduce the output "
-                               "(e.g. paddle.sum) or use Jacobian for vector outputs.")
-        grads = pullback(tuple(paddle.ones_like(o) for o in outs))
-        return _flatten_concat(grads, keep)
-    return gradient

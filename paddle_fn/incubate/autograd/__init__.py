@@ -1,0 +1,6 @@
+"""paddle_fn.incubate.autograd: Paddle's ``paddle.incubate.autograd`` (``vjp``, ``jvp``, the lazy ``Jacobian`` /
+``Hessian``), with ``utils.as_tensors`` where Paddle keeps it."""
+from paddle_fn.incubate.autograd import utils  # noqa: F401
+from paddle_fn.incubate.autograd.functional import Hessian, Jacobian, jvp, vjp
+
+__all__ = ["vjp", "jvp", "Jacobian", "Hessian"]

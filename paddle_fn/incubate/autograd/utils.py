@@ -1,0 +1,30 @@
+"""paddle.incubate.autograd.utils: argument helpers of Paddle's autograd APIs."""
+from collections.abc import Sequence
+
+from paddle_fn.core.trace import Tensor
+
+__all__ = ["as_tensors"]
+
+
+def as_tensors(xs):
+    """One Tensor, or a sequence of them, as a tuple of Tensors (Paddle's ``as_tensors``).
+
+    Args:
+        xs (Tensor|Sequence[Tensor]): a Tensor becomes a 1-tuple, a list or tuple becomes a tuple; anything else
+            is returned unchanged, as Paddle does.
+
+    Returns:
+        tuple: the Tensors of ``xs``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.incubate.autograd.utils import as_tensors
+        >>> x = paddle.ones([2])
+        >>> len(as_tensors(x)), len(as_tensors([x, x]))
+        (1, 2)
+    """
+    if isinstance(xs, Tensor):
+        return (xs,)
+    if isinstance(xs, Sequence):
+        return tuple(xs)
+    return xs
