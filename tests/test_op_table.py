@@ -1,13 +1,11 @@
 """Checks generated from the op table (tests/optable): every row of every primitive gets each of them."""
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
 import paddle_fn  # noqa: F401  (registers every primitive)
-from paddle_fn.core.autodiff import jvp_flat, linearize_flat
+from paddle_fn.core.autodiff import instantiate, jvp_flat, linearize_flat
 from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.ir import typecheck_program
 from paddle_fn.core.primitive import all_primitives
@@ -26,23 +24,28 @@ def _args(row, seed=0):
     return [a.sample(rng) for a in row.args]
 
 
-def _call(row, *arrays):
-    out = row.fun(*[Tensor(a) for a in arrays])
+def _outputs(row, xs):
+    """row.fun applied to Tensors (or tracers), its results as a list."""
+    out = row.fun(*xs)
     return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _call(row, *arrays):
+    return _outputs(row, [Tensor(a) for a in arrays])
 
 
 def _np(x):
     return np.asarray(x.concrete_value() if isinstance(x, Tensor) else x)
 
 
-def _assert_close(got, want, row, what, rtol=None, atol=None):
+def _assert_close(got, want, row, what, *, rtol, atol):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape, f"{row.name}: {what}: shape {got.shape} != {want.shape}"
     if got.dtype.kind in "biu" and want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want, err_msg=f"{row.name}: {what}")
     else:
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol or row.rtol,
-                                   atol=atol or row.atol, err_msg=f"{row.name}: {what}", equal_nan=True)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                                   err_msg=f"{row.name}: {what}", equal_nan=True)
 
 
 def test_every_primitive_has_a_row():
@@ -55,15 +58,10 @@ def test_every_primitive_has_a_row():
 def test_shape_rule_matches_impl(row):
     args = _args(row)
     outs = _call(row, *args)
-    prog, consts = trace_to_program(lambda *xs: _call_t(row, xs), [get_aval(Tensor(a)) for a in args], check=True)
+    prog, consts = trace_to_program(lambda *xs: _outputs(row, xs), [get_aval(Tensor(a)) for a in args], check=True)
     typecheck_program(prog)
     assert [get_aval(o) for o in outs] == prog.out_avals, f"{row.name}: eager {[get_aval(o) for o in outs]} vs " \
                                                           f"traced {prog.out_avals}"
-
-
-def _call_t(row, xs):
-    out = row.fun(*xs)
-    return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
 @pytest.mark.parametrize("row", [r for r in ROWS if r.ref is not None], ids=[r.name for r in ROWS if r.ref])
@@ -74,14 +72,10 @@ def test_impl_matches_reference(row):
         want = row.ref(*args)
         want = list(want) if isinstance(want, (list, tuple)) else [want]
         for g, w in zip(outs, want):
-            _assert_close(_np(g), w, row, "impl vs reference")
+            _assert_close(_np(g), w, row, "impl vs reference", rtol=row.rtol, atol=row.atol)
 
 
 DIFF_ROWS = [r for r in ROWS if r.diff_args]
-
-
-def _float64_args(row, seed=0):
-    return _args(row, seed)
 
 
 def _rand_like(rng, x):
@@ -105,7 +99,7 @@ def _fun_of_diff(row, args):
 @pytest.mark.parametrize("row", DIFF_ROWS, ids=[r.name for r in DIFF_ROWS])
 def test_jvp_matches_finite_differences(row):
     rng = np.random.default_rng(1)
-    args = _float64_args(row)
+    args = _args(row)
     f = _fun_of_diff(row, args)
     primals = [args[i] for i in row.diff_args]
     tangents = [_rand_like(rng, p) for p in primals]
@@ -122,21 +116,20 @@ def test_jvp_matches_finite_differences(row):
 def test_transpose_dot_product_identity(row):
     """<ct, J t> == <J^T ct, t> for the linearized function."""
     rng = np.random.default_rng(2)
-    args = _float64_args(row)
+    args = _args(row)
     f = _fun_of_diff(row, args)
     primals = [Tensor(args[i]) for i in row.diff_args]
     outs, lin = linearize_flat(f, primals)
     tangents = [Tensor(_rand_like(rng, _np(p))) for p in primals]
     cts = [Tensor(_rand_like(rng, _np(o))) for o in outs]
     jt = lin(*tangents)
-    jct = [ct if not hasattr(ct, "aval") or isinstance(ct, Tensor) else ct for ct in lin.transpose(cts)]
     lhs = sum(float(np.vdot(_np(c), _np(y))) for c, y in zip(cts, jt))
-    rhs = sum(float(np.vdot(_np(paddle_fn.core.autodiff.instantiate(x)), _np(t))) for x, t in zip(jct, tangents))
-    np.testing.assert_allclose(lhs, rhs, rtol=1e-9, atol=1e-9, err_msg=f"{row.name}: transpose identity")
+    rhs = sum(float(np.vdot(_np(instantiate(x)), _np(t))) for x, t in zip(lin.transpose(cts), tangents))
+    _assert_close(lhs, rhs, row, "transpose identity", rtol=row.linear_tol, atol=row.linear_tol)
     # and linearize agrees with jvp
     _, t_out = jvp_flat(f, primals, tangents)
     for a, b in zip(jt, t_out):
-        _assert_close(_np(a), _np(b), row, "linearize vs jvp", rtol=1e-9, atol=1e-9)
+        _assert_close(_np(a), _np(b), row, "linearize vs jvp", rtol=row.linear_tol, atol=row.linear_tol)
 
 
 SECOND = [r for r in DIFF_ROWS if r.second_order]
@@ -146,7 +139,7 @@ SECOND = [r for r in DIFF_ROWS if r.second_order]
 def test_second_order(row):
     """The VJP is itself differentiable: its JVP matches central differences of the VJP."""
     rng = np.random.default_rng(3)
-    args = _float64_args(row)
+    args = _args(row)
     f = _fun_of_diff(row, args)
     primals = [args[i] for i in row.diff_args]
     outs = f(*map(Tensor, primals))
@@ -154,17 +147,17 @@ def test_second_order(row):
 
     def vjp_of(*xs):
         _, lin = linearize_flat(f, list(xs))
-        return [paddle_fn.core.autodiff.instantiate(c) for c in lin.transpose(cts)]
+        return [instantiate(c) for c in lin.transpose(cts)]
 
     tangents = [_rand_like(rng, p) for p in primals]
     _, t_out = jvp_flat(vjp_of, [Tensor(p) for p in primals], [Tensor(t) for t in tangents])
-    eps = row.fd_eps * 10
+    eps = row.second_order_eps
     plus = vjp_of(*[Tensor(p + eps * t) for p, t in zip(primals, tangents)])
     minus = vjp_of(*[Tensor(p - eps * t) for p, t in zip(primals, tangents)])
     for tt, a, b in zip(t_out, plus, minus):
         fd = (_np(a) - _np(b)) / (2 * eps)
         _assert_close(_np(tt), fd, row, "second order (jvp of vjp) vs finite differences",
-                      rtol=row.fd_rtol * 100, atol=row.fd_atol * 100)
+                      rtol=row.second_order_rtol, atol=row.second_order_atol)
 
 
 BATCH_ROWS = [r for r in ROWS if r.batch]
@@ -205,11 +198,12 @@ def test_vmap_matches_loop(row):
                 b, ax = _stack_at(per_example, i, spec)
                 batched.append(b)
                 in_dims.append(ax)
-        outs = vmap_flat(lambda *xs: _call_t(row, xs), [Tensor(b) for b in batched], in_dims, B, [0] * n_out)
+        outs = vmap_flat(lambda *xs: _outputs(row, xs), [Tensor(b) for b in batched], in_dims, B, [0] * n_out)
         for b in range(B):
             ex = [per_example[0][i] if d is None else per_example[b][i] for i, d in enumerate(in_dims)]
             for o, w in zip(outs, _call(row, *ex)):
-                _assert_close(_np(o)[b], _np(w), row, f"vmap {placement} vs loop", rtol=1e-12, atol=1e-12)
+                _assert_close(_np(o)[b], _np(w), row, f"vmap {placement} vs loop", rtol=row.vmap_tol,
+                              atol=row.vmap_tol)
 
 
 @pytest.mark.parametrize("row", BATCH_ROWS, ids=[r.name for r in BATCH_ROWS])
@@ -224,13 +218,14 @@ def test_nested_vmap_matches_double_loop(row):
     n_out = len(_call(row, *ex[0][0]))
 
     def inner_fn(*xs):
-        return vmap_flat(lambda *ys: _call_t(row, ys), list(xs), [0] * len(xs), B2, [0] * n_out)
+        return vmap_flat(lambda *ys: _outputs(row, ys), list(xs), [0] * len(xs), B2, [0] * n_out)
 
     outs = vmap_flat(inner_fn, [Tensor(s) for s in stacked], [a.ndim - 1 for a in stacked], B1, [0] * n_out)
     for i in range(B1):
         for j in range(B2):
             for o, w in zip(outs, _call(row, *ex[i][j])):
-                _assert_close(_np(o)[i, j], _np(w), row, "nested vmap vs double loop", rtol=1e-12, atol=1e-12)
+                _assert_close(_np(o)[i, j], _np(w), row, "nested vmap vs double loop", rtol=row.vmap_tol,
+                              atol=row.vmap_tol)
 
 
 LOWER_ROWS = [r for r in ROWS if r.lower]
@@ -239,7 +234,7 @@ LOWER_ROWS = [r for r in ROWS if r.lower]
 @pytest.mark.parametrize("row", LOWER_ROWS, ids=[r.name for r in LOWER_ROWS])
 def test_lowering_is_valid_stablehlo(row, iree_parse):
     args = _args(row)
-    prog, consts = trace_to_program(lambda *xs: _call_t(row, xs), [get_aval(Tensor(a)) for a in args])
+    prog, consts = trace_to_program(lambda *xs: _outputs(row, xs), [get_aval(Tensor(a)) for a in args])
     text = lower_program(prog)
     assert "stablehlo" in text or "chlo" in text or not prog.eqns
     iree_parse(text)
@@ -252,20 +247,17 @@ def test_op_table_rows_are_deterministic():
             np.testing.assert_array_equal(x, y)
 
 
-_ = itertools
-
-
 @pytest.mark.parametrize("row", DIFF_ROWS, ids=[r.name for r in DIFF_ROWS])
 def test_eager_tape_matches_transpose(row):
     """The eager tape (Tensor.backward / paddle.grad) gives the VJP of the linearized function."""
     rng = np.random.default_rng(3)
-    args = _float64_args(row)
+    args = _args(row)
     f = _fun_of_diff(row, args)
     primals = [Tensor(args[i], stop_gradient=False) for i in row.diff_args]
     full = list(map(Tensor, args))
     for i, x in zip(row.diff_args, primals):
         full[i] = x
-    every = _call_t(row, full)
+    every = _outputs(row, full)
     for o in every:  # float results carry the graph; integer and bool results never need a gradient
         assert o.stop_gradient == (get_aval(o).dtype.kind != "f"), f"{row.name}: stop_gradient of {get_aval(o)}"
     outs = f(*primals)
@@ -274,7 +266,7 @@ def test_eager_tape_matches_transpose(row):
     cts = [Tensor(_rand_like(rng, _np(o))) for o in outs]
     got = paddle_fn.grad(outs, primals, grad_outputs=cts, allow_unused=True)
     _, lin = linearize_flat(f, [Tensor(args[i]) for i in row.diff_args])
-    want = [paddle_fn.core.autodiff.instantiate(x) for x in lin.transpose(cts)]
+    want = [instantiate(x) for x in lin.transpose(cts)]
     for g, w, p in zip(got, want, primals):
         _assert_close(np.zeros(p.shape) if g is None else _np(g), _np(w), row, "tape vs transpose",
-                      rtol=1e-9, atol=1e-9)
+                      rtol=row.linear_tol, atol=row.linear_tol)

@@ -66,7 +66,12 @@ class OpRow:
     ref: numpy reference taking numpy arrays (None: only self-consistency checks).
     diff: indices of arguments to differentiate (default: all float arguments); () disables autodiff checks.
     batch: run the vmap-vs-loop check; lower: check the StableHLO lowering; second_order: check the
-    derivative of the VJP too. Tolerances are for float64 unless the row is float32.
+    derivative of the VJP too.
+    Tolerances (for float64 unless the row is float32), one pair per kind of comparison:
+    rtol/atol: impl vs the numpy reference. fd_rtol/fd_atol (step fd_eps): the JVP vs central differences.
+    second_order_rtol/atol (step second_order_eps): the JVP of the VJP vs central differences of the VJP, a
+    difference of differences, so looser. linear_tol: two evaluations of the same linear map that differ only by
+    rounding (the transpose identity, linearize vs jvp, the eager tape vs transpose). vmap_tol: vmap vs a loop.
     """
     name: str
     prim: object
@@ -79,6 +84,11 @@ class OpRow:
     fd_rtol: float = 1e-6
     fd_atol: float = 1e-7
     fd_eps: float = 1e-6
+    second_order_rtol: float = 1e-4
+    second_order_atol: float = 1e-5
+    second_order_eps: float = 1e-5
+    linear_tol: float = 1e-9
+    vmap_tol: float = 1e-12
     batch: bool = True
     lower: bool = True
     second_order: bool = True
