@@ -90,6 +90,26 @@ def test_gradient_accumulation_equals_summed_gradients():
     model.fit(batches, epochs=1, verbose=0, accumulate_grad_batches=2)
     for p, w in zip(model.parameters(), want):
         np.testing.assert_allclose(p.numpy(), w, rtol=1e-5, atol=1e-7)
+    assert set(model._compiled) == {("train", True), ("train", False)} and not model._eager_reason
+
+
+def test_compiled_accumulation_pattern_gives_the_eager_losses():
+    """Steps with and without the update, in any order, compiled: each program adds to the gradients the
+    previous one left (or to none after an update), as the eager tape does."""
+    pattern = [True, False, True, False, False, True, True, False, True]
+    batches = _batches(n=len(pattern), seed=1)
+    results = {}
+    for jit in (False, True):
+        model = paddle.Model(_net())
+        model.prepare(paddle.optimizer.Adam(0.05, parameters=model.parameters()), paddle.nn.CrossEntropyLoss(),
+                      jit=jit)
+        losses = [float(model.train_batch([x], [y], update=u)[0]) for (x, y), u in zip(batches, pattern)]
+        grads = [p.grad.numpy() for p in model.parameters()]
+        results[jit] = losses, [p.numpy() for p in model.parameters()], grads
+    (want, want_params, want_grads), (got, params, grads) = results[False], results[True]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for p, w in zip(params + grads, want_params + want_grads):
+        np.testing.assert_allclose(p, w, rtol=1e-5, atol=1e-6)
 
 
 def test_fit_reduces_loss_and_evaluate_predict():

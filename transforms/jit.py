@@ -205,9 +205,11 @@ class _Traced:
             if (grad is None) != (seen is None):
                 return False
             if grad is not seen:
-                for i, (handle, _) in enumerate(self.captured):
-                    if handle is seen:
-                        self._replace_const(i, grad)
+                read = [i for i, (handle, _) in enumerate(self.captured) if handle is seen]
+                if not read:  # traced with no gradient to add to (the zeros it left were never an input)
+                    return False
+                for i in read:
+                    self._replace_const(i, grad)
                 self.grad_state[k] = (leaf, grad)
         for i, (handle, snap) in enumerate(self.captured):
             refresh = getattr(handle, "refresh_state", None)

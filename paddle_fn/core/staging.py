@@ -49,8 +49,9 @@ class ProgramBuilder:
     def collect_effects(self, main):
         """What the traced function left behind on Tensors it closed over, as Paddle's in-place updates do: handles
         rebound to a value of this trace (``p._rebind(new)`` in an optimizer step) and trainable leaves whose
-        ``.grad`` holds one (``loss.backward()``). Returns [(kind, handle, tracer)] with kind "value" or "grad" and
-        restores every such handle to its state before the trace, so no tracer escapes."""
+        ``.grad`` holds one (``loss.backward()``), or that a gradient they had was reset while tracing. Returns
+        [(kind, handle, value)] with kind "value" or "grad" and restores every such handle to its state before the
+        trace, so no tracer escapes."""
         effects, seen = [], set()
         for handle, _ in self.captured:
             if id(handle) in seen:
@@ -65,6 +66,11 @@ class ProgramBuilder:
             if isinstance(grad, Tensor):
                 grad = grad.resolve()
             if isinstance(grad, Tracer) and grad._trace.main is main:
+                effects.append(("grad", handle, grad))
+                handle._grad = before
+            elif grad is not None and before is not None and grad is not before:
+                # reset while tracing (clear_grad's zeros) after the program read the gradient it had: each call
+                # must leave the reset value, not the gradient it was given (gradient accumulation relies on it)
                 effects.append(("grad", handle, grad))
                 handle._grad = before
         return effects

@@ -5,8 +5,9 @@
 ``backward()``, the optimizer update and ``clear_grad``) is one IREE executable per input signature, traced from
 the same eager code (``paddle.jit``), so it gives the numbers of the eager loop. Parameters, optimizer
 accumulators and BatchNorm statistics are written back after each step, so ``network.state_dict()`` and
-``optimizer.state_dict()`` are always current. ``prepare(..., jit=False)`` runs eagerly, and so do the steps of
-gradient accumulation (``accumulate_grad_batches > 1``); a network that cannot be
+``optimizer.state_dict()`` are always current. Gradient accumulation (``accumulate_grad_batches > 1``,
+``train_batch(..., update=False)``) is compiled too: a step without the update is its own program, which adds
+to the gradients on the parameters. ``prepare(..., jit=False)`` runs eagerly; a network that cannot be
 traced (a ``Dropout`` drawing from the global RNG in train mode, Python branching on Tensor values) runs eagerly
 after a warning that says why.
 """
@@ -97,7 +98,6 @@ class Model:
         # one step function per value of `update`, which decides the program's structure
         self._train_step = {u: (lambda inputs, labels, u=u: self._train_step_fn(inputs, labels, u)) for u in (True, False)}
         self._seen_inputs = None
-        self._pending_grads = False
         self._test_dataloader = None
         self.stop_training = False
         self._user_inputs = inputs is not None
@@ -247,14 +247,7 @@ class Model:
         labels = [paddle.to_tensor(y) for y in _to_list(labels)]
         self._record_inputs(inputs)
         update = bool(update)
-        if update and not self._pending_grads:
-            losses, outputs = self._run_step(("train", True), self._train_step[True], inputs, labels)
-        else:
-            # gradient accumulation runs eagerly: a compiled step does not yet add to gradients that an earlier
-            # program left on the parameters (the sum comes out wrong), so the accumulating steps and the update
-            # after them use the tape directly
-            losses, outputs = self._train_step[update](inputs, labels)
-        self._pending_grads = not update
+        losses, outputs = self._run_step(("train", update), self._train_step[update], inputs, labels)
         metrics = self._update_metrics(outputs, labels)
         losses = [_to_numpy(loss) for loss in losses]
         return (losses, metrics) if metrics else losses
