@@ -9,6 +9,7 @@ kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cp
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import logging
 import os
@@ -17,7 +18,8 @@ from typing import Optional
 
 import ml_dtypes
 import numpy as np
-import iree.runtime as rt
+
+from paddle_fn.runtime._iree import rt
 
 logger = logging.getLogger("paddle_fn.runtime")
 
@@ -44,7 +46,9 @@ _CLASS_NAME_OF_PLATFORM = {"cpu": "CpuDevice", "cuda": "CudaDevice", "rocm": "Ro
 
 _instance: Optional[rt.VmInstance] = None
 _devices_by_platform: dict = {}   # platform -> list[Device]; GPU platforms map to [] when unusable
+_default: Optional["Device"] = None  # default_device(), read from the environment once (a jitted call asks each time)
 _cpu_driver_created = False
+_hal_device_created = False
 
 
 def vm_instance() -> rt.VmInstance:
@@ -92,7 +96,8 @@ class Device:
 
 
 def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
-    global _cpu_driver_created
+    global _cpu_driver_created, _hal_device_created
+    _hal_device_created = True
     driver = rt.get_driver(driver_name)
     if _PLATFORM_OF_DRIVER[driver_name] == "cpu":
         _cpu_driver_created = True
@@ -180,10 +185,13 @@ def devices(platform: Optional[str] = None) -> list:
 
 
 def default_device() -> Device:
-    found = devices()
-    if not found:
-        raise RuntimeError(f"PADDLE_FN_PLATFORM={default_platform()!r} but no such device can be created here")
-    return found[0]
+    global _default
+    if _default is None:
+        found = devices()
+        if not found:
+            raise RuntimeError(f"PADDLE_FN_PLATFORM={default_platform()!r} but no such device can be created here")
+        _default = found[0]
+    return _default
 
 
 def gpu_available() -> bool:
@@ -192,56 +200,51 @@ def gpu_available() -> bool:
 
 def _forget_devices():
     """Test hook: the next `devices()` re-reads the environment. Existing Device objects stay usable."""
+    global _default
     with _lock:
         _devices_by_platform.clear()
+        _default = None
 
 
 # ---- dtypes ----------------------------------------------------------------------------------------------------
 
-_ELEMENT_TYPE_OF_DTYPE = {
-    np.dtype(np.bool_): rt.HalElementType.BOOL_8,
-    np.dtype(np.int8): rt.HalElementType.SINT_8,
-    np.dtype(np.int16): rt.HalElementType.SINT_16,
-    np.dtype(np.int32): rt.HalElementType.SINT_32,
-    np.dtype(np.int64): rt.HalElementType.SINT_64,
-    np.dtype(np.uint8): rt.HalElementType.UINT_8,
-    np.dtype(np.uint16): rt.HalElementType.UINT_16,
-    np.dtype(np.uint32): rt.HalElementType.UINT_32,
-    np.dtype(np.uint64): rt.HalElementType.UINT_64,
-    np.dtype(np.float16): rt.HalElementType.FLOAT_16,
-    np.dtype(ml_dtypes.bfloat16): rt.HalElementType.BFLOAT_16,
-    np.dtype(np.float32): rt.HalElementType.FLOAT_32,
-    np.dtype(np.float64): rt.HalElementType.FLOAT_64,
-    np.dtype(np.complex64): rt.HalElementType.COMPLEX_64,
-    np.dtype(np.complex128): rt.HalElementType.COMPLEX_128,
+_ELEMENT_TYPE_NAME_OF_DTYPE = {
+    np.dtype(np.bool_): "BOOL_8", np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16",
+    np.dtype(np.int32): "SINT_32", np.dtype(np.int64): "SINT_64", np.dtype(np.uint8): "UINT_8",
+    np.dtype(np.uint16): "UINT_16", np.dtype(np.uint32): "UINT_32", np.dtype(np.uint64): "UINT_64",
+    np.dtype(np.float16): "FLOAT_16", np.dtype(ml_dtypes.bfloat16): "BFLOAT_16", np.dtype(np.float32): "FLOAT_32",
+    np.dtype(np.float64): "FLOAT_64", np.dtype(np.complex64): "COMPLEX_64", np.dtype(np.complex128): "COMPLEX_128",
 }
-_DTYPE_OF_ELEMENT_TYPE = {int(element_type): dtype for dtype, element_type in _ELEMENT_TYPE_OF_DTYPE.items()}
 # IREE reports signless integers for results whose sign it dropped; StableHLO's signless integers are signed.
-for _bits, _dtype in ((8, np.int8), (16, np.int16), (32, np.int32), (64, np.int64)):
-    _DTYPE_OF_ELEMENT_TYPE[int(getattr(rt.HalElementType, f"INT_{_bits}"))] = np.dtype(_dtype)
+_DTYPE_OF_SIGNLESS = {"INT_8": np.dtype(np.int8), "INT_16": np.dtype(np.int16), "INT_32": np.dtype(np.int32),
+                      "INT_64": np.dtype(np.int64)}
+
+
+@functools.cache
+def _element_types() -> tuple:
+    """(dtype -> IREE element type, element type -> dtype), built on first use (IREE's enums load lazily)."""
+    of_dtype = {dtype: getattr(rt.HalElementType, name) for dtype, name in _ELEMENT_TYPE_NAME_OF_DTYPE.items()}
+    of_element = {int(element_type): dtype for dtype, element_type in of_dtype.items()}
+    of_element.update({int(getattr(rt.HalElementType, name)): dtype for name, dtype in _DTYPE_OF_SIGNLESS.items()})
+    return of_dtype, of_element
 
 
 def element_type_of(dtype: np.dtype):
     try:
-        return _ELEMENT_TYPE_OF_DTYPE[dtype]
+        return _element_types()[0][dtype]
     except KeyError:
-        supported = ", ".join(sorted(str(d) for d in _ELEMENT_TYPE_OF_DTYPE))
+        supported = ", ".join(sorted(str(d) for d in _ELEMENT_TYPE_NAME_OF_DTYPE))
         raise TypeError(f"dtype {dtype} cannot be placed on a device; supported dtypes: {supported}") from None
 
 
 def dtype_of(element_type: int) -> np.dtype:
     try:
-        return _DTYPE_OF_ELEMENT_TYPE[element_type]
+        return _element_types()[1][element_type]
     except KeyError:
         raise TypeError(f"device buffer has IREE element type {element_type:#x}, which has no numpy dtype") from None
 
 
 # ---- arrays ----------------------------------------------------------------------------------------------------
-
-_HOST_VISIBLE = int(rt.MemoryType.HOST_VISIBLE)
-_MAPPING_SCOPED = int(rt.BufferUsage.MAPPING_SCOPED)
-_CPU_USAGE = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING
-
 
 class DeviceArray:
     """An immutable array in a device buffer. `to_numpy()` gives a read-only host view (cached)."""
@@ -306,7 +309,8 @@ class DeviceArray:
 
 
 def _is_mappable(buffer: rt.HalBuffer) -> bool:
-    return bool(buffer.memory_type() & _HOST_VISIBLE) and bool(buffer.allowed_usage() & _MAPPING_SCOPED)
+    return bool(buffer.memory_type() & int(rt.MemoryType.HOST_VISIBLE)) and \
+        bool(buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
 
 
 def _copy_through_staging_buffer(hal_device, buffer, shape, dtype) -> np.ndarray:
@@ -331,7 +335,8 @@ def device_put(array, device: Optional[Device] = None) -> DeviceArray:
     hal_device = device.hal_device
     view = hal_device.allocator.allocate_buffer_copy(
         memory_type=rt.MemoryType.DEVICE_LOCAL,
-        allowed_usage=_CPU_USAGE if device.platform == "cpu" else rt.BufferUsage.DEFAULT,
+        allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING if device.platform == "cpu" else
+        rt.BufferUsage.DEFAULT,
         device=hal_device, buffer=host, element_type=element_type_of(host.dtype))
     return DeviceArray(view, device)
 

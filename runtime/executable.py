@@ -5,15 +5,21 @@ what IREE's high-level `FunctionInvoker` costs (11 vs 20+ µs per call on local-
 """
 from __future__ import annotations
 
+import collections
+import hashlib
+import math
 import re
 import threading
-from typing import Optional
+import time
+import weakref
+from typing import Callable, Optional
 
 import numpy as np
-import iree.runtime as rt
 
+from paddle_fn.runtime._iree import rt
+from paddle_fn.runtime.compiler import compile_stablehlo
 from paddle_fn.runtime.device import DeviceArray, Device, TARGET_OF_PLATFORM, copy_to, default_device, device_put
-from paddle_fn.runtime.device import vm_instance
+from paddle_fn.runtime.device import inline_cpu_device, vm_instance
 
 _INPUT = re.compile(r"%input\d+\b")
 _OUTPUT = re.compile(r"%output\d+\b")
@@ -23,7 +29,7 @@ class Executable:
     """`exe(*args) -> list[DeviceArray]`; args are numpy arrays (copied in) or DeviceArrays (used in place)."""
 
     __slots__ = ("device", "function_name", "signature", "num_inputs", "num_outputs", "_module", "_context",
-                 "_function", "_takes_any_cpu_buffer", "_invoke_lock")
+                 "_function", "_takes_any_cpu_buffer", "_invoke_lock", "__weakref__")
 
     def __init__(self, vmfb, device: Device, function: str = "main"):
         instance = vm_instance()
@@ -85,3 +91,56 @@ def load_executable(artifact_or_vmfb, device: Optional[Device] = None, function:
         raise ValueError(f"this program was compiled for target {target!r} but {device} runs "
                          f"{TARGET_OF_PLATFORM[device.platform]!r} code; compile with target=device.target")
     return Executable(getattr(artifact_or_vmfb, "vmfb", artifact_or_vmfb), device, function)
+
+
+# Programs doing less work than this run on the calling thread (IREE's local-sync driver): handing a dispatch to
+# worker threads costs ~10 us, more than such a program computes. Measured with benchmarks/bench_jit.py.
+INLINE_WORK_LIMIT = 1 << 16
+
+
+def run_device(device: Device, work: float) -> Device:
+    """Where a program of about `work` element operations runs best: a multi-threaded CPU device's calling-thread
+    twin (`inline_cpu_device`) when the work is too small to pay for waking worker threads, else `device`."""
+    if device.platform == "cpu" and device.driver == "local-task" and work < INLINE_WORK_LIMIT:
+        return inline_cpu_device(device)
+    return device
+
+
+# Executables by (sha256 of the StableHLO text, device): shared by every caller holding one, so identical programs
+# load once; dropped when the last holder lets go, except the most recently loaded few, kept for callers that
+# come back with a fresh program of the same text (a new jit closure per step) -- a fixed bound on what is kept
+# for functions that are gone.
+KEEP_RECENT = 32
+_lock = threading.Lock()
+_shared: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+_recent: collections.OrderedDict = collections.OrderedDict()
+
+
+def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_disk_cache: Optional[bool] = None,
+                   log: Optional[Callable[[str], None]] = None) -> tuple:
+    """Compile (or fetch from the disk cache) and load StableHLO `text` for `device`, on the device `run_device`
+    picks for `work`. Returns (executable, how it was obtained: a few words for a log)."""
+    device = run_device(device, work)
+    key = (hashlib.sha256(text.encode()).hexdigest(), device)
+    with _lock:
+        exe = _shared.get(key)
+        if exe is not None:
+            how = "shared with an identical program already loaded"
+        else:
+            started = time.perf_counter()
+            artifact = compile_stablehlo(text, target=device.target, use_disk_cache=use_disk_cache, log=log)
+            exe = load_executable(artifact, device)
+            _shared[key] = exe
+            origin = "loaded from the disk cache" if artifact.from_cache else \
+                f"compiled in {artifact.compile_seconds:.2f} s"
+            how = f"{origin}, {time.perf_counter() - started:.3f} s in all"
+        _recent[key] = exe
+        _recent.move_to_end(key)
+        if len(_recent) > KEEP_RECENT:
+            _recent.popitem(last=False)
+    return exe, how
+
+
+def loaded_count() -> int:
+    """How many executables loaded through `load_stablehlo` are alive (for tests and memory benchmarks)."""
+    return len(_shared)

@@ -1,26 +1,30 @@
 """jit: trace a function once per signature, lower it to StableHLO, compile it with IREE and run it.
 
-A jitted call is the primitive `jit_call`, holding the traced program. Eagerly it runs the compiled
-executable and returns device-resident Tensors; under other transforms its rules transform the program
-(JVP split into a known and a linear call, transpose, batching), and inside another jit it is inlined.
-Caches: per JitFunction by (argument structure, shapes/dtypes, static values, device); per program by device
-(executables); and IREE's persistent disk cache (paddle_fn.runtime) keyed by the StableHLO text.
+This module only orchestrates: tracing is `paddle_fn.core.staging`, lowering `paddle_fn.lowering`, compiling,
+choosing the driver and running `paddle_fn.runtime`. A jitted call is the primitive `jit_call`, holding the
+traced program. Eagerly it runs the compiled executable and returns device-resident Tensors; under other
+transforms its rules transform the program (JVP split into a known and a linear call, transpose, batching), and
+inside another jit it is inlined.
+Caches: per JitFunction by (argument structure, shapes/dtypes, static values, device); per program, in a side
+table that goes with the program (its executables, the programs derived from it, why it was traced); in
+paddle_fn.runtime, executables shared by StableHLO text, and IREE's persistent disk cache.
 """
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import threading
-import time
 import weakref
+
+import numpy as np
 
 import paddle_fn.runtime as runtime
 from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_undefined
 from paddle_fn.core.config import config, log
 from paddle_fn.core.errors import TransformError
+from paddle_fn.core.ir import work_estimate
 from paddle_fn.core.primitive import Primitive, symbolic_zeros
-from paddle_fn.core.program_transforms import batch_program, jvp_program, partial_eval_program, transpose_program
+from paddle_fn.core.program_transforms import batch_program, linearize_program, transpose_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.tape import set_grad_enabled
@@ -31,88 +35,67 @@ from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
 from paddle_fn.transforms.devices import resolve_device
 
 _LOCK = threading.RLock()
-_EXECUTABLES: dict = {}  # (sha256 of StableHLO text, device) -> Executable
 
 
-# ----------------------------------------------------------------------------------------------- executables
+# ----------------------------------------------------------------------------------------------- per program
 
-def _memo(program, key, build):
-    memo = program.memo
-    if key not in memo:
+class _ProgramCache:
+    """What jit keeps for one program: why it was traced (for the compile log), its executable per device and
+    the programs derived from it by the jit_call rules (and by pmap)."""
+
+    __slots__ = ("reason", "executables", "derived")
+
+    def __init__(self):
+        self.reason = "derived from a traced program by a transform"
+        self.executables: dict = {}
+        self.derived: dict = {}
+
+
+# Programs are plain data (core/ir.py); what is derived from one lives here, weakly keyed, so it goes with it.
+_PROGRAM_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _cache_of(program) -> _ProgramCache:
+    cache = _PROGRAM_CACHES.get(program)
+    if cache is None:
         with _LOCK:
-            if key not in memo:
-                memo[key] = build()
-    return memo[key]
+            cache = _PROGRAM_CACHES.setdefault(program, _ProgramCache())
+    return cache
 
 
-def _compile(program, device, name, reason="first call"):
-    text = lower_program(simplify(program), name="main")
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    with _LOCK:
-        exe = _EXECUTABLES.get((digest, device))
-        if exe is not None:
-            return exe
-        t0 = time.perf_counter()
-        logger = log if config.log_compiles else None
-        artifact = runtime.compile_stablehlo(text, target=device.target, use_disk_cache=config.disk_cache,
-                                             log=logger)
-        exe = runtime.load_executable(artifact, device)
-        if config.log_compiles:
-            how = "loaded from the disk cache" if artifact.from_cache else \
-                f"compiled in {artifact.compile_seconds:.2f} s"
-            log(f"jit({name}) on {device}: {how} ({reason}; {len(program.eqns)} equations, "
-                f"total {time.perf_counter() - t0:.3f} s)")
-        _EXECUTABLES[(digest, device)] = exe
-        return exe
+def cached_for_program(program, key, build):
+    """`build()`, computed once per (program, key) and kept as long as `program` lives."""
+    derived = _cache_of(program).derived
+    if key not in derived:
+        with _LOCK:
+            if key not in derived:
+                derived[key] = build()
+    return derived[key]
 
 
-# Programs doing less work than this run on the calling thread (IREE's local-sync driver): handing a dispatch to
-# worker threads costs ~10 us, more than such a program computes. Measured with benchmarks/bench_jit.py.
-INLINE_WORK_LIMIT = 1 << 16
-
-
-def _work(program) -> float:
-    """A rough count of element operations, to tell tiny programs from ones worth spreading over cores."""
-    total = 0.0
-    for eqn in program.eqns:
-        out = sum(v.aval.size for v in eqn.outputs)
-        name = eqn.prim.name
-        if name == "dot_general":
-            (lc, _), _ = eqn.params["dimension_numbers"]
-            k = 1
-            for d in lc:
-                k *= eqn.inputs[0].aval.shape[d]
-            total += out * k
-        elif name in ("scan", "while", "cond", "jit_call", "custom_jvp_call", "custom_vjp_call"):
-            subs = [p for p in eqn.params.values() if hasattr(p, "eqns")]
-            subs += [q for p in eqn.params.values() if isinstance(p, tuple) for q in p if hasattr(q, "eqns")]
-            trips = eqn.params.get("length", 1)
-            total += trips * sum(_work(p) for p in subs)
-        else:
-            total += max(out, sum(v.aval.size for v in eqn.inputs))
-    return total
-
-
-def _run_device(program, device):
-    if device.platform == "cpu" and device.driver == "local-task" and _work(program) < INLINE_WORK_LIMIT:
-        return runtime.inline_cpu_device(device)
-    return device
+def stablehlo_text(program) -> str:
+    """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main``."""
+    return lower_program(simplify(program), name="main")
 
 
 def _executable(program, device, name):
-    def build():
-        return _compile(program, _run_device(program, device), name)
-    return _memo(program, ("executable", device), build)
+    cache = _cache_of(program)
+    exe = cache.executables.get(device)
+    if exe is None:
+        with _LOCK:
+            exe = cache.executables.get(device)
+            if exe is None:
+                exe, how = runtime.load_stablehlo(stablehlo_text(program), device, work=work_estimate(program),
+                                                  use_disk_cache=config.disk_cache,
+                                                  log=log if config.log_compiles else None)
+                if config.log_compiles:
+                    log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(program.eqns)} equations)")
+                cache.executables[device] = exe
+    return exe
 
 
-def _device_input(t: Tensor, device):
-    arr = t.device_array
-    return arr if arr is not None else t.concrete_value()
-
-
-def _run(program, device, name, tensors):
-    exe = _executable(program, device, name)
-    outs = exe(*[_device_input(t, device) for t in tensors])
+def _run(exe, tensors):
+    outs = exe(*[t.device_array if t.device_array is not None else t.concrete_value() for t in tensors])
     return [Tensor.from_device_array(o) for o in outs]
 
 
@@ -123,11 +106,11 @@ def _jit_call_shape(*avals, program, name, device):
 
 
 def _jit_call_impl(*arrays, program, name, device):
-    return [t.concrete_value() for t in _run(program, device, name, [Tensor(a) for a in arrays])]
+    return [t.concrete_value() for t in _run(_executable(program, device, name), [Tensor(a) for a in arrays])]
 
 
 def _jit_call_eager(*tensors, program, name, device):
-    return _run(program, device, name, tensors)
+    return _run(_executable(program, device, name), tensors)
 
 
 @symbolic_zeros
@@ -136,15 +119,8 @@ def _jit_call_jvp(primals, tangents, *, program, name, device):
     n_out = len(program.out_vars)
     if not any(nonzero):
         return jit_call_p.bind(*primals, program=program, name=name, device=device), [None] * n_out
-
-    def split():
-        jvp_prog, out_nonzero = jvp_program(program, nonzero)
-        known, linear, _, _ = partial_eval_program(
-            jvp_prog, [False] * len(primals) + [True] * sum(nonzero),
-            instantiate_outputs=[False] * n_out + [True] * sum(out_nonzero))
-        return known, linear, out_nonzero
-
-    known, linear, out_nonzero = _memo(program, ("jvp", nonzero), split)
+    known, linear, _, out_nonzero = cached_for_program(program, ("jvp", nonzero),
+                                                       lambda: linearize_program(program, nonzero))
     outs = jit_call_p.bind(*primals, program=known, name=name, device=device)
     primal_out, residuals = outs[:n_out], outs[n_out:]
     live = [instantiate(t) for t, nz in zip(tangents, nonzero) if nz]
@@ -154,7 +130,7 @@ def _jit_call_jvp(primals, tangents, *, program, name, device):
 
 def _jit_call_transpose(cts, *args, program, name, device):
     linear = tuple(is_undefined(x) for x in args)
-    transposed = _memo(program, ("transpose", linear), lambda: transpose_program(program, linear))
+    transposed = cached_for_program(program, ("transpose", linear), lambda: transpose_program(program, linear))
     known = [x for x, lin in zip(args, linear) if not lin]
     in_cts = iter(jit_call_p.bind(*known, *[instantiate(c) for c in cts], program=transposed,
                                   name=f"transpose({name})", device=device))
@@ -163,8 +139,8 @@ def _jit_call_transpose(cts, *args, program, name, device):
 
 def _jit_call_batch(vals, dims, *, program, name, device):
     size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-    batched, out_dims = _memo(program, ("batch", tuple(dims), size),
-                              lambda: batch_program(program, list(dims), size))
+    batched, out_dims = cached_for_program(program, ("batch", tuple(dims), size),
+                                           lambda: batch_program(program, list(dims), size))
     return jit_call_p.bind(*vals, program=batched, name=f"vmap({name})", device=device), out_dims
 
 
@@ -179,20 +155,26 @@ jit_call_p = Primitive("jit_call", _jit_call_shape, _jit_call_impl, _jit_call_jv
 # ----------------------------------------------------------------------------------------------- jit
 
 class _Traced:
-    """One signature's traced program, its constants (kept on the device after the first call) and output tree."""
+    """One signature's traced program and the device it runs on: its constants (kept on the device after the first
+    call), its output tree, the Tensors the function closed over and the in-place updates it makes (effects)."""
 
-    __slots__ = ("program", "consts", "out_tree", "const_inputs", "signature", "captured", "effects",
-                 "grad_state")
+    __slots__ = ("program", "consts", "out_tree", "single_output", "device", "captured", "effects", "grad_state",
+                 "closes_over_tracers", "const_inputs", "executable")
 
-    def __init__(self, program, consts, out_tree, signature, captured=(), effects=()):
-        self.program, self.consts, self.out_tree, self.signature = program, consts, out_tree, signature
-        self.const_inputs = None
-        self.captured = list(captured)
+    def __init__(self, program, consts, out_tree, device, captured, effects, reason):
+        self.program, self.consts, self.out_tree, self.device = program, consts, out_tree, device
+        self.single_output = out_tree.is_leaf()
+        # (weak reference to the handle, snapshot of its value when traced): a handle nobody holds any more (a
+        # temporary made while tracing) cannot be updated in place, so it drops out of the checks of each call
+        self.captured = [(weakref.ref(h), snap) for h, snap in captured]
         self.effects = tuple(effects)
         # the gradient each trainable leaf the function closed over held when traced: backward() inside the program
         # accumulates into it only if there was one (a change means tracing again); when there was, the program
         # reads it as an input, which follows the leaf's gradient of each call
-        self.grad_state = [(h, h._grad) for h, snap in self.captured if snap._leaf is not None]
+        self.grad_state = [(h, h.grad) for h, snap in captured if snap.is_leaf and not snap.stop_gradient]
+        self.closes_over_tracers = any(isinstance(c, Tracer) for c in consts)
+        self.const_inputs = self.executable = None
+        _cache_of(program).reason = reason
 
     def sync_closure(self) -> bool:
         """False when a Tensor the function closed over was updated in place (rebound) since it was traced, or a
@@ -201,24 +183,25 @@ class _Traced:
         A captured Tensor whose class defines ``refresh_state()`` (an optimizer's learning rate, which its
         scheduler moves) is asked to bring its value up to date first."""
         for k, (leaf, seen) in enumerate(self.grad_state):
-            grad = leaf._grad
+            grad = leaf.grad
             if (grad is None) != (seen is None):
                 return False
             if grad is not seen:
-                read = [i for i, (handle, _) in enumerate(self.captured) if handle is seen]
+                read = [i for i, (ref, _) in enumerate(self.captured) if ref() is seen]
                 if not read:  # traced with no gradient to add to (the zeros it left were never an input)
                     return False
                 for i in read:
                     self._replace_const(i, grad)
                 self.grad_state[k] = (leaf, grad)
-        for i, (handle, snap) in enumerate(self.captured):
+        self.captured = [(ref, snap) for ref, snap in self.captured if ref() is not None]
+        for i, (ref, snap) in enumerate(self.captured):
+            handle = ref()
             refresh = getattr(handle, "refresh_state", None)
             if refresh is not None:
                 refresh()
-            if handle._alias is None and handle._device_array is snap._device_array and \
-                    (snap._device_array is not None or handle._value is snap._value):
+            if handle.holds_value_of(snap):
                 continue
-            if not handle.persistable or handle._alias is not None:
+            if not handle.persistable or handle.resolve() is not handle:
                 return False
             self._replace_const(i, handle)
         return True
@@ -232,7 +215,7 @@ class _Traced:
                 self.consts[j] = fresh
                 if self.const_inputs is not None:
                     self.const_inputs[j] = fresh
-        self.captured[index] = (handle, fresh)
+        self.captured[index] = (weakref.ref(handle), fresh)
 
     def write_back(self, effect_values):
         """Apply the in-place updates the traced function made (see `trace_to_program`'s effects) with this call's
@@ -240,33 +223,62 @@ class _Traced:
         with set_grad_enabled(False):
             for (kind, handle), value in zip(self.effects, effect_values):
                 if kind == "grad":
-                    handle._grad = value
+                    handle.grad = value
                     continue
                 handle._rebind(value)
-                for i, (h, _) in enumerate(self.captured):
-                    if h is handle:
+                for i, (ref, _) in enumerate(self.captured):
+                    if ref() is handle:
                         self._replace_const(i, handle)
 
-    def run(self, tensors, device, name):
+    def runs_compiled(self, tensors) -> bool:
+        """Whether this call runs the executable directly: nothing is traced, and no gradient has to be recorded
+        on the eager tape. A program with effects (a Paddle train step: backward and the optimizer update inside)
+        is not recorded: its gradients were taken inside it."""
+        if self.closes_over_tracers or current_dynamic_main().level != 0:
+            return False
+        needs_tape = False
+        for t in tensors:
+            if isinstance(t, Tracer):
+                return False
+            needs_tape = needs_tape or not t.stop_gradient
+        if self.effects or not grad_mode.enabled:
+            return True
+        return not needs_tape and all(c.stop_gradient for c in self.consts)
+
+    def run(self, tensors, name):
+        """Run the executable on the constants and `tensors`; the outputs stay on the device."""
+        exe = self.executable
+        if exe is None:
+            exe = self.executable = _executable(self.program, self.device, name)
         if self.const_inputs is None:
-            self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), device))
+            self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), self.device))
                                  if c.device_array is None else c for c in self.consts]
-        return _run(self.program, device, name, self.const_inputs + list(tensors))
+        return _run(exe, self.const_inputs + tensors if self.const_inputs else tensors)
+
+
+# Leaves a positional argument can be without flattening (what `as_leaf` accepts)
+_LEAF_TYPES = (Tensor, np.ndarray, np.generic, bool, int, float)
+
+
+def _describe(structure) -> str:
+    """A cache key's argument structure: a PyTreeSpec, or the count of positional leaves of a flat call."""
+    return f"{structure} positional Tensors" if isinstance(structure, int) else str(structure)
 
 
 class JitFunction:
     """A function compiled with IREE on first call for each argument signature (see `jit`)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), device=None):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), device=None):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-        self.donate_argnums = donate_argnums  # accepted for JAX compatibility; buffers are never reused in place
+        self._has_statics = bool(self.static_argnums or self.static_argnames)
         self.device = device
         self._cache: dict = {}
         self._bound = weakref.WeakKeyDictionary()
         self._name = fun_name(fun)
+        self._what = f"jit({self._name})"
         try:
             self._params = inspect.signature(fun).parameters
         except (TypeError, ValueError):
@@ -293,6 +305,10 @@ class JitFunction:
 
     # -- arguments
     def _split(self, args, kwargs):
+        """(dynamic positional arguments, dynamic keyword arguments, static values as (position or name, value),
+        static positions)."""
+        if not self._has_statics:
+            return args, kwargs, (), ()
         n = len(args)
         static_pos = set()
         for i in self.static_argnums:
@@ -332,36 +348,33 @@ class JitFunction:
         return args, kwargs
 
     # -- tracing
-    def _trace(self, args, kwargs, statics, static_pos, leaves, in_tree, avals, device):
-        n_args = len(args)
+    def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, reason):
         store = {}
 
         def flat_fun(*xs):
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, list(xs))
             full_args, full_kwargs = self._merge(dyn_args, dyn_kwargs, statics, static_pos, n_args)
             out_leaves, store["out_tree"] = tree_flatten(self.fun(*full_args, **full_kwargs))
-            return [as_leaf(o, f"jit({self._name}) output") for o in out_leaves]
+            return [as_leaf(o, f"{self._what} output") for o in out_leaves]
 
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
         captured, effects = [], []
-        prog, consts = trace_to_program(flat_fun, list(avals), transform=f"jit({self._name})", arg_names=names,
+        prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
                                         captured=captured, effects=effects)
-        return _Traced(prog, list(consts), store["out_tree"], (in_tree, avals, statics, device), captured, effects)
+        return _Traced(prog, list(consts), store["out_tree"], device, captured, effects, reason)
 
     def _explain_miss(self, key):
-        if not (config.explain_cache_misses or config.log_compiles):
-            return "first call" if not self._cache else "new signature"
         if not self._cache:
             return "first call"
-        in_tree, avals, statics, device = key
+        if not (config.explain_cache_misses or config.log_compiles):
+            return "new signature"
+        structure, avals, statics, device = key
         reasons = []
         for other in self._cache:
-            o_tree, o_avals, o_statics, o_device = other
+            o_structure, o_avals, o_statics, o_device = other
             diff = []
-            if o_tree != in_tree:
-                diff.append(f"the argument structure changed from {o_tree} to {in_tree}")
+            if o_structure != structure:
+                diff.append(f"the argument structure changed from {_describe(o_structure)} to {_describe(structure)}")
             else:
                 for i, (a, b) in enumerate(zip(o_avals, avals)):
                     if a != b:
@@ -371,21 +384,28 @@ class JitFunction:
             if o_device != device:
                 diff.append(f"device changed from {o_device} to {device}")
             reasons.append(diff)
-        best = min(reasons, key=len)
-        msg = "; ".join(best)
+        msg = "; ".join(min(reasons, key=len))
         if config.explain_cache_misses:
             log(f"jit({self._name}) cache miss: {msg}")
         return msg
 
     def _lookup(self, args, kwargs):
-        dyn_args, dyn_kwargs, statics, static_pos = self._split(args, kwargs)
-        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        tensors = [as_leaf(x, f"jit({self._name})") for x in leaves]
-        avals = tuple(get_aval(t) for t in tensors)
+        """(the traced program for these arguments, their leaves as Tensors), tracing on a cache miss."""
+        if not (kwargs or self._has_statics) and all(isinstance(a, _LEAF_TYPES) for a in args):
+            # the common call, positional Tensors: the arguments are the leaves, and their count stands for the
+            # tree structure in the key (flattening and hashing a PyTreeSpec cost more than the rest of a call)
+            dyn_args, dyn_kwargs, statics, static_pos = args, kwargs, (), ()
+            leaves, structure = args, len(args)
+        else:
+            dyn_args, dyn_kwargs, statics, static_pos = self._split(args, kwargs)
+            leaves, structure = tree_flatten((dyn_args, dyn_kwargs))
+        # Tensors checked first: the common leaf, and as_leaf's other cases cost a call each
+        tensors = [x.resolve() if isinstance(x, Tensor) else as_leaf(x, self._what) for x in leaves]
+        avals = tuple(t.aval for t in tensors)
         device = resolve_device(self.device)
-        key = (in_tree, avals, statics, device)
+        key = (structure, avals, statics, device)
         traced = self._cache.get(key)
-        if traced is not None and not traced.sync_closure():
+        if traced is not None and traced.captured and not traced.sync_closure():
             # Paddle semantics: a global Tensor updated in place (w.set_value(...), w[i] = v) is seen by the next
             # call. Its value is a program input, so the same executable is reused after the retrace.
             if config.explain_cache_misses or config.log_compiles:
@@ -394,35 +414,31 @@ class JitFunction:
             del self._cache[key]
             traced = None
         if traced is None:
-            reason = self._explain_miss(key)
-            traced = self._trace(args, kwargs, statics, static_pos, leaves, in_tree, avals, device)
-            traced.program.memo["reason"] = reason
-            if not any(isinstance(c, Tracer) for c in traced.consts):
+            in_tree = tree_flatten((dyn_args, dyn_kwargs))[1] if isinstance(structure, int) else structure
+            traced = self._trace(dyn_args, dyn_kwargs, statics, static_pos, len(args), in_tree, avals, device,
+                                 self._explain_miss(key))
+            if not traced.closes_over_tracers:
                 self._cache[key] = traced  # a closure over another transform's values is traced afresh
-        return traced, tensors, device
+        return traced, tensors
 
     def __call__(self, *args, **kwargs):
-        traced, tensors, device = self._lookup(args, kwargs)
-        eager = not any(isinstance(t, Tracer) for t in tensors) and current_dynamic_main().level == 0 and \
-            not any(isinstance(c, Tracer) for c in traced.consts)
-        if eager and (traced.effects or not (grad_mode.enabled and
-                                             any(not t.stop_gradient for t in (*tensors, *traced.consts)))):
-            # a program with effects (a Paddle train step: backward and the optimizer update inside) is not
-            # recorded on the eager tape: its gradients were taken inside it
-            outs = traced.run(tensors, device, self._name)
+        traced, tensors = self._lookup(args, kwargs)
+        if traced.runs_compiled(tensors):
+            outs = traced.run(tensors, self._name)
         else:
-            outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name, device=device)
+            outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name,
+                                   device=traced.device)
         if traced.effects:
             n = len(outs) - len(traced.effects)
             traced.write_back(outs[n:])
             outs = outs[:n]
-        return tree_unflatten(traced.out_tree, outs)
+        return outs[0] if traced.single_output else tree_unflatten(traced.out_tree, outs)
 
     # -- ahead of time
     def lower(self, *args, **kwargs) -> "Lowered":
         """Trace and lower for these arguments without running: ``jit(f).lower(x).as_text()`` / ``.compile()``."""
-        traced, tensors, device = self._lookup(args, kwargs)
-        return Lowered(self, traced, device, args, kwargs)
+        traced, _ = self._lookup(args, kwargs)
+        return Lowered(self, traced)
 
     def clear_cache(self):
         self._cache.clear()
@@ -431,9 +447,8 @@ class JitFunction:
 class Lowered:
     """A traced and lowered jit function: `as_text()` is its StableHLO; `compile()` builds the executable."""
 
-    def __init__(self, jitted, traced, device, args, kwargs):
-        self._jitted, self._traced, self.device = jitted, traced, device
-        self._args, self._kwargs = args, kwargs
+    def __init__(self, jitted, traced):
+        self._jitted, self._traced, self.device = jitted, traced, traced.device
 
     @property
     def program(self):
@@ -449,7 +464,8 @@ class Lowered:
         return self._traced.program.out_avals
 
     def as_text(self) -> str:
-        return lower_program(self._traced.program, name="main")
+        """The StableHLO module that `compile()` compiles."""
+        return stablehlo_text(self._traced.program)
 
     def compile(self) -> "Compiled":
         _executable(self._traced.program, self.device, self._jitted._name)
@@ -459,8 +475,7 @@ class Lowered:
         """Compile for another target without running: 'cuda' (sm_80 unless extra_flags say
         --iree-cuda-target=...), 'rocm' (gfx942), 'vulkan-spirv', 'metal-spirv' or 'llvm-cpu'. Returns the runtime's
         CompiledArtifact (`.vmfb` bytes, `.flags`); works on a machine without that GPU."""
-        text = lower_program(simplify(self._traced.program), name="main")
-        return runtime.compile_stablehlo(text, target=target, extra_flags=tuple(extra_flags),
+        return runtime.compile_stablehlo(self.as_text(), target=target, extra_flags=tuple(extra_flags),
                                          use_disk_cache=config.disk_cache)
 
     def __repr__(self):
@@ -485,13 +500,13 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         jitted = self.lowered._jitted
-        traced, tensors, device = jitted._lookup(args, kwargs)
+        traced, tensors = jitted._lookup(args, kwargs)
         if traced is not self.lowered._traced:
             got = [get_aval(t).str_short() for t in tensors]
             raise TransformError(f"compiled jit({jitted._name}) was lowered for inputs {self.input_types} (and the "
                                  f"static arguments given then) but was called with {got}; lower it again for the "
                                  "new signature")
-        return tree_unflatten(traced.out_tree, traced.run(tensors, device, jitted._name))
+        return tree_unflatten(traced.out_tree, traced.run(tensors, jitted._name))
 
     def as_text(self) -> str:
         return self.lowered.as_text()
@@ -500,7 +515,7 @@ class Compiled:
         return f"Compiled(jit({self.lowered._jitted._name}), in={self.input_types}, out={self.output_types})"
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None):
     """Compile `fun` with IREE: traced once per argument signature, then run as one executable.
 
     Args:
@@ -508,7 +523,6 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
         static_argnums: positions of arguments that are Python values baked into the program (one
             compilation per distinct value; they must be hashable).
         static_argnames: the same, by keyword name.
-        donate_argnums: accepted for JAX compatibility (inputs are never overwritten).
         device: where to compile and run ('cpu', 'gpu:0', a device from ``paddle_fn.devices()``, a Place).
 
     Outputs stay on the device as Tensors and convert to numpy only when asked (``.numpy()``, printing).
@@ -522,11 +536,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
         7.43656
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, device=device)
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, device=device)
     if isinstance(fun, JitFunction):
         if not (static_argnums or static_argnames or device):
             return fun
         fun = fun.fun  # re-jit the original function with the new options
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, device)
+    return JitFunction(fun, static_argnums, static_argnames, device)
 

@@ -22,7 +22,7 @@ import numpy as np
 import paddle_fn.runtime as runtime
 from paddle_fn.core.config import config
 from paddle_fn.core.errors import TransformError, UnsupportedError
-from paddle_fn.core.ir import Literal, Program
+from paddle_fn.core.ir import Literal, Program, work_estimate
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, new_main
@@ -31,7 +31,7 @@ from paddle_fn.lowering.simplify import simplify
 from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
 from paddle_fn.transforms._args import as_leaf, fun_name
 from paddle_fn.transforms.devices import devices as all_devices
-from paddle_fn.transforms.jit import _memo, _run_device, jit_call_p
+from paddle_fn.transforms.jit import cached_for_program, jit_call_p
 from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, default_backend
 from paddle_fn.transforms.vmap import vmap
 
@@ -227,14 +227,15 @@ def _executables(program: Program, devices, name):
     def build():
         text = lower_program(simplify(program), name="main")
         artifacts, exes = {}, []
+        work = work_estimate(program)
         for d in devices:
-            d = _run_device(program, d)
+            d = runtime.run_device(d, work)
             if d.target not in artifacts:
                 artifacts[d.target] = runtime.compile_stablehlo(text, target=d.target,
                                                                 use_disk_cache=config.disk_cache)
             exes.append(runtime.load_executable(artifacts[d.target], d))
         return exes
-    return _memo(program, ("pmap", tuple(devices)), build)
+    return cached_for_program(program, ("pmap", tuple(devices)), build)
 
 
 def _host_collective(backend: Collectives, eqn, values, first):

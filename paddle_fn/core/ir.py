@@ -7,7 +7,7 @@ plain data that can be hashed, printed, lowered and transformed without a side c
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -96,7 +96,6 @@ class Program:
     in_vars: tuple
     eqns: tuple
     out_vars: tuple
-    memo: dict = field(default_factory=dict, repr=False, compare=False)  # derived programs, executables
 
     @property
     def in_avals(self):
@@ -202,3 +201,34 @@ def typecheck_program(prog: Program) -> None:
     for v in prog.out_vars:
         if isinstance(v, Var) and v not in env:
             raise IRTypeError(f"output variable {v} is never defined")
+
+
+# ----------------------------------------------------------------------------------------------- cost
+
+def sub_programs(eqn: Eqn) -> list:
+    """The Programs an equation holds in its params (a control-flow body, branches, a jitted function)."""
+    subs = []
+    for p in eqn.params.values():
+        if isinstance(p, Program):
+            subs.append(p)
+        elif isinstance(p, tuple):
+            subs.extend(q for q in p if isinstance(q, Program))
+    return subs
+
+
+def work_estimate(prog: Program) -> float:
+    """A rough count of the element operations `prog` performs: a matrix product counts its multiply-adds, a
+    loop its body times its trip count (once when unknown), anything else the larger of its inputs and outputs.
+    Enough to tell a tiny program from one worth spreading over cores."""
+    total = 0.0
+    for eqn in prog.eqns:
+        out = sum(v.aval.size for v in eqn.outputs)
+        subs = sub_programs(eqn)
+        if eqn.prim.name == "dot_general":
+            (contracting, _), _ = eqn.params["dimension_numbers"]
+            total += out * float(np.prod([eqn.inputs[0].aval.shape[d] for d in contracting]))
+        elif subs:
+            total += eqn.params.get("length", 1) * sum(work_estimate(p) for p in subs)
+        else:
+            total += max(out, sum(v.aval.size for v in eqn.inputs))
+    return total

@@ -111,6 +111,23 @@ def partial_eval_program(prog: Program, unknown_inputs, instantiate_outputs=Fals
     return dce_program(known_prog), dce_program(unknown_prog), len(residuals), out_unknowns
 
 
+def linearize_program(prog: Program, nonzero_tangents, instantiate_outputs=False):
+    """JVP `prog`, then split the JVP into a known part (run on the primals) and a linear part (on the tangents).
+
+    Returns (known, linear, num_residuals, out_nonzero):
+      known:  primals -> [*primal outputs, *residuals]
+      linear: [*residuals, *nonzero input tangents] -> nonzero output tangents (linear in the tangents)
+    `nonzero_tangents` and `instantiate_outputs` are those of `jvp_program`; every nonzero output tangent is an
+    output of `linear`, even one that does not depend on the input tangents.
+    """
+    jvp_prog, out_nonzero = jvp_program(prog, nonzero_tangents, instantiate_outputs=instantiate_outputs)
+    n_in, n_tangents = len(prog.in_vars), len(jvp_prog.in_vars) - len(prog.in_vars)
+    known, linear, n_res, _ = partial_eval_program(
+        jvp_prog, [False] * n_in + [True] * n_tangents,
+        instantiate_outputs=[False] * len(prog.out_vars) + [True] * sum(out_nonzero))
+    return known, linear, n_res, out_nonzero
+
+
 # ----------------------------------------------------------------------------------------------- transpose
 
 def transpose_program(linear_prog: Program, linear_inputs) -> Program:

@@ -80,6 +80,15 @@ class Tensor:
         t.stop_gradient = self.stop_gradient
         return t
 
+    def holds_value_of(self, snapshot: "Tensor") -> bool:
+        """True while this handle still refers to the value `snapshot` (from `snapshot()`) was taken of: it has not
+        been updated in place since (how a compiled function notices that a Tensor it closed over changed)."""
+        if self._alias is not None:
+            return False
+        if snapshot._device_array is not None:
+            return self._device_array is snapshot._device_array
+        return self._device_array is None and self._value is snapshot._value
+
     def _rebind(self, new: "Tensor") -> None:
         """Make this handle hold `new`'s value: how Paddle's in-place methods (``x.add_(y)``, ``x[i] = v``) are
         functionalized. Values are never written; only this Python object changes what it refers to. A handle

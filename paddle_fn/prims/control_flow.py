@@ -24,8 +24,8 @@ from paddle_fn.core.batching import bdim_at_front, moveaxis, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, TransformError, UnsupportedError
 from paddle_fn.core.ir import Program, ShapedArray
 from paddle_fn.core.primitive import Primitive, symbolic_zeros, unsupported
-from paddle_fn.core.program_transforms import (batch_program, closed_program, jvp_program,
-                                               partial_eval_program, transpose_program, unused_vars, with_inputs)
+from paddle_fn.core.program_transforms import (batch_program, closed_program, jvp_program, linearize_program,
+                                               transpose_program, unused_vars, with_inputs)
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
@@ -157,14 +157,7 @@ def _cond_jvp(primals, tangents, *, branches):
         out_nonzero = [a or b for a, b in zip(out_nonzero, jvp_program(branch, nonzero)[1])]
     if not any(out_nonzero):
         return cond_p.bind(index, *operands, branches=branches), [None] * n_out
-    n_tangents = sum(nonzero)
-    splits = []
-    for branch in branches:
-        jvp_branch, _ = jvp_program(branch, nonzero, instantiate_outputs=out_nonzero)
-        known, linear, n_res, _ = partial_eval_program(
-            jvp_branch, [False] * len(operands) + [True] * n_tangents,
-            instantiate_outputs=[False] * n_out + [True] * sum(out_nonzero))
-        splits.append((known, linear, n_res))
+    splits = [linearize_program(branch, nonzero, instantiate_outputs=out_nonzero)[:3] for branch in branches]
     # Each branch has its own residuals; the joint residual list is their concatenation, and a branch
     # fills the other branches' slots with zeros.
     res_avals = [known.out_avals[n_out:] for known, _, _ in splits]
@@ -529,12 +522,11 @@ def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse
             break
         carry_nz = grown
     nonzero = consts_nz + carry_nz + xs_nz
-    jvp_body, out_nz = jvp_program(body, nonzero, instantiate_outputs=carry_nz + [False] * (n_out - nk))
+    known, lin, n_res, out_nz = linearize_program(body, nonzero,
+                                                  instantiate_outputs=carry_nz + [False] * (n_out - nk))
     if not any(out_nz):
         return scan_p.bind(*primals, body=body, num_consts=nc, num_carry=nk, length=length, reverse=reverse,
                            linear=(False,) * n_in), [None] * n_out
-    known, lin, n_res, _ = partial_eval_program(jvp_body, [False] * n_in + [True] * sum(nonzero),
-                                                instantiate_outputs=[False] * n_out + [True] * sum(out_nz))
 
     # Residuals vary per iteration and are stacked as extra ys of the known scan, except those that are a
     # const (passed to the linear scan as a const) or an x slice (the xs operand itself is passed).
