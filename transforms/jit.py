@@ -148,8 +148,9 @@ def _jit_call_lower(ctx, *args, program, name, device):
     return ctx.inline(program, list(args))
 
 
-jit_call_p = Primitive("jit_call", _jit_call_shape, _jit_call_impl, _jit_call_jvp, _jit_call_transpose,
-                       _jit_call_batch, _jit_call_lower, multiple_results=True, eager_call=_jit_call_eager)
+jit_call_p = Primitive("jit_call", shape_rule=_jit_call_shape, impl=_jit_call_impl, jvp=_jit_call_jvp,
+                       transpose=_jit_call_transpose, batch=_jit_call_batch, lower=_jit_call_lower,
+                       multiple_results=True, eager_call=_jit_call_eager)
 
 
 # ----------------------------------------------------------------------------------------------- jit
