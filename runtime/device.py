@@ -28,7 +28,10 @@ def _keep_iree_objects_at_exit():
     (and its HalDevice) can be freed before buffer views or VM contexts still living on it, and their destructors
     then crash (SIGSEGV at exit after compiled training steps). Registered first, this runs after every other exit
     hook and freezes the surviving objects out of that collection: they are freed by reference count (arrays
-    before their device) or not at all; the bindings' leak report about the latter is switched off."""
+    before their device) or not at all; the bindings' leak report about the latter is switched off. A process that
+    never created an IREE object has nothing to protect, and must not load IREE (imported lazily) just to exit."""
+    if _instance is None and not _hal_device_created:
+        return
     rt._binding.disable_leak_checker()
     gc.freeze()
 
