@@ -218,7 +218,7 @@ class ProgBarLogger(Callback):
         self.log_freq = log_freq
 
     def _is_print(self):
-        return bool(self.verbose)
+        return bool(self.verbose) and paddle.distributed.get_rank() == 0  # one log per job, as Paddle
 
     @staticmethod
     def _new_timer():
@@ -634,6 +634,8 @@ class VisualDL(Callback):
         self._file = None
 
     def _write(self, tag, step, value):
+        if paddle.distributed.get_rank() != 0:  # one log per job, as Paddle
+            return
         if self._file is None:
             os.makedirs(self.log_dir, exist_ok=True)
             self._file = open(os.path.join(self.log_dir, "scalars.jsonl"), "a", encoding="utf-8")

@@ -106,6 +106,16 @@ class Model:
         else:
             self._inputs = _check_specs(inputs, "inputs")
         self._labels = _check_specs(labels, "labels") if labels is not None else None
+        # in a job of several processes (launch, spawn, mpirun), as Paddle's Model: the network is wrapped in
+        # DataParallel (every rank starts from rank 0's parameters), each Dataset is sharded by rank
+        # (DistributedBatchSampler), gradients are averaged before each update and evaluation gathers the
+        # outputs of all ranks for the metrics
+        self._nranks = paddle.distributed.ParallelEnv().nranks
+        self._data_parallel = None
+        if self._nranks > 1:
+            paddle.distributed.init_parallel_env()
+            self._data_parallel = paddle.DataParallel(network)
+        self._eval_seen = 0
 
     # ----- preparing -------------------------------------------------------------------------------------------
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None, *, jit=True):
@@ -175,9 +185,28 @@ class Model:
         losses = self._losses(outputs, labels)
         paddle.add_n(losses).backward()
         if update:
-            self._optimizer.step()
-            self.network.clear_gradients()
+            self._apply_update()
         return losses, _to_list(outputs)
+
+    def _apply_update(self):
+        self._optimizer.step()
+        self.network.clear_gradients()
+
+    def _average_gradients(self):
+        """The mean over the ranks of each parameter's gradient, with one all-reduce of all of them (the
+        DataParallel hooks cannot run inside a compiled backward, so the step computes local gradients and they
+        are averaged here, between the backward and the update program)."""
+        params = [p for p in self.network.parameters() if not p.stop_gradient and p.grad is not None]
+        if not params:
+            return
+        flat = paddle.concat([p.grad.reshape([-1]) for p in params])
+        paddle.distributed.all_reduce(flat)
+        flat = flat / self._nranks
+        offset = 0
+        for p in params:
+            size = int(np.prod(p.shape))
+            p.grad = flat[offset:offset + size].reshape(p.shape)
+            offset += size
 
     def _eval_step(self, inputs, labels):
         outputs = self.network(*inputs)
@@ -247,7 +276,13 @@ class Model:
         labels = [paddle.to_tensor(y) for y in _to_list(labels)]
         self._record_inputs(inputs)
         update = bool(update)
-        losses, outputs = self._run_step(("train", update), self._train_step[update], inputs, labels)
+        if self._data_parallel is None:
+            losses, outputs = self._run_step(("train", update), self._train_step[update], inputs, labels)
+        else:
+            losses, outputs = self._run_step(("train", False), self._train_step[False], inputs, labels)
+            if update:
+                self._average_gradients()
+                self._run_step(("update",), self._apply_update)
         metrics = self._update_metrics(outputs, labels)
         losses = [_to_numpy(loss) for loss in losses]
         return (losses, metrics) if metrics else losses
@@ -278,11 +313,28 @@ class Model:
         self._record_inputs(inputs)
         with paddle.no_grad():
             losses, outputs = self._run_step(("eval",), self._eval_step, inputs, labels)
+            if self._data_parallel is not None:
+                outputs, labels = self._gather_eval_batch(outputs, labels)
             metrics = self._update_metrics(outputs, labels)
         losses = [_to_numpy(loss) for loss in losses]
         if self._loss and metrics:
             return losses, metrics
         return losses if self._loss else metrics
+
+    def _gather_eval_batch(self, outputs, labels):
+        """Every rank's outputs and labels, concatenated, for the metrics (as Paddle's Model); the samples that
+        DistributedBatchSampler repeated to give every rank the same count are cut from the last batch."""
+        gathered = []
+        for t in outputs + labels:
+            parts = []
+            paddle.distributed.all_gather(parts, t)
+            gathered.append(paddle.concat(parts))
+        total = len(getattr(self._test_dataloader, "dataset", ()))
+        if total:
+            keep = min(gathered[0].shape[0], total - self._eval_seen)
+            self._eval_seen += keep
+            gathered = [g[:keep] for g in gathered]
+        return gathered[:len(outputs)], gathered[len(outputs):]
 
     def predict_batch(self, inputs):
         """The network's outputs on one batch (eval mode, no gradients), as numpy arrays.
@@ -353,7 +405,7 @@ class Model:
                     values.extend(_to_list(metric.accumulate()))
                 logs.update(zip(self._metrics_name(), values))
             logs["step"] = step
-            logs["batch_size"] = batch_size
+            logs["batch_size"] = batch_size * self._nranks
             callbacks.on_batch_end(mode, step, logs)
             if self.num_iters is not None:
                 self.num_iters -= 1
@@ -362,6 +414,7 @@ class Model:
                     break
         for metric in self._metrics:
             metric.reset()
+        self._eval_seen = 0
         return (logs, outputs) if mode == "predict" else logs
 
     def fit(self, train_data=None, eval_data=None, batch_size=1, epochs=1, eval_freq=1, log_freq=10, save_dir=None,
@@ -541,6 +594,8 @@ class Model:
             >>> sorted(os.listdir(d))
             ['ckpt.pdopt', 'ckpt.pdparams', 'infer.pdiparams', 'infer.pdiparams.info', 'infer.pdmodel']
         """
+        if paddle.distributed.get_rank() != 0:  # the ranks hold the same parameters: rank 0 writes them
+            return
         if not training:
             self._save_inference_model(path)
             return
