@@ -321,10 +321,13 @@ def test_functional_hessian_blocks():
 
 def test_jacobian_and_hessian_reject_bad_arguments():
     x = paddle.ones([3])
-    with pytest.raises(ValueError, match="stop_gradient=True"):   # the tape form needs xs that record a graph
-        functional_autograd.jacobian(x * 2, x)
+    # the tape form needs xs that record a graph; as in Paddle, that is found when a row is evaluated
     with pytest.raises(ValueError, match="stop_gradient=True"):
-        functional_autograd.hessian(paddle.sum(x), x)
+        functional_autograd.jacobian(x * 2, x)[:]
+    with pytest.raises(ValueError, match="stop_gradient=True"):
+        functional_autograd.hessian(paddle.sum(x), x)[0]
+    with pytest.raises(IndexError, match="Ellipsis"):   # an indexing error comes before it
+        functional_autograd.hessian(paddle.sum(x * x), x)[..., 1]
     xg = paddle.ones([3])
     xg.stop_gradient = False
     with pytest.raises(ValueError, match="single Tensor"):
@@ -335,3 +338,5 @@ def test_jacobian_and_hessian_reject_bad_arguments():
         functional_autograd.jacobian(paddle.sin, paddle.ones([2, 2]))
     with pytest.raises(ValueError, match="single Tensor"):
         functional_autograd.hessian(paddle.sin, x)
+    with pytest.raises(IndexError, match="0-D"):   # a batched ys without axis 0: Paddle's ys[0] fails the same way
+        functional_autograd.hessian(paddle.sum(xg * xg), xg, batch_axis=0)

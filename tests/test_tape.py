@@ -390,6 +390,44 @@ def test_tape_jacobian_and_hessian_equal_functional_forms():
     assert tuple(Jb.shape) == (1, 3, 3)
 
 
+def test_tape_jacobian_blocks_act_as_their_value():
+    # Paddle's paddle.autograd Jacobian forwards Tensor attributes and operators to its evaluated whole
+    x = _t([1.0, 2.0, 3.0])
+    H = paddle.autograd.hessian(paddle.sum(x * x * x), x)
+    expected = np.diag([6.0, 12.0, 18.0])
+    np.testing.assert_allclose(H.numpy(), expected, rtol=1e-6)
+    assert H.dtype == paddle.float64 and H.flatten().shape == [9]
+    np.testing.assert_allclose((H + 1.0).numpy(), expected + 1.0, rtol=1e-6)
+    np.testing.assert_allclose((2.0 * H).numpy(), 2.0 * expected, rtol=1e-6)
+    np.testing.assert_allclose((H @ H).numpy(), expected @ expected, rtol=1e-6)
+    np.testing.assert_allclose((H % 5.0).numpy(), expected % 5.0, rtol=1e-6)
+    np.testing.assert_array_equal((H > H).numpy(), np.zeros((3, 3), bool))
+    np.testing.assert_array_equal((H == H).numpy(), np.ones((3, 3), bool))
+    with pytest.raises(AttributeError, match="_nothing"):
+        H._nothing
+
+
+def test_tape_hessian_of_an_unused_input_is_zero():
+    x, y = _t([[1.0, 2.0], [3.0, 4.0]]), _t([[5.0], [6.0]])
+    H = paddle.autograd.hessian(paddle.sum(x * x, axis=1, keepdim=True), (x, y), batch_axis=0)
+    np.testing.assert_allclose(H[0][0][:].numpy(), np.broadcast_to(2.0 * np.eye(2), (2, 2, 2)))
+    for block in (H[0][1], H[1][0], H[1][1]):   # y is not used: its rows and columns are zero, not an error
+        assert not block[:].numpy().any()
+    assert H[1][1][:].shape == [2, 1, 1]
+
+
+def test_reshape_to_the_same_shape_is_a_new_tensor_on_the_tape():
+    # as in Paddle, writing into a trainable leaf's reshape is allowed: the reshape is not the leaf
+    x = _t([1.0, 2.0])
+    flat = paddle.reshape(x, [-1])
+    assert flat is not x and not flat.is_leaf and not flat.stop_gradient
+    flat[0] = 5.0
+    (flat * x).sum().backward()
+    # sum(flat * x) = 5*x0 + x1*x1: flat[0] no longer depends on x0, so only x's own factor counts there
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 4.0])
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+
+
 def test_tensor_name():
     t = paddle.to_tensor([1.0])
     assert t.name.startswith("generated_tensor_")

@@ -30,22 +30,34 @@ def _check_batch_axis(batch_axis, who):
         raise ValueError(f"{who}: batch_axis should be None or 0, but got {batch_axis!r}")
 
 
-def _check_recorded(xs, who):
-    inputs = as_tensors(xs)
+def _unrecorded(inputs, who):
+    """The error message for the first input the tape recorded nothing for, or None.
+
+    Raised only when a row is evaluated: like Paddle's, the Jacobian is built without differentiating, so
+    argument errors of indexing (an Ellipsis, say) come first.
+    """
     for i, x in enumerate(inputs):
         if x.stop_gradient:
-            raise ValueError(f"{who}: xs[{i}] (shape {x.shape}) has stop_gradient=True, so the tape recorded nothing "
-                             "for it; create it with stop_gradient=False before computing ys from it")
-    return inputs
+            return (f"{who}: xs[{i}] (shape {x.shape}) has stop_gradient=True, so the tape recorded nothing for it; "
+                    "create it with stop_gradient=False before computing ys from it")
+    return None
 
 
 def _tape_engine(ys, xs, batched, who):
     """A row engine over ys already computed from xs: each row is one backward pass through the tape."""
-    outs, inputs = as_tensors(ys), _check_recorded(xs, who)
+    outs, inputs = as_tensors(ys), as_tensors(xs)
+    error = _unrecorded(inputs, who)
+
+    # an output with no graph (a constant, or the zero gradient of an unused input in hessian) has zero rows
+    live = [i for i, y in enumerate(outs) if not y.stop_gradient]
 
     def pullback(cotangents):
-        grads = tape.grad(list(outs), list(inputs), grad_outputs=list(cotangents), retain_graph=True,
-                          create_graph=paddle.is_grad_enabled(), allow_unused=True)
+        if error is not None:
+            raise ValueError(error)
+        grads = [None] * len(inputs)
+        if live:
+            grads = tape.grad([outs[i] for i in live], list(inputs), grad_outputs=[cotangents[i] for i in live],
+                              retain_graph=True, create_graph=paddle.is_grad_enabled(), allow_unused=True)
         return [paddle.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
     return RowEngine.from_pullback(outs, pullback, inputs, batched, who)
@@ -164,11 +176,13 @@ def hessian(ys, xs, batch_axis=None):
     _check_ranks([x.shape for x in primals], batched, "x", "hessian")
     single_x = isinstance(xs, paddle.Tensor)
     if _is_tensors(ys):
-        _check_recorded(xs, "hessian")
         _check_scalar_output(as_tensors(ys), isinstance(ys, paddle.Tensor), batched)
-        with paddle.enable_grad():
-            grads = tape.grad(as_tensors(ys), list(primals), create_graph=True, allow_unused=True)
-        grads = [paddle.zeros_like(x) if g is None else g for g, x in zip(grads, primals)]
+        if _unrecorded(primals, "hessian") is None:
+            with paddle.enable_grad():
+                grads = tape.grad(as_tensors(ys), list(primals), create_graph=True, allow_unused=True)
+            grads = [paddle.zeros_like(x) if g is None else g for g, x in zip(grads, primals)]
+        else:
+            grads = primals   # stand-ins shaped like the gradients; evaluating a row raises the tape engine's error
         engine = _tape_engine(grads[0] if single_x else tuple(grads), xs, batched, "hessian")
         return _blocks(engine, single_x, single_x, batched)
     check_inputs(ys, xs)
@@ -186,6 +200,11 @@ def hessian(ys, xs, batch_axis=None):
 
 def _check_scalar_output(outs, single, batched):
     y = outs[0]
+    if batched and single and not y.shape:
+        # Paddle reads the first batch element, ys[0], which is an IndexError on a 0-D Tensor
+        raise IndexError("hessian: with batch_axis=0, ys needs a batch axis 0 of shape [B] or [B, 1], but it is 0-D "
+                         "(shape []); reduce over the non-batch axes only (e.g. paddle.sum(y, axis=1)), or pass "
+                         "batch_axis=None")
     per_element = math.prod(y.shape[1:]) if batched and y.shape else math.prod(y.shape)
     if not single or per_element != 1 or (batched and len(y.shape) not in (1, 2)):
         expected = "[B] or [B, 1]" if batched else "[] or [1]"

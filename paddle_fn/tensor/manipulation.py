@@ -12,7 +12,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
-from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
@@ -55,6 +55,10 @@ def reshape(x, shape, name=None):
         out[out.index(-1)] = a.size // known
     if any(d < 0 for d in out) or int(np.prod(out, dtype=np.int64)) != a.size:
         raise ShapeError(f"reshape: cannot reshape an input of shape {list(a.shape)} ({a.size} elements) to {dims}")
+    if tuple(out) == a.shape and not isinstance(x, Tracer):
+        # as in Paddle, an eager reshape is a new Tensor even to the same shape: a leaf's reshape is no leaf, so it
+        # may be written in place (the lax-level reshape returns its input unchanged)
+        return st.reshape_p.bind(x, new_sizes=a.shape)
     return st.reshape(x, new_sizes=tuple(out))
 
 

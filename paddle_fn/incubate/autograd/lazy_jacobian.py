@@ -220,6 +220,10 @@ class LazyBlock:
 
     Internal axes are ([B],) rows, cols; `keep_row` / `keep_col` False drop that axis from the visible shape
     (a 0-D output or input in paddle_fn.autograd). A fully int-indexed result is 0-D, as in Paddle 3.
+
+    As Paddle's ``paddle.autograd`` Jacobian does, a block also stands for its whole value: Tensor attributes
+    (``J.numpy()``, ``J.flatten()``, ``J.dtype``) and the arithmetic and comparison operators (``J + 1``,
+    ``J @ J``, ``J < K``) evaluate every row first.
     """
 
     def __init__(self, engine, rows, cols, keep_row=True, keep_col=True):
@@ -252,3 +256,24 @@ class LazyBlock:
             part = part[selection]
         shape = [len(r) for (r, is_int), keep in zip(plan, self._keep) if keep and not is_int]
         return part if part.shape == shape else paddle.reshape(part, shape)
+
+    def _whole(self):
+        return self[()]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):   # internal names (and copy/pickle probes) are never Tensor attributes
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(self._whole(), name)
+
+
+def _on_whole_blocks(name):
+    def operator(self, other):
+        return getattr(self._whole(), name)(other._whole() if isinstance(other, LazyBlock) else other)
+    operator.__name__ = name
+    return operator
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__floordiv__", "__mod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__",
+              "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(LazyBlock, _name, _on_whole_blocks(_name))
