@@ -66,8 +66,13 @@ def bdim_at_front(x, bdim, size):
     return moveaxis(x, bdim, 0) if bdim != 0 else x
 
 
+def batch_size(vals, dims):
+    """The length of the batch axis, read from the first batched value (a batching rule has at least one)."""
+    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+
+
 def batch_elementwise(prim, vals, dims, params):
-    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    size = batch_size(vals, dims)
     vals = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     out = bind(prim, *vals, **params)
     return out, ([0] * len(out) if prim.multiple_results else 0)

@@ -1,14 +1,13 @@
-"""The primitive set (lax level): every primitive with all its rules, one block each, grouped by family."""
-import numpy as np
+"""The primitive set (lax level): every primitive with all its rules, one block each, grouped by family.
 
+Layering (each module imports only those before it, at the top): base (broadcast_in_dim, reshape, transpose,
+reduce_sum), elementwise, structural, slicing, reduction, then the families built on them.
+"""
 from paddle_fn.core import hooks
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
-    collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, structural)
-
-
-def _zeros(shape, dtype):
-    return structural.broadcast_in_dim(Tensor(np.zeros((), dtype.np)), shape=shape, broadcast_dimensions=())
+    base, collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, slicing,
+    structural)
 
 
 def _moveaxis(x, src, dst):
@@ -18,7 +17,7 @@ def _moveaxis(x, src, dst):
         return x
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
-    return structural.transpose(x, permutation=tuple(perm))
+    return base.transpose(x, permutation=tuple(perm))
 
 
 def _broadcast_batch(x, size, axis):
@@ -26,8 +25,8 @@ def _broadcast_batch(x, size, axis):
     shape = list(a.shape)
     shape.insert(axis, size)
     dims = tuple(i for i in range(len(shape)) if i != axis)
-    return structural.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
+    return base.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
-hooks.register(add=elementwise.add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch,
-               stop_gradient=elementwise.stop_gradient)
+hooks.register(add=elementwise.add, zeros=lambda shape, dtype: base.full(shape, 0, dtype), moveaxis=_moveaxis,
+               broadcast_batch=_broadcast_batch, stop_gradient=elementwise.stop_gradient)

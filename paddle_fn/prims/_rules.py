@@ -44,3 +44,21 @@ def normalize_axis(name: str, axis: int, ndim: int) -> int:
 
 def np_result(x, dtype) -> np.ndarray:
     return np.asarray(x, dtype=dtype)
+
+
+def check_dims(name: str, what: str, dims, bound: int, *, sorted_: bool = True) -> None:
+    """Dimension numbers `dims` must be distinct, in 0..bound-1 and (if `sorted_`) increasing."""
+    dims = tuple(dims)
+    if len(set(dims)) != len(dims) or any(not 0 <= d < bound for d in dims) or (sorted_ and list(dims) != sorted(dims)):
+        order = "strictly increasing, " if sorted_ else "distinct, "
+        raise ShapeError(f"{name}: {what} {list(dims)} must be {order}and in 0..{bound - 1}")
+
+
+def shift_dims(dims, by: int = 1) -> tuple:
+    """Dimension numbers moved `by` places (past a batch axis inserted in front)."""
+    return tuple(d + by for d in dims)
+
+
+def i64_array(values) -> str:
+    """A StableHLO `array<i64: ...>` attribute."""
+    return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"

@@ -26,9 +26,10 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, live_mains
 from paddle_fn.prims._rules import fmt, normalize_axis
+from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape, transpose
 from paddle_fn.prims.elementwise import convert_element_type, div, eq, select
-from paddle_fn.prims.reduction import reduce_max, reduce_min, reduce_sum
-from paddle_fn.prims.structural import broadcast_in_dim, concatenate, iota, reshape, slice, transpose
+from paddle_fn.prims.reduction import reduce_max, reduce_min
+from paddle_fn.prims.structural import concatenate, iota, slice
 
 
 # ----------------------------------------------------------------------------------------------- axis frames

@@ -20,7 +20,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_undefined, zeros_like_aval
-from paddle_fn.core.batching import bdim_at_front, moveaxis, vmap_flat
+from paddle_fn.core.batching import batch_size, bdim_at_front, moveaxis, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, TransformError, UnsupportedError
 from paddle_fn.core.ir import Program, ShapedArray
 from paddle_fn.core.primitive import Primitive, symbolic_zeros, unsupported
@@ -30,9 +30,8 @@ from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape
 from paddle_fn.prims.elementwise import add, clamp, convert_element_type, eq, lt, ne, select
-from paddle_fn.prims.reduction import reduce_sum
-from paddle_fn.prims.structural import broadcast_in_dim, reshape
 
 _I32 = ShapedArray((), dtypes.int32)
 
@@ -50,10 +49,6 @@ def _split(xs, *sizes):
         start += n
     out.append(list(xs[start:]))
     return out
-
-
-def _axis_size(vals, dims):
-    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
 
 
 def _types(avals) -> str:
@@ -194,7 +189,7 @@ def _cond_transpose(cts, index, *operands, branches):
 def _cond_batch(vals, dims, *, branches):
     index, operands = vals[0], vals[1:]
     operand_dims = dims[1:]
-    size = _axis_size(vals, dims)
+    size = batch_size(vals, dims)
     n_out = len(branches[0].out_vars)
     if dims[0] is not None:
         # Lanes disagree on the branch: run every branch on every lane and select per lane.
@@ -360,7 +355,7 @@ def _while_jvp(primals, tangents, *, cond_prog, body_prog, cond_nconsts, body_nc
 
 
 def _while_batch(vals, dims, *, cond_prog, body_prog, cond_nconsts, body_nconsts):
-    size = _axis_size(vals, dims)
+    size = batch_size(vals, dims)
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     cond_consts, body_consts, carry = _split(vals, cond_nconsts, body_nconsts)
     cond_dims, body_dims, carry_dims = _split([None if d is None else 0 for d in dims], cond_nconsts, body_nconsts)
@@ -594,7 +589,7 @@ def _scan_transpose(cts, *args, body, num_consts, num_carry, length, reverse, li
 
 def _scan_batch(vals, dims, *, body, num_consts, num_carry, length, reverse, linear):
     nc, nk = num_consts, num_carry
-    size = _axis_size(vals, dims)
+    size = batch_size(vals, dims)
     consts, carry, xs = _split(vals, nc, nk)
     consts_d, carry_d, xs_d = _split(dims, nc, nk)
     in_consts = [None if d is None else 0 for d in consts_d]

@@ -19,8 +19,9 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import Primitive
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims._rules import fmt, require_kind
+from paddle_fn.prims.base import reshape, transpose
 from paddle_fn.prims.elementwise import add
-from paddle_fn.prims.structural import pad_p, reshape, rev, transpose
+from paddle_fn.prims.structural import pad_p, rev
 
 
 @dataclass(frozen=True)

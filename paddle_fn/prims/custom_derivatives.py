@@ -13,7 +13,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, instantiate, is_undefined
-from paddle_fn.core.batching import bdim_at_front, vmap_flat
+from paddle_fn.core.batching import batch_size, bdim_at_front, vmap_flat
 from paddle_fn.core.errors import TransformError, UnsupportedError
 from paddle_fn.core.primitive import NONLINEAR, Primitive, unsupported
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
@@ -57,7 +57,7 @@ def _batched_call(call, vals, size):
 
 
 def _to_front(vals, dims):
-    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    size = batch_size(vals, dims)
     return [bdim_at_front(v, d, size) for v, d in zip(vals, dims)], size
 
 

@@ -8,22 +8,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.special as sps
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import is_undefined
+from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.f64_math import F64_EXPANSIONS
-from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype, scalar_like
-
-
-def _splat(x, value):
-    """A constant of x's shape and dtype filled with `value` (a broadcast 0-d constant, cheap in the IR)."""
-    from paddle_fn.prims.structural import broadcast_in_dim
-    a = get_aval(x)
-    return broadcast_in_dim(scalar_like(x, value), shape=a.shape, broadcast_dimensions=())
+from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
+from paddle_fn.prims.base import broadcast_in_dim, full_like
 
 
 def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
@@ -60,6 +54,15 @@ def _lower_binop_f64_safe(name, hlo):
             return F64_EXPANSIONS[name](ctx, x, y, ctx.avals_in[0])
         return ctx.op(hlo, [x, y])
     return lower
+
+
+def _scipy_special(name):
+    """scipy.special's function `name`, imported when an eager kernel first runs: importing scipy.special takes
+    about 0.4 s, most of `import paddle_fn`, and only the eager kernels of a few special functions use it."""
+    def call(*args):
+        import scipy.special  # deliberate lazy import (heavy; see the docstring)
+        return getattr(scipy.special, name)(*args)
+    return call
 
 
 def _np_float(f):
@@ -207,8 +210,8 @@ def _minmax_jvp(op, cmp):
         (x, y), (tx, ty) = primals, tangents
         out = op(x, y)
         # Ties split the tangent evenly, so the derivative is symmetric (as JAX does).
-        wx = select(cmp(x, y), _splat(x, 1.0), select(eq(x, y), _splat(x, 0.5), _splat(x, 0.0)))
-        return out, add(mul(tx, wx), mul(ty, sub(_splat(x, 1.0), wx)))
+        wx = select(cmp(x, y), full_like(x, 1.0), select(eq(x, y), full_like(x, 0.5), full_like(x, 0.0)))
+        return out, add(mul(tx, wx), mul(ty, sub(full_like(x, 1.0), wx)))
     return jvp
 
 
@@ -235,11 +238,11 @@ def min(x, y):  # noqa: A001
 def _pow_jvp(primals, tangents):
     (x, y), (tx, ty) = primals, tangents
     out = pow(x, y)
-    zero = _splat(x, 0.0)
+    zero = full_like(x, 0.0)
     # d/dx x^y = y x^(y-1), defined as 0 where y == 0 (so 0^0 has derivative 0, not nan)
-    dx = select(eq(y, zero), zero, mul(y, pow(x, sub(y, _splat(y, 1.0)))))
+    dx = select(eq(y, zero), zero, mul(y, pow(x, sub(y, full_like(y, 1.0)))))
     # d/dy x^y = log(x) x^y, defined as 0 where x == 0
-    safe_x = select(eq(x, zero), _splat(x, 1.0), x)
+    safe_x = select(eq(x, zero), full_like(x, 1.0), x)
     dy = select(eq(x, zero), zero, mul(log(safe_x), out))
     return out, add(mul(tx, dx), mul(ty, dy))
 
@@ -272,8 +275,8 @@ def _integer_pow_impl(x, *, y):
 def _integer_pow_jvp(primals, tangents, *, y):
     (x,), (t,) = primals, tangents
     if y == 0:
-        return integer_pow(x, y=0), _splat(x, 0.0)
-    d = _splat(x, float(y)) if y == 1 else mul(_splat(x, float(y)), x if y == 2 else integer_pow(x, y=y - 1))
+        return integer_pow(x, y=0), full_like(x, 0.0)
+    d = full_like(x, float(y)) if y == 1 else mul(full_like(x, float(y)), x if y == 2 else integer_pow(x, y=y - 1))
     return integer_pow(x, y=y), mul(t, d)
 
 
@@ -338,7 +341,7 @@ def exp(x):
     return exp_p.bind(x)
 
 
-log_p = _float_unop("log", _np_float(np.log), _unary_jvp(lambda x: log(x), lambda x, y: div(_splat(x, 1.0), x)),
+log_p = _float_unop("log", _np_float(np.log), _unary_jvp(lambda x: log(x), lambda x, y: div(full_like(x, 1.0), x)),
                     "stablehlo.log")
 
 
@@ -347,7 +350,7 @@ def log(x):
 
 
 expm1_p = _float_unop("expm1", _np_float(np.expm1),
-                      _unary_jvp(lambda x: expm1(x), lambda x, y: add(y, _splat(x, 1.0))),
+                      _unary_jvp(lambda x: expm1(x), lambda x, y: add(y, full_like(x, 1.0))),
                       "stablehlo.exponential_minus_one")
 
 
@@ -356,7 +359,7 @@ def expm1(x):
 
 
 log1p_p = _float_unop("log1p", _np_float(np.log1p),
-                      _unary_jvp(lambda x: log1p(x), lambda x, y: div(_splat(x, 1.0), add(x, _splat(x, 1.0)))),
+                      _unary_jvp(lambda x: log1p(x), lambda x, y: div(full_like(x, 1.0), add(x, full_like(x, 1.0)))),
                       "stablehlo.log_plus_one")
 
 
@@ -380,7 +383,7 @@ def cos(x):
 
 
 tan_p = _float_unop("tan", _np_float(np.tan),
-                    _unary_jvp(lambda x: tan(x), lambda x, y: add(_splat(x, 1.0), mul(y, y))), "stablehlo.tan")
+                    _unary_jvp(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan")
 
 
 def tan(x):
@@ -388,7 +391,7 @@ def tan(x):
 
 
 def _one_minus_sq(x):
-    return sub(_splat(x, 1.0), mul(x, x))
+    return sub(full_like(x, 1.0), mul(x, x))
 
 
 asin_p = _float_unop("asin", _np_float(np.arcsin),
@@ -415,7 +418,8 @@ def _atan_lower(ctx, x):
 
 
 atan_p = Primitive("atan", lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1], _np_float(np.arctan),
-                   _unary_jvp(lambda x: atan(x), lambda x, y: div(_splat(x, 1.0), add(_splat(x, 1.0), mul(x, x)))),
+                   _unary_jvp(lambda x: atan(x),
+                              lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x)))),
                    NONLINEAR, ELEMENTWISE, _atan_lower)
 
 
@@ -438,19 +442,15 @@ def cosh(x):
 
 
 tanh_p = _float_unop("tanh", _np_float(np.tanh),
-                     _unary_jvp(lambda x: tanh(x), lambda x, y: sub(_splat(x, 1.0), mul(y, y))), "stablehlo.tanh")
+                     _unary_jvp(lambda x: tanh(x), lambda x, y: sub(full_like(x, 1.0), mul(y, y))), "stablehlo.tanh")
 
 
 def tanh(x):
     return tanh_p.bind(x)
 
 
-def _logistic_impl(x):
-    return _np_float(sps.expit)(x)
-
-
-logistic_p = _float_unop("logistic", _logistic_impl,
-                         _unary_jvp(lambda x: logistic(x), lambda x, y: mul(y, sub(_splat(x, 1.0), y))),
+logistic_p = _float_unop("logistic", _np_float(_scipy_special("expit")),
+                         _unary_jvp(lambda x: logistic(x), lambda x, y: mul(y, sub(full_like(x, 1.0), y))),
                          "stablehlo.logistic")
 
 
@@ -459,7 +459,7 @@ def logistic(x):
 
 
 sqrt_p = _float_unop("sqrt", _np_float(np.sqrt),
-                     _unary_jvp(lambda x: sqrt(x), lambda x, y: div(_splat(x, 0.5), y)), "stablehlo.sqrt")
+                     _unary_jvp(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt")
 
 
 def sqrt(x):
@@ -467,16 +467,17 @@ def sqrt(x):
 
 
 rsqrt_p = _float_unop("rsqrt", _np_float(lambda x: 1.0 / np.sqrt(x)),
-                      _unary_jvp(lambda x: rsqrt(x), lambda x, y: mul(_splat(x, -0.5), div(y, x))), "stablehlo.rsqrt")
+                      _unary_jvp(lambda x: rsqrt(x), lambda x, y: mul(full_like(x, -0.5), div(y, x))),
+                      "stablehlo.rsqrt")
 
 
 def rsqrt(x):
     return rsqrt_p.bind(x)
 
 
-erf_p = _float_unop("erf", _np_float(sps.erf),
+erf_p = _float_unop("erf", _np_float(_scipy_special("erf")),
                     _unary_jvp(lambda x: erf(x),
-                               lambda x, y: mul(_splat(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x))))),
+                               lambda x, y: mul(full_like(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x))))),
                     "chlo.erf")
 
 
@@ -484,9 +485,9 @@ def erf(x):
     return erf_p.bind(x)
 
 
-erf_inv_p = _float_unop("erf_inv", _np_float(sps.erfinv),
+erf_inv_p = _float_unop("erf_inv", _np_float(_scipy_special("erfinv")),
                         _unary_jvp(lambda x: erf_inv(x),
-                                   lambda x, y: mul(_splat(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y)))),
+                                   lambda x, y: mul(full_like(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y)))),
                         "chlo.erf_inv")
 
 
@@ -494,15 +495,15 @@ def erf_inv(x):
     return erf_inv_p.bind(x)
 
 
-lgamma_p = _float_unop("lgamma", _np_float(sps.gammaln), _unary_jvp(lambda x: lgamma(x), lambda x, y: digamma(x)),
-                       "chlo.lgamma")
+lgamma_p = _float_unop("lgamma", _np_float(_scipy_special("gammaln")),
+                       _unary_jvp(lambda x: lgamma(x), lambda x, y: digamma(x)), "chlo.lgamma")
 
 
 def lgamma(x):
     return lgamma_p.bind(x)
 
 
-digamma_p = _float_unop("digamma", _np_float(sps.digamma),
+digamma_p = _float_unop("digamma", _np_float(_scipy_special("digamma")),
                         _unary_jvp(lambda x: digamma(x), lambda x, y: polygamma(x, m=1)), "chlo.digamma")
 
 
@@ -524,7 +525,10 @@ def _polygamma_lower(ctx, x, *, m):
     return ctx.generic_op("chlo.polygamma", [n, x], in_avals=[ctx.avals_in[0]] * 2)
 
 
-polygamma_p = Primitive("polygamma", _polygamma_shape, lambda x, *, m: _np_float(lambda a: sps.polygamma(m, a))(x),
+_polygamma = _scipy_special("polygamma")
+
+
+polygamma_p = Primitive("polygamma", _polygamma_shape, lambda x, *, m: _np_float(lambda a: _polygamma(m, a))(x),
                         lambda primals, tangents, *, m: (polygamma(primals[0], m=m),
                                                          mul(tangents[0], polygamma(primals[0], m=m + 1))),
                         NONLINEAR, ELEMENTWISE, _polygamma_lower)
@@ -742,7 +746,7 @@ def _select_jvp(primals, tangents):
 def _select_transpose(ct, p, a, b):
     if is_undefined(p):
         raise TypeError("select: the predicate cannot be linear")
-    zero = _splat(ct, 0)
+    zero = full_like(ct, 0)
     return [None, select(p, ct, zero) if is_undefined(a) else None, select(p, zero, ct) if is_undefined(b) else None]
 
 
@@ -786,7 +790,6 @@ def _clamp_shape(lo, x, hi):
 
 
 def _clamp_jvp(primals, tangents):
-    from paddle_fn.prims.structural import broadcast_in_dim
     (lo, x, hi), (tlo, tx, thi) = primals, tangents
     shape = get_aval(x).shape
 
@@ -801,12 +804,10 @@ def _clamp_jvp(primals, tangents):
 
 
 def _clamp_batch(vals, dims):
-    from paddle_fn.core.batching import bdim_at_front
     lo, x, hi = vals
-    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    size = batch_size(vals, dims)
     if dims[0] is None and dims[2] is None and get_aval(lo).ndim == 0 and get_aval(hi).ndim == 0:
         return clamp(lo, x, hi), dims[1]
-    from paddle_fn.prims.structural import broadcast_in_dim
     xb = bdim_at_front(x, dims[1], size)
     full_shape = get_aval(xb).shape
 

@@ -17,19 +17,20 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, is_undefined
-from paddle_fn.core.batching import bdim_at_front, vmap_flat
+from paddle_fn.core.batching import batch_size, bdim_at_front, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, Primitive, symbolic_zeros
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims._rules import fmt, scalar_like
+from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, and_, convert_element_type, div, eq, ge, gt, lt, mul, ne,  # noqa: A004
                                          neg, select, sqrt, sub)
-from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, reduce_sum, sort
-from paddle_fn.prims.structural import (broadcast_in_dim, dynamic_slice, dynamic_update_slice, iota, reshape, slice,
-                                        transpose)
+from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, sort
+from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
+from paddle_fn.prims.structural import iota, slice
 
 # ---------------------------------------------------------------------------------------------- matrix helpers
 
@@ -63,11 +64,6 @@ def mm(a, b):
     nd = _ndim(a)
     batch = tuple(range(nd - 2))
     return dot_general(a, b, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)))
-
-
-def _fill(x, value, shape=None):
-    return broadcast_in_dim(scalar_like(x, value), shape=_shape(x) if shape is None else shape,
-                            broadcast_dimensions=())
 
 
 def _band(shape, k, lower):
@@ -125,7 +121,7 @@ def diag_matrix(v):
 
 
 def _symmetrize(x):
-    return mul(add(x, mT(x)), _fill(x, 0.5))
+    return mul(add(x, mT(x)), full_like(x, 0.5))
 
 
 def _batch_rule(get_prim):
@@ -133,7 +129,7 @@ def _batch_rule(get_prim):
     leading dimensions itself."""
     def batch(vals, dims, **params):
         prim = get_prim()
-        size = next(_shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+        size = batch_size(vals, dims)
         out = prim.bind(*[bdim_at_front(v, d, size) for v, d in zip(vals, dims)], **params)
         return out, ([0] * len(out) if prim.multiple_results else 0)
     return batch
@@ -198,7 +194,7 @@ def _fix_column_signs(u, *others):
     biggest = argmax(abs(u), axis=nd - 2, index_dtype=dtypes.int32)                       # [..., k]
     rows = iota(dtype=dtypes.int32, shape=_shape(u), dimension=nd - 2)
     picked = reduce_sum(_masked(u, eq(rows, _rows(biggest, n))), axes=(nd - 2,))         # [..., k]
-    signs = select(lt(picked, _fill(picked, 0)), _fill(picked, -1), _fill(picked, 1))
+    signs = select(lt(picked, full_like(picked, 0)), full_like(picked, -1), full_like(picked, 1))
     return [mul(u, _rows(signs, n))] + [f(signs) for f in others]
 
 
@@ -300,7 +296,7 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
         solved = div(sub(b_row, mm(t_row, x)), pivot)
         return dynamic_update_slice(x, solved, r, scalar_like(r, 0))
 
-    return fori_loop(0, n, row, _fill(b, 0))
+    return fori_loop(0, n, row, full_like(b, 0))
 
 
 triangular_solve_p = Primitive("triangular_solve", _triangular_solve_shape, _triangular_solve_impl,
@@ -341,7 +337,7 @@ def _cholesky_jvp(primals, tangents):
     l_ = cholesky(a)
     # L dL^T + dL L^T = dA  =>  dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
     inner = triangular_solve(l_, mT(triangular_solve(l_, _symmetrize(ta), lower=True)), lower=True)
-    phi = sub(tril(inner), mul(_fill(inner, 0.5), mul(inner, eye_like(inner))))
+    phi = sub(tril(inner), mul(full_like(inner, 0.5), mul(inner, eye_like(inner))))
     return l_, mm(l_, phi)
 
 
@@ -358,10 +354,10 @@ def _cholesky_algorithm(a):
             ((1,), (1,)), ((), ()))))
         root = broadcast_in_dim(reshape(sqrt(_entry(v, j, zero)), new_sizes=()), shape=(n, 1),
                                 broadcast_dimensions=())
-        col = select(_index_mask(n, j, ge), div(v, root), _fill(v, 0))
+        col = select(_index_mask(n, j, ge), div(v, root), full_like(v, 0))
         return dynamic_update_slice(l_, col, zero, j)
 
-    return fori_loop(0, n, column, _fill(a, 0))
+    return fori_loop(0, n, column, full_like(a, 0))
 
 
 cholesky_p = Primitive("cholesky", _cholesky_shape, _cholesky_impl, _cholesky_jvp, NONLINEAR,
@@ -432,7 +428,7 @@ def _lu_algorithm(a):
         col = reshape(dynamic_slice(m, zero, k, slice_sizes=(n, 1)), new_sizes=(n,))
         rows = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
         candidates = select(ge(rows, broadcast_in_dim(k, shape=(n,), broadcast_dimensions=())), abs(col),
-                            _fill(col, -1))
+                            full_like(col, -1))
         p = argmax(candidates, axis=0, index_dtype=dtypes.int32)
         row_k = dynamic_slice(m, k, zero, slice_sizes=(1, n))
         row_p = dynamic_slice(m, p, zero, slice_sizes=(1, n))
@@ -445,9 +441,9 @@ def _lu_algorithm(a):
         col = dynamic_slice(m, zero, k, slice_sizes=(n, 1))
         below = _index_mask(n, k, gt)
         multipliers = select(below, div(col, broadcast_in_dim(pivot, shape=(n, 1), broadcast_dimensions=())),
-                             _fill(col, 0))
+                             full_like(col, 0))
         u_row = select(reshape(_index_mask(n, k, gt), new_sizes=(1, n)), dynamic_slice(m, k, zero, slice_sizes=(1, n)),
-                       _fill(row_k, 0))
+                       full_like(row_k, 0))
         m = sub(m, _outer(multipliers, u_row))
         m = dynamic_update_slice(m, select(below, multipliers, col), zero, k)
         return m, pivots, perm
@@ -511,9 +507,9 @@ def _qr_algorithm(a, *, full_matrices):
     def step(k, carry):
         r, q = carry
         zero = scalar_like(k, 0)
-        x = select(_index_mask(m, k, ge), dynamic_slice(r, zero, k, slice_sizes=(m, 1)), _fill(r, 0, (m, 1)))
+        x = select(_index_mask(m, k, ge), dynamic_slice(r, zero, k, slice_sizes=(m, 1)), full_like(r, 0, (m, 1)))
         alpha = reshape(_entry(x, k, zero), new_sizes=())
-        tail = select(_index_mask(m, k, gt), x, _fill(x, 0))
+        tail = select(_index_mask(m, k, gt), x, full_like(x, 0))
         tail_sq = reduce_sum(mul(tail, tail), axes=(0, 1))
         norm = sqrt(add(mul(alpha, alpha), tail_sq))
         beta = select(ge(alpha, scalar_like(alpha, 0)), neg(norm), norm)
@@ -528,7 +524,7 @@ def _qr_algorithm(a, *, full_matrices):
         q = sub(q, _outer(mm(q, v_scaled), mT(v)))
         return r, q
 
-    r, q = fori_loop(0, k_max, step, (a, eye_like(_fill(a, 0, (m, m)))))
+    r, q = fori_loop(0, k_max, step, (a, eye_like(full_like(a, 0, (m, m)))))
     r = triu(r)
     if full_matrices:
         return q, r
@@ -563,8 +559,8 @@ def _gap_reciprocals(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (w: [..., n])."""
     n = _shape(w)[-1]
     gaps = sub(_rows(w, n), _cols(w, n))
-    on_diag = ne(eye_like(gaps), _fill(gaps, 0))
-    return select(on_diag, _fill(gaps, 0), div(_fill(gaps, 1), select(on_diag, _fill(gaps, 1), gaps)))
+    on_diag = ne(eye_like(gaps), full_like(gaps, 0))
+    return select(on_diag, full_like(gaps, 0), div(full_like(gaps, 1), select(on_diag, full_like(gaps, 1), gaps)))
 
 
 def _eigh_jvp(primals, tangents):
@@ -732,15 +728,15 @@ def _one_sided_jacobi(a):
         _, _, count, off = carry
         return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
 
-    start = (a, eye_like(_fill(a, 0, (n, n))), Tensor(np.int32(0)), _column_coherence(a))
+    start = (a, eye_like(full_like(a, 0, (n, n))), Tensor(np.int32(0)), _column_coherence(a))
     w, v, _, _ = while_loop(unfinished, sweep, start) if pairs else start
     norms = sqrt(reduce_sum(mul(w, w), axes=(0,)))
     neg_s, order = sort(neg(norms), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
     s = neg(neg_s)
     to_order = mT(permutation_matrix(order, get_aval(w).dtype))
     w, v = mm(w, to_order), mm(v, to_order)
-    zero_s = eq(s, _fill(s, 0))
-    return div(w, _rows(select(zero_s, _fill(s, 1), s), m)), s, v
+    zero_s = eq(s, full_like(s, 0))
+    return div(w, _rows(select(zero_s, full_like(s, 1), s), m)), s, v
 
 
 def _column_coherence(w):
@@ -748,8 +744,8 @@ def _column_coherence(w):
     gram = dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))
     d = diagonal(gram)
     scale = sqrt(mul(_rows(d, _shape(d)[0]), _cols(d, _shape(d)[0])))
-    zero = eq(scale, _fill(scale, 0))
-    ratio = div(abs(sub(gram, mul(gram, eye_like(gram)))), select(zero, _fill(scale, 1), scale))
+    zero = eq(scale, full_like(scale, 0))
+    ratio = div(abs(sub(gram, mul(gram, eye_like(gram)))), select(zero, full_like(scale, 1), scale))
     return reduce_max(ratio, axes=(0, 1))
 
 

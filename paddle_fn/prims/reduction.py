@@ -7,7 +7,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import is_undefined
-from paddle_fn.core.batching import bdim_at_front
+from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
@@ -15,80 +15,12 @@ from paddle_fn.core.trace import Tracer, get_aval
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
+from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
+    broadcast_in_dim, full_like, hlo_binop, normalize_axes, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
+    reduce_sum, reduce_sum_p, reduction_identity, reshape, shift_axes, transpose)
 from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, mul, ne, or_, select
-from paddle_fn.prims.structural import (GatherDimensionNumbers, broadcast_in_dim, gather, iota, pad, reshape,
-                                        transpose)
-
-
-def _check_axes(name, x, axes):
-    if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
-        raise ShapeError(f"{name}: axes {list(axes)} must be distinct and in range for {fmt(x)}")
-
-
-def _reduce_shape(name):
-    def rule(x, *, axes):
-        _check_axes(name, x, axes)
-        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
-    return rule
-
-
-def _shift_axes(axes, d):
-    """Axes of the unbatched operand -> axes of the operand batched at d; and the output batch dim."""
-    new_axes = tuple(a + 1 if a >= d else a for a in axes)
-    out_d = d - sum(1 for a in axes if a < d)
-    return new_axes, out_d
-
-
-def _splat(x, value):
-    a = get_aval(x)
-    return broadcast_in_dim(scalar_like(x, value), shape=a.shape, broadcast_dimensions=())
-
-
-def _identity(op, dtype):
-    """The identity of the binary `op` ('add', 'mul', 'max', 'min') over `dtype`."""
-    if op in ("add", "mul"):
-        return int(op == "mul")
-    lowest = op == "max"
-    if dtype.kind == "b":
-        return not lowest
-    if dtype.kind == "f":
-        return -np.inf if lowest else np.inf
-    info = np.iinfo(dtype.np)
-    return info.min if lowest else info.max
-
-
-_HLO_BINOP = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
-              "min": "stablehlo.minimum"}
-_HLO_BOOL_BINOP = {"add": "stablehlo.or", "mul": "stablehlo.and", "max": "stablehlo.or", "min": "stablehlo.and"}
-
-
-def _hlo_binop(op, dtype):
-    return (_HLO_BOOL_BINOP if dtype.kind == "b" else _HLO_BINOP)[op]
-
-
-def _lower_reduce(op):
-    def lower(ctx, x, *, axes):
-        a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
-        scalar = ShapedArray((), a_in.dtype)
-        init = ctx.constant(_identity(op, a_in.dtype), scalar)
-        res = ctx.fresh()
-        ctx.line(f"{res} = stablehlo.reduce({x} init: {init}) applies {_hlo_binop(op, a_in.dtype)} across "
-                 f"dimensions = {list(axes)} : ({tensor_type(a_in)}, {tensor_type(scalar)}) -> {tensor_type(a_out)}")
-        return res
-    return lower
-
-
-def _batch_reduce(reducer):
-    def batch(vals, dims, *, axes):
-        (x,), (d,) = vals, dims
-        new_axes, out_d = _shift_axes(axes, d)
-        return reducer(x, axes=new_axes), out_d
-    return batch
-
-
-def _normalize_axes(name, x, axes):
-    nd = get_aval(x).ndim
-    return tuple(sorted(normalize_axis(name, int(a), nd) for a in axes))
+from paddle_fn.prims.slicing import GatherDimensionNumbers, gather
+from paddle_fn.prims.structural import iota, pad
 
 
 def _take_along_axis(x, indices, axis):
@@ -154,36 +86,11 @@ class _ScalarRegion:
         return f"({{\n{' ' * (indent + 2)}^bb0({head}):\n" + "\n".join(body) + f"\n{' ' * indent}}})"
 
 
-# ---------------------------------------------------------------------------------------------- reduce_sum
-
-def _reduce_sum_transpose(ct, x, *, axes):
-    shape = x.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [broadcast_in_dim(ct, shape=shape, broadcast_dimensions=kept)]
-
-
-def _reduce_sum_impl(x, *, axes):
-    if x.dtype == np.bool_:
-        return np.any(x, axis=axes)
-    return np.sum(x, axis=axes, dtype=x.dtype)
-
-
-reduce_sum_p = Primitive("reduce_sum", _reduce_shape("reduce_sum"), _reduce_sum_impl, LINEAR, _reduce_sum_transpose,
-                         _batch_reduce(lambda x, axes: reduce_sum(x, axes=axes)), _lower_reduce("add"))
-
-
-def reduce_sum(x, *, axes):
-    axes = _normalize_axes("reduce_sum", x, axes)
-    if not axes:
-        return x
-    return reduce_sum_p.bind(x, axes=axes)
-
-
 # ---------------------------------------------------------------------------------------------- reduce_max / reduce_min
 
 def _reduce_chooser_impl(np_fn, op):
     def impl(x, *, axes):
-        init = _identity(op, dtypes.as_dtype(x.dtype))
+        init = reduction_identity(op, dtypes.as_dtype(x.dtype))
         return np_fn(x, axis=axes, initial=init)
     return impl
 
@@ -212,27 +119,27 @@ def _reduce_chooser_jvp(reducer):
     return jvp
 
 
-reduce_max_p = Primitive("reduce_max", _reduce_shape("reduce_max"), _reduce_chooser_impl(np.max, "max"),
+reduce_max_p = Primitive("reduce_max", reduce_shape_rule("reduce_max"), _reduce_chooser_impl(np.max, "max"),
                          _reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), NONLINEAR,
-                         _batch_reduce(lambda x, axes: reduce_max(x, axes=axes)), _lower_reduce("max"))
+                         reduce_batch_rule(lambda x, axes: reduce_max(x, axes=axes)), reduce_lower_rule("max"))
 
 
 def reduce_max(x, *, axes):
     """Maximum over `axes` (nan propagates; over bool it is `any`)."""
-    axes = _normalize_axes("reduce_max", x, axes)
+    axes = normalize_axes("reduce_max", x, axes)
     if not axes:
         return x
     return reduce_max_p.bind(x, axes=axes)
 
 
-reduce_min_p = Primitive("reduce_min", _reduce_shape("reduce_min"), _reduce_chooser_impl(np.min, "min"),
+reduce_min_p = Primitive("reduce_min", reduce_shape_rule("reduce_min"), _reduce_chooser_impl(np.min, "min"),
                          _reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), NONLINEAR,
-                         _batch_reduce(lambda x, axes: reduce_min(x, axes=axes)), _lower_reduce("min"))
+                         reduce_batch_rule(lambda x, axes: reduce_min(x, axes=axes)), reduce_lower_rule("min"))
 
 
 def reduce_min(x, *, axes):
     """Minimum over `axes` (nan propagates; over bool it is `all`)."""
-    axes = _normalize_axes("reduce_min", x, axes)
+    axes = normalize_axes("reduce_min", x, axes)
     if not axes:
         return x
     return reduce_min_p.bind(x, axes=axes)
@@ -253,7 +160,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     out = reduce_prod(x, axes=axes)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
     if n == 0:
-        return out, _splat(out, 0)
+        return out, full_like(out, 0)
     flat_shape = (n,) + tuple(shape[i] for i in kept)
     x_flat = reshape(transpose(x, permutation=axes + kept), new_sizes=flat_shape)
     t_flat = reshape(transpose(t, permutation=axes + kept), new_sizes=flat_shape)
@@ -264,13 +171,14 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     return out, reduce_sum(mul(t_flat, mul(before, after)), axes=(0,))
 
 
-reduce_prod_p = Primitive("reduce_prod", _reduce_shape("reduce_prod"), _reduce_prod_impl, _reduce_prod_jvp, NONLINEAR,
-                          _batch_reduce(lambda x, axes: reduce_prod(x, axes=axes)), _lower_reduce("mul"))
+reduce_prod_p = Primitive("reduce_prod", reduce_shape_rule("reduce_prod"), _reduce_prod_impl, _reduce_prod_jvp,
+                          NONLINEAR, reduce_batch_rule(lambda x, axes: reduce_prod(x, axes=axes)),
+                          reduce_lower_rule("mul"))
 
 
 def reduce_prod(x, *, axes):
     """Product over `axes` (over bool it is `all`)."""
-    axes = _normalize_axes("reduce_prod", x, axes)
+    axes = normalize_axes("reduce_prod", x, axes)
     if not axes:
         return x
     return reduce_prod_p.bind(x, axes=axes)
@@ -278,7 +186,7 @@ def reduce_prod(x, *, axes):
 
 # ---------------------------------------------------------------------------------------------- argmax / argmin
 
-def _arg_reduce_shape(name):
+def _argreduce_shape_rule(name):
     def rule(x, *, axis, index_dtype):
         require_kind(name, x, "fiub", "a numeric or bool")
         if not 0 <= axis < x.ndim:
@@ -294,7 +202,7 @@ def _arg_reduce_shape(name):
 def _arg_reduce_batch(arg_reducer):
     def batch(vals, dims, *, axis, index_dtype):
         (x,), (d,) = vals, dims
-        (new_axis,), out_d = _shift_axes((axis,), d)
+        (new_axis,), out_d = shift_axes((axis,), d)
         return arg_reducer(x, axis=new_axis, index_dtype=index_dtype), out_d
     return batch
 
@@ -308,7 +216,7 @@ def _arg_reduce_lower(direction, op):
         v_t, i_t = tensor_type(ShapedArray((), a_in.dtype)), tensor_type(ShapedArray((), index_dtype))
         positions = ctx.fresh()
         ctx.line(f"{positions} = stablehlo.iota dim = {axis} : {tensor_type(indices)}")
-        v0 = ctx.constant(_identity(op, a_in.dtype), ShapedArray((), a_in.dtype))
+        v0 = ctx.constant(reduction_identity(op, a_in.dtype), ShapedArray((), a_in.dtype))
         i0 = ctx.constant(0, ShapedArray((), index_dtype))
         va, ia, vb, ib = (ctx.fresh() for _ in range(4))
         r = _ScalarRegion(ctx)
@@ -326,7 +234,7 @@ def _arg_reduce_lower(direction, op):
     return lower
 
 
-argmax_p = Primitive("argmax", _arg_reduce_shape("argmax"),
+argmax_p = Primitive("argmax", _argreduce_shape_rule("argmax"),
                      lambda x, *, axis, index_dtype: np.argmax(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
                      NONLINEAR, _arg_reduce_batch(lambda x, **p: argmax(x, **p)), _arg_reduce_lower("GT", "max"))
 
@@ -337,7 +245,7 @@ def argmax(x, *, axis: int, index_dtype):
                          index_dtype=dtypes.as_dtype(index_dtype))
 
 
-argmin_p = Primitive("argmin", _arg_reduce_shape("argmin"),
+argmin_p = Primitive("argmin", _argreduce_shape_rule("argmin"),
                      lambda x, *, axis, index_dtype: np.argmin(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
                      NONLINEAR, _arg_reduce_batch(lambda x, **p: argmin(x, **p)), _arg_reduce_lower("LT", "min"))
 
@@ -381,12 +289,12 @@ def _cumulative_lower(op):
         if a.size == 0:
             return x
         scalar = ShapedArray((), a.dtype)
-        init = ctx.constant(_identity(op, a.dtype), scalar)
+        init = ctx.constant(reduction_identity(op, a.dtype), scalar)
         n = a.shape[axis]
         window = ", ".join(str(n if d == axis else 1) for d in range(a.ndim))
         pad = ", ".join(("[0, %d]" if reverse else "[%d, 0]") % (n - 1) if d == axis else "[0, 0]"
                         for d in range(a.ndim))
-        region = ctx.scalar_region(_hlo_binop(op, a.dtype), a.dtype)
+        region = ctx.scalar_region(hlo_binop(op, a.dtype), a.dtype)
         res = ctx.fresh()
         ctx.line(f'{res} = "stablehlo.reduce_window"({x}, {init}) ({region}) {{window_dimensions = array<i64: '
                  f'{window}>, padding = dense<[{pad}]> : tensor<{a.ndim}x2xi64>}} : ({tensor_type(a)}, '
@@ -436,9 +344,9 @@ def _cum_chooser_jvp(scan):
         # forward with a running max of positions (min when scanning from the end) and take its tangent.
         setters = or_(eq(x, out), ne(x, x))
         if reverse:
-            src = cummin(select(setters, pos, _splat(pos, shape[axis] - 1)), axis=axis, reverse=True)
+            src = cummin(select(setters, pos, full_like(pos, shape[axis] - 1)), axis=axis, reverse=True)
         else:
-            src = cummax(select(setters, pos, _splat(pos, 0)), axis=axis)
+            src = cummax(select(setters, pos, full_like(pos, 0)), axis=axis)
         return out, _take_along_axis(t, src, axis)
     return jvp
 
@@ -636,7 +544,7 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
-    size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    size = batch_size(vals, dims)
     vals = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     return sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys), [0] * len(vals)
 

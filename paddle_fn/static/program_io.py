@@ -23,7 +23,7 @@ from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck
 from paddle_fn.core.primitive import all_primitives
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.prims.conv import ConvDimensionNumbers
-from paddle_fn.prims.structural import GatherDimensionNumbers, ScatterDimensionNumbers
+from paddle_fn.prims.slicing import GatherDimensionNumbers, ScatterDimensionNumbers
 from paddle_fn.transforms.devices import resolve_device
 from paddle_fn.transforms.jit import jit_call_p
 

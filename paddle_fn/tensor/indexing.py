@@ -19,6 +19,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
@@ -132,9 +133,9 @@ def _advanced(x, items):
     # the remaining (sliced) dims keep their order around them
     first = adv[0] if adv == list(range(adv[0], adv[0] + len(adv))) else 0
     offset_dims = tuple(i if i < first else i + nb for i in range(len(rest)))
-    dnums = st.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv),
+    dnums = sl.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv),
                                       start_index_map=tuple(adv))
-    return st.gather(x, indices, dimension_numbers=dnums,
+    return sl.gather(x, indices, dimension_numbers=dnums,
                      slice_sizes=tuple(1 if d in adv else shape[d] for d in range(len(shape))))
 
 
@@ -172,10 +173,10 @@ def _scatter_update(x, index, values, how):
                          f"{list(sel_shape)}")
     count = int(np.prod(sel_shape, dtype=np.int64))
     values = st.reshape(broadcast_to_shape(values, sel_shape), new_sizes=(count,))
-    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
     flat = st.reshape(x, new_sizes=(a.size,))
-    scatter = st.scatter_add if how == "add" else st.scatter
+    scatter = sl.scatter_add if how == "add" else sl.scatter
     out = scatter(flat, st.reshape(positions, new_sizes=(count, 1)), values, dimension_numbers=dnums)
     return st.reshape(out, new_sizes=a.shape)
 

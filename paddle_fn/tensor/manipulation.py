@@ -14,6 +14,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
@@ -612,9 +613,9 @@ def _last_occurrence(index):
     differs_from_next = ew.ne(st.slice(keys, start_indices=(0,), limit_indices=(m - 1,)),
                               st.slice(keys, start_indices=(1,), limit_indices=(m,)))
     last_in_sorted = st.concatenate(differs_from_next, _full_bool(True, (1,)), dimension=0)
-    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
-    return st.scatter(_full_bool(False, (m,)), st.reshape(order, new_sizes=(m, 1)), last_in_sorted,
+    return sl.scatter(_full_bool(False, (m,)), st.reshape(order, new_sizes=(m, 1)), last_in_sorted,
                       dimension_numbers=dnums)
 
 

@@ -10,6 +10,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
+from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, full_like_scalar
@@ -169,9 +170,9 @@ def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle'
     idx = ew.floor(ew.div(ew.sub(flat, lo_b), st.broadcast_in_dim(width, shape=(size,), broadcast_dimensions=())))
     idx = cast(ew.clamp(Tensor(np.asarray(0, work.np)), idx, Tensor(np.asarray(bins - 1, work.np))), dtypes.int64)
     inside = cast(ew.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
-    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
-    return st.scatter_add(full_like_scalar(0, dtypes.int64, (bins,)), st.reshape(idx, new_sizes=(size, 1)), inside,
+    return sl.scatter_add(full_like_scalar(0, dtypes.int64, (bins,)), st.reshape(idx, new_sizes=(size, 1)), inside,
                           dimension_numbers=dnums)
 
 
@@ -195,7 +196,7 @@ def bincount(x, weights=None, minlength=0, name=None):
     if v.size and v.min() < 0:
         raise ValueError(f"bincount: x must be non-negative, got the value {int(v.min())}")
     length = builtins.max(int(v.max()) + 1 if v.size else 0, int(minlength))
-    dnums = st.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
     if weights is None:
         updates = full_like_scalar(1, dtypes.int64, (v.size,))
@@ -205,5 +206,5 @@ def bincount(x, weights=None, minlength=0, name=None):
             raise ShapeError(f"bincount: weights (shape {list(shape_of(updates))}) must have x's shape "
                              f"{list(shape_of(x))}")
     out = full_like_scalar(0, get_aval(updates).dtype, (length,))
-    return st.scatter_add(out, st.reshape(cast(x, dtypes.int64), new_sizes=(v.size, 1)), updates,
+    return sl.scatter_add(out, st.reshape(cast(x, dtypes.int64), new_sizes=(v.size, 1)), updates,
                           dimension_numbers=dnums)

@@ -1,6 +1,7 @@
-"""Op-table rows for paddle_fn.prims.structural."""
+"""Op-table rows for paddle_fn.prims.structural and paddle_fn.prims.slicing."""
 import numpy as np
 
+from paddle_fn.prims import slicing as Sl
 from paddle_fn.prims import structural as St
 
 from optable import Arg, OpRow
@@ -91,15 +92,15 @@ def _fixed_index(value):
 
 
 ROWS += [
-    OpRow("dynamic_slice", St.dynamic_slice_p, lambda x, i, j: St.dynamic_slice(x, i, j, slice_sizes=(2, 3)),
+    OpRow("dynamic_slice", Sl.dynamic_slice_p, lambda x, i, j: Sl.dynamic_slice(x, i, j, slice_sizes=(2, 3)),
           (Arg((5, 6)), Arg((), "int32", "index", high=4), Arg((), "int32", "index", high=4)),
           lambda x, i, j: _np_dynamic_slice(x, (i, j), (2, 3)), diff=(0,)),
     # Starts past the end (9) and before the start (-3) are clamped so the window fits, as in XLA.
-    OpRow("dynamic_slice_clamped", St.dynamic_slice_p, lambda x, i, j: St.dynamic_slice(x, i, j, slice_sizes=(2, 3)),
+    OpRow("dynamic_slice_clamped", Sl.dynamic_slice_p, lambda x, i, j: Sl.dynamic_slice(x, i, j, slice_sizes=(2, 3)),
           (Arg((5, 6)), _fixed_index(9), _fixed_index(-3)),
           lambda x, i, j: _np_dynamic_slice(x, (i, j), (2, 3)), diff=(0,)),
-    OpRow("dynamic_update_slice", St.dynamic_update_slice_p,
-          lambda x, u, i, j: St.dynamic_update_slice(x, u, i, j),
+    OpRow("dynamic_update_slice", Sl.dynamic_update_slice_p,
+          lambda x, u, i, j: Sl.dynamic_update_slice(x, u, i, j),
           (Arg((5, 6)), Arg((2, 3)), Arg((), "int32", "index", high=5), Arg((), "int32", "index", high=5)),
           lambda x, u, i, j: _np_dynamic_update_slice(x, u, (i, j)), diff=(0, 1)),
 ]
@@ -107,7 +108,7 @@ ROWS += [
 
 # ------------------------------------------------------------------ gather
 
-G = St.GatherDimensionNumbers
+G = Sl.GatherDimensionNumbers
 
 
 def _np_take_along_axis(x, idx, axis):
@@ -116,46 +117,46 @@ def _np_take_along_axis(x, idx, axis):
 
 ROWS += [
     # paddle.gather(x, index, axis=0) and x[idx_array]: rows of x
-    OpRow("gather_axis0", St.gather_p,
-          lambda x, i: St.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(1, 4),
+    OpRow("gather_axis0", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(1, 4),
                                  dimension_numbers=G(offset_dims=(1,), collapsed_slice_dims=(0,),
                                                      start_index_map=(0,))),
           (Arg((5, 4)), Arg((3,), "int32", "index", high=5)), lambda x, i: x[i], diff=(0,)),
     # x[:, idx] on a 3-D tensor (paddle.gather(x, index, axis=1))
-    OpRow("gather_axis1", St.gather_p,
-          lambda x, i: St.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(2, 1, 3),
+    OpRow("gather_axis1", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(2, 1, 3),
                                  dimension_numbers=G(offset_dims=(0, 2), collapsed_slice_dims=(1,),
                                                      start_index_map=(1,))),
           (Arg((2, 5, 3)), Arg((4,), "int32", "index", high=5)), lambda x, i: x[:, i], diff=(0,)),
     # x[idx] with a 2-D index array
-    OpRow("gather_advanced_index", St.gather_p,
-          lambda x, i: St.gather(x, St.expand_dims(i, dimensions=(2,)), slice_sizes=(1, 3),
+    OpRow("gather_advanced_index", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(2,)), slice_sizes=(1, 3),
                                  dimension_numbers=G(offset_dims=(2,), collapsed_slice_dims=(0,),
                                                      start_index_map=(0,))),
           (Arg((5, 3)), Arg((2, 3), "int32", "index", high=5)), lambda x, i: x[i], diff=(0,)),
     # take_along_axis(x, idx, axis=1) via batching dims
-    OpRow("gather_take_along_axis", St.gather_p,
-          lambda x, i: St.gather(x, St.expand_dims(i, dimensions=(2,)), slice_sizes=(1, 1),
+    OpRow("gather_take_along_axis", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(2,)), slice_sizes=(1, 1),
                                  dimension_numbers=G(offset_dims=(), collapsed_slice_dims=(1,), start_index_map=(1,),
                                                      operand_batching_dims=(0,), start_indices_batching_dims=(0,))),
           (Arg((3, 4)), Arg((3, 2), "int32", "index", high=4)),
           lambda x, i: _np_take_along_axis(x, i, 1), diff=(0,)),
     # gather_nd: index pairs into the first two axes
-    OpRow("gather_nd", St.gather_p,
-          lambda x, i: St.gather(x, i, slice_sizes=(1, 1, 3),
+    OpRow("gather_nd", Sl.gather_p,
+          lambda x, i: Sl.gather(x, i, slice_sizes=(1, 1, 3),
                                  dimension_numbers=G(offset_dims=(1,), collapsed_slice_dims=(0, 1),
                                                      start_index_map=(0, 1))),
           (Arg((4, 5, 3)), Arg((6, 2), "int32", "index", high=4)), lambda x, i: x[i[:, 0], i[:, 1]], diff=(0,)),
     # windows of 2 rows; starts up to 5 are clamped to 4 so the window fits
-    OpRow("gather_window_clip", St.gather_p,
-          lambda x, i: St.gather(x, i, slice_sizes=(2, 4),
+    OpRow("gather_window_clip", Sl.gather_p,
+          lambda x, i: Sl.gather(x, i, slice_sizes=(2, 4),
                                  dimension_numbers=G(offset_dims=(1, 2), collapsed_slice_dims=(),
                                                      start_index_map=(0,))),
           (Arg((6, 4)), Arg((3, 1), "int32", "index", high=6)),
           lambda x, i: np.stack([x[min(k, 4):min(k, 4) + 2] for k in i[:, 0]]), diff=(0,)),
     # mode="fill": out-of-range indices (-2..7 into 5 rows) read zeros
-    OpRow("gather_fill", St.gather_p,
-          lambda x, i: St.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(1, 2), mode="fill",
+    OpRow("gather_fill", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(1, 2), mode="fill",
                                  dimension_numbers=G(offset_dims=(1,), collapsed_slice_dims=(0,),
                                                      start_index_map=(0,))),
           (Arg((5, 2)), Arg((6,), "int32", domain=lambda rng: rng.integers(-2, 8, size=6))),
@@ -165,7 +166,7 @@ ROWS += [
 
 # ------------------------------------------------------------------ scatter / scatter_add
 
-S = St.ScatterDimensionNumbers
+S = Sl.ScatterDimensionNumbers
 
 
 def _np_scatter(x, idx, u):
@@ -189,28 +190,28 @@ def _np_put_along_axis_add(x, idx, u):
 
 ROWS += [
     # x[idx] = u with unique row indices
-    OpRow("scatter_unique", St.scatter_p,
-          lambda x, i, u: St.scatter(x, i, u, dimension_numbers=S(update_window_dims=(1,), inserted_window_dims=(0,),
+    OpRow("scatter_unique", Sl.scatter_p,
+          lambda x, i, u: Sl.scatter(x, i, u, dimension_numbers=S(update_window_dims=(1,), inserted_window_dims=(0,),
                                                                   scatter_dims_to_operand_dims=(0,))),
           (Arg((5, 3)), Arg((3, 1), "int32", domain=lambda rng: rng.permutation(5)[:3].reshape(3, 1)), Arg((3, 3))),
           lambda x, i, u: _np_scatter(x, i[:, 0], u), diff=(0, 2)),
     # index_add / scatter_nd_add style: duplicate rows accumulate
-    OpRow("scatter_add_duplicates", St.scatter_add_p,
-          lambda x, i, u: St.scatter_add(x, i, u, dimension_numbers=S(update_window_dims=(1,),
+    OpRow("scatter_add_duplicates", Sl.scatter_add_p,
+          lambda x, i, u: Sl.scatter_add(x, i, u, dimension_numbers=S(update_window_dims=(1,),
                                                                       inserted_window_dims=(0,),
                                                                       scatter_dims_to_operand_dims=(0,))),
           (Arg((4, 3)), Arg((5, 1), "int32", domain=lambda rng: np.array([[0], [2], [0], [3], [2]])), Arg((5, 3))),
           lambda x, i, u: _np_scatter_add(x, i[:, 0], u), diff=(0, 2)),
     # scatter_nd_add: index pairs into a matrix, duplicates likely
-    OpRow("scatter_add_nd", St.scatter_add_p,
-          lambda x, i, u: St.scatter_add(x, i, u, dimension_numbers=S(update_window_dims=(),
+    OpRow("scatter_add_nd", Sl.scatter_add_p,
+          lambda x, i, u: Sl.scatter_add(x, i, u, dimension_numbers=S(update_window_dims=(),
                                                                       inserted_window_dims=(0, 1),
                                                                       scatter_dims_to_operand_dims=(0, 1))),
           (Arg((3, 4)), Arg((6, 2), "int32", "index", high=3), Arg((6,))),
           lambda x, i, u: _np_scatter_add(x, (i[:, 0], i[:, 1]), u), diff=(0, 2)),
     # put_along_axis(..., reduce="add") along axis 1 via batching dims
-    OpRow("scatter_add_along_axis", St.scatter_add_p,
-          lambda x, i, u: St.scatter_add(x, St.expand_dims(i, dimensions=(2,)), u,
+    OpRow("scatter_add_along_axis", Sl.scatter_add_p,
+          lambda x, i, u: Sl.scatter_add(x, St.expand_dims(i, dimensions=(2,)), u,
                                          dimension_numbers=S(update_window_dims=(), inserted_window_dims=(1,),
                                                              scatter_dims_to_operand_dims=(1,),
                                                              operand_batching_dims=(0,),
