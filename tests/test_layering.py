@@ -5,6 +5,7 @@ layers only, at module level or inside a function alike. The table is the one in
 """
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -276,3 +277,13 @@ def test_mapped_packages_refuse_top_level_import():
         finally:
             sys.path.remove(str(ROOT))
             sys.modules.pop(name, None)
+
+
+def test_architecture_page_shows_the_same_layers():
+    """docs/architecture.md's table lists every package of `LAYERS` at its layer, so the page stays true."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    documented = {}
+    for layer, packages in re.findall(r"^\| (\d+) \| (.+?) \|", page, flags=re.M):
+        for name in re.findall(r"`(paddle_fn[\w./]*)`", packages):
+            documented[name.replace("/__init__.py", "")] = int(layer)
+    assert documented == LAYERS, "the layer table of docs/architecture.md differs from LAYERS: update one of them"
