@@ -1,4 +1,4 @@
-"""The Paddle-level Tensor API (layer 4): creation, math, manipulation, linear algebra, search, logic and
+"""The Paddle-level Tensor API (layer 5): creation, math, manipulation, linear algebra, search, logic and
 activations, composed from the lax-level primitives with Paddle's broadcasting and promotion
 rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the operators and methods to `Tensor`.
 """
