@@ -44,8 +44,12 @@ LAYERS = {
     "paddle_fn.callbacks": 11,
     "paddle_fn": 12,  # paddle_fn/__init__.py: the public namespace
 }
-# Packages whose own list is narrower than "every lower layer".
-ONLY = {"paddle_fn.runtime": set()}  # text and arrays in, arrays out: nothing of paddle_fn
+# Packages whose list is narrower than "every lower layer" (DESIGN.md).
+ONLY = {
+    "paddle_fn.runtime": set(),  # text and arrays in, arrays out: nothing of paddle_fn
+    "paddle_fn.lowering": {"paddle_fn.core"},  # never iree, never the runtime
+    "paddle_fn.prims": {"paddle_fn.core", "paddle_fn.lowering"},  # the emitter helpers, never the runtime
+}
 
 # Packages written like user code: `import paddle_fn` binds the public namespace, whose names are looked up when a
 # function runs. The root imports each of them after binding the names they take from it at import time
