@@ -5,7 +5,7 @@ field is required: a missing rule is an error when the module is imported, never
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Callable
 
 from paddle_fn.core.errors import UnsupportedError
@@ -45,9 +45,9 @@ class unsupported:
 
 @dataclass(frozen=True, eq=False)
 class Primitive:
-    """One operation of the IR with all of its rules.
+    """One operation of the IR with all of its rules: `Primitive("name", shape_rule=..., impl=..., ...)`.
 
-    Fields:
+    Fields (all but the name are keyword-only):
       shape_rule(*avals, **params) -> aval | list[aval]
       impl(*numpy_arrays, **params) -> numpy array | list
       jvp(primals, tangents, **params) -> (primal_out, tangent_out) | LINEAR | ZERO_TANGENT | unsupported
@@ -59,6 +59,7 @@ class Primitive:
           eagerly, for primitives whose eager form keeps results on a device (jit's compiled call)
     """
     name: str
+    _: KW_ONLY
     shape_rule: Callable
     impl: Callable
     jvp: Any

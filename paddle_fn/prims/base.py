@@ -64,8 +64,9 @@ def _broadcast_in_dim_lower(ctx, x, *, shape, broadcast_dimensions):
     return ctx.op("stablehlo.broadcast_in_dim", [x], attrs=f", dims = {list(broadcast_dimensions)}")
 
 
-broadcast_in_dim_p = Primitive("broadcast_in_dim", _broadcast_in_dim_shape, _broadcast_in_dim_impl, LINEAR,
-                               _broadcast_in_dim_transpose, _broadcast_in_dim_batch, _broadcast_in_dim_lower)
+broadcast_in_dim_p = Primitive("broadcast_in_dim", shape_rule=_broadcast_in_dim_shape, impl=_broadcast_in_dim_impl,
+                               jvp=LINEAR, transpose=_broadcast_in_dim_transpose, batch=_broadcast_in_dim_batch,
+                               lower=_broadcast_in_dim_lower)
 
 
 def broadcast_in_dim(x, *, shape, broadcast_dimensions):
@@ -91,9 +92,9 @@ def _reshape_batch(vals, dims, *, new_sizes):
     return reshape(x, new_sizes=(get_aval(x).shape[0],) + tuple(new_sizes)), 0
 
 
-reshape_p = Primitive("reshape", _reshape_shape, lambda x, *, new_sizes: np.reshape(x, new_sizes), LINEAR,
-                      lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)], _reshape_batch,
-                      lambda ctx, x, *, new_sizes: ctx.op("stablehlo.reshape", [x]))
+reshape_p = Primitive("reshape", shape_rule=_reshape_shape, impl=lambda x, *, new_sizes: np.reshape(x, new_sizes),
+                      jvp=LINEAR, transpose=lambda ct, x, *, new_sizes: [reshape(ct, new_sizes=x.aval.shape)],
+                      batch=_reshape_batch, lower=lambda ctx, x, *, new_sizes: ctx.op("stablehlo.reshape", [x]))
 
 
 def reshape(x, *, new_sizes):
@@ -122,10 +123,11 @@ def _transpose_batch(vals, dims, *, permutation):
     return transpose(x, permutation=(0,) + tuple(p + 1 for p in permutation)), 0
 
 
-transpose_p = Primitive("transpose", _transpose_shape, lambda x, *, permutation: np.transpose(x, permutation), LINEAR,
-                        _transpose_transpose, _transpose_batch,
-                        lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", [x],
-                                                              attrs=f", dims = {list(permutation)}"))
+transpose_p = Primitive("transpose", shape_rule=_transpose_shape,
+                        impl=lambda x, *, permutation: np.transpose(x, permutation), jvp=LINEAR,
+                        transpose=_transpose_transpose, batch=_transpose_batch,
+                        lower=lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", [x],
+                                                                    attrs=f", dims = {list(permutation)}"))
 
 
 def transpose(x, *, permutation):
@@ -225,9 +227,10 @@ def _reduce_sum_impl(x, *, axes):
     return np.sum(x, axis=axes, dtype=x.dtype)
 
 
-reduce_sum_p = Primitive("reduce_sum", reduce_shape_rule("reduce_sum"), _reduce_sum_impl, LINEAR,
-                         _reduce_sum_transpose, reduce_batch_rule(lambda x, axes: reduce_sum(x, axes=axes)),
-                         reduce_lower_rule("add"))
+reduce_sum_p = Primitive("reduce_sum", shape_rule=reduce_shape_rule("reduce_sum"), impl=_reduce_sum_impl, jvp=LINEAR,
+                         transpose=_reduce_sum_transpose,
+                         batch=reduce_batch_rule(lambda x, axes: reduce_sum(x, axes=axes)),
+                         lower=reduce_lower_rule("add"))
 
 
 def reduce_sum(x, *, axes):

@@ -202,8 +202,8 @@ def _psum_transpose(ct, x, *, axis_name):
     return [psum(ct, axis_name)]
 
 
-psum_p = Primitive("psum", _same_shape, _unbound_impl("psum"), _psum_jvp, _psum_transpose,
-                   _reduction_batch("psum", reduce_sum, lambda: psum), _no_lowering("psum"))
+psum_p = Primitive("psum", shape_rule=_same_shape, impl=_unbound_impl("psum"), jvp=_psum_jvp, transpose=_psum_transpose,
+                   batch=_reduction_batch("psum", reduce_sum, lambda: psum), lower=_no_lowering("psum"))
 
 
 def psum(x, axis_name):
@@ -231,8 +231,9 @@ def _pextreme_jvp(which):
     return jvp
 
 
-pmax_p = Primitive("pmax", _same_shape, _unbound_impl("pmax"), _pextreme_jvp(lambda x, n: pmax(x, n)), NONLINEAR,
-                   _reduction_batch("pmax", reduce_max, lambda: pmax), _no_lowering("pmax"))
+pmax_p = Primitive("pmax", shape_rule=_same_shape, impl=_unbound_impl("pmax"),
+                   jvp=_pextreme_jvp(lambda x, n: pmax(x, n)), transpose=NONLINEAR,
+                   batch=_reduction_batch("pmax", reduce_max, lambda: pmax), lower=_no_lowering("pmax"))
 
 
 def pmax(x, axis_name):
@@ -248,8 +249,9 @@ def pmax(x, axis_name):
     return _bind(pmax_p, x, "pmax", axis_name=axis_name)
 
 
-pmin_p = Primitive("pmin", _same_shape, _unbound_impl("pmin"), _pextreme_jvp(lambda x, n: pmin(x, n)), NONLINEAR,
-                   _reduction_batch("pmin", reduce_min, lambda: pmin), _no_lowering("pmin"))
+pmin_p = Primitive("pmin", shape_rule=_same_shape, impl=_unbound_impl("pmin"),
+                   jvp=_pextreme_jvp(lambda x, n: pmin(x, n)), transpose=NONLINEAR,
+                   batch=_reduction_batch("pmin", reduce_min, lambda: pmin), lower=_no_lowering("pmin"))
 
 
 def pmin(x, axis_name):
@@ -325,8 +327,9 @@ def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, size):
     return all_gather(_front(x, d), axis_name, axis=axis + 1, tiled=tiled), 0
 
 
-all_gather_p = Primitive("all_gather", _all_gather_shape, _unbound_impl("all_gather"), _all_gather_jvp,
-                         _all_gather_transpose, _all_gather_batch, _no_lowering("all_gather"))
+all_gather_p = Primitive("all_gather", shape_rule=_all_gather_shape, impl=_unbound_impl("all_gather"),
+                         jvp=_all_gather_jvp, transpose=_all_gather_transpose, batch=_all_gather_batch,
+                         lower=_no_lowering("all_gather"))
 
 
 def all_gather(x, axis_name, axis=0, tiled=False):
@@ -391,8 +394,9 @@ def _psum_scatter_batch(vals, dims, *, axis_name, scatter_dimension, tiled, size
     return psum_scatter(_front(x, d), axis_name, scatter_dimension=s + 1, tiled=tiled), 0
 
 
-psum_scatter_p = Primitive("psum_scatter", _psum_scatter_shape, _unbound_impl("psum_scatter"), _psum_scatter_jvp,
-                           _psum_scatter_transpose, _psum_scatter_batch, _no_lowering("psum_scatter"))
+psum_scatter_p = Primitive("psum_scatter", shape_rule=_psum_scatter_shape, impl=_unbound_impl("psum_scatter"),
+                           jvp=_psum_scatter_jvp, transpose=_psum_scatter_transpose, batch=_psum_scatter_batch,
+                           lower=_no_lowering("psum_scatter"))
 
 
 def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
@@ -448,8 +452,9 @@ def _ppermute_batch(vals, dims, *, axis_name, perm):
     return ppermute(x, axis_name, perm), d
 
 
-ppermute_p = Primitive("ppermute", lambda x, *, axis_name, perm: x, _unbound_impl("ppermute"), _ppermute_jvp,
-                       _ppermute_transpose, _ppermute_batch, _no_lowering("ppermute"))
+ppermute_p = Primitive("ppermute", shape_rule=lambda x, *, axis_name, perm: x, impl=_unbound_impl("ppermute"),
+                       jvp=_ppermute_jvp, transpose=_ppermute_transpose, batch=_ppermute_batch,
+                       lower=_no_lowering("ppermute"))
 
 
 def ppermute(x, axis_name, perm):
@@ -521,8 +526,9 @@ def _all_to_all_batch(vals, dims, *, axis_name, split_axis, concat_axis, size):
     return all_to_all(_front(x, d), axis_name, split_axis + 1, concat_axis + 1), 0
 
 
-all_to_all_p = Primitive("all_to_all", _all_to_all_shape, _unbound_impl("all_to_all"), _all_to_all_jvp,
-                         _all_to_all_transpose, _all_to_all_batch, _no_lowering("all_to_all"))
+all_to_all_p = Primitive("all_to_all", shape_rule=_all_to_all_shape, impl=_unbound_impl("all_to_all"),
+                         jvp=_all_to_all_jvp, transpose=_all_to_all_transpose, batch=_all_to_all_batch,
+                         lower=_no_lowering("all_to_all"))
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis):
@@ -556,9 +562,10 @@ def _axis_index_shape(*, axis_name):
     return ShapedArray((), np.dtype(np.int32))
 
 
-axis_index_p = Primitive("axis_index", _axis_index_shape, _unbound_impl("axis_index"), ZERO_TANGENT, NONLINEAR,
-                         lambda vals, dims, *, axis_name: (axis_index_p.bind(axis_name=axis_name), not_mapped),
-                         _no_lowering("axis_index"))
+axis_index_p = Primitive("axis_index", shape_rule=_axis_index_shape, impl=_unbound_impl("axis_index"), jvp=ZERO_TANGENT,
+                         transpose=NONLINEAR,
+                         batch=lambda vals, dims, *, axis_name: (axis_index_p.bind(axis_name=axis_name), not_mapped),
+                         lower=_no_lowering("axis_index"))
 
 
 def axis_index(axis_name):

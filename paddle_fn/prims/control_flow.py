@@ -221,8 +221,8 @@ def _cond_lower(ctx, index, *operands, branches):
     return names
 
 
-cond_p = Primitive("cond", _cond_shape, _cond_impl, _cond_jvp, _cond_transpose, _cond_batch, _cond_lower,
-                   multiple_results=True)
+cond_p = Primitive("cond", shape_rule=_cond_shape, impl=_cond_impl, jvp=_cond_jvp, transpose=_cond_transpose,
+                   batch=_cond_batch, lower=_cond_lower, multiple_results=True)
 
 
 def _as_scalar(x):
@@ -411,11 +411,11 @@ def _while_lower(ctx, *args, cond_prog, body_prog, cond_nconsts, body_nconsts):
 
 
 while_p = Primitive(
-    "while", _while_shape, _while_impl, _while_jvp,
-    unsupported("while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count is only "
-                "known at run time is not supported; use paddle_fn.scan, or paddle_fn.fori_loop with concrete "
-                "(Python int) bounds, which lowers to scan. Forward mode (jvp, jacfwd) works."),
-    _while_batch, _while_lower, multiple_results=True)
+    "while", shape_rule=_while_shape, impl=_while_impl, jvp=_while_jvp,
+    transpose=unsupported("while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count "
+                          "is only known at run time is not supported; use paddle_fn.scan, or paddle_fn.fori_loop "
+                          "with concrete (Python int) bounds, which lowers to scan. Forward mode (jvp, jacfwd) works."),
+    batch=_while_batch, lower=_while_lower, multiple_results=True)
 
 
 def while_loop(cond_fun, body_fun, init_val):
@@ -666,8 +666,8 @@ def _scan_lower(ctx, *args, body, num_consts, num_carry, length, reverse, linear
     return names[1:]
 
 
-scan_p = Primitive("scan", _scan_shape, _scan_impl, _scan_jvp, _scan_transpose, _scan_batch, _scan_lower,
-                   multiple_results=True)
+scan_p = Primitive("scan", shape_rule=_scan_shape, impl=_scan_impl, jvp=_scan_jvp, transpose=_scan_transpose,
+                   batch=_scan_batch, lower=_scan_lower, multiple_results=True)
 
 
 def scan(f, init, xs, length=None, reverse=False):

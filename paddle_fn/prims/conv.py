@@ -301,8 +301,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
         f"padding = {pad_text}, rhs_dilation = {arr(rhs_dilation)}, window_strides = {arr(window_strides)}"))
 
 
-conv_general_dilated_p = Primitive("conv_general_dilated", _conv_shape, _conv_impl, _conv_jvp, _conv_transpose,
-                                   _conv_batch, _conv_lower)
+conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl, jvp=_conv_jvp,
+                                   transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower)
 
 
 def conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None, rhs_dilation=None,

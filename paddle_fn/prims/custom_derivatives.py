@@ -111,8 +111,9 @@ def _custom_jvp_call_batch(vals, dims, *, call, jvp, n_consts):
     return outs, [0] * n_out
 
 
-custom_jvp_call_p = Primitive("custom_jvp_call", _call_shape, _eval_call_impl, _custom_jvp_call_jvp, NONLINEAR,
-                              _custom_jvp_call_batch, _lower_call, multiple_results=True)
+custom_jvp_call_p = Primitive("custom_jvp_call", shape_rule=_call_shape, impl=_eval_call_impl, jvp=_custom_jvp_call_jvp,
+                              transpose=NONLINEAR, batch=_custom_jvp_call_batch, lower=_lower_call,
+                              multiple_results=True)
 
 
 class custom_jvp:
@@ -197,8 +198,9 @@ def _custom_vjp_call_batch(vals, dims, *, call, fwd, bwd, n_consts):
     return outs, [0] * n_out
 
 
-custom_vjp_call_p = Primitive("custom_vjp_call", _call_shape, _eval_call_impl, _custom_vjp_call_jvp, NONLINEAR,
-                              _custom_vjp_call_batch, _lower_call, multiple_results=True)
+custom_vjp_call_p = Primitive("custom_vjp_call", shape_rule=_call_shape, impl=_eval_call_impl, jvp=_custom_vjp_call_jvp,
+                              transpose=NONLINEAR, batch=_custom_vjp_call_batch, lower=_lower_call,
+                              multiple_results=True)
 
 
 # ---------------------------------------------------------------------------------------------- custom_lin
@@ -226,8 +228,9 @@ def _custom_lin_lower(ctx, *args, **params):
     raise UnsupportedError(_FWD_MODE)
 
 
-custom_lin_p = Primitive("custom_lin", _custom_lin_shape, _custom_lin_impl, unsupported(_FWD_MODE),
-                         _custom_lin_transpose, unsupported(_FWD_MODE), _custom_lin_lower, multiple_results=True)
+custom_lin_p = Primitive("custom_lin", shape_rule=_custom_lin_shape, impl=_custom_lin_impl, jvp=unsupported(_FWD_MODE),
+                         transpose=_custom_lin_transpose, batch=unsupported(_FWD_MODE), lower=_custom_lin_lower,
+                         multiple_results=True)
 
 
 class custom_vjp:

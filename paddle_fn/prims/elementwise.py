@@ -31,7 +31,8 @@ def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
             return F64_EXPANSIONS[name](ctx, x, ctx.avals_in[0])
         return ctx.generic_op(hlo, [x]) if hlo.startswith("chlo.") else ctx.op(hlo, [x])
 
-    return Primitive(name, shape_rule, impl, jvp, transpose, ELEMENTWISE, lower)
+    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, transpose=transpose, batch=ELEMENTWISE,
+                     lower=lower)
 
 
 def _binop_shape(name, kinds, what):
@@ -99,8 +100,8 @@ def _add_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-add_p = Primitive("add", _binop_shape("add", "fiub", "a numeric"), lambda x, y: np.add(x, y), LINEAR,
-                  _add_transpose, ELEMENTWISE, _lower_binop("stablehlo.add"))
+add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=lambda x, y: np.add(x, y),
+                  jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.add"))
 
 
 def add(x, y):
@@ -111,8 +112,8 @@ def _sub_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-sub_p = Primitive("sub", _binop_shape("sub", "fiu", "a numeric"), lambda x, y: np.subtract(x, y), LINEAR,
-                  _sub_transpose, ELEMENTWISE, _lower_binop("stablehlo.subtract"))
+sub_p = Primitive("sub", shape_rule=_binop_shape("sub", "fiu", "a numeric"), impl=lambda x, y: np.subtract(x, y),
+                  jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.subtract"))
 
 
 def sub(x, y):
@@ -132,11 +133,11 @@ def _mul_transpose(ct, x, y):
     return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
 
 
-mul_p = Primitive("mul", _binop_shape("mul", "fiub", "a numeric"),
-                  lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
-                  _mul_jvp, _mul_transpose, ELEMENTWISE,
-                  lambda ctx, x, y: ctx.op("stablehlo.and" if ctx.avals_in[0].dtype.kind == "b"
-                                           else "stablehlo.multiply", [x, y]))
+mul_p = Primitive("mul", shape_rule=_binop_shape("mul", "fiub", "a numeric"),
+                  impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y), jvp=_mul_jvp,
+                  transpose=_mul_transpose, batch=ELEMENTWISE,
+                  lower=lambda ctx, x, y: ctx.op("stablehlo.and" if ctx.avals_in[0].dtype.kind == "b"
+                                                 else "stablehlo.multiply", [x, y]))
 
 
 def mul(x, y):
@@ -168,8 +169,8 @@ def _div_transpose(ct, x, y):
     return [div(ct, y), None]
 
 
-div_p = Primitive("div", _binop_shape("div", "fiu", "a numeric"), _div_impl, _div_jvp, _div_transpose,
-                  ELEMENTWISE, _lower_binop("stablehlo.divide"))
+div_p = Primitive("div", shape_rule=_binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
+                  transpose=_div_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.divide"))
 
 
 def div(x, y):
@@ -194,8 +195,8 @@ def _rem_jvp(primals, tangents):
     return out, sub(tx, mul(ty, trunc_q))
 
 
-rem_p = Primitive("rem", _binop_shape("rem", "fiu", "a numeric"), _rem_impl, _rem_jvp, NONLINEAR, ELEMENTWISE,
-                  _lower_binop_f64_safe("rem", "stablehlo.remainder"))
+rem_p = Primitive("rem", shape_rule=_binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop_f64_safe("rem", "stablehlo.remainder"))
 
 
 def rem(x, y):
@@ -215,18 +216,18 @@ def _minmax_jvp(op, cmp):
     return jvp
 
 
-max_p = Primitive("max", _binop_shape("max", "fiub", "a numeric"), lambda x, y: np.maximum(x, y),
-                  _minmax_jvp(lambda a, b: max(a, b), lambda a, b: gt(a, b)), NONLINEAR, ELEMENTWISE,
-                  _lower_binop("stablehlo.maximum"))
+max_p = Primitive("max", shape_rule=_binop_shape("max", "fiub", "a numeric"), impl=lambda x, y: np.maximum(x, y),
+                  jvp=_minmax_jvp(lambda a, b: max(a, b), lambda a, b: gt(a, b)), transpose=NONLINEAR,
+                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.maximum"))
 
 
 def max(x, y):  # noqa: A001 - lax-level name
     return max_p.bind(x, y)
 
 
-min_p = Primitive("min", _binop_shape("min", "fiub", "a numeric"), lambda x, y: np.minimum(x, y),
-                  _minmax_jvp(lambda a, b: min(a, b), lambda a, b: lt(a, b)), NONLINEAR, ELEMENTWISE,
-                  _lower_binop("stablehlo.minimum"))
+min_p = Primitive("min", shape_rule=_binop_shape("min", "fiub", "a numeric"), impl=lambda x, y: np.minimum(x, y),
+                  jvp=_minmax_jvp(lambda a, b: min(a, b), lambda a, b: lt(a, b)), transpose=NONLINEAR,
+                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.minimum"))
 
 
 def min(x, y):  # noqa: A001
@@ -247,8 +248,8 @@ def _pow_jvp(primals, tangents):
     return out, add(mul(tx, dx), mul(ty, dy))
 
 
-pow_p = Primitive("pow", _binop_shape("pow", "f", "a floating-point"), _np_float(np.power), _pow_jvp,
-                  NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.power"))
+pow_p = Primitive("pow", shape_rule=_binop_shape("pow", "f", "a floating-point"), impl=_np_float(np.power),
+                  jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.power"))
 
 
 def pow(x, y):  # noqa: A001
@@ -297,8 +298,8 @@ def _integer_pow_lower(ctx, x, *, y):
     return acc
 
 
-integer_pow_p = Primitive("integer_pow", _integer_pow_shape, _integer_pow_impl, _integer_pow_jvp, NONLINEAR,
-                          ELEMENTWISE, _integer_pow_lower)
+integer_pow_p = Primitive("integer_pow", shape_rule=_integer_pow_shape, impl=_integer_pow_impl, jvp=_integer_pow_jvp,
+                          transpose=NONLINEAR, batch=ELEMENTWISE, lower=_integer_pow_lower)
 
 
 def integer_pow(x, *, y: int):
@@ -313,8 +314,9 @@ def _atan2_jvp(primals, tangents):
     return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
 
 
-atan2_p = Primitive("atan2", _binop_shape("atan2", "f", "a floating-point"), _np_float(np.arctan2), _atan2_jvp,
-                    NONLINEAR, ELEMENTWISE, _lower_binop_f64_safe("atan2", "stablehlo.atan2"))
+atan2_p = Primitive("atan2", shape_rule=_binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
+                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE,
+                    lower=_lower_binop_f64_safe("atan2", "stablehlo.atan2"))
 
 
 def atan2(y, x):
@@ -417,10 +419,11 @@ def _atan_lower(ctx, x):
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
 
-atan_p = Primitive("atan", lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1], _np_float(np.arctan),
-                   _unary_jvp(lambda x: atan(x),
-                              lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x)))),
-                   NONLINEAR, ELEMENTWISE, _atan_lower)
+atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1],
+                   impl=_np_float(np.arctan),
+                   jvp=_unary_jvp(lambda x: atan(x),
+                                  lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x)))),
+                   transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan_lower)
 
 
 def atan(x):
@@ -528,10 +531,11 @@ def _polygamma_lower(ctx, x, *, m):
 _polygamma = _scipy_special("polygamma")
 
 
-polygamma_p = Primitive("polygamma", _polygamma_shape, lambda x, *, m: _np_float(lambda a: _polygamma(m, a))(x),
-                        lambda primals, tangents, *, m: (polygamma(primals[0], m=m),
-                                                         mul(tangents[0], polygamma(primals[0], m=m + 1))),
-                        NONLINEAR, ELEMENTWISE, _polygamma_lower)
+polygamma_p = Primitive("polygamma", shape_rule=_polygamma_shape,
+                        impl=lambda x, *, m: _np_float(lambda a: _polygamma(m, a))(x),
+                        jvp=lambda primals, tangents, *, m: (polygamma(primals[0], m=m),
+                                                             mul(tangents[0], polygamma(primals[0], m=m + 1))),
+                        transpose=NONLINEAR, batch=ELEMENTWISE, lower=_polygamma_lower)
 
 
 def polygamma(x, *, m: int):
@@ -592,8 +596,8 @@ def _is_finite_shape(x):
     return x.update(dtype=dtypes.bool_)
 
 
-is_finite_p = Primitive("is_finite", _is_finite_shape, lambda x: np.isfinite(x), ZERO_TANGENT, NONLINEAR,
-                        ELEMENTWISE, lambda ctx, x: ctx.op("stablehlo.is_finite", [x]))
+is_finite_p = Primitive("is_finite", shape_rule=_is_finite_shape, impl=lambda x: np.isfinite(x), jvp=ZERO_TANGENT,
+                        transpose=NONLINEAR, batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.is_finite", [x]))
 
 
 def is_finite(x):
@@ -614,7 +618,8 @@ def _make_compare(name, np_fn, direction):
         return ctx.op("stablehlo.compare", [f"{direction}, {x}", y],
                       attrs=f", {_compare_type(ctx.avals_in[0].dtype)}", sep="")
 
-    return Primitive(name, shape_rule, lambda x, y: np_fn(x, y), ZERO_TANGENT, NONLINEAR, ELEMENTWISE, lower)
+    return Primitive(name, shape_rule=shape_rule, impl=lambda x, y: np_fn(x, y), jvp=ZERO_TANGENT, transpose=NONLINEAR,
+                     batch=ELEMENTWISE, lower=lower)
 
 
 eq_p = _make_compare("eq", np.equal, "EQ")
@@ -657,7 +662,8 @@ def _make_bitwise(name, np_bool, np_int, hlo):
     def impl(x, y):
         return (np_bool if x.dtype == np.bool_ else np_int)(x, y)
 
-    return Primitive(name, shape_rule, impl, ZERO_TANGENT, NONLINEAR, ELEMENTWISE, _lower_binop(hlo))
+    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
+                     lower=_lower_binop(hlo))
 
 
 and_p = _make_bitwise("and", np.logical_and, np.bitwise_and, "stablehlo.and")
@@ -677,9 +683,9 @@ def xor(x, y):
     return xor_p.bind(x, y)
 
 
-not_p = Primitive("not", lambda x: (require_kind("not", x, "biu", "a bool or integer"), x)[1],
-                  lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), ZERO_TANGENT, NONLINEAR,
-                  ELEMENTWISE, lambda ctx, x: ctx.op("stablehlo.not", [x]))
+not_p = Primitive("not", shape_rule=lambda x: (require_kind("not", x, "biu", "a bool or integer"), x)[1],
+                  impl=lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), jvp=ZERO_TANGENT,
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.not", [x]))
 
 
 def not_(x):
@@ -704,15 +710,17 @@ def _shift_impl(kind):
     return impl
 
 
-shift_left_p = Primitive("shift_left", _binop_shape("shift_left", "iu", "an integer"), _shift_impl("left"),
-                         ZERO_TANGENT, NONLINEAR, ELEMENTWISE, _lower_binop("stablehlo.shift_left"))
-shift_right_logical_p = Primitive("shift_right_logical", _binop_shape("shift_right_logical", "iu", "an integer"),
-                                  _shift_impl("logical"), ZERO_TANGENT, NONLINEAR, ELEMENTWISE,
-                                  _lower_binop("stablehlo.shift_right_logical"))
+shift_left_p = Primitive("shift_left", shape_rule=_binop_shape("shift_left", "iu", "an integer"),
+                         impl=_shift_impl("left"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
+                         lower=_lower_binop("stablehlo.shift_left"))
+shift_right_logical_p = Primitive("shift_right_logical",
+                                  shape_rule=_binop_shape("shift_right_logical", "iu", "an integer"),
+                                  impl=_shift_impl("logical"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
+                                  lower=_lower_binop("stablehlo.shift_right_logical"))
 shift_right_arithmetic_p = Primitive("shift_right_arithmetic",
-                                     _binop_shape("shift_right_arithmetic", "iu", "an integer"),
-                                     _shift_impl("arithmetic"), ZERO_TANGENT, NONLINEAR, ELEMENTWISE,
-                                     _lower_binop("stablehlo.shift_right_arithmetic"))
+                                     shape_rule=_binop_shape("shift_right_arithmetic", "iu", "an integer"),
+                                     impl=_shift_impl("arithmetic"), jvp=ZERO_TANGENT, transpose=NONLINEAR,
+                                     batch=ELEMENTWISE, lower=_lower_binop("stablehlo.shift_right_arithmetic"))
 
 
 def shift_left(x, y):
@@ -768,8 +776,9 @@ def _select_impl(p, a, b):
     return out.view(a.dtype)
 
 
-select_p = Primitive("select", _select_shape, _select_impl, _select_jvp, _select_transpose,
-                     ELEMENTWISE, lambda ctx, p, a, b: ctx.op("stablehlo.select", [p, a, b]))
+select_p = Primitive("select", shape_rule=_select_shape, impl=_select_impl, jvp=_select_jvp,
+                     transpose=_select_transpose, batch=ELEMENTWISE,
+                     lower=lambda ctx, p, a, b: ctx.op("stablehlo.select", [p, a, b]))
 
 
 def select(pred, on_true, on_false):
@@ -823,8 +832,9 @@ def _clamp_batch(vals, dims):
     return clamp(fix(lo, dims[0]), xb, fix(hi, dims[2])), 0
 
 
-clamp_p = Primitive("clamp", _clamp_shape, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), _clamp_jvp,
-                    NONLINEAR, _clamp_batch, lambda ctx, lo, x, hi: ctx.op("stablehlo.clamp", [lo, x, hi]))
+clamp_p = Primitive("clamp", shape_rule=_clamp_shape, impl=lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
+                    jvp=_clamp_jvp, transpose=NONLINEAR, batch=_clamp_batch,
+                    lower=lambda ctx, lo, x, hi: ctx.op("stablehlo.clamp", [lo, x, hi]))
 
 
 def clamp(min, x, max):  # noqa: A002 - lax's argument order
@@ -856,9 +866,9 @@ def _convert_transpose(ct, x, *, new_dtype):
     return [convert_element_type(ct, new_dtype=x.aval.dtype)]
 
 
-convert_element_type_p = Primitive(
-    "convert_element_type", _convert_shape, _convert_impl, _convert_jvp, _convert_transpose, ELEMENTWISE,
-    lambda ctx, x, *, new_dtype: ctx.op("stablehlo.convert", [x]))
+convert_element_type_p = Primitive("convert_element_type", shape_rule=_convert_shape, impl=_convert_impl,
+                                   jvp=_convert_jvp, transpose=_convert_transpose, batch=ELEMENTWISE,
+                                   lower=lambda ctx, x, *, new_dtype: ctx.op("stablehlo.convert", [x]))
 
 
 def convert_element_type(x, *, new_dtype):
@@ -877,9 +887,10 @@ def _bitcast_shape(x, *, new_dtype):
     return x.update(dtype=new_dtype)
 
 
-bitcast_convert_type_p = Primitive(
-    "bitcast_convert_type", _bitcast_shape, lambda x, *, new_dtype: x.view(new_dtype.np), ZERO_TANGENT, NONLINEAR,
-    ELEMENTWISE, lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x]))
+bitcast_convert_type_p = Primitive("bitcast_convert_type", shape_rule=_bitcast_shape,
+                                   impl=lambda x, *, new_dtype: x.view(new_dtype.np), jvp=ZERO_TANGENT,
+                                   transpose=NONLINEAR, batch=ELEMENTWISE,
+                                   lower=lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x]))
 
 
 def bitcast_convert_type(x, *, new_dtype):
@@ -892,9 +903,9 @@ def _stop_gradient_shape(x):
     return x
 
 
-stop_gradient_p = Primitive("stop_gradient", _stop_gradient_shape, lambda x: x, ZERO_TANGENT, NONLINEAR,
-                            lambda vals, dims: (stop_gradient(vals[0]), dims[0]),
-                            lambda ctx, x: x)
+stop_gradient_p = Primitive("stop_gradient", shape_rule=_stop_gradient_shape, impl=lambda x: x, jvp=ZERO_TANGENT,
+                            transpose=NONLINEAR, batch=lambda vals, dims: (stop_gradient(vals[0]), dims[0]),
+                            lower=lambda ctx, x: x)
 
 
 def stop_gradient(x):

@@ -299,9 +299,10 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
     return fori_loop(0, n, row, full_like(b, 0))
 
 
-triangular_solve_p = Primitive("triangular_solve", _triangular_solve_shape, _triangular_solve_impl,
-                               _triangular_solve_jvp, _triangular_solve_transpose,
-                               _batch_rule(lambda: triangular_solve_p), _lower_algorithm(_triangular_solve_algorithm))
+triangular_solve_p = Primitive("triangular_solve", shape_rule=_triangular_solve_shape, impl=_triangular_solve_impl,
+                               jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
+                               batch=_batch_rule(lambda: triangular_solve_p),
+                               lower=_lower_algorithm(_triangular_solve_algorithm))
 
 
 def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: bool = False):
@@ -360,8 +361,9 @@ def _cholesky_algorithm(a):
     return fori_loop(0, n, column, full_like(a, 0))
 
 
-cholesky_p = Primitive("cholesky", _cholesky_shape, _cholesky_impl, _cholesky_jvp, NONLINEAR,
-                       _batch_rule(lambda: cholesky_p), _lower_algorithm(_cholesky_algorithm))
+cholesky_p = Primitive("cholesky", shape_rule=_cholesky_shape, impl=_cholesky_impl, jvp=_cholesky_jvp,
+                       transpose=NONLINEAR, batch=_batch_rule(lambda: cholesky_p),
+                       lower=_lower_algorithm(_cholesky_algorithm))
 
 
 def cholesky(a):
@@ -453,8 +455,9 @@ def _lu_algorithm(a):
     return m, pivots, perm
 
 
-lu_p = Primitive("lu", _lu_shape, _lu_impl, _lu_jvp, NONLINEAR, _batch_rule(lambda: lu_p),
-                 _lower_algorithm(_lu_algorithm, multiple_results=True), multiple_results=True)
+lu_p = Primitive("lu", shape_rule=_lu_shape, impl=_lu_impl, jvp=_lu_jvp, transpose=NONLINEAR,
+                 batch=_batch_rule(lambda: lu_p), lower=_lower_algorithm(_lu_algorithm, multiple_results=True),
+                 multiple_results=True)
 
 
 def lu(a):
@@ -532,8 +535,9 @@ def _qr_algorithm(a, *, full_matrices):
             slice(r, start_indices=(0, 0), limit_indices=(k_max, n)))
 
 
-qr_p = Primitive("qr", _qr_shape, _qr_impl, _qr_jvp, NONLINEAR, _batch_rule(lambda: qr_p),
-                 _lower_algorithm(_qr_algorithm, multiple_results=True), multiple_results=True)
+qr_p = Primitive("qr", shape_rule=_qr_shape, impl=_qr_impl, jvp=_qr_jvp, transpose=NONLINEAR,
+                 batch=_batch_rule(lambda: qr_p), lower=_lower_algorithm(_qr_algorithm, multiple_results=True),
+                 multiple_results=True)
 
 
 def qr(a, *, full_matrices: bool = False):
@@ -649,8 +653,9 @@ def _off_diagonal_ratio(m):
     return sqrt(div(off, select(eq(total, scalar_like(total, 0)), scalar_like(total, 1), total)))
 
 
-eigh_p = Primitive("eigh", _eigh_shape, _eigh_impl, _eigh_jvp, NONLINEAR, _batch_rule(lambda: eigh_p),
-                   _lower_algorithm(_eigh_algorithm, multiple_results=True), multiple_results=True)
+eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jvp, transpose=NONLINEAR,
+                   batch=_batch_rule(lambda: eigh_p), lower=_lower_algorithm(_eigh_algorithm, multiple_results=True),
+                   multiple_results=True)
 
 
 def eigh(a):
@@ -749,8 +754,9 @@ def _column_coherence(w):
     return reduce_max(ratio, axes=(0, 1))
 
 
-svd_p = Primitive("svd", _svd_shape, _svd_impl, _svd_jvp, NONLINEAR, _batch_rule(lambda: svd_p),
-                  _lower_algorithm(_svd_algorithm, multiple_results=True), multiple_results=True)
+svd_p = Primitive("svd", shape_rule=_svd_shape, impl=_svd_impl, jvp=_svd_jvp, transpose=NONLINEAR,
+                  batch=_batch_rule(lambda: svd_p), lower=_lower_algorithm(_svd_algorithm, multiple_results=True),
+                  multiple_results=True)
 
 
 def svd(a):

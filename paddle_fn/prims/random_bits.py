@@ -83,8 +83,8 @@ def _threefry2x32_lower(ctx, k1, k2, x1, x2):
                                  rotl=rotl, const=const))
 
 
-threefry2x32_p = Primitive("threefry2x32", _threefry2x32_shape, _threefry2x32_impl, ZERO_TANGENT, NONLINEAR,
-                           ELEMENTWISE, _threefry2x32_lower, multiple_results=True)
+threefry2x32_p = Primitive("threefry2x32", shape_rule=_threefry2x32_shape, impl=_threefry2x32_impl, jvp=ZERO_TANGENT,
+                           transpose=NONLINEAR, batch=ELEMENTWISE, lower=_threefry2x32_lower, multiple_results=True)
 
 
 def threefry2x32(k1, k2, x1, x2):

@@ -119,9 +119,11 @@ def _reduce_chooser_jvp(reducer):
     return jvp
 
 
-reduce_max_p = Primitive("reduce_max", reduce_shape_rule("reduce_max"), _reduce_chooser_impl(np.max, "max"),
-                         _reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), NONLINEAR,
-                         reduce_batch_rule(lambda x, axes: reduce_max(x, axes=axes)), reduce_lower_rule("max"))
+reduce_max_p = Primitive("reduce_max", shape_rule=reduce_shape_rule("reduce_max"),
+                         impl=_reduce_chooser_impl(np.max, "max"),
+                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), transpose=NONLINEAR,
+                         batch=reduce_batch_rule(lambda x, axes: reduce_max(x, axes=axes)),
+                         lower=reduce_lower_rule("max"))
 
 
 def reduce_max(x, *, axes):
@@ -132,9 +134,11 @@ def reduce_max(x, *, axes):
     return reduce_max_p.bind(x, axes=axes)
 
 
-reduce_min_p = Primitive("reduce_min", reduce_shape_rule("reduce_min"), _reduce_chooser_impl(np.min, "min"),
-                         _reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), NONLINEAR,
-                         reduce_batch_rule(lambda x, axes: reduce_min(x, axes=axes)), reduce_lower_rule("min"))
+reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min"),
+                         impl=_reduce_chooser_impl(np.min, "min"),
+                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), transpose=NONLINEAR,
+                         batch=reduce_batch_rule(lambda x, axes: reduce_min(x, axes=axes)),
+                         lower=reduce_lower_rule("min"))
 
 
 def reduce_min(x, *, axes):
@@ -171,9 +175,10 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     return out, reduce_sum(mul(t_flat, mul(before, after)), axes=(0,))
 
 
-reduce_prod_p = Primitive("reduce_prod", reduce_shape_rule("reduce_prod"), _reduce_prod_impl, _reduce_prod_jvp,
-                          NONLINEAR, reduce_batch_rule(lambda x, axes: reduce_prod(x, axes=axes)),
-                          reduce_lower_rule("mul"))
+reduce_prod_p = Primitive("reduce_prod", shape_rule=reduce_shape_rule("reduce_prod"), impl=_reduce_prod_impl,
+                          jvp=_reduce_prod_jvp, transpose=NONLINEAR,
+                          batch=reduce_batch_rule(lambda x, axes: reduce_prod(x, axes=axes)),
+                          lower=reduce_lower_rule("mul"))
 
 
 def reduce_prod(x, *, axes):
@@ -234,9 +239,10 @@ def _arg_reduce_lower(direction, op):
     return lower
 
 
-argmax_p = Primitive("argmax", _argreduce_shape_rule("argmax"),
-                     lambda x, *, axis, index_dtype: np.argmax(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
-                     NONLINEAR, _arg_reduce_batch(lambda x, **p: argmax(x, **p)), _arg_reduce_lower("GT", "max"))
+argmax_p = Primitive("argmax", shape_rule=_argreduce_shape_rule("argmax"),
+                     impl=lambda x, *, axis, index_dtype: np.argmax(x, axis=axis).astype(index_dtype.np),
+                     jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=_arg_reduce_batch(lambda x, **p: argmax(x, **p)),
+                     lower=_arg_reduce_lower("GT", "max"))
 
 
 def argmax(x, *, axis: int, index_dtype):
@@ -245,9 +251,10 @@ def argmax(x, *, axis: int, index_dtype):
                          index_dtype=dtypes.as_dtype(index_dtype))
 
 
-argmin_p = Primitive("argmin", _argreduce_shape_rule("argmin"),
-                     lambda x, *, axis, index_dtype: np.argmin(x, axis=axis).astype(index_dtype.np), ZERO_TANGENT,
-                     NONLINEAR, _arg_reduce_batch(lambda x, **p: argmin(x, **p)), _arg_reduce_lower("LT", "min"))
+argmin_p = Primitive("argmin", shape_rule=_argreduce_shape_rule("argmin"),
+                     impl=lambda x, *, axis, index_dtype: np.argmin(x, axis=axis).astype(index_dtype.np),
+                     jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=_arg_reduce_batch(lambda x, **p: argmin(x, **p)),
+                     lower=_arg_reduce_lower("LT", "min"))
 
 
 def argmin(x, *, axis: int, index_dtype):
@@ -303,9 +310,9 @@ def _cumulative_lower(op):
     return lower
 
 
-cumsum_p = Primitive("cumsum", _cumulative_shape("cumsum"), _cumulative_impl(np.add), LINEAR,
-                     lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
-                     _cumulative_batch(lambda x, **p: cumsum(x, **p)), _cumulative_lower("add"))
+cumsum_p = Primitive("cumsum", shape_rule=_cumulative_shape("cumsum"), impl=_cumulative_impl(np.add), jvp=LINEAR,
+                     transpose=lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
+                     batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)), lower=_cumulative_lower("add"))
 
 
 def cumsum(x, *, axis: int, reverse: bool = False):
@@ -325,8 +332,9 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     return cumprod(x, axis=axis, reverse=reverse), tans
 
 
-cumprod_p = Primitive("cumprod", _cumulative_shape("cumprod"), _cumulative_impl(np.multiply), _cumprod_jvp, NONLINEAR,
-                      _cumulative_batch(lambda x, **p: cumprod(x, **p)), _cumulative_lower("mul"))
+cumprod_p = Primitive("cumprod", shape_rule=_cumulative_shape("cumprod"), impl=_cumulative_impl(np.multiply),
+                      jvp=_cumprod_jvp, transpose=NONLINEAR, batch=_cumulative_batch(lambda x, **p: cumprod(x, **p)),
+                      lower=_cumulative_lower("mul"))
 
 
 def cumprod(x, *, axis: int, reverse: bool = False):
@@ -351,9 +359,9 @@ def _cum_chooser_jvp(scan):
     return jvp
 
 
-cummax_p = Primitive("cummax", _cumulative_shape("cummax"), _cumulative_impl(np.maximum),
-                     _cum_chooser_jvp(lambda x, **p: cummax(x, **p)), NONLINEAR,
-                     _cumulative_batch(lambda x, **p: cummax(x, **p)), _cumulative_lower("max"))
+cummax_p = Primitive("cummax", shape_rule=_cumulative_shape("cummax"), impl=_cumulative_impl(np.maximum),
+                     jvp=_cum_chooser_jvp(lambda x, **p: cummax(x, **p)), transpose=NONLINEAR,
+                     batch=_cumulative_batch(lambda x, **p: cummax(x, **p)), lower=_cumulative_lower("max"))
 
 
 def cummax(x, *, axis: int, reverse: bool = False):
@@ -361,9 +369,9 @@ def cummax(x, *, axis: int, reverse: bool = False):
     return cummax_p.bind(x, axis=normalize_axis("cummax", int(axis), get_aval(x).ndim), reverse=bool(reverse))
 
 
-cummin_p = Primitive("cummin", _cumulative_shape("cummin"), _cumulative_impl(np.minimum),
-                     _cum_chooser_jvp(lambda x, **p: cummin(x, **p)), NONLINEAR,
-                     _cumulative_batch(lambda x, **p: cummin(x, **p)), _cumulative_lower("min"))
+cummin_p = Primitive("cummin", shape_rule=_cumulative_shape("cummin"), impl=_cumulative_impl(np.minimum),
+                     jvp=_cum_chooser_jvp(lambda x, **p: cummin(x, **p)), transpose=NONLINEAR,
+                     batch=_cumulative_batch(lambda x, **p: cummin(x, **p)), lower=_cumulative_lower("min"))
 
 
 def cummin(x, *, axis: int, reverse: bool = False):
@@ -495,8 +503,8 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_ty
                   sep=", ")
 
 
-dot_general_p = Primitive("dot_general", _dot_general_shape, _dot_general_impl, _dot_general_jvp,
-                          _dot_general_transpose, _dot_general_batch, _dot_general_lower)
+dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl, jvp=_dot_general_jvp,
+                          transpose=_dot_general_transpose, batch=_dot_general_batch, lower=_dot_general_lower)
 
 
 def dot_general(lhs, rhs, *, dimension_numbers, preferred_element_type=None):
@@ -605,8 +613,8 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     return [outs[keys.index(name)] if name in keys else gathered[name] for name in operands]
 
 
-sort_p = Primitive("sort", _sort_shape, _sort_impl, _sort_jvp, NONLINEAR, _sort_batch, _sort_lower,
-                   multiple_results=True)
+sort_p = Primitive("sort", shape_rule=_sort_shape, impl=_sort_impl, jvp=_sort_jvp, transpose=NONLINEAR,
+                   batch=_sort_batch, lower=_sort_lower, multiple_results=True)
 
 
 def sort(*operands, dimension: int, is_stable: bool = True, num_keys: int = 1):

@@ -98,8 +98,9 @@ def _dynamic_slice_lower(ctx, x, *starts, slice_sizes):
     return ctx.op("stablehlo.dynamic_slice", [x, *starts], attrs=f"sizes = {list(slice_sizes)}", sep=", ")
 
 
-dynamic_slice_p = Primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_impl, _dynamic_slice_jvp,
-                            _dynamic_slice_transpose, _dynamic_slice_batch, _dynamic_slice_lower)
+dynamic_slice_p = Primitive("dynamic_slice", shape_rule=_dynamic_slice_shape, impl=_dynamic_slice_impl,
+                            jvp=_dynamic_slice_jvp, transpose=_dynamic_slice_transpose, batch=_dynamic_slice_batch,
+                            lower=_dynamic_slice_lower)
 
 
 def dynamic_slice(x, *start_indices, slice_sizes):
@@ -154,10 +155,11 @@ def _dynamic_update_slice_batch(vals, dims):
     return scatter(x, _stack_starts(starts, start_dims, size), update, dimension_numbers=dnums), 0
 
 
-dynamic_update_slice_p = Primitive(
-    "dynamic_update_slice", _dynamic_update_slice_shape, _dynamic_update_slice_impl, _dynamic_update_slice_jvp,
-    _dynamic_update_slice_transpose, _dynamic_update_slice_batch,
-    lambda ctx, x, update, *starts: ctx.op("stablehlo.dynamic_update_slice", [x, update, *starts]))
+dynamic_update_slice_p = Primitive("dynamic_update_slice", shape_rule=_dynamic_update_slice_shape,
+                                   impl=_dynamic_update_slice_impl, jvp=_dynamic_update_slice_jvp,
+                                   transpose=_dynamic_update_slice_transpose, batch=_dynamic_update_slice_batch,
+                                   lower=lambda ctx, x, update, *starts: ctx.op("stablehlo.dynamic_update_slice",
+                                                                                [x, update, *starts]))
 
 
 def dynamic_update_slice(x, update, *start_indices):
@@ -377,8 +379,8 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes):
         f"slice_sizes = {i64_array(slice_sizes)}, indices_are_sorted = false"))
 
 
-gather_p = Primitive("gather", _gather_shape, _gather_impl, _gather_jvp, _gather_transpose, _gather_batch,
-                     _gather_lower)
+gather_p = Primitive("gather", shape_rule=_gather_shape, impl=_gather_impl, jvp=_gather_jvp,
+                     transpose=_gather_transpose, batch=_gather_batch, lower=_gather_lower)
 
 
 def gather(operand, indices, *, dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple, mode: str = "clip"):
@@ -578,11 +580,11 @@ def _scatter_add_jvp(primals, tangents, *, dimension_numbers):
             scatter_add_p.bind(t_operand, indices, t_updates, dimension_numbers=dimension_numbers))
 
 
-scatter_add_p = Primitive(
-    "scatter_add", _scatter_shape_rule("scatter_add"), _scatter_impl_of(_scatter_add_combine), _scatter_add_jvp,
-    _scatter_add_transpose, _scatter_batch_rule(lambda: scatter_add_p),
-    _scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region(
-        "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)))
+scatter_add_p = Primitive("scatter_add", shape_rule=_scatter_shape_rule("scatter_add"),
+                          impl=_scatter_impl_of(_scatter_add_combine), jvp=_scatter_add_jvp,
+                          transpose=_scatter_add_transpose, batch=_scatter_batch_rule(lambda: scatter_add_p),
+                          lower=_scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region(
+                                    "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)))
 
 
 def _check_scatter_mode(name, mode):
@@ -623,9 +625,9 @@ def _return_new_value_region(ctx, dtype):
             f"{' ' * (ctx.indent + 4)}stablehlo.return {new} : {t}\n{' ' * ctx.indent}}}")
 
 
-scatter_p = Primitive("scatter", _scatter_shape_rule("scatter"), _scatter_impl_of(_scatter_combine), _scatter_jvp,
-                      _scatter_transpose, _scatter_batch_rule(lambda: scatter_p),
-                      _scatter_lower_rule(lambda: scatter_p, _return_new_value_region))
+scatter_p = Primitive("scatter", shape_rule=_scatter_shape_rule("scatter"), impl=_scatter_impl_of(_scatter_combine),
+                      jvp=_scatter_jvp, transpose=_scatter_transpose, batch=_scatter_batch_rule(lambda: scatter_p),
+                      lower=_scatter_lower_rule(lambda: scatter_p, _return_new_value_region))
 
 
 def scatter(operand, indices, updates, *, dimension_numbers: ScatterDimensionNumbers, mode: str = "clip"):

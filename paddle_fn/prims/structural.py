@@ -35,9 +35,10 @@ def _squeeze_batch(vals, dims, *, dimensions):
     return squeeze(x, dimensions=in_batched), d - sum(a < d for a in in_batched)
 
 
-squeeze_p = Primitive("squeeze", _squeeze_shape, lambda x, *, dimensions: np.squeeze(x, axis=dimensions), LINEAR,
-                      lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)], _squeeze_batch,
-                      lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
+squeeze_p = Primitive("squeeze", shape_rule=_squeeze_shape,
+                      impl=lambda x, *, dimensions: np.squeeze(x, axis=dimensions), jvp=LINEAR,
+                      transpose=lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)],
+                      batch=_squeeze_batch, lower=lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
 
 
 def squeeze(x, *, dimensions):
@@ -63,10 +64,11 @@ def _expand_dims_batch(vals, dims, *, dimensions):
     return expand_dims(moveaxis(x, d, 0), dimensions=shift_dims(dimensions)), 0
 
 
-expand_dims_p = Primitive("expand_dims", _expand_dims_shape,
-                          lambda x, *, dimensions: np.expand_dims(x, axis=dimensions), LINEAR,
-                          lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)], _expand_dims_batch,
-                          lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
+expand_dims_p = Primitive("expand_dims", shape_rule=_expand_dims_shape,
+                          impl=lambda x, *, dimensions: np.expand_dims(x, axis=dimensions), jvp=LINEAR,
+                          transpose=lambda ct, x, *, dimensions: [reshape(ct, new_sizes=x.aval.shape)],
+                          batch=_expand_dims_batch,
+                          lower=lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x]))
 
 
 def expand_dims(x, *, dimensions):
@@ -122,7 +124,8 @@ def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
                           f"limit_indices = {i64_array(limit_indices)}, strides = {i64_array(strides)}")
 
 
-slice_p = Primitive("slice", _slice_shape, _slice_impl, LINEAR, _slice_transpose, _slice_batch, _slice_lower)
+slice_p = Primitive("slice", shape_rule=_slice_shape, impl=_slice_impl, jvp=LINEAR, transpose=_slice_transpose,
+                    batch=_slice_batch, lower=_slice_lower)
 
 
 def slice(x, *, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's name
@@ -176,11 +179,11 @@ def _concatenate_batch(vals, dims, *, dimension):
     return concatenate(*[bdim_at_front(v, d, size) for v, d in zip(vals, dims)], dimension=dimension + 1), 0
 
 
-concatenate_p = Primitive("concatenate", _concatenate_shape,
-                          lambda *operands, dimension: np.concatenate(operands, axis=dimension), LINEAR,
-                          _concatenate_transpose, _concatenate_batch,
-                          lambda ctx, *operands, dimension: ctx.op("stablehlo.concatenate", list(operands),
-                                                                   attrs=f"dim = {dimension}", sep=", "))
+concatenate_p = Primitive("concatenate", shape_rule=_concatenate_shape,
+                          impl=lambda *operands, dimension: np.concatenate(operands, axis=dimension), jvp=LINEAR,
+                          transpose=_concatenate_transpose, batch=_concatenate_batch,
+                          lower=lambda ctx, *operands, dimension: ctx.op("stablehlo.concatenate", list(operands),
+                                                                         attrs=f"dim = {dimension}", sep=", "))
 
 
 def concatenate(*operands, dimension: int):
@@ -259,7 +262,8 @@ def _pad_lower(ctx, x, padding_value, *, padding_config):
                   sep=", ")
 
 
-pad_p = Primitive("pad", _pad_shape, _pad_impl, LINEAR, _pad_transpose, _pad_batch, _pad_lower)
+pad_p = Primitive("pad", shape_rule=_pad_shape, impl=_pad_impl, jvp=LINEAR, transpose=_pad_transpose, batch=_pad_batch,
+                  lower=_pad_lower)
 
 
 def pad(x, padding_value, *, padding_config):
@@ -284,10 +288,10 @@ def _rev_batch(vals, dims, *, dimensions):
     return rev(x, dimensions=tuple(a + (a >= d) for a in dimensions)), d
 
 
-rev_p = Primitive("rev", _rev_shape, lambda x, *, dimensions: np.flip(x, axis=dimensions), LINEAR,
-                  lambda ct, x, *, dimensions: [rev(ct, dimensions=dimensions)], _rev_batch,
-                  lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x], attrs=f"dims = {list(dimensions)}",
-                                                       sep=", "))
+rev_p = Primitive("rev", shape_rule=_rev_shape, impl=lambda x, *, dimensions: np.flip(x, axis=dimensions), jvp=LINEAR,
+                  transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions=dimensions)], batch=_rev_batch,
+                  lower=lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x],
+                                                             attrs=f"dims = {list(dimensions)}", sep=", "))
 
 
 def rev(x, *, dimensions):
@@ -314,11 +318,11 @@ def _iota_impl(*, dtype, shape, dimension):
     return np.broadcast_to(counts, shape).astype(dtype.np)
 
 
-iota_p = Primitive("iota", _iota_shape, _iota_impl, ZERO_TANGENT, NONLINEAR,
-                   unsupported("iota takes no operands, so vmap never sees it batched (bind runs it on the "
-                               "enclosing trace); this rule is never reached"),
-                   lambda ctx, *, dtype, shape, dimension: ctx.generic_op("stablehlo.iota", [],
-                                                                          attrs=f"iota_dimension = {dimension} : i64"))
+iota_p = Primitive("iota", shape_rule=_iota_shape, impl=_iota_impl, jvp=ZERO_TANGENT, transpose=NONLINEAR,
+                   batch=unsupported("iota takes no operands, so vmap never sees it batched (bind runs it on the "
+                                     "enclosing trace); this rule is never reached"),
+                   lower=lambda ctx, *, dtype, shape, dimension: ctx.generic_op(
+                       "stablehlo.iota", [], attrs=f"iota_dimension = {dimension} : i64"))
 
 
 def iota(*, dtype, shape: tuple, dimension: int):
