@@ -1,6 +1,7 @@
 """pmap benchmark: a data-parallel MLP training step (784-1024-512-10, global batch 256, SGD with pmean of the
-gradients) on 1 device (jit on the whole batch) against 2 virtual CPU devices (pmap, 128 examples each), and
-JAX's pmap over 2 forced host devices when JAX is importable.
+gradients) on 1 device (jit on the whole batch) against 2 virtual CPU devices (pmap, 128 examples each; as one
+multi-device module and as per-device segments with host collectives), and JAX's pmap over 2 forced host devices
+when JAX is importable.
 
     .venv/bin/python benchmarks/bench_pmap.py [--reps N]
 
@@ -58,18 +59,26 @@ def main():
                  devices=devices[:2])
     xt, yt = pf.to_tensor(x), pf.to_tensor(y)
     xs, ys = pf.to_tensor(x.reshape(2, -1, SIZES[0])), pf.to_tensor(y.reshape(2, -1))
+    def with_strategy(strategy):
+        def run():
+            pf.config.update("pmap_strategy", strategy)
+            return dp(params, xs, ys)
+        return run
     contenders = {"1 device (jit)": lambda: one(params, xt, yt),
-                  "2 devices (pmap)": lambda: dp(params, xs, ys)}
+                  "2 devices (pmap, one module)": with_strategy("module"),
+                  "2 devices (pmap, segments)": with_strategy("segments")}
     if jax is not None:
         jstep = jax_step()
         jparams = [jnp.asarray(p) for p in init_params()]
         jx, jy = jnp.asarray(x.reshape(2, -1, SIZES[0])), jnp.asarray(y.reshape(2, -1).astype(np.int32))
         contenders["JAX pmap, 2 host devices"] = lambda: jax.block_until_ready(jstep(jparams, jx, jy))
 
-    (l1, p1), (l2, p2) = one(params, xt, yt), dp(params, xs, ys)
-    diff = max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) for a, b in zip(p1, p2))
-    print(f"loss 1 device {float(l1):.6f}, 2 devices {float(l2):.6f}; max |param difference| after one step "
-          f"{diff:.2e}")
+    l1, p1 = one(params, xt, yt)
+    for name in ("2 devices (pmap, one module)", "2 devices (pmap, segments)"):
+        l2, p2 = contenders[name]()
+        diff = max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) for a, b in zip(p1, p2))
+        print(f"loss 1 device {float(l1):.6f}, {name} {float(l2):.6f}; max |param difference| after one step "
+              f"{diff:.2e}")
     times = {k: [] for k in contenders}
     names = list(contenders)
     for _ in range(3):

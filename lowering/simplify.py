@@ -105,7 +105,10 @@ def fold_constants(prog: Program) -> Program:
         small = all(v.aval.size <= FOLD_LIMIT for v in eqn.outputs)
         plain = not any(hasattr(p, "eqns") or (isinstance(p, tuple) and any(hasattr(q, "eqns") for q in p))
                         for p in eqn.params.values())
-        if small and plain and eqn.prim.eager_call is None and all(isinstance(v, Literal) for v in inputs):
+        # a collective (it names the mapped axis) has a value per device: never one literal
+        collective = "axis_name" in eqn.params
+        if small and plain and not collective and eqn.prim.eager_call is None and \
+                all(isinstance(v, Literal) for v in inputs):
             outs = eqn.prim.impl(*[v.val for v in inputs], **eqn.params)
             outs = outs if eqn.prim.multiple_results else [outs]
             for v, o in zip(eqn.outputs, outs):

@@ -129,7 +129,10 @@ def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
     from iree.compiler import compile_str
     from iree.compiler.tools import CompilerToolError
     try:
-        return compile_str(text, target_backends=[target], input_type="stablehlo", extra_args=list(flags))
+        # a module declaring its devices (--iree-hal-target-device, pmap's multi-device module) names no backend
+        declares_devices = any(flag.startswith("--iree-hal-target-device=") for flag in flags)
+        return compile_str(text, target_backends=[] if declares_devices else [target], input_type="stablehlo",
+                           extra_args=list(flags))
     except CompilerToolError as error:
         raise _CompilerFailure(_diagnostics_of(str(error))) from None
 

@@ -1,11 +1,15 @@
 """pmap over 2 and 4 virtual CPU devices: it agrees with vmap(axis_name=...) on every collective, with gradients,
 jit and vmap inside, nested over a 2 x 2 device mesh, and a data-parallel training step gives the single-device
-numbers."""
+numbers -- both as one multi-device module and as per-device segments with host collectives."""
+import importlib
+
 import numpy as np
 import pytest
 
 import paddle_fn as pf
+from paddle_fn.core.config import config
 from paddle_fn.runtime import device as device_module
+from paddle_fn.runtime import multi_device
 from paddle_fn.transforms.pmap import ShardedArray
 from paddle_fn.transforms.pmap_collectives import InProcessCollectives
 
@@ -18,6 +22,15 @@ def cpus():
     yield pf.devices("cpu")
     mp.undo()
     device_module._forget_devices()
+
+
+@pytest.fixture(params=["module", "segments"])
+def strategy(request):
+    """Run the test with pmap's one-module path, then with its segment path."""
+    before = config.pmap_strategy
+    config.update("pmap_strategy", request.param)
+    yield request.param
+    config.update("pmap_strategy", before)
 
 
 def _np(t):
@@ -40,7 +53,7 @@ def _every_collective(v):
 
 
 @pytest.mark.parametrize("n", [2, 4])
-def test_pmap_equals_vmap_for_every_collective(cpus, n):
+def test_pmap_equals_vmap_for_every_collective(cpus, n, strategy):
     x = pf.to_tensor(np.random.default_rng(n).normal(size=(n, 4, 4)).astype("float32"))
     got = pf.pmap(_every_collective, axis_name="i", devices=cpus[:n])(x)
     want = pf.vmap(_every_collective, axis_name="i")(x)
@@ -54,7 +67,7 @@ def test_pmap_equals_vmap_for_every_collective(cpus, n):
                                                                axis=1), rtol=1e-6)
 
 
-def test_sharded_result_indexes_converts_and_feeds_the_next_call_in_place(cpus):
+def test_sharded_result_indexes_converts_and_feeds_the_next_call_in_place(cpus, strategy):
     f = pf.pmap(lambda v: v * 2.0 + pf.axis_index("i").astype("float32"), axis_name="i", devices=cpus[:2])
     out = f(pf.to_tensor([[1.0, 2.0], [3.0, 4.0]]))
     arr = out.device_array
@@ -63,15 +76,19 @@ def test_sharded_result_indexes_converts_and_feeds_the_next_call_in_place(cpus):
     np.testing.assert_array_equal(_np(out[1]), [7.0, 9.0])
     np.testing.assert_array_equal(_np(out + 1), [[3.0, 5.0], [8.0, 10.0]])
     np.testing.assert_array_equal(np.asarray(out), [[2.0, 4.0], [7.0, 9.0]])
-    seen = []
-    orig = InProcessCollectives.all_reduce
+    seen, copied = [], []
+    orig, orig_put = InProcessCollectives.all_reduce, multi_device.device_put
     again = pf.pmap(lambda v: pf.psum(v, "i"), axis_name="i", devices=cpus[:2])
     try:
         InProcessCollectives.all_reduce = lambda self, arrays, op: seen.append(arrays) or orig(self, arrays, op)
+        multi_device.device_put = lambda array, device: copied.append(array) or orig_put(array, device)
         np.testing.assert_array_equal(_np(again(out)), [[9.0, 13.0]] * 2)
     finally:
-        InProcessCollectives.all_reduce = orig
-    assert len(seen) == 1 and len(seen[0]) == 2
+        InProcessCollectives.all_reduce, multi_device.device_put = orig, orig_put
+    if strategy == "segments":  # the sum is taken on the host, of the two shards
+        assert len(seen) == 1 and len(seen[0]) == 2
+    else:  # inside the module: the shards go in as they are, nothing is copied
+        assert not seen and not copied
     # a sharded value is also an ordinary input to jit
     np.testing.assert_array_equal(_np(pf.jit(lambda t: t.sum())(out)), 22.0)
 
@@ -119,8 +136,8 @@ def _mlp_loss(params, x, y):
     return pf.nn.functional.cross_entropy(logits, y)
 
 
-@pytest.mark.parametrize("n", [2, 4])
-def test_data_parallel_training_step_equals_one_device(cpus, n):
+@pytest.mark.parametrize("n, strategy", [(4, "module"), (2, "segments")], indirect=["strategy"])
+def test_data_parallel_training_step_equals_one_device(cpus, n, strategy):
     rng = np.random.default_rng(1)
     params = [pf.to_tensor(rng.normal(size=s).astype("float32") * 0.3) for s in [(6, 8), (8,), (8, 3), (3,)]]
     x = rng.normal(size=(16, 6)).astype("float32")
@@ -163,7 +180,7 @@ def test_jit_and_vmap_inside_pmap_and_transforms_outside(cpus):
     np.testing.assert_allclose(_np(inner(x)), _np(x).sum(1, keepdims=True) + _np(x).sum(0, keepdims=True))
 
 
-def test_nested_pmap_maps_a_device_mesh(cpus):
+def test_nested_pmap_maps_a_device_mesh(cpus, strategy):
     def f(v):
         k = pf.axis_index("i") * 10 + pf.axis_index("j")
         return v * k.astype(v.dtype) + pf.psum(v, "i") * 100.0 + pf.pmax(v.sum(), "j")
@@ -269,3 +286,33 @@ def test_collectives_in_sub_programs_inside_a_named_vmap():
     np.testing.assert_allclose(_np(via_scan), [_np(x).sum()] * 3)
     inner = pf.vmap(lambda v: pf.vmap(lambda e: pf.jit(lambda q: pf.psum(q, "i"))(e))(v), axis_name="i")(x)
     np.testing.assert_allclose(_np(inner), want)
+
+
+def test_auto_strategy_runs_one_module_where_it_can_and_segments_otherwise(cpus, monkeypatch):
+    monkeypatch.setattr(config, "pmap_strategy", "auto")
+    loaded = []
+    monkeypatch.setattr(importlib.import_module("paddle_fn.transforms.pmap"), "load_multi_device",
+                        lambda *a, **k: loaded.append(a[1]) or multi_device.load_multi_device(*a, **k))
+    x = pf.to_tensor(np.arange(8.0, dtype="float32").reshape(2, 4))
+    out = pf.pmap(lambda v: v - pf.pmean(v, "i"), axis_name="i", devices=cpus[:2])(x)
+    np.testing.assert_allclose(_np(out), _np(x) - _np(x).mean(0))
+    assert loaded == [cpus[:2]]  # one module over both devices
+
+    def looped(v):  # a collective inside a loop: the loop runs on the host, between segments
+        return pf.while_loop(lambda c: pf.pmax(c.max(), "i") < 100.0, lambda c: pf.psum(c, "i") + 1.0, v)
+    loaded.clear()
+    np.testing.assert_allclose(_np(pf.pmap(looped, axis_name="i", devices=cpus[:2])(x)),
+                               _np(pf.vmap(looped, axis_name="i")(x)))
+    assert loaded == []
+    monkeypatch.setattr(config, "pmap_strategy", "module")
+    with pytest.raises(pf.UnsupportedError, match="cannot run as one multi-device module: a loop or cond holds"):
+        pf.pmap(looped, axis_name="i", devices=cpus[:2])(x)
+    monkeypatch.setattr(config, "pmap_strategy", "fastest")
+    with pytest.raises(ValueError, match="pmap_strategy is 'fastest'; expected one of auto, module, segments"):
+        pf.pmap(lambda v: v + 1.0, axis_name="i", devices=cpus[:2])(x)
+
+
+def test_the_module_lowers_every_collective_primitive():
+    from paddle_fn.lowering.multi_device import COLLECTIVES
+    from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES
+    assert COLLECTIVES == COLLECTIVE_PRIMITIVES

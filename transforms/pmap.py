@@ -27,7 +27,9 @@ from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, new_main
 from paddle_fn.lowering import lower_program
+from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, target_device_flags
 from paddle_fn.lowering.simplify import simplify
+from paddle_fn.runtime.multi_device import load_multi_device
 from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
 from paddle_fn.transforms._args import as_leaf, fun_name
 from paddle_fn.transforms.devices import devices as all_devices
@@ -256,29 +258,24 @@ def _host_collective(backend: Collectives, eqn, values, first):
 
 # ----------------------------------------------------------------------------------------------- pmap
 
+# config.pmap_strategy: "module" runs the whole program as one multi-device IREE module (one call per step, the
+# collectives as transfers between devices inside it); "segments" runs compiled segments on every device and the
+# collectives between them on the host (any backend, any control flow); "auto" takes the module where it can,
+# up to MODULE_MAX_DEVICES devices
+PMAP_STRATEGIES = ("auto", "module", "segments")
+MODULE_MAX_DEVICES = 8
+
 class _Compiled:
     """One signature's staged body: its stages, captured constants, program inputs/outputs and output tree."""
-    __slots__ = ("stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes", "first_only", "mesh")
+    __slots__ = ("flat", "stages", "consts", "in_vars", "out_vars", "out_tree", "out_axes", "first_only", "mesh")
 
     def __init__(self, program, consts, out_tree, out_axes, mesh):
-        flat = _flatten(program)
+        self.flat = flat = _flatten(program)
         self.stages, self.consts = _stages(flat), consts
         self.in_vars, self.out_vars = flat.in_vars, flat.out_vars
         self.out_tree, self.out_axes = out_tree, out_axes
         self.first_only = _first_only(self.stages, self.out_vars, out_axes)
         self.mesh = mesh  # ((axis name, size), ...): one entry, or two for a nested pmap
-
-
-def _groups(mesh, axis_name) -> list:
-    """The devices (flat row-major mesh indices) that a collective over `axis_name` combines, group by group."""
-    names = [name for name, _ in mesh]
-    sizes = [size for _, size in mesh]
-    along = names.index(axis_name)
-    groups = {}
-    for k, index in enumerate(np.ndindex(*sizes)):
-        rest = index[:along] + index[along + 1:]
-        groups.setdefault(rest, []).append(k)
-    return list(groups.values())
 
 
 def _first_only(stages, out_vars, out_axes) -> set:
@@ -510,7 +507,7 @@ class PmapFunction:
                     results = _host_collective(self.backend, stage, values or [None] * n, first)
                 else:  # over one axis of the mesh: each group of devices along it separately
                     results = [None] * n
-                    for group in _groups(mesh, stage.params["axis_name"]):
+                    for group in mesh_groups(mesh, stage.params["axis_name"]):
                         part = _host_collective(self.backend, stage, [values[k] if values else None
                                                                        for k in group], 0)
                         for k, r in zip(group, part):
@@ -584,24 +581,64 @@ class PmapFunction:
                                               np.zeros((0,) + a.shape, a.dtype.np)) for j, a in enumerate(y_avals)])
         return results
 
-    def _execute(self, compiled, tensors, dims, devices):
+    def _one_module(self, compiled, devices) -> bool:
+        """Whether this call runs as one multi-device module (see `config.pmap_strategy`)."""
+        strategy = config.pmap_strategy
+        if strategy not in PMAP_STRATEGIES:
+            raise ValueError(f"paddle_fn.config.pmap_strategy is {strategy!r}; expected one of "
+                             f"{', '.join(PMAP_STRATEGIES)}")
+        if strategy == "segments":
+            return False
+        blocker = None
+        if type(self.backend) is not InProcessCollectives:
+            blocker = f"its collectives go through {type(self.backend).__name__} (other processes take part)"
+        elif any(d.platform != "cpu" for d in devices):
+            blocker = f"it runs on {devices[0].platform} devices (the multi-device module is built for CPU devices)"
+        elif any(kind == "control" for kind, _ in compiled.stages):
+            blocker = "a loop or cond holds a collective (that control flow runs on the host)"
+        if strategy == "module" and blocker is not None:
+            raise UnsupportedError(f"pmap({self._name}): config.pmap_strategy='module' but this pmap cannot run as "
+                                   f"one multi-device module: {blocker}; use 'auto' or 'segments'")
+        # one module copies the program once per device, so its compile time grows with the device count
+        return blocker is None and (strategy == "module" or 1 < len(devices) <= MODULE_MAX_DEVICES)
+
+    def _run_module(self, compiled, prog_inputs, devices) -> list:
+        """Run the whole program as one multi-device module; each output's values, per device (one for the
+        out_axes=None outputs: device 0's)."""
         n = len(devices)
-        envs = [dict() for _ in range(n)]
-        mesh_shape = tuple(size for _, size in compiled.mesh)
-        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices, mesh_shape)
-                                                              for t, d in zip(tensors, dims)]
+        first = frozenset(k for k, ax in enumerate(compiled.out_axes) if ax is None)
+        counts = [1 if k in first else n for k in range(len(compiled.out_vars))]
+
+        def build():
+            text = lower_multi_device(simplify(compiled.flat), compiled.mesh, first_device_outputs=first)
+            return load_multi_device(text, devices, [d for _ in compiled.in_vars for d in devices],
+                                     [d for count in counts for d in devices[:count]],
+                                     extra_flags=target_device_flags(n), use_disk_cache=config.disk_cache)
+        exe = cached_for_program(compiled.flat, ("pmap module", tuple(devices), compiled.mesh, first), build)
+        results = iter(exe([_buffer(x) for per_device in prog_inputs for x in per_device]))
+        return [[Tensor.from_device_array(next(results)) for _ in range(count)] for count in counts]
+
+    def _run_segments(self, compiled, prog_inputs, devices) -> list:
+        """Run the program's segments on every device, its collectives between them on the host."""
+        envs = [dict() for _ in devices]
         for v, per_device in zip(compiled.in_vars, prog_inputs):
             for env, x in zip(envs, per_device):
                 env[v] = x
-
         self._run_stages(compiled.stages, envs, devices, compiled.mesh, compiled.first_only)
+        return [[_read(envs[0], v)] if ax is None else [_read(env, v) for env in envs]
+                for v, ax in zip(compiled.out_vars, compiled.out_axes)]
+
+    def _execute(self, compiled, tensors, dims, devices):
+        n = len(devices)
+        mesh_shape = tuple(size for _, size in compiled.mesh)
+        prog_inputs = [[c] * n for c in compiled.consts] + [_split_input(t, d, devices, mesh_shape)
+                                                              for t, d in zip(tensors, dims)]
+        run = self._run_module if self._one_module(compiled, devices) else self._run_segments
         outs = []
-        for v, ax in zip(compiled.out_vars, compiled.out_axes):
+        for shards, ax in zip(run(compiled, prog_inputs, devices), compiled.out_axes):
             if ax is None:
-                outs.append(_read(envs[0], v))
-                continue
-            shards = [_read(env, v) for env in envs]
-            if ax == 0:
+                outs.append(shards[0])
+            elif ax == 0:
                 outs.append(_sharded_tensor(shards, devices, mesh_shape))
             else:
                 stacked = np.stack([s.concrete_value() for s in shards])

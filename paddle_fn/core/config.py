@@ -4,6 +4,8 @@
     log_compiles          PADDLE_FN_LOG_COMPILES=1 logs every compilation with its reason
     explain_cache_misses  PADDLE_FN_EXPLAIN_CACHE_MISSES=1 says which argument's shape/dtype/static value changed
     default_device        the device jit and device_put use when none is given (paddle_fn.set_device)
+    pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
+                          multi-device IREE module per step) or "segments" (per-device segments, host collectives)
 """
 from __future__ import annotations
 
@@ -23,13 +25,14 @@ def _env_flag(name: str, default: bool) -> bool:
 class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
-    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device")
+    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "pmap_strategy")
 
     def __init__(self):
         self.disk_cache = _env_flag("PADDLE_FN_DISK_CACHE", True)
         self.log_compiles = _env_flag("PADDLE_FN_LOG_COMPILES", False)
         self.explain_cache_misses = _env_flag("PADDLE_FN_EXPLAIN_CACHE_MISSES", False)
         self.default_device = None
+        self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
 
     def update(self, name: str, value) -> None:
         """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""
