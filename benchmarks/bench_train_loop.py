@@ -38,11 +38,11 @@ LEARNING_RATE = 0.01
 # The program under test, executed with `paddle` bound to the framework (paddle_fn or PaddlePaddle).
 PROGRAM = '''
 class MLP(paddle.nn.Layer):
-    def __init__(self):
+    def __init__(self, sizes=(784, 1024, 512, 10)):
         super().__init__()
-        self.fc1 = paddle.nn.Linear(784, 1024)
-        self.fc2 = paddle.nn.Linear(1024, 512)
-        self.fc3 = paddle.nn.Linear(512, 10)
+        self.fc1 = paddle.nn.Linear(sizes[0], sizes[1])
+        self.fc2 = paddle.nn.Linear(sizes[1], sizes[2])
+        self.fc3 = paddle.nn.Linear(sizes[2], sizes[3])
         self.relu = paddle.nn.ReLU()
 
     def forward(self, x):
@@ -66,39 +66,53 @@ def make_forward(model, loss_fn):
 '''
 
 
-def initial_values(seed=0):
-    """Parameters (He-normal weights, zero biases), inputs and labels, the same for every framework."""
+def initial_values(sizes=SIZES, batch=BATCH, seed=0):
+    """Parameters (He-normal weights [in, out], zero biases), inputs and labels [batch, 1], the same for every
+    framework."""
     rng = np.random.default_rng(seed)
     params = []
-    for n_in, n_out in zip(SIZES[:-1], SIZES[1:]):
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
         params += [(rng.normal(size=(n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32),
                    np.zeros(n_out, np.float32)]
-    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
-    labels = rng.integers(0, SIZES[-1], size=(BATCH, 1)).astype(np.int64)
+    x = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+    labels = rng.integers(0, sizes[-1], size=(batch, 1)).astype(np.int64)
     return params, x, labels
 
 
 # ------------------------------------------------------------------------------------------------ workers
 
-def _paddle_contenders(paddle, label):
-    """{contender name: (step function, losses of the first 4 steps or None)} for paddle_fn or PaddlePaddle."""
+def paddle_program(paddle, sizes=SIZES):
+    """`PROGRAM` executed with `paddle` bound to the framework; returns fresh() -> (model, optimizer, loss_fn), the
+    model holding `initial_values(sizes)`'s parameters."""
     env = {"paddle": paddle}
     exec(PROGRAM, env)
-    params, x_np, y_np = initial_values()
+    params = initial_values(sizes)[0]
 
     def fresh():
-        model = env["MLP"]()
+        model = env["MLP"](sizes)
         for p, v in zip(model.parameters(), params):
             p.set_value(v)
         opt = paddle.optimizer.SGD(learning_rate=LEARNING_RATE, parameters=model.parameters())
         return model, opt, paddle.nn.CrossEntropyLoss()
+    return env, fresh
 
+
+def paddle_eager_step(paddle, sizes=SIZES, batch=BATCH):
+    """The eager (dygraph) training step of `PROGRAM` on `initial_values(sizes, batch)`: a function returning the
+    loss as a float."""
+    env, fresh = paddle_program(paddle, sizes)
+    _, x_np, y_np = initial_values(sizes, batch)
     x, y = paddle.to_tensor(x_np), paddle.to_tensor(y_np)
-    contenders, notes = {}, {}
+    step = env["make_step"](*fresh())
+    return lambda: float(step(x, y))
 
-    model, opt, loss_fn = fresh()
-    eager = env["make_step"](model, opt, loss_fn)
-    contenders[f"{label} eager"] = (lambda: float(eager(x, y)), None)
+
+def _paddle_contenders(paddle, label):
+    """{contender name: (step function, losses of the first 4 steps or None)} for paddle_fn or PaddlePaddle."""
+    env, fresh = paddle_program(paddle)
+    params, x_np, y_np = initial_values()
+    x, y = paddle.to_tensor(x_np), paddle.to_tensor(y_np)
+    contenders, notes = {f"{label} eager": (paddle_eager_step(paddle), None)}, {}
 
     try:  # the whole step (forward, backward, update) as one static program
         model_s, opt_s, loss_fn_s = fresh()
@@ -133,9 +147,10 @@ def _paddle_contenders(paddle, label):
     return contenders, notes
 
 
-def _torch_contenders(torch, label):
-    params, x_np, y_np = initial_values()
-    layers = [torch.nn.Linear(n_in, n_out) for n_in, n_out in zip(SIZES[:-1], SIZES[1:])]
+def torch_eager_step(torch, sizes=SIZES, batch=BATCH):
+    """`PROGRAM`'s training step written for PyTorch (same parameters, loss and SGD): returns the loss as a float."""
+    params, x_np, y_np = initial_values(sizes, batch)
+    layers = [torch.nn.Linear(n_in, n_out) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
     with torch.no_grad():
         for i, layer in enumerate(layers):  # Paddle's Linear weight is [in, out], torch's [out, in]
             layer.weight.copy_(torch.from_numpy(params[2 * i].T.copy()))
@@ -151,10 +166,14 @@ def _torch_contenders(torch, label):
         opt.step()
         opt.zero_grad()
         return float(loss)
+    return step
 
+
+def _torch_contenders(torch, label):
+    params, x_np, _ = initial_values()
     a, b = torch.arange(8, dtype=torch.float32), torch.ones(8)
     m1, m2 = torch.from_numpy(x_np), torch.from_numpy(params[0])
-    return {f"{label} eager": (step, None), f"{label} x + y f32[8]": (lambda: a + b, None),
+    return {f"{label} eager": (torch_eager_step(torch), None), f"{label} x + y f32[8]": (lambda: a + b, None),
             f"{label} matmul 128x784 @ 784x1024": (lambda: (m1 @ m2).numpy(), None)}, {}
 
 
@@ -184,16 +203,22 @@ def worker(framework: str, label: str):
             t0 = time.perf_counter()
             losses[name] = [fn() for _ in range(4)]
             first[name] = time.perf_counter() - t0
+    serve(contenders, {"version": version, "contenders": list(contenders), "losses": losses, "first": first,
+                       "notes": notes})
+
+
+def serve(contenders, info):
+    """A worker's loop: print `info` (plus the numpy and Python versions) as a JSON line, then answer requests on
+    stdin: 'NAME INNER' -> seconds per call of contender NAME over INNER calls, 'profile:NAME INNER' -> a cProfile of
+    INNER calls. `contenders` maps names to (function, kind); a "self-timed" function returns its own seconds."""
     out = sys.stdout
     sys.stdout = sys.stderr  # whatever the frameworks print must not mix with the protocol
-    print(json.dumps({"version": version, "contenders": list(contenders), "losses": losses, "first": first,
-                      "notes": notes, "numpy": np.__version__, "python": platform.python_version()}),
-          file=out, flush=True)
+    print(json.dumps({**info, "numpy": np.__version__, "python": platform.python_version()}), file=out, flush=True)
     for line in sys.stdin:
         name, inner = line.rsplit(" ", 1)
-        if name == "__profile__":
+        if name.startswith("profile:"):
+            fn = contenders[name[len("profile:"):]][0]
             prof = cProfile.Profile()
-            fn = contenders["paddle_fn eager"][0]
             prof.runcall(lambda: [fn() for _ in range(int(inner))])
             text = io.StringIO()
             pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(25)
@@ -215,12 +240,14 @@ def worker(framework: str, label: str):
 # ------------------------------------------------------------------------------------------------ driver
 
 class Worker:
-    def __init__(self, python, framework, label=None, path=None):
+    """A worker subprocess: `python script --worker FRAMEWORK --label LABEL`, answering `serve`'s requests."""
+
+    def __init__(self, python, framework, label=None, path=None, script=__file__):
         env = dict(os.environ)
         if path is not None:  # import paddle_fn from there first
             env["PYTHONPATH"] = os.pathsep.join(p for p in (os.path.abspath(path), env.get("PYTHONPATH")) if p)
         self.log = tempfile.TemporaryFile("w+")  # the worker's stderr (framework warnings), shown if it fails
-        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework, "--label",
+        self.proc = subprocess.Popen([python, os.path.abspath(script), "--worker", framework, "--label",
                                       label or framework], text=True, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         line = self.proc.stdout.readline()
@@ -321,7 +348,8 @@ def main():
     print_table("micro-benchmarks (eager)", micro, "paddle x + y f32[8]" if "paddle" in workers
                 else "paddle_fn x + y f32[8]")
     if args.profile:
-        print("\n## cProfile of 20 paddle_fn eager steps\n" + workers["paddle_fn"].ask("__profile__", 20)["profile"])
+        profile = workers["paddle_fn"].ask("profile:paddle_fn eager", 20)["profile"]
+        print("\n## cProfile of 20 paddle_fn eager steps\n" + profile)
     for w in workers.values():
         w.close()
 

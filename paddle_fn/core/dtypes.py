@@ -29,6 +29,8 @@ class DType:
         return hash(self.name)
 
     def __eq__(self, other):
+        if other is self:  # dtypes are module-level singletons: the common case
+            return True
         if isinstance(other, DType):
             return self.name == other.name
         if isinstance(other, str):
@@ -160,7 +162,7 @@ def result_dtype_with_scalar(tensor_dtype: DType, scalar) -> DType:
 def result_dtype_tensors(op: str, a: DType, b: DType) -> DType:
     """Paddle 2.3's Tensor-with-Tensor rule: no implicit promotion; the right operand is cast to the left's dtype
     with a warning (Paddle prints the same warning)."""
-    if a == b:
+    if a is b or a == b:
         return a
     warnings.warn(
         f"{op}: the dtypes of the two inputs differ ({a.name} and {b.name}); as in Paddle, the right operand is "

@@ -448,26 +448,62 @@ class EvalTrace(Trace):
 def eval_primitive(prim, args, params) -> list:
     """Run `prim` on concrete values (Tensors, numpy arrays or Python scalars) and record it on the eager tape
     when an input needs a gradient."""
+    needs_grad = False
     if prim.eager_call is not None:
         outs = prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in args], **params)
+        needs_grad = any(isinstance(x, Tensor) and not x.stop_gradient for x in args)
     else:
         values, avals = [], []
         for x in args:
             if isinstance(x, Tensor):
                 values.append(x.concrete_value() if x._value is None else x._value)
                 avals.append(x.aval if x._aval is None else x._aval)
+                needs_grad = needs_grad or not x.stop_gradient
             else:
                 values.append(np.asarray(x))
                 avals.append(get_aval(x))
-        out_avals = prim.abstract_eval_list(avals, params)
+        key = _memo_key(prim, avals, params)
+        try:
+            out_avals = None if key is None else _OUT_AVALS.get(key)
+        except TypeError:  # a tuple param holding something unhashable (an array)
+            key = out_avals = None
+        if out_avals is None:
+            out_avals = prim.abstract_eval_list(avals, params)
+            if key is not None:
+                if len(_OUT_AVALS) >= _OUT_AVALS_LIMIT:
+                    _OUT_AVALS.clear()
+                _OUT_AVALS[key] = out_avals
         out = prim.impl(*values, **params)
-        outs = [_result(o, a) for o, a in zip(out if prim.multiple_results else [out], out_avals)]
-    if grad_mode.enabled and grad_mode.recorder is not None:
-        for x in args:
-            if isinstance(x, Tensor) and not x.stop_gradient:
-                grad_mode.recorder(prim, params, args, outs)
-                break
+        if prim.multiple_results:
+            outs = [_result(o, a) for o, a in zip(out, out_avals)]
+        else:
+            outs = [_result(out, out_avals[0])]
+    if needs_grad and grad_mode.enabled and grad_mode.recorder is not None:
+        grad_mode.recorder(prim, params, args, outs)
     return outs
+
+
+# Shape rules memoized by (primitive, input avals, params): eager code asks the same question on every step, and a
+# rule that checks its operands costs more than the numpy kernel on small arrays. A rule that raises is asked again
+# next time, so errors are unchanged.
+_OUT_AVALS: dict = {}
+_OUT_AVALS_LIMIT = 8192  # distinct signatures remembered; then the memo starts afresh
+# Param types a key may hold: plain data (tuple subclasses, such as dimension-number records, join on first use).
+# A function or Program param is left out: the memo would keep it, and what it closes over, alive.
+_DATA_PARAM_TYPES = {int, float, bool, str, type(None), tuple, dtypes.DType}
+
+
+def _memo_key(prim, avals, params):
+    """The `_OUT_AVALS` key: the primitive, the avals, and the params with their types (1, 1.0 and True are equal
+    otherwise); None when a param is not plain data."""
+    types = tuple(map(type, params.values()))
+    if not _DATA_PARAM_TYPES.issuperset(types):
+        for t in types:
+            if t not in _DATA_PARAM_TYPES:
+                if not issubclass(t, tuple):
+                    return None
+                _DATA_PARAM_TYPES.add(t)
+    return (prim, *avals, *params.items(), *types)
 
 
 def _result(x, aval) -> Tensor:
@@ -597,7 +633,8 @@ def bind(prim, *args, **params):
 
 def get_aval(x) -> ShapedArray:
     if isinstance(x, Tensor):
-        return x.aval
+        a = x._aval  # set on concrete Tensors once known; a Tracer's comes from its trace (the property)
+        return a if a is not None and x._alias is None else x.aval
     if isinstance(x, (bool, int, float)):
         return ShapedArray((), dtypes.dtype_of_scalar(x))
     a = np.asarray(x)

@@ -80,16 +80,17 @@ def _basic_slices(x, items):
     shape = shape_of(x)
     starts, limits, strides, reversed_dims = [], [], [], []
     for d, (it, n) in enumerate(zip(items, shape)):
-        if _is_int(it):
+        if isinstance(it, slice):
+            start, stop, step = it.indices(n)
+        elif isinstance(it, Tensor):  # an advanced index, applied afterwards: the whole dimension
+            starts.append(0), limits.append(n), strides.append(1)
+            continue
+        else:
             i = int(it)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n} "
                                  f"(tensor shape {list(shape)})")
-            it = slice(i % n, i % n + 1, 1)
-        if not isinstance(it, slice):
-            starts.append(0), limits.append(n), strides.append(1)
-            continue
-        start, stop, step = it.indices(n)
+            start, stop, step = i % n, i % n + 1, 1
         size = len(range(start, stop, step))
         if step < 0:  # reverse the dimension, then take a forward slice of the reversed positions
             reversed_dims.append(d)
@@ -100,9 +101,7 @@ def _basic_slices(x, items):
         starts.append(start), limits.append(limit), strides.append(step)
     if reversed_dims:
         x = st.rev(x, dimensions=tuple(reversed_dims))
-    if starts != [0] * len(shape) or limits != list(shape) or strides != [1] * len(shape):
-        x = st.slice(x, start_indices=tuple(starts), limit_indices=tuple(limits), strides=tuple(strides))
-    return x
+    return st.slice(x, start_indices=starts, limit_indices=limits, strides=strides)
 
 
 def _normalized_index(idx, n, d):
@@ -139,20 +138,30 @@ def _advanced(x, items):
                      slice_sizes=tuple(1 if d in adv else shape[d] for d in range(len(shape))))
 
 
+def _basic_items(x, index):
+    """The common index -- Python ints and slices, at most one per dimension -- padded with full slices, as
+    `_canonical_items` would give it; None for any other index."""
+    items = index if type(index) is tuple else (index,)
+    rank = get_aval(x).ndim
+    if len(items) > rank or any(type(it) is not int and type(it) is not slice for it in items):
+        return None
+    return list(items) + [slice(None)] * (rank - len(items))
+
+
 def getitem(x, index):
     """`x[index]` with numpy semantics (a single selected element is a 0-D Tensor)."""
     x = as_tensor(x)
-    x, items = _canonical_items(x, index)
-    if any(isinstance(it, Tensor) for it in items):
-        items = [Tensor(np.asarray(it, np.int64)) if _is_int(it) else it for it in items]
-        x = _basic_slices(x, items)
-        items = [it if isinstance(it, Tensor) else slice(None) for it in items]
-        out = _advanced(x, items)
-    else:
-        out = _basic_slices(x, items)
-        keep = tuple(n for it, n in zip(items, shape_of(out)) if not _is_int(it))
-        out = st.reshape(out, new_sizes=keep)
-    return out
+    items = _basic_items(x, index)
+    if items is None:
+        x, items = _canonical_items(x, index)
+        if any(isinstance(it, Tensor) for it in items):
+            items = [Tensor(np.asarray(it, np.int64)) if _is_int(it) else it for it in items]
+            x = _basic_slices(x, items)
+            items = [it if isinstance(it, Tensor) else slice(None) for it in items]
+            return _advanced(x, items)
+    out = _basic_slices(x, items)
+    keep = tuple(n for it, n in zip(items, shape_of(out)) if isinstance(it, slice))  # int positions are dropped
+    return st.reshape(out, new_sizes=keep)
 
 
 # ---------------------------------------------------------------------------------------------- x.at[...]

@@ -443,7 +443,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     dt = get_aval(x).dtype
     if dtype is not None:
         x = cast(x, dtype)
-    elif dt in (dtypes.bool_, dtypes.int32):
+    elif dt is dtypes.bool_ or dt is dtypes.int32:
         x = cast(x, dtypes.int64)
     return _reduce("sum", red.reduce_sum, x, axis, keepdim)
 
