@@ -17,6 +17,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
+from paddle_fn.tensor.indexing import _normalized_index
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
 
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "stack", "split",
@@ -449,17 +450,15 @@ def take_along_axis(arr, indices, axis):
     out_shape = list(broadcast_shapes("take_along_axis", tuple(s for i, s in enumerate(shape_of(arr)) if i != ax),
                                       tuple(s for i, s in enumerate(shape_of(indices)) if i != ax)))
     out_shape.insert(ax, shape_of(indices)[ax])
-    ind_shape = list(out_shape)
-    indices = broadcast_to_shape(indices, ind_shape)
-    idx = []
-    for d in range(rank):
-        if d == ax:
-            idx.append(indices)
-        else:
-            idx.append(st.iota(dtype=dtypes.int64, shape=tuple(out_shape), dimension=d))
-    arr = broadcast_to_shape(arr, tuple(s if i == ax else out_shape[i] for i, s in enumerate(shape_of(arr))))
-    from paddle_fn.tensor.indexing import getitem
-    return getitem(arr, tuple(idx))
+    n = shape_of(arr)[ax]
+    indices = _normalized_index(broadcast_to_shape(indices, out_shape), n, ax)
+    arr = broadcast_to_shape(arr, tuple(n if i == ax else s for i, s in enumerate(out_shape)))
+    # one gather whose other dimensions are batch dimensions: out[..., i, ...] = arr[..., indices[..., i, ...], ...]
+    others = tuple(d for d in range(rank) if d != ax)
+    dnums = sl.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(ax,), start_index_map=(ax,),
+                                      operand_batching_dims=others, start_indices_batching_dims=others)
+    return sl.gather(arr, st.reshape(indices, new_sizes=tuple(out_shape) + (1,)), dimension_numbers=dnums,
+                     slice_sizes=(1,) * rank)
 
 
 def where(condition, x=None, y=None, name=None):
