@@ -88,13 +88,13 @@ class _Emit:
     """Typed helpers over a FuncLowering for one f64 tensor type (and its i1 / i64 companions)."""
 
     def __init__(self, ctx, aval, consts=None):
-        self.ctx, self.f = ctx, aval
-        self.b = aval.update(dtype=dtypes.bool_)
-        self.i = aval.update(dtype=dtypes.int64)
+        self.ctx, self.float_aval = ctx, aval
+        self.bool_aval = aval.update(dtype=dtypes.bool_)
+        self.int_aval = aval.update(dtype=dtypes.int64)
         self._consts = {} if consts is None else consts
 
     def _typed(self, name):
-        return {"f": self.f, "b": self.b, "i": self.i}[name]
+        return {"f": self.float_aval, "b": self.bool_aval, "i": self.int_aval}[name]
 
     def const(self, value, kind="f"):
         key = (kind, float(value).hex() if kind == "f" else int(value))
@@ -127,12 +127,12 @@ class _Emit:
     def cmp(self, direction, a, b, kind="f"):
         aval = self._typed(kind)
         ctype = "FLOAT" if kind == "f" else "SIGNED"
-        return self.ctx.op("stablehlo.compare", [f"{direction}, {a}", b], self.b, attrs=f", {ctype}", sep="",
+        return self.ctx.op("stablehlo.compare", [f"{direction}, {a}", b], self.bool_aval, attrs=f", {ctype}", sep="",
                            in_avals=[aval, aval])
 
     def select(self, pred, a, b, kind="f"):
         aval = self._typed(kind)
-        return self.ctx.op("stablehlo.select", [pred, a, b], aval, in_avals=[self.b, aval, aval])
+        return self.ctx.op("stablehlo.select", [pred, a, b], aval, in_avals=[self.bool_aval, aval, aval])
 
     def pick(self, conds_values, default):
         """select(c1, v1, select(c2, v2, ... default)): the value of the first true condition."""
@@ -148,7 +148,7 @@ class _Emit:
         return acc
 
     def bits(self, a):
-        return self.ctx.op("stablehlo.bitcast_convert", [a], self.i, in_avals=[self.f])
+        return self.ctx.op("stablehlo.bitcast_convert", [a], self.int_aval, in_avals=[self.float_aval])
 
     def signbit(self, a):
         return self.cmp("LT", self.bits(a), self.const(0, "i"), kind="i")
@@ -164,10 +164,10 @@ class _Emit:
         """2^n for an i64 tensor n in [-1022, 1023], built from its exponent bits."""
         biased = self.op("add", n, self.const(1023, "i"), kind="i")
         field = self.op("shift_left", biased, self.const(52, "i"), kind="i")
-        return self.ctx.op("stablehlo.bitcast_convert", [field], self.f, in_avals=[self.i])
+        return self.ctx.op("stablehlo.bitcast_convert", [field], self.float_aval, in_avals=[self.int_aval])
 
     def to_int(self, a):
-        return self.ctx.op("stablehlo.convert", [a], self.i, in_avals=[self.f])
+        return self.ctx.op("stablehlo.convert", [a], self.int_aval, in_avals=[self.float_aval])
 
     def ldexp(self, v, k):
         """v * 2^k for an integer-valued f64 k in [-3066, 3069] (fmod needs 2097), as three power-of-two scalings."""
@@ -289,8 +289,8 @@ def emit_tan(ctx, x, aval):
 
 def _exp_reduce(e, x):
     """x = k ln2 + r (x clamped to _EXP_CLAMP); returns (k, r, s) with expm1(r) = r + s to ~2^-60 relative."""
-    x = e.ctx.op("stablehlo.clamp", [e.const(_EXP_CLAMP[0]), x, e.const(_EXP_CLAMP[1])], e.f,
-                 in_avals=[e.f] * 3)
+    x = e.ctx.op("stablehlo.clamp", [e.const(_EXP_CLAMP[0]), x, e.const(_EXP_CLAMP[1])], e.float_aval,
+                 in_avals=[e.float_aval] * 3)
     k = e.op("round_nearest_even", e.mul(x, e.const(1 / math.log(2))))
     hi = e.sub(x, e.mul(k, e.const(LN2_HI)))                          # exact
     r, rc = e.fast_two_sum(hi, e.neg(e.mul(k, e.const(LN2_LO))))
@@ -336,7 +336,7 @@ def emit_log1p(ctx, x, aval):
     e = _Emit(ctx, aval)
     u = e.add(e.const(1.0), x)
     correction = e.div(e.sub(x, e.sub(u, e.const(1.0))), u)
-    finite = e.ctx.op("stablehlo.is_finite", [correction], e.b, in_avals=[e.f])
+    finite = e.ctx.op("stablehlo.is_finite", [correction], e.bool_aval, in_avals=[e.float_aval])
     out = e.add(e.op("log", u), e.select(finite, correction, e.const(0.0)))   # x = -1 or inf: log(u) alone
     return e.select(e.cmp("EQ", u, e.const(1.0)), x, out)
 
@@ -452,7 +452,7 @@ def _ratio(e, num_hi, num_lo, den):
     q = e.div(num_hi, den)
     qd, qd_err = e.two_prod(q, den)
     lo = e.div(e.add(e.sub(e.sub(num_hi, qd), qd_err), num_lo), den)
-    finite = e.ctx.op("stablehlo.is_finite", [lo], e.b, in_avals=[e.f])
+    finite = e.ctx.op("stablehlo.is_finite", [lo], e.bool_aval, in_avals=[e.float_aval])
     return q, e.select(finite, lo, e.const(0.0))
 
 
@@ -574,7 +574,7 @@ def _exponent(e, v):
     scaled = e.op("shift_right_logical", e.bits(e.mul(v, e.const(2.0 ** 54))), fifty_two, kind="i")
     field = e.select(e.cmp("EQ", field, e.const(0, "i"), kind="i"),
                      e.op("subtract", scaled, e.const(54, "i"), kind="i"), field, kind="i")
-    return e.ctx.op("stablehlo.convert", [field], e.f, in_avals=[e.i])
+    return e.ctx.op("stablehlo.convert", [field], e.float_aval, in_avals=[e.int_aval])
 
 
 def emit_rem(ctx, x, y, aval):
@@ -587,7 +587,7 @@ def emit_rem(ctx, x, y, aval):
     """
     e = _Emit(ctx, aval)
     ax, ay = e.abs(x), e.abs(y)
-    is_finite = e.ctx.op("stablehlo.is_finite", [x], e.b, in_avals=[e.f])
+    is_finite = e.ctx.op("stablehlo.is_finite", [x], e.bool_aval, in_avals=[e.float_aval])
     nan_out = e.op("or", e.op("not", is_finite, kind="b"),
                    e.op("or", e.isnan(y), e.cmp("EQ", ay, e.const(0.0)), kind="b"), kind="b")
     # lanes with a nan answer sit out the loop: |x| = 0 < |y| = inf
@@ -600,14 +600,14 @@ def emit_rem(ctx, x, y, aval):
 
 
 def _long_division_loop(e, ax0, ay, ey):
-    ctx, ftype = e.ctx, tensor_type(e.f)
+    ctx, ftype = e.ctx, tensor_type(e.float_aval)
     carry = ctx.fresh()
     result = ctx.fresh()
     saved_lines, saved_indent = ctx.lines, ctx.indent
 
     def region(emit):
         ctx.lines, ctx.indent = [], saved_indent + 4
-        inner = _Emit(ctx, e.f, dict(e._consts))
+        inner = _Emit(ctx, e.float_aval, dict(e._consts))
         emit(inner)
         body = "\n".join(ctx.lines)
         ctx.lines, ctx.indent = saved_lines, saved_indent
@@ -618,10 +618,10 @@ def _long_division_loop(e, ax0, ay, ey):
 
     def cond(inner):
         flag = active(inner)
-        if e.f.ndim:
-            pred_t = tensor_type(e.b)
-            dims = ", ".join(str(d) for d in range(e.f.ndim))
-            false = ctx.constant(False, e.b.update(shape=()))
+        if e.float_aval.ndim:
+            pred_t = tensor_type(e.bool_aval)
+            dims = ", ".join(str(d) for d in range(e.float_aval.ndim))
+            false = ctx.constant(False, e.bool_aval.update(shape=()))
             any_flag = ctx.fresh()
             ctx.line(f"{any_flag} = stablehlo.reduce({flag} init: {false}) applies stablehlo.or across "
                      f"dimensions = [{dims}] : ({pred_t}, tensor<i1>) -> tensor<i1>")

@@ -99,7 +99,7 @@ def cholesky(x, upper=False, name=None):
                [1., 2.]], dtype=float32)
     """
     l_ = la.cholesky(_matrices("cholesky", x, square=True))
-    return la.mT(l_) if upper else l_
+    return la.matrix_transpose(l_) if upper else l_
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
@@ -201,7 +201,7 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         u = la.triu(packed)
     if unpack_pivots:
         pivots = ew.sub(as_tensor(y, dtypes.int32), full_like_scalar(1, dtypes.int32, shape_of(y)))
-        p = la.mT(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
+        p = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
     return p, l_, u
 
 
@@ -268,8 +268,8 @@ def _symmetric_from(op, x, uplo):
         raise ValueError(f"paddle.linalg.{op}: UPLO must be 'L' or 'U', got {uplo!r}")
     x = _matrices(op, x, square=True)
     if uplo == "L":
-        return ew.add(la.tril(x), la.mT(la.tril(x, -1)))
-    return ew.add(la.triu(x), la.mT(la.triu(x, 1)))
+        return ew.add(la.tril(x), la.matrix_transpose(la.tril(x, -1)))
+    return ew.add(la.triu(x), la.matrix_transpose(la.triu(x, 1)))
 
 
 def eigh(x, UPLO="L", name=None):  # noqa: N803 - Paddle's parameter name
@@ -346,7 +346,7 @@ def eigvals(x, name=None):
 
 def _lu_solve(packed, perm, b):
     """x with A x = b from A's LU factors (A[perm] = L U)."""
-    pb = la.mm(la.permutation_matrix(perm, get_aval(b).dtype), b)
+    pb = la.matmul(la.permutation_matrix(perm, get_aval(b).dtype), b)
     z = la.triangular_solve(packed, pb, lower=True, unit_diagonal=True)
     return la.triangular_solve(packed, z, lower=False)
 
@@ -454,10 +454,10 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     if hermitian:
         w, v = la.eigh(a)
         _, w_inv = _svd_cutoff_signed(w, rcond)
-        return la.mm(_scale_columns(v, w_inv), la.mT(v))
+        return la.matmul(_scale_columns(v, w_inv), la.matrix_transpose(v))
     u, s, vh = la.svd(a)
     _, s_inv = _svd_cutoff(s, rcond)
-    return la.mm(_scale_columns(la.mT(vh), s_inv), la.mT(u))
+    return la.matmul(_scale_columns(la.matrix_transpose(vh), s_inv), la.matrix_transpose(u))
 
 
 def _svd_cutoff_signed(w, rcond):
@@ -491,10 +491,10 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         rcond = float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n)
     u, s, vh = la.svd(a)
     keep, s_inv = _svd_cutoff(s, rcond)
-    solution = la.mm(_scale_columns(la.mT(vh), s_inv), la.mm(la.mT(u), b))
+    solution = la.matmul(_scale_columns(la.matrix_transpose(vh), s_inv), la.matmul(la.matrix_transpose(u), b))
     rank = _sum(ew.convert_element_type(keep, new_dtype=dtypes.int32), _last(keep))
     if m > n:
-        r = ew.sub(la.mm(a, solution), b)
+        r = ew.sub(la.matmul(a, solution), b)
         residuals = _sum(ew.mul(r, r), (get_aval(r).ndim - 2,))
     else:
         residuals = full_like_scalar(0, get_aval(a).dtype, (0,))
@@ -601,10 +601,10 @@ def matrix_power(x, n, name=None):
     result, base = None, a
     while k:
         if k & 1:
-            result = base if result is None else la.mm(result, base)
+            result = base if result is None else la.matmul(result, base)
         k >>= 1
         if k:
-            base = la.mm(base, base)
+            base = la.matmul(base, base)
     return la.eye_like(a) if result is None else result
 
 
@@ -625,7 +625,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     if get_aval(x).ndim == 1:
         x = st.reshape(x, new_sizes=(1,) + shape_of(x))
     if not rowvar:
-        x = la.mT(x)
+        x = la.matrix_transpose(x)
     n_obs = shape_of(x)[1]
     dtype = get_aval(x).dtype
     w = None

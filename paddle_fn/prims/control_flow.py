@@ -91,7 +91,9 @@ def _as_operand(x):
     return Tensor(np.asarray(x, dtype=get_aval(x).dtype.np))
 
 
-class _Show:
+class _AvalLeaf:
+    """A pytree leaf that prints as its aval's short form (`f32[3]`), to show a structure of avals in messages."""
+
     def __init__(self, aval):
         self.aval = aval
 
@@ -100,7 +102,7 @@ class _Show:
 
 
 def _describe(tree, avals) -> str:
-    return repr(tree_unflatten(tree, [_Show(a) for a in avals]))
+    return repr(tree_unflatten(tree, [_AvalLeaf(a) for a in avals]))
 
 
 def _trace(fun, in_tree, in_avals, what):

@@ -13,6 +13,8 @@ eigenvector / left singular vector has its entry of largest magnitude positive, 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from paddle_fn.core import dtypes
@@ -53,13 +55,13 @@ def _shape(x):
     return get_aval(x).shape
 
 
-def mT(x):
+def matrix_transpose(x):
     """Swap the last two dimensions."""
     nd = _ndim(x)
     return transpose(x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
-def mm(a, b):
+def matmul(a, b):
     """Matrix product over the last two dimensions; the leading dimensions of a and b are equal batch dims."""
     nd = _ndim(a)
     batch = tuple(range(nd - 2))
@@ -121,7 +123,7 @@ def diag_matrix(v):
 
 
 def _symmetrize(x):
-    return mul(add(x, mT(x)), full_like(x, 0.5))
+    return mul(add(x, matrix_transpose(x)), full_like(x, 0.5))
 
 
 def _batch_rule(get_prim):
@@ -226,7 +228,7 @@ def _triangular_solve_shape(a, b, *, lower, transpose_a, unit_diagonal):
 
 
 def _triangular_solve_impl(a, b, *, lower, transpose_a, unit_diagonal):
-    from scipy.linalg import solve_triangular
+    from scipy.linalg import solve_triangular  # deliberate lazy import: scipy is heavy and only eager solves need it
 
     def one(m, r):
         try:
@@ -267,7 +269,7 @@ def _triangular_solve_jvp(primals, tangents, *, lower, transpose_a, unit_diagona
     rhs = None if isinstance(tb, Zero) else tb
     if not isinstance(ta, Zero):
         dt = _triangle_of(ta, lower, unit_diagonal)
-        da_x = mm(mT(dt) if transpose_a else dt, x)
+        da_x = matmul(matrix_transpose(dt) if transpose_a else dt, x)
         rhs = neg(da_x) if rhs is None else sub(rhs, da_x)
     return x, (None if rhs is None else triangular_solve(a, rhs, **params))
 
@@ -283,7 +285,7 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
     n, k = _shape(b)
     t = _triangle_of(a, lower, unit_diagonal)
     if transpose_a:
-        t = mT(t)
+        t = matrix_transpose(t)
     if unit_diagonal:
         t = add(t, eye_like(t))
     forward = lower != transpose_a
@@ -293,7 +295,7 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
         t_row = dynamic_slice(t, r, scalar_like(r, 0), slice_sizes=(1, n))
         b_row = dynamic_slice(b, r, scalar_like(r, 0), slice_sizes=(1, k))
         pivot = broadcast_in_dim(reshape(_entry(t, r, r), new_sizes=()), shape=(1, k), broadcast_dimensions=())
-        solved = div(sub(b_row, mm(t_row, x)), pivot)
+        solved = div(sub(b_row, matmul(t_row, x)), pivot)
         return dynamic_update_slice(x, solved, r, scalar_like(r, 0))
 
     return fori_loop(0, n, row, full_like(b, 0))
@@ -335,11 +337,12 @@ def _cholesky_impl(a):
 
 def _cholesky_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
-    l_ = cholesky(a)
+    factor = cholesky(a)
     # L dL^T + dL L^T = dA  =>  dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
-    inner = triangular_solve(l_, mT(triangular_solve(l_, _symmetrize(ta), lower=True)), lower=True)
+    half_solved = matrix_transpose(triangular_solve(factor, _symmetrize(ta), lower=True))
+    inner = triangular_solve(factor, half_solved, lower=True)
     phi = sub(tril(inner), mul(full_like(inner, 0.5), mul(inner, eye_like(inner))))
-    return l_, mm(l_, phi)
+    return factor, matmul(factor, phi)
 
 
 def _cholesky_algorithm(a):
@@ -348,15 +351,15 @@ def _cholesky_algorithm(a):
     n = _shape(a)[0]
     a = _symmetrize(a)
 
-    def column(j, l_):
+    def column(j, factor):
         zero = scalar_like(j, 0)
-        l_row = dynamic_slice(l_, j, zero, slice_sizes=(1, n))
-        v = sub(dynamic_slice(a, zero, j, slice_sizes=(n, 1)), dot_general(l_, l_row, dimension_numbers=(
+        row = dynamic_slice(factor, j, zero, slice_sizes=(1, n))
+        v = sub(dynamic_slice(a, zero, j, slice_sizes=(n, 1)), dot_general(factor, row, dimension_numbers=(
             ((1,), (1,)), ((), ()))))
         root = broadcast_in_dim(reshape(sqrt(_entry(v, j, zero)), new_sizes=()), shape=(n, 1),
                                 broadcast_dimensions=())
         col = select(_index_mask(n, j, ge), div(v, root), full_like(v, 0))
-        return dynamic_update_slice(l_, col, zero, j)
+        return dynamic_update_slice(factor, col, zero, j)
 
     return fori_loop(0, n, column, full_like(a, 0))
 
@@ -381,20 +384,19 @@ def _lu_shape(a):
 
 
 def _lu_impl(a):
-    from scipy.linalg import lu_factor
+    from scipy.linalg import lu_factor  # deliberate lazy import: scipy is heavy and only eager LU needs it
 
     def one(m):
         with np.errstate(all="ignore"):
-            import warnings
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # scipy warns on an exactly singular factor; infos report it
-                lu_, piv = lu_factor(m, check_finite=False)
+                packed, piv = lu_factor(m, check_finite=False)
         perm = np.arange(m.shape[0])
         for k, p in enumerate(piv):
             perm[[k, p]] = perm[[p, k]]
-        return lu_, piv.astype(np.int32), perm.astype(np.int32)
-    lu_, piv, perm = _map_matrices(one, a)
-    return [lu_.astype(a.dtype), piv, perm]
+        return packed, piv.astype(np.int32), perm.astype(np.int32)
+    packed, piv, perm = _map_matrices(one, a)
+    return [packed.astype(a.dtype), piv, perm]
 
 
 def permutation_matrix(perm, dtype):
@@ -409,13 +411,13 @@ def permutation_matrix(perm, dtype):
 def _lu_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     packed, pivots, perm = lu(a)
-    l_ = add(tril(packed, -1), eye_like(packed))
+    unit_lower = add(tril(packed, -1), eye_like(packed))
     u = triu(packed)
     # P A = L U  =>  L^-1 P dA U^-1 = L^-1 dL + dU U^-1, strictly lower plus upper
-    pda = mm(permutation_matrix(perm, get_aval(a).dtype), ta)
+    pda = matmul(permutation_matrix(perm, get_aval(a).dtype), ta)
     y = triangular_solve(packed, pda, lower=True, unit_diagonal=True)
-    x = mT(triangular_solve(packed, mT(y), lower=False, transpose_a=True))
-    return [packed, pivots, perm], [add(mm(l_, tril(x, -1)), mm(triu(x), u)), None, None]
+    x = matrix_transpose(triangular_solve(packed, matrix_transpose(y), lower=False, transpose_a=True))
+    return [packed, pivots, perm], [add(matmul(unit_lower, tril(x, -1)), matmul(triu(x), u)), None, None]
 
 
 def _lu_algorithm(a):
@@ -493,11 +495,11 @@ def _qr_jvp(primals, tangents, *, full_matrices):
                                "qr(x, mode='reduced') of the tall matrix (or of x^T for a wide one)")
     q, r = qr(a, full_matrices=full_matrices)
     # dA = dQ R + Q dR with Q^T dQ antisymmetric and dR upper triangular
-    y = mT(triangular_solve(r, mT(ta), lower=False, transpose_a=True))   # dA R^-1
-    c = mm(mT(q), y)
-    omega = sub(tril(c, -1), mT(tril(c, -1)))
-    dq = add(mm(q, omega), sub(y, mm(q, c)))
-    dr = mm(sub(c, omega), r)
+    y = matrix_transpose(triangular_solve(r, matrix_transpose(ta), lower=False, transpose_a=True))   # dA R^-1
+    c = matmul(matrix_transpose(q), y)
+    omega = sub(tril(c, -1), matrix_transpose(tril(c, -1)))
+    dq = add(matmul(q, omega), sub(y, matmul(q, c)))
+    dr = matmul(sub(c, omega), r)
     return [q, r], [dq, dr]
 
 
@@ -524,7 +526,7 @@ def _qr_algorithm(a, *, full_matrices):
                        scalar_like(vtv, 0))
         v_scaled = mul(v, broadcast_in_dim(scale, shape=(m, 1), broadcast_dimensions=()))
         r = sub(r, _outer(v_scaled, dot_general(v, r, dimension_numbers=(((0,), (0,)), ((), ())))))
-        q = sub(q, _outer(mm(q, v_scaled), mT(v)))
+        q = sub(q, _outer(matmul(q, v_scaled), matrix_transpose(v)))
         return r, q
 
     r, q = fori_loop(0, k_max, step, (a, eye_like(full_like(a, 0, (m, m)))))
@@ -571,20 +573,34 @@ def _eigh_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     w, v = eigh(a)
     # A V = V diag(w): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F the reciprocal eigenvalue gaps
-    x = mm(mT(v), mm(_symmetrize(ta), v))
-    return [w, v], [diagonal(x), mm(v, mul(_gap_reciprocals(w), x))]
+    x = matmul(matrix_transpose(v), matmul(_symmetrize(ta), v))
+    return [w, v], [diagonal(x), matmul(v, mul(_gap_reciprocals(w), x))]
 
 
-def _jacobi_pairs(n):
-    """The index pairs (p < q) one Jacobi sweep visits, and a function giving the i-th pair as traced scalars."""
+def _jacobi_sweeps(x, v, n, rotate, residual):
+    """Cyclic Jacobi sweeps: `rotate(x, v, p, q) -> (x, v)` for every index pair p < q of 0..n-1 (traced scalars),
+    sweep after sweep until `residual(x)` is below eps or _MAX_SWEEPS have run. Returns the final x, v."""
     pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    ps = Tensor(np.array([p for p, _ in pairs] or [0], np.int32))
-    qs = Tensor(np.array([q for _, q in pairs] or [0], np.int32))
+    if not pairs:
+        return x, v
+    ps, qs = (Tensor(np.array(column, np.int32)) for column in zip(*pairs))
+    tol = _sweep_tolerance(get_aval(x).dtype)
 
-    def pair_at(i):
-        return (reshape(dynamic_slice(ps, i, slice_sizes=(1,)), new_sizes=()),
-                reshape(dynamic_slice(qs, i, slice_sizes=(1,)), new_sizes=()))
-    return pairs, pair_at
+    def rotate_pair(i, carry):
+        p, q = (reshape(dynamic_slice(column, i, slice_sizes=(1,)), new_sizes=()) for column in (ps, qs))
+        return rotate(*carry, p, q)
+
+    def sweep(carry):
+        x, v, count, _ = carry
+        x, v = fori_loop(0, len(pairs), rotate_pair, (x, v))
+        return x, v, add(count, scalar_like(count, 1)), residual(x)
+
+    def unfinished(carry):
+        _, _, count, off = carry
+        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
+
+    x, v, _, _ = while_loop(unfinished, sweep, (x, v, Tensor(np.int32(0)), residual(x)))
+    return x, v
 
 
 def _eigh_algorithm(a):
@@ -592,33 +608,18 @@ def _eigh_algorithm(a):
     eigenvalues sorted ascending and the eigenvector signs fixed."""
     n = _shape(a)[0]
     a = _symmetrize(a)
-    pairs, pair_at = _jacobi_pairs(n)
-    tol = _sweep_tolerance(get_aval(a).dtype)
 
-    def rotate(i, carry):
-        m, v = carry
-        p, q = pair_at(i)
+    def rotate(m, v, p, q):
         zero = scalar_like(p, 0)
         a_pp, a_qq, a_pq = (reshape(_entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
         c, s = _jacobi_rotation(a_pp, a_qq, a_pq)
         m = _rotate_lines(m, p, q, c, s, zero, rows=True)
         m = _rotate_lines(m, p, q, c, s, zero, rows=False)
-        v = _rotate_lines(v, p, q, c, s, zero, rows=False)
-        return m, v
+        return m, _rotate_lines(v, p, q, c, s, zero, rows=False)
 
-    def sweep(carry):
-        m, v, count, _ = carry
-        m, v = fori_loop(0, len(pairs), rotate, (m, v))
-        return m, v, add(count, scalar_like(count, 1)), _off_diagonal_ratio(m)
-
-    def unfinished(carry):
-        _, _, count, off = carry
-        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
-
-    start = (a, eye_like(a), Tensor(np.int32(0)), _off_diagonal_ratio(a))
-    m, v, _, _ = while_loop(unfinished, sweep, start) if pairs else start
+    m, v = _jacobi_sweeps(a, eye_like(a), n, rotate, _off_diagonal_ratio)
     w, order = sort(diagonal(m), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
-    v = mm(v, mT(permutation_matrix(order, get_aval(v).dtype)))
+    v = matmul(v, matrix_transpose(permutation_matrix(order, get_aval(v).dtype)))
     return w, _fix_column_signs(v)[0]
 
 
@@ -682,19 +683,19 @@ def _svd_impl(a):
 def _svd_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     u, s, vh = svd(a)
-    v = mT(vh)
+    v = matrix_transpose(vh)
     m, n = _shape(a)[-2:]
     k = min(m, n)
-    dp = mm(mT(u), mm(ta, v))                                             # U^T dA V, k x k
+    dp = matmul(matrix_transpose(u), matmul(ta, v))  # U^T dA V, k x k
     s_j, s_i = _rows(s, k), _cols(s, k)
-    f = _gap_reciprocals(mul(s, s))                                    # 1 / (s_j^2 - s_i^2)
-    du = mm(u, mul(f, add(mul(dp, s_j), mul(s_i, mT(dp)))))
-    dv = mm(v, mul(f, add(mul(s_i, dp), mul(mT(dp), s_j))))
+    f = _gap_reciprocals(mul(s, s))  # 1 / (s_j^2 - s_i^2)
+    du = matmul(u, mul(f, add(mul(dp, s_j), mul(s_i, matrix_transpose(dp)))))
+    dv = matmul(v, mul(f, add(mul(s_i, dp), mul(matrix_transpose(dp), s_j))))
     if m > k:  # the part of dA V outside the column space of U
-        du = add(du, div(sub(mm(ta, v), mm(u, dp)), _rows(s, m)))
+        du = add(du, div(sub(matmul(ta, v), matmul(u, dp)), _rows(s, m)))
     if n > k:
-        dv = add(dv, div(sub(mm(mT(ta), u), mm(v, mT(dp))), _rows(s, n)))
-    return [u, s, vh], [du, diagonal(dp), mT(dv)]
+        dv = add(dv, div(sub(matmul(matrix_transpose(ta), u), matmul(v, matrix_transpose(dp))), _rows(s, n)))
+    return [u, s, vh], [du, diagonal(dp), matrix_transpose(dv)]
 
 
 def _svd_algorithm(a):
@@ -703,43 +704,29 @@ def _svd_algorithm(a):
     if m >= n:
         u, s, v = _one_sided_jacobi(a)
     else:  # a^T = u' s v'^T  =>  a = v' s u'^T
-        v, s, u = _one_sided_jacobi(mT(a))
+        v, s, u = _one_sided_jacobi(matrix_transpose(a))
     u, v = _fix_column_signs(u, lambda signs: mul(v, _rows(signs, n)))
-    return u, s, mT(v)
+    return u, s, matrix_transpose(v)
 
 
 def _one_sided_jacobi(a):
     """Rotate column pairs of a tall `a` until they are orthogonal to eps: a V = W; then s = the column norms of W
     sorted descending and u = W's columns / s (a zero singular value gives a zero column). Returns u, s, V."""
     m, n = _shape(a)
-    pairs, pair_at = _jacobi_pairs(n)
-    tol = _sweep_tolerance(get_aval(a).dtype)
 
-    def rotate(i, carry):
-        w, v = carry
-        p, q = pair_at(i)
+    def rotate(w, v, p, q):
         zero = scalar_like(p, 0)
         w_p, w_q = dynamic_slice(w, zero, p, slice_sizes=(m, 1)), dynamic_slice(w, zero, q, slice_sizes=(m, 1))
         dots = [reduce_sum(mul(x, y), axes=(0, 1)) for x, y in ((w_p, w_p), (w_q, w_q), (w_p, w_q))]
         c, s = _jacobi_rotation(*dots)
         return _rotate_lines(w, p, q, c, s, zero, rows=False), _rotate_lines(v, p, q, c, s, zero, rows=False)
 
-    def sweep(carry):
-        w, v, count, _ = carry
-        w, v = fori_loop(0, len(pairs), rotate, (w, v))
-        return w, v, add(count, scalar_like(count, 1)), _column_coherence(w)
-
-    def unfinished(carry):
-        _, _, count, off = carry
-        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
-
-    start = (a, eye_like(full_like(a, 0, (n, n))), Tensor(np.int32(0)), _column_coherence(a))
-    w, v, _, _ = while_loop(unfinished, sweep, start) if pairs else start
+    w, v = _jacobi_sweeps(a, eye_like(full_like(a, 0, (n, n))), n, rotate, _column_coherence)
     norms = sqrt(reduce_sum(mul(w, w), axes=(0,)))
     neg_s, order = sort(neg(norms), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
     s = neg(neg_s)
-    to_order = mT(permutation_matrix(order, get_aval(w).dtype))
-    w, v = mm(w, to_order), mm(v, to_order)
+    to_order = matrix_transpose(permutation_matrix(order, get_aval(w).dtype))
+    w, v = matmul(w, to_order), matmul(v, to_order)
     zero_s = eq(s, full_like(s, 0))
     return div(w, _rows(select(zero_s, full_like(s, 1), s), m)), s, v
 
