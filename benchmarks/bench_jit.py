@@ -1,17 +1,18 @@
 """paddle_fn.jit benchmarks: training step, first-call latency, call overhead, matmul, vmap/Jacobian workloads.
 
-    .venv/bin/python benchmarks/bench_jit.py [--quick] [--reps N] [--skip-torch-compile] [--profile]
+    .venv/bin/python benchmarks/bench_jit.py [--quick] [--reps N] [--skip-torch-compile] [--profile] [--only ...]
 
 Every section interleaves its contenders in one loop (rotating their order each repetition), so that the
 noise of a shared machine hits all of them alike, and prints the median and min of the repetitions. JAX,
 PyTorch and PaddlePaddle are measured when they are importable; none of them is a dependency. The last
 table marks the targets of the jit issue as met or not met. `--profile` adds a cProfile of the jitted
-training step, separating Python-side overhead from the time spent inside IREE.
+training step and of the trivial call, separating Python-side overhead from the time spent inside IREE.
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import logging
@@ -27,7 +28,8 @@ import numpy as np
 
 _T0 = time.perf_counter()
 import paddle_fn as pf  # noqa: E402
-from paddle_fn.runtime import Device  # noqa: E402
+from paddle_fn.runtime import Device, loaded_count  # noqa: E402
+from paddle_fn.runtime.executable import KEEP_RECENT  # noqa: E402
 PADDLE_FN_IMPORT_SECONDS = time.perf_counter() - _T0
 
 try:
@@ -295,29 +297,28 @@ def bench_mlp(args, summary):
         not_installed(name, why)
     summary["mlp"] = results
     if args.profile:
-        profile_step(models["paddle_fn jit"], args)
+        profile_calls("jitted MLP steps", models["paddle_fn jit"].step, max(20, args.reps))
 
 
-def profile_step(model, args):
-    """cProfile of jitted steps. Executable.__call__'s own time is IREE running the program (its body only
-    pushes buffer refs and calls VmContext.invoke, which cProfile does not list); the rest is Python."""
-    n = max(20, args.reps)
+def profile_calls(what: str, call, n: int):
+    """cProfile of `n` calls. Executable.__call__'s own time is IREE running the program (its body only pushes
+    buffer refs and calls VmContext.invoke, which cProfile does not list); the rest is Python."""
     profiler = cProfile.Profile()
     t0 = time.perf_counter()
     profiler.enable()
     for _ in range(n):
-        model.step()
+        call()
     profiler.disable()
     wall = (time.perf_counter() - t0) / n
     stats = pstats.Stats(profiler)
     total = sum(tt for (cc, nc, tt, ct, callers) in stats.stats.values())
     inside = sum(tt for (file, line, fn), (cc, nc, tt, ct, callers) in stats.stats.items()
                  if fn == "__call__" and file.endswith(os.path.join("runtime", "executable.py")))
-    print(f"\n## cProfile of {n} jitted MLP steps: {wall * 1e3:.2f} ms/step under the profiler; "
-          f"{inside / n * 1e3:.2f} ms/step in Executable.__call__ (IREE), {(total - inside) / n * 1e3:.3f} ms/step "
-          "in other Python code")
+    print(f"\n## cProfile of {n} {what}: {fmt_time(wall).strip()}/call under the profiler; "
+          f"{fmt_time(inside / n).strip()}/call in Executable.__call__ (IREE), {fmt_time((total - inside) / n).strip()}"
+          "/call in other Python code")
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(8)
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(12)
     print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
@@ -436,6 +437,48 @@ def bench_overhead(args, summary):
     summary["overhead_device"] = results["paddle_fn jit, device-resident"]
     summary["overhead_numpy"] = results["paddle_fn jit, numpy in/out"]
     summary["overhead_sync"] = results["paddle_fn jit, device, local-sync"]
+    if args.profile:
+        profile_calls("jit(x + 1) calls, device-resident", lambda: add_one(on_device), 10 * calls)
+
+
+def rss_bytes() -> int:
+    """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def bench_memory(args, summary):
+    """What jitted calls keep: growth over 10,000 calls of one function, and the executables (and memory) still held
+    after many short-lived jit closures, each a distinct program, have been called once and dropped."""
+    calls, closures = 10_000, 40 if args.quick else 300
+    x = pf.device_put(pf.to_tensor(np.arange(4, dtype=np.float32)))
+    add_one = pf.jit(lambda x: x + 1.0)
+    for _ in range(100):
+        add_one(x)
+    gc.collect()
+    rss0, objects0 = rss_bytes(), len(gc.get_objects())
+    for _ in range(calls):
+        add_one(x)
+    gc.collect()
+    rss_growth, object_growth = rss_bytes() - rss0, len(gc.get_objects()) - objects0
+
+    gc.collect()
+    rss0, loaded0 = rss_bytes(), loaded_count()
+    t0 = time.perf_counter()
+    for k in range(closures):
+        pf.jit(lambda x, k=k: x * float(k) + 0.5)(x)  # float(k) is a literal of the program: a distinct program each
+    gc.collect()
+    kept, closure_rss = loaded_count() - loaded0, rss_bytes() - rss0
+    print(f"\n## 6. Memory: {calls} calls of one jitted function; {closures} jit closures called once and dropped")
+    print(f"{calls} calls: resident memory {rss_growth / 2**20:+.2f} MiB, Python objects {object_growth:+d}")
+    print(f"{closures} dead closures: {kept} executables kept (bound: runtime KEEP_RECENT = "
+          f"{KEEP_RECENT}), resident memory {closure_rss / 2**20:+.2f} MiB "
+          f"({time.perf_counter() - t0:.1f} s, compiles included)")
+    summary["memory"] = {"calls_rss": rss_growth, "calls_objects": object_growth, "closures": closures,
+                         "kept": kept}
 
 
 # ------------------------------------------------------------------------------------------------ 4. matmul
@@ -622,6 +665,13 @@ def print_targets(summary):
         rows.append(("trivial call <= 20 us (device-resident)", fmt_time(ours).strip(), ours <= 20e-6))
         ours = summary["overhead_sync"][0]
         rows.append(("  same on the local-sync driver (info)", fmt_time(ours).strip(), ours <= 20e-6))
+    if "memory" in summary:
+        memory = summary["memory"]
+        rows.append(("no growth over 10,000 jitted calls", f"{memory['calls_rss'] / 2**20:+.2f} MiB, "
+                     f"{memory['calls_objects']:+d} objects", memory["calls_objects"] <= 0 and
+                     memory["calls_rss"] < 1 << 20))
+        rows.append((f"executables kept by {memory['closures']} dead closures bounded",
+                     f"{memory['kept']} kept", memory["kept"] <= KEEP_RECENT))
     if "first_call_warm" in summary:
         ours = summary["first_call_warm"]
         rows.append(("warm-cache first call < 0.1 s", fmt_time(ours).strip(), ours < 0.1))
@@ -632,7 +682,7 @@ def print_targets(summary):
 
 
 SECTIONS = {"mlp": bench_mlp, "first-call": bench_first_call, "overhead": bench_overhead, "matmul": bench_matmul,
-            "vmap": bench_vmap_workloads}
+            "vmap": bench_vmap_workloads, "memory": bench_memory}
 
 
 def main():
@@ -643,7 +693,7 @@ def main():
     ap.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run only these sections")
     ap.add_argument("--skip-torch-compile", action="store_true", help="leave torch.compile out (its compile is slow)")
     ap.add_argument("--eager", action="store_true", help="also time the un-jitted paddle_fn MLP step")
-    ap.add_argument("--profile", action="store_true", help="cProfile the jitted MLP step")
+    ap.add_argument("--profile", action="store_true", help="cProfile the jitted MLP step and the trivial call")
     args = ap.parse_args()
     args.reps = args.reps or (3 if args.quick else 30)
     args.inner = args.inner or (2 if args.quick else 5)

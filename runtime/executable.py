@@ -136,7 +136,7 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
             how = f"{origin}, {time.perf_counter() - started:.3f} s in all"
         _recent[key] = exe
         _recent.move_to_end(key)
-        if len(_recent) > KEEP_RECENT:
+        while len(_recent) > KEEP_RECENT:
             _recent.popitem(last=False)
     return exe, how
 

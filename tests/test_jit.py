@@ -254,3 +254,74 @@ def test_cross_compile_for_gpu_targets_without_a_gpu():
     for target in ("cuda", "vulkan-spirv"):
         artifact = lowered.cross_compile(target)
         assert isinstance(artifact.vmfb, bytes) and len(artifact.vmfb) > 1000
+
+
+def test_lowered_text_is_the_simplified_program_that_is_compiled():
+    from paddle_fn.transforms.jit import stablehlo_text
+    lowered = paddle.jit(lambda x, y: paddle.matmul(x, paddle.transpose(y, [1, 0]))).lower(
+        paddle.ones([2, 3]), paddle.ones([4, 3]))
+    text = lowered.as_text()
+    assert text == stablehlo_text(lowered.program)
+    assert "stablehlo.transpose" not in text, "simplify folds the transpose into dot_general before compiling"
+
+
+def test_compile_log_says_why_the_program_was_traced(caplog):
+    import logging
+    paddle.config.update("log_compiles", True)
+    try:
+        f = paddle.jit(lambda x: x * 0.00390625 - 1.0)
+        with caplog.at_level(logging.INFO, logger="paddle_fn"):
+            f(paddle.ones([2]))
+            f(paddle.ones([5]))
+        compiles = [r.getMessage() for r in caplog.records if r.getMessage().startswith("jit(")]
+        assert any("first call" in m for m in compiles), compiles
+        assert any("f32[2] to f32[5]" in m for m in compiles), compiles
+    finally:
+        paddle.config.update("log_compiles", False)
+
+
+def test_flat_and_pytree_calls_share_the_semantics():
+    f = paddle.jit(lambda x, y=None: x * 2.0 if y is None else x * 2.0 + y["b"])
+    x = paddle.to_tensor([1.0, 2.0])
+    np.testing.assert_allclose(f(x).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(f(np.array([1.0, 2.0], np.float32)).numpy(), [2.0, 4.0])  # same signature
+    assert len(f._cache) == 1
+    np.testing.assert_allclose(f(x, {"b": x}).numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(f(x, y={"b": x}).numpy(), [3.0, 6.0])
+    assert len(f._cache) == 3
+    with pytest.raises(TypeError):
+        paddle.jit(lambda v: v, donate_argnums=0)  # removed: it was accepted and ignored
+
+
+def test_jitted_calls_do_not_grow():
+    import gc
+    from paddle_fn import runtime
+    f = paddle.jit(lambda x: x + 1.0)
+    x = paddle.device_put(paddle.ones([4]))
+    for _ in range(50):
+        f(x)
+    gc.collect()
+    objects, loaded = len(gc.get_objects()), runtime.loaded_count()
+    for _ in range(2000):
+        f(x)
+    gc.collect()
+    assert len(gc.get_objects()) - objects <= 20
+    assert runtime.loaded_count() == loaded and len(f._cache) == 1
+
+
+def test_executables_of_dead_functions_are_freed(monkeypatch):
+    import gc
+    import importlib
+    import weakref
+    loader = importlib.import_module("paddle_fn.runtime.executable")
+    monkeypatch.setattr(loader, "KEEP_RECENT", 2)
+    x = paddle.ones([3])
+    alive = []
+    for k in range(5):
+        f = paddle.jit(lambda v, k=k: v * float(k) - 0.0625)  # a distinct program each
+        np.testing.assert_allclose(f(x).numpy(), [k - 0.0625] * 3)
+        (traced,) = f._cache.values()
+        alive.append(weakref.ref(traced.executable))
+    del f, traced
+    gc.collect()
+    assert sum(ref() is not None for ref in alive) <= 2, "only the most recently loaded are kept once unused"
