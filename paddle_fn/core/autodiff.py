@@ -15,7 +15,7 @@ from paddle_fn.core.errors import UnsupportedError
 from paddle_fn.core.hooks import OPS
 from paddle_fn.core.ir import Literal, Program, ShapedArray, Var
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, unsupported
-from paddle_fn.core.staging import ProgramBuilder, StagingTrace
+from paddle_fn.core.staging import ProgramBuilder, StagingTrace, eval_program
 from paddle_fn.core.trace import Tensor, Trace, Tracer, bind, get_aval, new_main
 
 def add_any(a, b):
@@ -129,7 +129,6 @@ class LinearFunction:
         self.zero_out = zero_out      # outputs whose tangent is identically zero
 
     def __call__(self, *tangents):
-        from paddle_fn.core.staging import eval_program
         live = [t for t, z in zip(tangents, self.zero_in) if not z]
         outs = iter(eval_program(self.program, self.consts, live))
         return [zeros_like_aval(a) if z else next(outs) for a, z in zip(self.out_avals, self.zero_out)]

@@ -209,7 +209,7 @@ def reduce_batch_rule(reducer):
     return batch
 
 
-def normalize_axes(name, x, axes):
+def _normalize_axes(name, x, axes):
     """`axes` of x, negatives counted from the end, sorted; an out-of-range axis is an error naming `name`."""
     nd = get_aval(x).ndim
     return tuple(sorted(normalize_axis(name, int(a), nd) for a in axes))
@@ -233,12 +233,15 @@ reduce_sum_p = Primitive("reduce_sum", shape_rule=reduce_shape_rule("reduce_sum"
                          lower=reduce_lower_rule("add"))
 
 
+def bind_reduction(prim, x, axes):
+    """`prim` (a reduction) over `axes` of x, normalized; x itself when there are none."""
+    axes = _normalize_axes(prim.name, x, axes)
+    return prim.bind(x, axes=axes) if axes else x
+
+
 def reduce_sum(x, *, axes):
     """Sum over `axes` (over bool it is `any`)."""
-    axes = normalize_axes("reduce_sum", x, axes)
-    if not axes:
-        return x
-    return reduce_sum_p.bind(x, axes=axes)
+    return bind_reduction(reduce_sum_p, x, axes)
 
 
 # ---------------------------------------------------------------------------------------------- constants

@@ -16,7 +16,7 @@ from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
 from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
-    broadcast_in_dim, full_like, hlo_binop, normalize_axes, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
+    bind_reduction, broadcast_in_dim, full_like, hlo_binop, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
     reduce_sum, reduce_sum_p, reduction_identity, reshape, shift_axes, transpose)
 from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, mul, ne, or_, select
 from paddle_fn.prims.slicing import GatherDimensionNumbers, gather
@@ -128,10 +128,7 @@ reduce_max_p = Primitive("reduce_max", shape_rule=reduce_shape_rule("reduce_max"
 
 def reduce_max(x, *, axes):
     """Maximum over `axes` (nan propagates; over bool it is `any`)."""
-    axes = normalize_axes("reduce_max", x, axes)
-    if not axes:
-        return x
-    return reduce_max_p.bind(x, axes=axes)
+    return bind_reduction(reduce_max_p, x, axes)
 
 
 reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min"),
@@ -143,10 +140,7 @@ reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min"
 
 def reduce_min(x, *, axes):
     """Minimum over `axes` (nan propagates; over bool it is `all`)."""
-    axes = normalize_axes("reduce_min", x, axes)
-    if not axes:
-        return x
-    return reduce_min_p.bind(x, axes=axes)
+    return bind_reduction(reduce_min_p, x, axes)
 
 
 # ---------------------------------------------------------------------------------------------- reduce_prod
@@ -183,10 +177,7 @@ reduce_prod_p = Primitive("reduce_prod", shape_rule=reduce_shape_rule("reduce_pr
 
 def reduce_prod(x, *, axes):
     """Product over `axes` (over bool it is `all`)."""
-    axes = normalize_axes("reduce_prod", x, axes)
-    if not axes:
-        return x
-    return reduce_prod_p.bind(x, axes=axes)
+    return bind_reduction(reduce_prod_p, x, axes)
 
 
 # ---------------------------------------------------------------------------------------------- argmax / argmin

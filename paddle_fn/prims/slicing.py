@@ -173,6 +173,12 @@ def dynamic_update_slice(x, update, *start_indices):
 # batch axis. A start index is clamped so that its whole window lies inside the operand, for gather and scatter alike
 # (StableHLO leaves out-of-bounds scatter undefined, so the scatter lowering clamps explicitly).
 
+def _freeze_as_int_tuples(numbers):
+    """Store every field of a frozen dimension-numbers dataclass as a tuple of Python ints (hashable params)."""
+    for f in fields(numbers):
+        object.__setattr__(numbers, f.name, tuple(int(d) for d in getattr(numbers, f.name)))
+
+
 @dataclass(frozen=True)
 class GatherDimensionNumbers:
     """How a gather reads its windows (XLA's GatherDimensionNumbers; index_vector_dim is the last axis of indices).
@@ -190,8 +196,7 @@ class GatherDimensionNumbers:
     start_indices_batching_dims: tuple = ()
 
     def __post_init__(self):
-        for f in fields(self):
-            object.__setattr__(self, f.name, tuple(int(d) for d in getattr(self, f.name)))
+        _freeze_as_int_tuples(self)
 
 
 @dataclass(frozen=True)
@@ -210,8 +215,7 @@ class ScatterDimensionNumbers:
     scatter_indices_batching_dims: tuple = ()
 
     def __post_init__(self):
-        for f in fields(self):
-            object.__setattr__(self, f.name, tuple(int(d) for d in getattr(self, f.name)))
+        _freeze_as_int_tuples(self)
 
 
 def _scatter_dnums_of(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
