@@ -160,7 +160,7 @@ class _Traced:
     call), its output tree, the Tensors the function closed over and the in-place updates it makes (effects)."""
 
     __slots__ = ("program", "consts", "out_tree", "single_output", "device", "captured", "effects", "grad_state",
-                 "closes_over_tracers", "const_inputs", "executable")
+                 "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
 
     def __init__(self, program, consts, out_tree, device, captured, effects, reason):
         self.program, self.consts, self.out_tree, self.device = program, consts, out_tree, device
@@ -174,6 +174,7 @@ class _Traced:
         # reads it as an input, which follows the leaf's gradient of each call
         self.grad_state = [(h, h.grad) for h, snap in captured if snap.is_leaf and not snap.stop_gradient]
         self.closes_over_tracers = any(isinstance(c, Tracer) for c in consts)
+        self.consts_need_grad = any(not c.stop_gradient for c in consts)
         self.const_inputs = self.executable = None
         _cache_of(program).reason = reason
 
@@ -217,6 +218,7 @@ class _Traced:
                 if self.const_inputs is not None:
                     self.const_inputs[j] = fresh
         self.captured[index] = (weakref.ref(handle), fresh)
+        self.consts_need_grad = any(not c.stop_gradient for c in self.consts)
 
     def write_back(self, effect_values):
         """Apply the in-place updates the traced function made (see `trace_to_program`'s effects) with this call's
@@ -237,14 +239,12 @@ class _Traced:
         is not recorded: its gradients were taken inside it."""
         if self.closes_over_tracers or current_dynamic_main().level != 0:
             return False
-        needs_tape = False
+        needs_tape = self.consts_need_grad
         for t in tensors:
             if isinstance(t, Tracer):
                 return False
             needs_tape = needs_tape or not t.stop_gradient
-        if self.effects or not grad_mode.enabled:
-            return True
-        return not needs_tape and all(c.stop_gradient for c in self.consts)
+        return bool(self.effects) or not (needs_tape and grad_mode.enabled)
 
     def run(self, tensors, name):
         """Run the executable on the constants and `tensors`; the outputs stay on the device."""
@@ -402,7 +402,7 @@ class JitFunction:
             leaves, structure = tree_flatten((dyn_args, dyn_kwargs))
         # Tensors checked first: the common leaf, and as_leaf's other cases cost a call each
         tensors = [x.resolve() if isinstance(x, Tensor) else as_leaf(x, self._what) for x in leaves]
-        avals = tuple(t.aval for t in tensors)
+        avals = tuple([t.aval for t in tensors])
         device = resolve_device(self.device)
         key = (structure, avals, statics, device)
         traced = self._cache.get(key)
