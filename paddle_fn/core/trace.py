@@ -45,10 +45,11 @@ class Tensor:
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
-        if v.flags.writeable:
-            if v.base is not None or not v.flags.owndata:
+        flags = v.flags
+        if flags.writeable:
+            if v.base is not None or not flags.owndata:
                 v = v.copy()
-            v.flags.writeable = False
+            v.setflags(write=False)
         self._value = v
         self._device_array = self._aval = self._alias = None
         self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
@@ -496,6 +497,8 @@ _DATA_PARAM_TYPES = {int, float, bool, str, type(None), tuple, dtypes.DType}
 def _memo_key(prim, avals, params):
     """The `_OUT_AVALS` key: the primitive, the avals, and the params with their types (1, 1.0 and True are equal
     otherwise); None when a param is not plain data."""
+    if not params:  # most elementwise primitives
+        return (prim, *avals)
     types = tuple(map(type, params.values()))
     if not _DATA_PARAM_TYPES.issuperset(types):
         for t in types:
