@@ -1,7 +1,7 @@
 """Eager speed: one op at a time and whole MLP training steps, paddle_fn against numpy, PyTorch, JAX and PaddlePaddle.
 
     .venv/bin/python benchmarks/bench_eager.py [--peer-python /tmp/peers/bin/python] [--baseline DIR]
-        [--reps N] [--quick] [--profile NAME]
+        [--reps N] [--quick] [--only TEXT...] [--profile NAME]
 
 Per-op rows: ``x + y`` on f32[8], a 64x64 matmul, ``x.sum()`` and ``exp(x)`` on f32[8], ``x[2]`` and
 ``m[:, 8:16]`` (basic indexing). Step rows: an MLP training step written as Paddle code (`bench_train_loop.PROGRAM`:
@@ -168,6 +168,7 @@ def main():
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 repetitions: a smoke run")
     parser.add_argument("--profile", metavar="NAME", help="print a cProfile of this contender")
+    parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the rows whose name contains one of these")
     args = parser.parse_args()
     if args.worker:
         return worker(args.worker, args.label or args.worker)
@@ -199,6 +200,8 @@ def main():
           "last columns: paddle_fn's median / torch's, / Paddle's")
     print(f"{'':28s}" + "".join(f"{c:>26s}" for c in columns) + f"{'/ torch':>9s}{'/ paddle':>9s}")
     for row in OPS + STEPS:
+        if args.only and not any(text in row for text in args.only):
+            continue
         jobs = {}
         for col in columns:
             name = f"{col} {row}"
