@@ -39,21 +39,20 @@ _METHOD_SOURCES = {
 }
 
 
-def _is_operand(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic, numbers.Number))
+_OPERAND_TYPES = (Tensor, np.ndarray, np.generic, numbers.Number)
 
 
 def _binary(fn):
     """A binary operator; other operand types get NotImplemented, so Python tries theirs (and `==` with an
     unrelated object is False instead of an error)."""
     def method(self, other):
-        return fn(self, other) if _is_operand(other) else NotImplemented
+        return fn(self, other) if isinstance(other, _OPERAND_TYPES) else NotImplemented
     return method
 
 
 def _reflected(fn):
     def method(self, other):
-        return fn(other, self) if _is_operand(other) else NotImplemented
+        return fn(other, self) if isinstance(other, _OPERAND_TYPES) else NotImplemented
     return method
 
 
