@@ -35,6 +35,8 @@ import time
 
 import numpy as np
 
+from bench_train_loop import Worker  # its worker subprocess protocol: one JSON line of info, then answers
+
 BATCH = 64
 N_TRAIN = 64 * 150  # a multiple of 100 (Paddle reads MNIST in chunks of 100), more batches than any timed fit
 
@@ -144,7 +146,7 @@ class _Setup:
         return {"rate": (steps - 1) / (time.perf_counter() - t0), "wait": 0.0}
 
 
-def worker(framework, data_dir, nets):
+def worker(framework):
     """Serve timing requests on stdin/stdout: 'CONTENDER SOURCE STEPS' -> {'rate': ..., 'wait': ...} (JSON lines)."""
     import logging
     import warnings
@@ -159,7 +161,8 @@ def worker(framework, data_dir, nets):
         version = f"paddlepaddle {paddle.__version__}"
     out = sys.stdout
     sys.stdout = sys.stderr  # whatever the frameworks print must not mix with the protocol
-    setup = _Setup(paddle, data_dir, nets)
+    nets = os.environ["BENCH_HAPI_NETS"].split()
+    setup = _Setup(paddle, os.environ["BENCH_HAPI_DATA"], nets)
     models, losses, first = {}, {}, {}
     for net in nets:
         for mode, sources in MODES[framework].items():
@@ -185,35 +188,6 @@ def worker(framework, data_dir, nets):
 
 # ------------------------------------------------------------------------------------------------ driver
 
-class Worker:
-    def __init__(self, python, framework, data_dir, nets):
-        self.log = tempfile.TemporaryFile("w+")  # the worker's stderr, shown if it fails
-        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", framework, "--data", data_dir,
-                                      "--nets", *nets], text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log)
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait()
-            self.log.seek(0)
-            tail = "".join(self.log.readlines()[-15:])
-            raise RuntimeError(f"the {framework} worker ({python}) exited before it was ready:\n{tail}")
-        self.info = json.loads(line)
-
-    def ask(self, name, steps):
-        self.proc.stdin.write(f"{name} {steps}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            self.log.seek(0)
-            raise RuntimeError(f"the worker died while timing {name}:\n{''.join(self.log.readlines()[-15:])}")
-        return json.loads(line)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.log.close()
-
-
 def write_data(directory):
     """A synthetic MNIST training set in the idx-ubyte.gz format, written with the examples' helper."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
@@ -227,7 +201,7 @@ def write_data(directory):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", choices=["paddle_fn", "paddle"], help=argparse.SUPPRESS)
-    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--label", help=argparse.SUPPRESS)
     parser.add_argument("--paddle-python", default="/tmp/pdref/bin/python",
                         help="interpreter with paddlepaddle installed (skipped if it cannot import paddle)")
     parser.add_argument("--nets", nargs="+", choices=["mlp", "lenet"], default=["mlp", "lenet"])
@@ -236,17 +210,18 @@ def main():
     parser.add_argument("--quick", action="store_true", help="2 repetitions of 15 steps: a smoke run")
     args = parser.parse_args()
     if args.worker:
-        return worker(args.worker, args.data, args.nets)
+        return worker(args.worker)
     if args.quick:
         args.reps, args.steps = 2, 15
 
     with tempfile.TemporaryDirectory() as data_dir:
         write_data(data_dir)
-        workers = [Worker(sys.executable, "paddle_fn", data_dir, args.nets)]
+        os.environ.update(BENCH_HAPI_DATA=data_dir, BENCH_HAPI_NETS=" ".join(args.nets))  # the workers' inputs
+        workers = [Worker(sys.executable, "paddle_fn", script=__file__)]
         probe = subprocess.run([args.paddle_python, "-c", "import paddle"], capture_output=True) \
             if os.path.exists(args.paddle_python) else None
         if probe is not None and probe.returncode == 0:
-            workers.append(Worker(args.paddle_python, "paddle", data_dir, args.nets))
+            workers.append(Worker(args.paddle_python, "paddle", script=__file__))
         print(f"# {time.strftime('%Y-%m-%d')} | {platform.processor() or platform.machine()}, {os.cpu_count()} cores "
               "| " + " | ".join(f"{w.info['version']} (python {w.info['python']}, numpy {w.info['numpy']})"
                                 for w in workers))
