@@ -13,15 +13,16 @@ import ctypes
 
 import numpy as np
 
+try:  # numpy 2 / numpy 1.26
+    from numpy._core import _multiarray_umath
+except ImportError:
+    from numpy.core import _multiarray_umath
+
 # products of at least this many multiply-adds (~0.1 s on one core) keep OpenBLAS's threads
 THREADED_WORK = 2 ** 27
 
 
 def _find_local_thread_setter():
-    try:  # numpy 2 / numpy 1.26
-        from numpy._core import _multiarray_umath
-    except ImportError:
-        from numpy.core import _multiarray_umath
     try:  # the symbol is looked up through numpy's extension module and the BLAS it links
         setter = ctypes.CDLL(_multiarray_umath.__file__).openblas_set_num_threads_local
     except (OSError, AttributeError):
