@@ -14,6 +14,8 @@ collate_fn and worker_init_fn to be picklable (defined at module level).
 """
 from __future__ import annotations
 
+import mmap
+import os
 import pickle
 import queue
 import random
@@ -22,6 +24,11 @@ from collections.abc import Mapping
 from multiprocessing import resource_tracker, shared_memory
 
 import numpy as np
+
+try:  # the POSIX shared-memory calls under multiprocessing.shared_memory (absent on Windows)
+    import _posixshmem
+except ImportError:
+    _posixshmem = None
 
 from paddle_fn.core.trace import Tensor
 from paddle_fn.io.collate import default_collate_fn, default_convert_fn
@@ -115,12 +122,25 @@ class SharedArray:
 
     def take(self):
         """Copy the array out and free the block (main process)."""
-        shm = shared_memory.SharedMemory(name=self.name)
+        if _posixshmem is None:
+            shm = shared_memory.SharedMemory(name=self.name)
+            try:
+                return np.array(np.ndarray(self.shape, np.dtype(self.dtype), buffer=shm.buf))
+            finally:
+                shm.close()
+                shm.unlink()
+        # opened and unlinked directly: SharedMemory would register the block with the resource tracker and
+        # unregister it again (two writes to the tracker's pipe, Python < 3.13), and the main process blocked on
+        # them whenever the tracker process was short of CPU (bench_hapi.py on a busy 2-core machine: up to
+        # 3.6 ms per batch)
+        path = "/" + self.name.lstrip("/")
+        fd = _posixshmem.shm_open(path, os.O_RDWR, mode=0o600)
         try:
-            return np.array(np.ndarray(self.shape, np.dtype(self.dtype), buffer=shm.buf))
+            with mmap.mmap(fd, int(np.prod(self.shape)) * np.dtype(self.dtype).itemsize) as buf:
+                return np.array(np.ndarray(self.shape, np.dtype(self.dtype), buffer=buf))
         finally:
-            shm.close()
-            shm.unlink()
+            os.close(fd)
+            _posixshmem.shm_unlink(path)
 
 
 def _map_arrays(batch, fn):
