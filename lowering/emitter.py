@@ -59,12 +59,14 @@ def constant_text(value, aval: ShapedArray) -> str:
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
-    def __init__(self):
+    def __init__(self, matmul_precision: str = "float32"):
         self.lines: list[str] = []
         self._n = 0
         self.indent = 4
         self.avals_in: list[ShapedArray] = []
         self.avals_out: list[ShapedArray] = []
+        # how float32 products are emitted (lowering/precision.py); part of the program's compile-cache key
+        self.matmul_precision = matmul_precision
 
     def fresh(self) -> str:
         self._n += 1

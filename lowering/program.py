@@ -5,9 +5,10 @@ from paddle_fn.core.ir import Program
 from paddle_fn.lowering.emitter import FuncLowering, tensor_type
 
 
-def lower_program(prog: Program, name: str = "main") -> str:
-    """Return ``module { func.func @name(...) -> (...) { ... } }`` for `prog` (its inputs become arguments)."""
-    ctx = FuncLowering()
+def lower_program(prog: Program, name: str = "main", *, matmul_precision: str = "float32") -> str:
+    """Return ``module { func.func @name(...) -> (...) { ... } }`` for `prog` (its inputs become arguments), its
+    float32 products at `matmul_precision` (see lowering/precision.py)."""
+    ctx = FuncLowering(matmul_precision)
     args = [f"%arg{i}" for i in range(len(prog.in_vars))]
     outs = ctx.inline(prog, args)
     sig = ", ".join(f"{a}: {tensor_type(v.aval)}" for a, v in zip(args, prog.in_vars))

@@ -17,7 +17,7 @@ from paddle_fn.core.trace import Tensor, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
-from paddle_fn.core.config import config, get_flags, set_flags  # noqa: F401
+from paddle_fn.core.config import config, default_matmul_precision, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
     grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, linearize, make_ir, value_and_grad, vjp, vmap)

@@ -20,7 +20,8 @@ import numpy as np
 
 import paddle_fn.runtime as runtime
 from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_undefined
-from paddle_fn.core.config import config, log
+from paddle_fn.core.config import (canonical_precision, config, default_matmul_precision, log,
+                                    matmul_precision_now)
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.ir import work_estimate
 from paddle_fn.core.primitive import Primitive, symbolic_zeros
@@ -73,24 +74,26 @@ def cached_for_program(program, key, build):
     return derived[key]
 
 
-def stablehlo_text(program) -> str:
-    """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main``."""
-    return lower_program(simplify(program), name="main")
+def stablehlo_text(program, precision: str = "float32") -> str:
+    """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main`` with its
+    float32 products at `precision` (lowering/precision.py)."""
+    return lower_program(simplify(program), name="main", matmul_precision=precision)
 
 
-def _executable(program, device, name):
+def _executable(program, device, name, precision):
     cache = _cache_of(program)
-    exe = cache.executables.get(device)
+    exe = cache.executables.get((device, precision))
     if exe is None:
         with _LOCK:
-            exe = cache.executables.get(device)
+            exe = cache.executables.get((device, precision))
             if exe is None:
-                exe, how = runtime.load_stablehlo(stablehlo_text(program), device, work=work_estimate(program),
+                exe, how = runtime.load_stablehlo(stablehlo_text(program, precision), device,
+                                                  work=work_estimate(program),
                                                   use_disk_cache=config.disk_cache,
                                                   log=log if config.log_compiles else None)
                 if config.log_compiles:
                     log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(program.eqns)} equations)")
-                cache.executables[device] = exe
+                cache.executables[device, precision] = exe
     return exe
 
 
@@ -101,51 +104,58 @@ def _run(exe, tensors):
 
 # ----------------------------------------------------------------------------------------------- jit_call
 
-def _jit_call_shape(*avals, program, name, device):
+def _jit_call_shape(*avals, program, name, device, precision):
     return program.out_avals
 
 
-def _jit_call_impl(*arrays, program, name, device):
-    return [t.concrete_value() for t in _run(_executable(program, device, name), [Tensor(a) for a in arrays])]
+def _jit_call_impl(*arrays, program, name, device, precision):
+    exe = _executable(program, device, name, precision)
+    return [t.concrete_value() for t in _run(exe, [Tensor(a) for a in arrays])]
 
 
-def _jit_call_eager(*tensors, program, name, device):
-    return _run(_executable(program, device, name), tensors)
+def _jit_call_eager(*tensors, program, name, device, precision):
+    return _run(_executable(program, device, name, precision), tensors)
 
 
 @symbolic_zeros
-def _jit_call_jvp(primals, tangents, *, program, name, device):
+def _jit_call_jvp(primals, tangents, *, program, name, device, precision):
     nonzero = tuple(not isinstance(t, Zero) and is_differentiable(get_aval(p)) for p, t in zip(primals, tangents))
     n_out = len(program.out_vars)
     if not any(nonzero):
-        return jit_call_p.bind(*primals, program=program, name=name, device=device), [None] * n_out
+        outs = jit_call_p.bind(*primals, program=program, name=name, device=device, precision=precision)
+        return outs, [None] * n_out
     known, linear, _, out_nonzero = cached_for_program(program, ("jvp", nonzero),
                                                        lambda: linearize_program(program, nonzero))
-    outs = jit_call_p.bind(*primals, program=known, name=name, device=device)
+    outs = jit_call_p.bind(*primals, program=known, name=name, device=device, precision=precision)
     primal_out, residuals = outs[:n_out], outs[n_out:]
     live = [instantiate(t) for t, nz in zip(tangents, nonzero) if nz]
-    t_out = iter(jit_call_p.bind(*residuals, *live, program=linear, name=f"jvp({name})", device=device))
+    t_out = iter(jit_call_p.bind(*residuals, *live, program=linear, name=f"jvp({name})", device=device,
+                                 precision=precision))
     return primal_out, [next(t_out) if nz else None for nz in out_nonzero]
 
 
-def _jit_call_transpose(cts, *args, program, name, device):
+def _jit_call_transpose(cts, *args, program, name, device, precision):
     linear = tuple(is_undefined(x) for x in args)
     transposed = cached_for_program(program, ("transpose", linear), lambda: transpose_program(program, linear))
     known = [x for x, lin in zip(args, linear) if not lin]
     in_cts = iter(jit_call_p.bind(*known, *[instantiate(c) for c in cts], program=transposed,
-                                  name=f"transpose({name})", device=device))
+                                  name=f"transpose({name})", device=device, precision=precision))
     return [next(in_cts) if lin else None for lin in linear]
 
 
-def _jit_call_batch(vals, dims, *, program, name, device):
+def _jit_call_batch(vals, dims, *, program, name, device, precision):
     size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
     batched, out_dims = cached_for_program(program, ("batch", tuple(dims), size),
                                            lambda: batch_program(program, list(dims), size))
-    return jit_call_p.bind(*vals, program=batched, name=f"vmap({name})", device=device), out_dims
+    return jit_call_p.bind(*vals, program=batched, name=f"vmap({name})", device=device, precision=precision), out_dims
 
 
-def _jit_call_lower(ctx, *args, program, name, device):
-    return ctx.inline(program, list(args))
+def _jit_call_lower(ctx, *args, program, name, device, precision):
+    outer, ctx.matmul_precision = ctx.matmul_precision, precision  # the inner function's own setting
+    try:
+        return ctx.inline(program, list(args))
+    finally:
+        ctx.matmul_precision = outer
 
 
 jit_call_p = Primitive("jit_call", shape_rule=_jit_call_shape, impl=_jit_call_impl, jvp=_jit_call_jvp,
@@ -159,11 +169,12 @@ class _Traced:
     """One signature's traced program and the device it runs on: its constants (kept on the device after the first
     call), its output tree, the Tensors the function closed over and the in-place updates it makes (effects)."""
 
-    __slots__ = ("program", "consts", "out_tree", "single_output", "device", "captured", "effects", "grad_state",
-                 "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
+    __slots__ = ("program", "consts", "out_tree", "single_output", "device", "precision", "captured", "effects",
+                 "grad_state", "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
 
-    def __init__(self, program, consts, out_tree, device, captured, effects, reason):
+    def __init__(self, program, consts, out_tree, device, precision, captured, effects, reason):
         self.program, self.consts, self.out_tree, self.device = program, consts, out_tree, device
+        self.precision = precision
         self.single_output = out_tree.is_leaf()
         # (weak reference to the handle, snapshot of its value when traced): a handle nobody holds any more (a
         # temporary made while tracing) cannot be updated in place, so it drops out of the checks of each call
@@ -250,7 +261,7 @@ class _Traced:
         """Run the executable on the constants and `tensors`; the outputs stay on the device."""
         exe = self.executable
         if exe is None:
-            exe = self.executable = _executable(self.program, self.device, name)
+            exe = self.executable = _executable(self.program, self.device, name, self.precision)
         if self.const_inputs is None:
             self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), self.device))
                                  if c.device_array is None else c for c in self.consts]
@@ -269,13 +280,15 @@ def _describe(structure) -> str:
 class JitFunction:
     """A function compiled with IREE on first call for each argument signature (see `jit`)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), device=None):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), device=None, matmul_precision=None):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self.device = device
+        # None: the precision in effect at each call (default_matmul_precision, config.matmul_precision)
+        self.matmul_precision = None if matmul_precision is None else canonical_precision(matmul_precision)
         self._cache: dict = {}
         self._bound = weakref.WeakKeyDictionary()
         self._name = fun_name(fun)
@@ -293,11 +306,12 @@ class JitFunction:
         try:
             bound = self._bound.get(obj)
         except TypeError:  # an unhashable instance: no reuse across attribute lookups
-            return JitFunction(functools.partial(self.fun, obj), device=self.device)
+            return JitFunction(functools.partial(self.fun, obj), device=self.device,
+                               matmul_precision=self.matmul_precision)
         if bound is None:
             bound = JitFunction(functools.wraps(self.fun)(functools.partial(self.fun, obj)),
                                 tuple(i - 1 for i in self.static_argnums if i > 0), self.static_argnames,
-                                device=self.device)
+                                device=self.device, matmul_precision=self.matmul_precision)
             self._bound[obj] = bound
         return bound
 
@@ -349,7 +363,7 @@ class JitFunction:
         return args, kwargs
 
     # -- tracing
-    def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, reason):
+    def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, precision, reason):
         store = {}
 
         def flat_fun(*xs):
@@ -360,19 +374,20 @@ class JitFunction:
 
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
         captured, effects = [], []
-        prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
-                                        captured=captured, effects=effects)
-        return _Traced(prog, list(consts), store["out_tree"], device, captured, effects, reason)
+        with default_matmul_precision(precision):  # jit functions called inside inherit it
+            prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
+                                            captured=captured, effects=effects)
+        return _Traced(prog, list(consts), store["out_tree"], device, precision, captured, effects, reason)
 
     def _explain_miss(self, key):
         if not self._cache:
             return "first call"
         if not (config.explain_cache_misses or config.log_compiles):
             return "new signature"
-        structure, avals, statics, device = key
+        structure, avals, statics, device, precision = key
         reasons = []
         for other in self._cache:
-            o_structure, o_avals, o_statics, o_device = other
+            o_structure, o_avals, o_statics, o_device, o_precision = other
             diff = []
             if o_structure != structure:
                 diff.append(f"the argument structure changed from {_describe(o_structure)} to {_describe(structure)}")
@@ -384,6 +399,8 @@ class JitFunction:
                 diff.append(f"static arguments changed from {o_statics!r} to {statics!r}")
             if o_device != device:
                 diff.append(f"device changed from {o_device} to {device}")
+            if o_precision != precision:
+                diff.append(f"matmul precision changed from {o_precision} to {precision}")
             reasons.append(diff)
         msg = "; ".join(min(reasons, key=len))
         if config.explain_cache_misses:
@@ -404,7 +421,8 @@ class JitFunction:
         tensors = [x.resolve() if isinstance(x, Tensor) else as_leaf(x, self._what) for x in leaves]
         avals = tuple([t.aval for t in tensors])
         device = resolve_device(self.device)
-        key = (structure, avals, statics, device)
+        precision = self.matmul_precision or matmul_precision_now()
+        key = (structure, avals, statics, device, precision)
         traced = self._cache.get(key)
         if traced is not None and traced.captured and not traced.sync_closure():
             # Paddle semantics: a global Tensor updated in place (w.set_value(...), w[i] = v) is seen by the next
@@ -417,6 +435,7 @@ class JitFunction:
         if traced is None:
             in_tree = tree_flatten((dyn_args, dyn_kwargs))[1] if isinstance(structure, int) else structure
             traced = self._trace(dyn_args, dyn_kwargs, statics, static_pos, len(args), in_tree, avals, device,
+                                 precision,
                                  self._explain_miss(key))
             if not traced.closes_over_tracers:
                 self._cache[key] = traced  # a closure over another transform's values is traced afresh
@@ -428,7 +447,7 @@ class JitFunction:
             outs = traced.run(tensors, self._name)
         else:
             outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name,
-                                   device=traced.device)
+                                   device=traced.device, precision=traced.precision)
         if traced.effects:
             n = len(outs) - len(traced.effects)
             traced.write_back(outs[n:])
@@ -466,10 +485,10 @@ class Lowered:
 
     def as_text(self) -> str:
         """The StableHLO module that `compile()` compiles."""
-        return stablehlo_text(self._traced.program)
+        return stablehlo_text(self._traced.program, self._traced.precision)
 
     def compile(self) -> "Compiled":
-        _executable(self._traced.program, self.device, self._jitted._name)
+        _executable(self._traced.program, self.device, self._jitted._name, self._traced.precision)
         return Compiled(self)
 
     def cross_compile(self, target: str, extra_flags=()):
@@ -516,7 +535,7 @@ class Compiled:
         return f"Compiled(jit({self.lowered._jitted._name}), in={self.input_types}, out={self.output_types})"
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_precision=None):
     """Compile `fun` with IREE: traced once per argument signature, then run as one executable.
 
     Args:
@@ -525,6 +544,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None):
             compilation per distinct value; they must be hashable).
         static_argnames: the same, by keyword name.
         device: where to compile and run ('cpu', 'gpu:0', a device from ``paddle_fn.devices()``, a Place).
+        matmul_precision: how float32 matrix products (matmul, linear, conv, einsum) are compiled: "float32"
+            (exact), "bf16x3" (three bfloat16 products, near float32, fast on tensor cores) or "bfloat16" (one
+            product). None (the default): `paddle_fn.default_matmul_precision` / ``config.matmul_precision``.
 
     Outputs stay on the device as Tensors and convert to numpy only when asked (``.numpy()``, printing).
 
@@ -537,10 +559,11 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None):
         7.43656
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, device=device)
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, device=device,
+                                 matmul_precision=matmul_precision)
     if isinstance(fun, JitFunction):
-        if not (static_argnums or static_argnames or device):
+        if not (static_argnums or static_argnames or device or matmul_precision):
             return fun
         fun = fun.fun  # re-jit the original function with the new options
-    return JitFunction(fun, static_argnums, static_argnames, device)
+    return JitFunction(fun, static_argnums, static_argnames, device, matmul_precision)
 

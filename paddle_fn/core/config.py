@@ -4,13 +4,18 @@
     log_compiles          PADDLE_FN_LOG_COMPILES=1 logs every compilation with its reason
     explain_cache_misses  PADDLE_FN_EXPLAIN_CACHE_MISSES=1 says which argument's shape/dtype/static value changed
     default_device        the device jit and device_put use when none is given (paddle_fn.set_device)
+    matmul_precision      PADDLE_FN_MATMUL_PRECISION: float32 products in compiled programs: "float32" (exact, the
+                          default), "bf16x3" (three bfloat16 products, near float32) or "bfloat16" (one product);
+                          see `default_matmul_precision` and ``jit(..., matmul_precision=...)``
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
                           multi-device IREE module per step) or "segments" (per-device segments, host collectives)
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import threading
 
 logger = logging.getLogger("paddle_fn")
 
@@ -25,26 +30,84 @@ def _env_flag(name: str, default: bool) -> bool:
 class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
-    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "pmap_strategy")
+    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
+              "pmap_strategy")
+    _CHECKS = {"matmul_precision": lambda value: canonical_precision(value)}
 
     def __init__(self):
         self.disk_cache = _env_flag("PADDLE_FN_DISK_CACHE", True)
         self.log_compiles = _env_flag("PADDLE_FN_LOG_COMPILES", False)
         self.explain_cache_misses = _env_flag("PADDLE_FN_EXPLAIN_CACHE_MISSES", False)
         self.default_device = None
+        self.matmul_precision = canonical_precision(os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32"))
         self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
 
     def update(self, name: str, value) -> None:
         """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""
         if name not in self._NAMES:
             raise AttributeError(f"unknown paddle_fn setting {name!r}; the settings are {', '.join(self._NAMES)}")
-        setattr(self, name, value)
+        setattr(self, name, self._CHECKS[name](value) if name in self._CHECKS else value)
 
     def __repr__(self):
         return "Config(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ")"
 
 
+# ----------------------------------------------------------------------------------------------- matmul precision
+
+PRECISIONS = ("float32", "bf16x3", "bfloat16")
+_PRECISION_ALIASES = {"highest": "float32", "high": "bf16x3", "default": "bfloat16", "fastest": "bfloat16"}
+
+
+def canonical_precision(value) -> str:
+    """The matmul precision `value` names, as one of PRECISIONS (JAX's names are aliases); a clear error else.
+
+    Example:
+        >>> from paddle_fn.core.config import canonical_precision
+        >>> canonical_precision("high"), canonical_precision("float32")
+        ('bf16x3', 'float32')
+    """
+    if isinstance(value, str) and value in PRECISIONS:
+        return value
+    if isinstance(value, str) and value in _PRECISION_ALIASES:
+        return _PRECISION_ALIASES[value]
+    raise ValueError(f"matmul precision {value!r} is not one of {', '.join(PRECISIONS)} (or the aliases "
+                     f"{', '.join(_PRECISION_ALIASES)})")
+
+
 config = Config()
+_scoped = threading.local()
+
+
+@contextlib.contextmanager
+def default_matmul_precision(precision):
+    """Compile the float32 matrix products (matmul, linear, conv, einsum...) of ``jit`` functions first called in
+    this block (in this thread) at `precision`: "float32" (exact, the default), "bf16x3" (three bfloat16 products,
+    relative error ~1e-5, fast on GPU tensor cores) or "bfloat16" (one product, ~1e-2). Eager operations and
+    float64 stay exact; ``jit(f, matmul_precision=...)`` overrides it for one function.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.full([2, 2], 1.0 + 2.0 ** -10)   # 1.0009765625: bfloat16 keeps 8 bits, so 1.0
+        >>> with paddle.default_matmul_precision("bfloat16"):
+        ...     print(paddle.jit(lambda a: a @ a)(x).numpy()[0, 0])
+        2.0
+        >>> print(paddle.jit(lambda a: a @ a)(x).numpy()[0, 0])   # float32 outside the block
+        2.0039082
+    """
+    precision = canonical_precision(precision)
+    before = getattr(_scoped, "precision", None)
+    _scoped.precision = precision
+    try:
+        yield
+    finally:
+        _scoped.precision = before
+
+
+def matmul_precision_now() -> str:
+    """The precision a compilation starting now uses: the innermost `default_matmul_precision`, else the global
+    setting (``config.matmul_precision``)."""
+    scoped = getattr(_scoped, "precision", None)
+    return config.matmul_precision if scoped is None else scoped
 
 
 # Paddle's global flags that change behaviour here, with their defaults (Paddle's set_flags / get_flags).

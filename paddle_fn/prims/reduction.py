@@ -13,6 +13,7 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import Tracer, get_aval
 from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.lowering.precision import lower_product
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
 from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
@@ -490,8 +491,9 @@ def _dot_general_batch(vals, dims, *, dimension_numbers, preferred_element_type)
 def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     batching = f"batching_dims = {list(lb)} x {list(rb)}, " if lb else ""
-    return ctx.op("stablehlo.dot_general", [lhs, rhs], attrs=f"{batching}contracting_dims = {list(lc)} x {list(rc)}",
-                  sep=", ")
+    attrs = f"{batching}contracting_dims = {list(lc)} x {list(rc)}"
+    return lower_product(ctx, lambda a, b, in_avals: ctx.op("stablehlo.dot_general", [a, b], attrs=attrs, sep=", ",
+                                                            in_avals=in_avals), lhs, rhs)
 
 
 dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl, jvp=_dot_general_jvp,
