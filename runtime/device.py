@@ -1,8 +1,10 @@
 """Devices (IREE HAL devices behind one VmInstance) and device-resident arrays.
 
-CPU: PADDLE_FN_NUM_CPU_DEVICES virtual devices (default 1), each its own HAL device on the shared CPU driver
-(PADDLE_FN_CPU_DRIVER: "local-task", multi-threaded, the default; or "local-sync", on the calling thread, lowest
-latency). All CPU devices share host memory, so a buffer of one is directly usable by another.
+CPU: PADDLE_FN_NUM_CPU_DEVICES virtual devices (default 1), each its own HAL device (PADDLE_FN_CPU_DRIVER:
+"local-task", multi-threaded, the default; or "local-sync", on the calling thread, lowest latency). With several
+local-task devices the cores are split among them: each gets its own worker pool of cores / N threads, so devices
+running at once (pmap) do not compete for one pool. All CPU devices share host memory, so a buffer of one is
+directly usable by another.
 GPU: the cuda, hip (platform "rocm") and vulkan drivers of the runtime wheel, listed only when a device of that
 kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cpu".
 """
@@ -52,6 +54,7 @@ _devices_by_platform: dict = {}   # platform -> list[Device]; GPU platforms map 
 _default: Optional["Device"] = None  # default_device(), read from the environment once (a jitted call asks each time)
 _cpu_driver_created = False
 _hal_device_created = False
+_cpu_threads: Optional[int] = None  # set_cpu_threads' count; None: IREE's choice (one worker per core)
 
 
 def vm_instance() -> rt.VmInstance:
@@ -101,11 +104,17 @@ class Device:
 def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
     global _cpu_driver_created, _hal_device_created
     _hal_device_created = True
-    driver = rt.get_driver(driver_name)
     if _PLATFORM_OF_DRIVER[driver_name] == "cpu":
         _cpu_driver_created = True
-        return driver.create_default_device()
-    return driver.create_device(device_info)
+        if device_info is None:
+            return rt.get_driver(driver_name).create_default_device()
+        # a worker pool of its own, `device_info` threads (the topology flag is read when a driver is created)
+        rt.flags.parse_flags(f"--task_topology_group_count={device_info}")
+        try:
+            return rt._binding.create_hal_driver(driver_name).create_default_device()
+        finally:
+            rt.flags.parse_flags(f"--task_topology_group_count={_cpu_threads or 0}")  # 0: IREE's choice
+    return rt.get_driver(driver_name).create_device(device_info)
 
 
 _inline_siblings: dict = {}
@@ -126,14 +135,17 @@ def inline_cpu_device(device: "Device") -> "Device":
 
 
 def set_cpu_threads(count: int):
-    """Use `count` worker threads per CPU device (local-task). Call it before the first CPU device is used."""
+    """Use `count` worker threads for the CPU (local-task; split among the virtual CPU devices when there are
+    several). Call it before the first CPU device is used."""
+    global _cpu_threads
     if int(count) < 1:
         raise ValueError(f"set_cpu_threads needs a positive thread count, got {count}")
     with _lock:
         if _cpu_driver_created:
             raise RuntimeError("set_cpu_threads must be called before the first CPU device is used "
                                "(the thread pool is created with the first device); call it at program start")
-        rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")
+        _cpu_threads = int(count)
+        rt.flags.parse_flags(f"--task_topology_group_count={_cpu_threads}")
 
 
 def _cpu_devices() -> list:
@@ -147,7 +159,11 @@ def _cpu_devices() -> list:
         count = 0
     if count < 1:
         raise ValueError(f"PADDLE_FN_NUM_CPU_DEVICES={count_text!r}; expected a positive integer")
-    return [Device("cpu", index, driver) for index in range(count)]
+    if driver == "local-sync" or count == 1:
+        return [Device("cpu", index, driver) for index in range(count)]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = max(1, (_cpu_threads or cores) // count)  # the cores, split among the devices
+    return [Device("cpu", index, driver, device_info=threads) for index in range(count)]
 
 
 def _gpu_devices(platform: str) -> list:

@@ -5,6 +5,7 @@ cache tests replace the compiler with one that hands back those bytes.
 """
 import os
 import threading
+import time
 
 import ml_dtypes
 import numpy as np
@@ -293,6 +294,35 @@ def test_virtual_cpu_devices_run_programs_and_share_buffers(compiled, three_cpu_
     moved = runtime.copy_to(y, first)
     assert moved.device is first and runtime.copy_to(moved, first) is moved
     np.testing.assert_array_equal(moved.to_numpy(), y.to_numpy())
+
+
+def _iree_workers() -> int:
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as comm:
+                names.append(comm.read().strip())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return sum(name.startswith("iree-worker") for name in names)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through Linux's /proc")
+def test_virtual_cpu_devices_split_the_cores(monkeypatch):
+    monkeypatch.setenv("PADDLE_FN_NUM_CPU_DEVICES", "3")  # 3: more devices than this 2-core host's shared pool
+    device_module._forget_devices()
+    try:
+        before = _iree_workers()
+        for device in runtime.devices("cpu"):
+            device.hal_device  # noqa: B018 - creating it starts its worker pool
+        per_device = max(1, len(os.sched_getaffinity(0)) // 3)
+        deadline = time.monotonic() + 5
+        while _iree_workers() - before < 3 * per_device and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _iree_workers() - before == 3 * per_device  # each its own pool, the cores split among them
+    finally:
+        monkeypatch.undo()
+        device_module._forget_devices()
 
 
 def test_local_sync_driver_on_request(compiled, monkeypatch):
