@@ -15,6 +15,7 @@ from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
+from paddle_fn.tensor import linalg
 from paddle_fn.tensor._util import ndim, shape_of, static_list
 from paddle_fn.tensor.promotion import as_tensor, cast, full_like_scalar, python_to_numpy
 
@@ -357,8 +358,7 @@ def diag(x, offset=0, padding_value=0, name=None):
         on_diag = ew.eq(ew.sub(cols, rows), full_like_scalar(k, dtypes.int64, (n, n)))
         return ew.select(on_diag, vals, full_like_scalar(padding_value, a.dtype, (n, n)))
     if a.ndim == 2:
-        from paddle_fn.tensor.linalg import diagonal
-        return diagonal(x, offset=k)
+        return linalg.diagonal(x, offset=k)
     raise ShapeError(f"diag: x must be 1-D or 2-D, got shape {list(a.shape)}")
 
 

@@ -10,6 +10,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor.linalg import diagonal
 from paddle_fn.tensor.promotion import as_tensor, cast
 
 __all__ = ["einsum"]
@@ -65,7 +66,6 @@ def _parse(equation, ranks):
 
 def _take_diagonals(x, labels):
     """Collapse a label repeated within one operand to its diagonal."""
-    from paddle_fn.tensor.linalg import diagonal
     while len(set(labels)) != len(labels):
         c = next(c for c in labels if labels.count(c) > 1)
         i = labels.index(c)

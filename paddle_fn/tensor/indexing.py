@@ -22,6 +22,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor.math import multiply
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = []
@@ -211,7 +212,6 @@ class _IndexedRef:
 
     def multiply(self, values):
         """A copy of x with x[index] multiplied by `values` (repeated indices are multiplied once)."""
-        from paddle_fn.tensor.math import multiply
         return self.set(multiply(self.get(), values))
 
 

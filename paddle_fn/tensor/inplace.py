@@ -11,17 +11,17 @@ from __future__ import annotations
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_uniform
+from paddle_fn.tensor import activation, creation, manipulation, math
 
-# in-place name -> (out-of-place function name, whether the shape may change)
-_ELEMENTWISE = ("add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
-                "reciprocal", "round", "tanh", "abs", "sin", "cos", "sigmoid", "erfinv", "lerp", "pow", "remainder",
-                "floor_divide", "maximum", "minimum", "neg", "log", "relu", "square", "sign", "trunc", "cast_like")
-_RESHAPING = ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")
-
-
-def _functions():
-    import paddle_fn.tensor as api
-    return api
+# in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
+_ELEMENTWISE = {
+    **{name: getattr(math, name) for name in (
+        "add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
+        "reciprocal", "round", "tanh", "abs", "sin", "cos", "sigmoid", "erfinv", "lerp", "pow", "remainder",
+        "floor_divide", "maximum", "minimum", "neg", "log", "square", "sign", "trunc")},
+    "relu": activation.relu,
+}
+_RESHAPING = {name: getattr(manipulation, name) for name in ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")}
 
 
 def _check_same(x, new, name):
@@ -57,7 +57,7 @@ def zero_(self):
         >>> x.zero_().numpy()
         array([0., 0.], dtype=float32)
     """
-    self._rebind(_functions().zeros_like(self))
+    self._rebind(creation.zeros_like(self))
     return self
 
 
@@ -69,7 +69,7 @@ def fill_(self, value):
         >>> paddle.to_tensor([1, 2]).fill_(7).numpy()
         array([7, 7])
     """
-    self._rebind(_functions().full_like(self, value))
+    self._rebind(creation.full_like(self, value))
     return self
 
 
@@ -85,8 +85,7 @@ def set_value(self, value):
         >>> w.set_value([3.0, 4.0]); w.numpy()
         array([3., 4.], dtype=float32)
     """
-    api = _functions()
-    new = value if isinstance(value, Tensor) else api.to_tensor(value, dtype=get_aval(self).dtype)
+    new = value if isinstance(value, Tensor) else creation.to_tensor(value, dtype=get_aval(self).dtype)
     a, b = get_aval(self), get_aval(new)
     if a.shape != b.shape:
         raise ShapeError(f"set_value: the new value has shape {list(b.shape)} but the Tensor has shape "
@@ -113,17 +112,16 @@ def exponential_(self, lam=1.0, name=None):
     """Fill with exponentially distributed random numbers of rate `lam` (in place), from the global seed."""
     a = get_aval(self)
     u = paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
-    self._rebind(-_functions().log1p(-u) / lam)
+    self._rebind(-math.log1p(-u) / lam)
     return self
 
 
 def install():
     """Attach the in-place methods to Tensor (called by paddle_fn at import)."""
-    api = _functions()
-    for name in _ELEMENTWISE + _RESHAPING:
-        fn = getattr(api, name, None)
-        if fn is not None:
-            setattr(Tensor, f"{name}_", _make_inplace(name, fn, name in _ELEMENTWISE))
+    for name, fn in _ELEMENTWISE.items():
+        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=True))
+    for name, fn in _RESHAPING.items():
+        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=False))
     for fn in (zero_, fill_, set_value, uniform_, exponential_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__setitem__ = setitem

@@ -9,7 +9,9 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
+from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of
+from paddle_fn.tensor.indexing import getitem
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"]
@@ -140,7 +142,6 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
         cols = ew.add(rows, full_like_scalar(k, dtypes.int64, (length,)))
     elif k < 0:
         rows = ew.add(rows, full_like_scalar(-k, dtypes.int64, (length,)))
-    from paddle_fn.tensor.indexing import getitem
     rest = [d for d in range(a.ndim) if d not in (a1, a2)]
     moved = st.transpose(x, permutation=tuple(rest) + (a1, a2))
     return getitem(moved, (Ellipsis, rows, cols))
@@ -168,9 +169,9 @@ def outer(x, y, name=None):
                [ 2., 20.]], dtype=float32)
     """
     x, y = _same_dtype("outer", x, y)
-    n, m = get_aval(x).size, get_aval(y).size
-    xb = st.broadcast_in_dim(st.reshape(x, new_sizes=(n,)), shape=(n, m), broadcast_dimensions=(0,))
-    yb = st.broadcast_in_dim(st.reshape(y, new_sizes=(m,)), shape=(n, m), broadcast_dimensions=(1,))
+    nx, ny = get_aval(x).size, get_aval(y).size
+    xb = st.broadcast_in_dim(st.reshape(x, new_sizes=(nx,)), shape=(nx, ny), broadcast_dimensions=(0,))
+    yb = st.broadcast_in_dim(st.reshape(y, new_sizes=(ny,)), shape=(nx, ny), broadcast_dimensions=(1,))
     return ew.mul(xb, yb)
 
 
@@ -199,11 +200,10 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's
         array([[6.5, 6.5],
                [6.5, 6.5]], dtype=float32)
     """
-    from paddle_fn.tensor.math import add, multiply
     x, y = as_tensor(x), as_tensor(y)
     if get_aval(x).ndim != 2 or get_aval(y).ndim != 2:
         raise ShapeError(f"addmm: x and y must be 2-D, got shapes {list(shape_of(x))} and {list(shape_of(y))}")
-    return add(multiply(input, beta), multiply(matmul(x, y), alpha))
+    return m.add(m.multiply(input, beta), m.multiply(matmul(x, y), alpha))
 
 
 def kron(x, y, name=None):
@@ -268,7 +268,6 @@ def dist(x, y, p=2, name=None):
         >>> paddle.dist(paddle.to_tensor([3., 0.]), paddle.to_tensor([0., 4.])).numpy()
         array(5., dtype=float32)
     """
-    from paddle_fn.tensor import math as m
     d = m.abs(m.subtract(x, y))
     if get_aval(d).dtype.kind != "f":
         raise TypeError(f"dist: expected floating-point Tensors, got {get_aval(d).dtype.name}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError
-from paddle_fn.core.trace import get_aval
+from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
@@ -209,7 +209,6 @@ def is_tensor(x):
         >>> paddle.is_tensor(paddle.ones([1])), paddle.is_tensor([1.])
         (True, False)
     """
-    from paddle_fn.core.trace import Tensor
     return isinstance(x, Tensor)
 
 
@@ -265,7 +264,6 @@ def shape(input):  # noqa: A002 - Paddle's parameter name
         >>> paddle.shape(paddle.ones([2, 3])).numpy()
         array([2, 3], dtype=int32)
     """
-    from paddle_fn.core.trace import Tensor
     return Tensor(np.asarray(shape_of(as_tensor(input)), dtype=np.int32).reshape(-1))
 
 

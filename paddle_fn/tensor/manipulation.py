@@ -14,13 +14,17 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
-from paddle_fn.tensor.indexing import _normalized_index
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
+from paddle_fn.tensor.creation import zeros
+from paddle_fn.tensor.indexing import _normalized_index, _scatter_update, getitem
+from paddle_fn.tensor.math import multiply
+from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar,
+                                        nary_operands)
 
-__all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "stack", "split",
+__all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "diff", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
            "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
            "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis",
@@ -173,6 +177,31 @@ def concat(x, axis=0, name=None):
     if len(xs) == 1:
         return xs[0]
     return st.concatenate(*xs, dimension=ax)
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
+    """The n-th forward difference along `axis` (bool inputs: elementwise xor), after joining `prepend` and
+    `append` along that axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.diff(paddle.to_tensor([1, 4, 9, 16])).numpy()
+        array([3, 5, 7])
+    """
+    x = as_tensor(x)
+    ax = normalize_axis("diff", axis, get_aval(x).ndim)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat([as_tensor(p) for p in parts], axis=ax)
+    for _ in range(int(n)):
+        a = get_aval(x)
+        length = a.shape[ax]
+        lo = tuple(1 if d == ax else 0 for d in range(a.ndim))
+        hi = tuple(length - 1 if d == ax else s for d, s in enumerate(a.shape))
+        later = st.slice(x, start_indices=lo, limit_indices=a.shape)
+        earlier = st.slice(x, start_indices=(0,) * a.ndim, limit_indices=hi)
+        x = ew.ne(later, earlier) if a.dtype.kind == "b" else ew.sub(later, earlier)
+    return x
 
 
 def stack(x, axis=0, name=None):
@@ -415,7 +444,6 @@ def gather(x, index, axis=None, name=None):
     x = as_tensor(x)
     index = _index_vector("gather", index)
     ax = 0 if axis is None else normalize_axis("gather", axis, get_aval(x).ndim)
-    from paddle_fn.tensor.indexing import getitem
     return getitem(x, (builtins.slice(None),) * ax + (index,))
 
 
@@ -530,7 +558,6 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
                                                               (strides, "strides"))]
     for ax, s, e, k in zip(*columns):
         index[normalize_axis("strided_slice", ax, rank)] = builtins.slice(s, e, k)
-    from paddle_fn.tensor.indexing import getitem
     return getitem(x, tuple(index))
 
 
@@ -559,7 +586,6 @@ def gather_nd(x, index, name=None):
         >>> paddle.gather_nd(x, paddle.to_tensor([[1, 0], [0, 1]])).numpy()
         array([3, 2])
     """
-    from paddle_fn.tensor.indexing import getitem
     x = as_tensor(x)
     cols = _index_columns("gather_nd", index, get_aval(x).ndim)
     if not cols:
@@ -578,7 +604,6 @@ def scatter_nd_add(x, index, updates, name=None):
         ...                       paddle.to_tensor([1., 2., 3.])).numpy()
         array([0., 3., 3.], dtype=float32)
     """
-    from paddle_fn.tensor.indexing import _scatter_update
     x = as_tensor(x)
     cols = _index_columns("scatter_nd_add", index, get_aval(x).ndim)
     expected = shape_of(as_tensor(index))[:-1] + shape_of(x)[len(cols):]
@@ -596,14 +621,12 @@ def scatter_nd(index, updates, shape, name=None):
         >>> paddle.scatter_nd(paddle.to_tensor([[0], [2]]), paddle.to_tensor([5, 6]), [4]).numpy()
         array([5, 0, 6, 0])
     """
-    from paddle_fn.tensor.creation import zeros
     updates = as_tensor(updates)
     return scatter_nd_add(zeros(shape, dtype=get_aval(updates).dtype), index, updates)
 
 
 def _last_occurrence(index):
     """For a 1-D int index, True where no later entry holds the same value (found with one stable sort)."""
-    from paddle_fn.prims import reduction as red
     m = shape_of(index)[0]
     positions = st.iota(dtype=dtypes.int64, shape=(m,), dimension=0)
     keys, order = red.sort(index, positions, dimension=0)
@@ -619,7 +642,6 @@ def _last_occurrence(index):
 
 
 def _full_bool(value, shape):
-    from paddle_fn.tensor.promotion import full_like_scalar
     return full_like_scalar(value, dtypes.bool_, shape)
 
 
@@ -642,8 +664,6 @@ def scatter(x, index, updates, overwrite=True, name=None):
                [6., 6.],
                [1., 1.]], dtype=float32)
     """
-    from paddle_fn.tensor.indexing import _scatter_update
-    from paddle_fn.tensor.promotion import full_like_scalar
     x, updates = as_tensor(x), as_tensor(updates)
     index = _index_vector("scatter", index)
     a = get_aval(x)
@@ -704,8 +724,6 @@ def put_along_axis(arr, indices, values, axis, reduce="assign"):
         array([[99, 30, 20],
                [60, 40, 99]])
     """
-    from paddle_fn.tensor.indexing import _scatter_update, getitem
-    from paddle_fn.tensor.math import multiply
     arr = as_tensor(arr)
     index = _along_axis_index("put_along_axis", arr, indices, axis)
     values = broadcast_to_shape(as_tensor(values, get_aval(arr).dtype), shape_of(index[0]))
@@ -890,5 +908,4 @@ def multiplex(inputs, index, name=None):
     stacked = stack(list(inputs), axis=0)
     rows = _index_vector("multiplex", index)
     m = shape_of(stacked)[1]
-    from paddle_fn.tensor.indexing import getitem
     return getitem(stacked, (rows, st.iota(dtype=dtypes.int64, shape=(m,), dimension=0)))

@@ -15,6 +15,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
+from paddle_fn.prims.control_flow import while_loop
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, full_like_scalar, is_scalar
 
@@ -25,7 +26,7 @@ __all__ = [
     "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil", "round", "trunc",
     "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp", "cumsum", "cumprod", "clip",
     "cast", "increment", "add_n", "lerp", "logit", "rad2deg", "deg2rad", "frac", "fmax", "fmin", "nan_to_num", "gcd",
-    "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "diff", "stanh",
+    "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "stanh",
 ]
 
 
@@ -713,7 +714,6 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
 
 def _euclid_gcd(a, b):
     """gcd of non-negative integer Tensors by Euclid's algorithm, every element stepping until its b is 0."""
-    from paddle_fn.prims.control_flow import while_loop
     zero = _zeros_of(a)
 
     def step(carry):
@@ -848,32 +848,6 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
         config = tuple((shift, -shift, 0) if d == ax else (0, 0, 0) for d in range(a.ndim))
         x = _logaddexp(x, st.pad(x, neg_inf, padding_config=config))
         shift *= 2
-    return x
-
-
-def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
-    """The n-th forward difference along `axis` (bool inputs: elementwise xor), after joining `prepend` and
-    `append` along that axis.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> paddle.diff(paddle.to_tensor([1, 4, 9, 16])).numpy()
-        array([3, 5, 7])
-    """
-    from paddle_fn.tensor.manipulation import concat
-    x = as_tensor(x)
-    ax = normalize_axis("diff", axis, get_aval(x).ndim)
-    parts = [p for p in (prepend, x, append) if p is not None]
-    if len(parts) > 1:
-        x = concat([as_tensor(p) for p in parts], axis=ax)
-    for _ in range(int(n)):
-        a = get_aval(x)
-        length = a.shape[ax]
-        lo = tuple(1 if d == ax else 0 for d in range(a.ndim))
-        hi = tuple(length - 1 if d == ax else s for d, s in enumerate(a.shape))
-        later = st.slice(x, start_indices=lo, limit_indices=a.shape)
-        earlier = st.slice(x, start_indices=(0,) * a.ndim, limit_indices=hi)
-        x = ew.ne(later, earlier) if a.dtype.kind == "b" else ew.sub(later, earlier)
     return x
 
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import activation, creation, indexing, linalg, logic, manipulation, math, search, stat
+from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, search,
+                              stat)
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -20,11 +21,11 @@ _METHOD_SOURCES = {
            "asinh", "acosh", "atanh", "sigmoid", "erf", "erfinv", "lgamma", "digamma", "abs", "sign", "floor", "ceil",
            "round", "trunc", "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "logsumexp",
            "cumsum", "cumprod", "clip", "cast", "increment", "lerp", "logit", "rad2deg", "deg2rad", "frac", "fmax",
-           "fmin", "nan_to_num", "gcd", "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "diff", "stanh"],
-    manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "split", "chunk", "unstack",
-                   "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather", "index_select",
-                   "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter", "scatter_nd_add",
-                   "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique",
+           "fmin", "nan_to_num", "gcd", "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "stanh"],
+    manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "diff", "split", "chunk",
+                   "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather",
+                   "index_select", "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter",
+                   "scatter_nd_add", "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique",
                    "unique_consecutive"],
     linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
              "dist"],
@@ -124,6 +125,5 @@ def install():
     Tensor.astype = _astype
     Tensor.T = property(_transposed)
     Tensor.at = property(indexing.at)
-    from paddle_fn.tensor import inplace  # the functionalized in-place methods (x.add_(), x[i] = v, ...)
     inplace.install()
     tape.install()

@@ -9,7 +9,9 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
-from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape
+from paddle_fn.tensor.indexing import getitem
+from paddle_fn.tensor.manipulation import take_along_axis
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
            "masked_select"]
@@ -126,8 +128,6 @@ def masked_select(x, mask, name=None):
         array([2., 3.], dtype=float32)
     """
     x, mask = as_tensor(x), as_tensor(mask)
-    from paddle_fn.tensor.indexing import getitem
-    from paddle_fn.tensor.promotion import broadcast_shapes
     shape = broadcast_shapes("masked_select", shape_of(x), shape_of(mask))
     return getitem(broadcast_to_shape(x, shape), broadcast_to_shape(mask, shape))
 
@@ -192,9 +192,9 @@ def mode(x, axis=-1, keepdim=False, name=None):
     counts = ew.sub(run_end, run_start)
     best = red.argmax(counts, axis=ax, index_dtype=dtypes.int64)  # the first maximum: the smallest value
     best = st.reshape(best, new_sizes=_with_size(shape, ax, 1))
-    last_of_run = _take_along(run_end, best, ax)
-    return (_drop_or_keep(_take_along(values, last_of_run, ax), ax, keepdim),
-            _drop_or_keep(_take_along(idx, last_of_run, ax), ax, keepdim))
+    last_of_run = take_along_axis(run_end, best, ax)
+    return (_drop_or_keep(take_along_axis(values, last_of_run, ax), ax, keepdim),
+            _drop_or_keep(take_along_axis(idx, last_of_run, ax), ax, keepdim))
 
 
 def _with_size(shape, ax, size):
@@ -208,18 +208,11 @@ def _slice_range(t, ax, lo, hi):
 
 
 def _full_bool(value, shape):
-    from paddle_fn.tensor.promotion import full_like_scalar
     return full_like_scalar(value, dtypes.bool_, shape)
 
 
 def _full_int(value, shape):
-    from paddle_fn.tensor.promotion import full_like_scalar
     return full_like_scalar(value, dtypes.int64, shape)
-
-
-def _take_along(t, index, ax):
-    from paddle_fn.tensor.manipulation import take_along_axis
-    return take_along_axis(t, index, ax)
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
@@ -234,7 +227,6 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         >>> paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
         array([2])
     """
-    from paddle_fn.tensor.promotion import cast
     seq, values = as_tensor(sorted_sequence), as_tensor(values)
     values = cast(values, get_aval(seq).dtype) if get_aval(values).dtype != get_aval(seq).dtype else values
     ss, vs = shape_of(seq), shape_of(values)

@@ -13,6 +13,7 @@ from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
+from paddle_fn.tensor.math import mean, sum as sum_
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, full_like_scalar
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
@@ -35,7 +36,6 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
         >>> paddle.var(x, axis=1).numpy(), paddle.var(x, axis=1, unbiased=False).numpy()
         (array([1., 0.], dtype=float32), array([0.6666667, 0.       ], dtype=float32))
     """
-    from paddle_fn.tensor.math import mean, sum as sum_
     x = _float_input("var", x)
     a = get_aval(x)
     axes = normalize_axes("var", axis, a.ndim)
