@@ -22,8 +22,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.tensor._util import normalize_axes, shape_of, static_int
 from paddle_fn.tensor.linalg import inner, matmul, outer
-from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
-                                        full_like_scalar)
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand
 
 __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
@@ -54,11 +53,6 @@ def _broadcast_batch(op, x, y):
     return broadcast_to_shape(x, batch + xs[-2:]), broadcast_to_shape(cast(y, get_aval(x).dtype), batch + ys[-2:])
 
 
-def _fill(x, value, shape=None):
-    a = get_aval(x)
-    return full_like_scalar(value, a.dtype, a.shape if shape is None else shape)
-
-
 def _last(x, k=1):
     return tuple(range(get_aval(x).ndim - k, get_aval(x).ndim))
 
@@ -69,7 +63,7 @@ def _sum(x, axes):
 
 def _identity(n, batch, dtype):
     shape = tuple(batch) + (n, n)
-    return la.eye_like(full_like_scalar(0, dtype, shape))
+    return la.eye_like(st.full(shape, 0, dtype))
 
 
 def _scale_columns(x, v):
@@ -168,17 +162,18 @@ def lu(x, pivot=True, get_infos=False, name=None):
                                "pivot=True and lu_unpack")
     x = _matrices("lu", x, square=True)
     packed, pivots, _ = la.lu(x)
-    one_based = ew.add(pivots, full_like_scalar(1, dtypes.int32, shape_of(pivots)))
+    one_based = ew.add(pivots, st.full(shape_of(pivots), 1, dtypes.int32))
     if not get_infos:
         return packed, one_based
     return packed, one_based, _lu_infos(packed)
 
 
 def _lu_infos(packed):
-    zero = ew.convert_element_type(ew.eq(la.diagonal(packed), _fill(la.diagonal(packed), 0)), new_dtype=dtypes.int32)
+    diag = la.diagonal(packed)
+    zero = ew.convert_element_type(ew.eq(diag, st.full_like(diag, 0)), new_dtype=dtypes.int32)
     first = red.argmax(zero, axis=get_aval(zero).ndim - 1, index_dtype=dtypes.int32)
     any_zero = red.reduce_max(zero, axes=_last(zero))
-    return ew.mul(any_zero, ew.add(first, full_like_scalar(1, dtypes.int32, shape_of(first))))
+    return ew.mul(any_zero, ew.add(first, st.full(shape_of(first), 1, dtypes.int32)))
 
 
 def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
@@ -200,7 +195,7 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         l_ = ew.add(la.tril(packed, -1), la.eye_like(packed))
         u = la.triu(packed)
     if unpack_pivots:
-        pivots = ew.sub(as_tensor(y, dtypes.int32), full_like_scalar(1, dtypes.int32, shape_of(y)))
+        pivots = ew.sub(as_tensor(y, dtypes.int32), st.full(shape_of(y), 1, dtypes.int32))
         p = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
     return p, l_, u
 
@@ -392,8 +387,8 @@ def _permutation_sign(pivots, dtype):
     """(-1) ** (number of actual row swaps)."""
     swaps = ew.ne(pivots, st.iota(dtype=dtypes.int32, shape=shape_of(pivots), dimension=get_aval(pivots).ndim - 1))
     count = _sum(ew.convert_element_type(swaps, new_dtype=dtypes.int32), _last(pivots))
-    odd = ew.convert_element_type(ew.rem(count, full_like_scalar(2, dtypes.int32, shape_of(count))), new_dtype=dtype)
-    return ew.sub(_fill(odd, 1), ew.mul(_fill(odd, 2), odd))
+    odd = ew.convert_element_type(ew.rem(count, st.full(shape_of(count), 2, dtypes.int32)), new_dtype=dtype)
+    return ew.sub(st.full_like(odd, 1), ew.mul(st.full_like(odd, 2), odd))
 
 
 def det(x, name=None):
@@ -436,7 +431,7 @@ def _svd_cutoff(s, rcond):
     cutoff = st.broadcast_in_dim(ew.mul(top, rcond), shape=shape_of(s),
                                  broadcast_dimensions=tuple(range(get_aval(s).ndim - 1)))
     keep = ew.gt(s, cutoff)
-    return keep, ew.select(keep, ew.div(_fill(s, 1), ew.select(keep, s, _fill(s, 1))), _fill(s, 0))
+    return keep, ew.select(keep, ew.div(st.full_like(s, 1), ew.select(keep, s, st.full_like(s, 1))), st.full_like(s, 0))
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
@@ -462,7 +457,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 
 def _svd_cutoff_signed(w, rcond):
     keep, _ = _svd_cutoff(ew.abs(w), rcond)
-    return keep, ew.select(keep, ew.div(_fill(w, 1), ew.select(keep, w, _fill(w, 1))), _fill(w, 0))
+    return keep, ew.select(keep, ew.div(st.full_like(w, 1), ew.select(keep, w, st.full_like(w, 1))), st.full_like(w, 0))
 
 
 def lstsq(x, y, rcond=None, driver=None, name=None):
@@ -497,7 +492,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         r = ew.sub(la.matmul(a, solution), b)
         residuals = _sum(ew.mul(r, r), (get_aval(r).ndim - 2,))
     else:
-        residuals = full_like_scalar(0, get_aval(a).dtype, (0,))
+        residuals = st.full((0,), 0, get_aval(a).dtype)
     return solution, residuals, rank, s
 
 
@@ -510,13 +505,13 @@ def _vector_norm(x, p, axes):
     if p == -np.inf:
         return red.reduce_min(abs_x, axes=axes)
     if p == 0:
-        return _sum(ew.convert_element_type(ew.ne(x, _fill(x, 0)), new_dtype=get_aval(x).dtype), axes)
+        return _sum(ew.convert_element_type(ew.ne(x, st.full_like(x, 0)), new_dtype=get_aval(x).dtype), axes)
     if p == 1:
         return _sum(abs_x, axes)
     if p == 2:
         return ew.sqrt(_sum(ew.mul(x, x), axes))
-    powered = _sum(ew.pow(abs_x, _fill(abs_x, float(p))), axes)
-    return ew.pow(powered, full_like_scalar(1.0 / float(p), get_aval(x).dtype, shape_of(powered)))
+    powered = _sum(ew.pow(abs_x, st.full_like(abs_x, float(p))), axes)
+    return ew.pow(powered, st.full(shape_of(powered), 1.0 / float(p), get_aval(x).dtype))
 
 
 def _matrix_norm(x, p, axes):
@@ -637,7 +632,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
                                  f"{list(shape_of(g))}")
             w = g if w is None else ew.mul(w, g)
     if w is None:
-        w = full_like_scalar(1, dtype, (n_obs,))
+        w = st.full((n_obs,), 1, dtype)
     w_sum = _sum(w, (0,))
     mean = ew.div(_sum(ew.mul(x, st.broadcast_in_dim(w, shape=shape_of(x), broadcast_dimensions=(1,))), (1,)),
                   st.broadcast_in_dim(w_sum, shape=shape_of(x)[:1], broadcast_dimensions=()))
@@ -645,7 +640,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     if not ddof:
         norm_ = w_sum
     elif aweights is None:
-        norm_ = ew.sub(w_sum, full_like_scalar(1, dtype))
+        norm_ = ew.sub(w_sum, st.full((), 1, dtype))
     else:
         aw = as_tensor(aweights, dtype)
         norm_ = ew.sub(w_sum, ew.div(_sum(ew.mul(w, aw), (0,)), w_sum))

@@ -246,6 +246,7 @@ def reduce_sum(x, *, axes):
 
 # ---------------------------------------------------------------------------------------------- constants
 
+@np.errstate(over="ignore")  # a value beyond the dtype's range becomes inf, as in numpy's conversion and Paddle
 def full(shape, value, dtype):
     """A constant of `shape` and `dtype` filled with `value`: a broadcast 0-d constant, cheap in the IR."""
     return broadcast_in_dim(Tensor(np.asarray(value, dtypes.as_dtype(dtype).np)), shape=shape,

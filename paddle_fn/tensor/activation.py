@@ -10,13 +10,9 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of
-from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
 
 __all__ = ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"]
-
-
-def _c(x, v):
-    return full_like_scalar(v, get_aval(x).dtype, shape_of(x))
 
 
 def relu(x, name=None):
@@ -28,7 +24,7 @@ def relu(x, name=None):
         array([0., 0., 2.], dtype=float32)
     """
     x = as_tensor(x)
-    zero = _c(x, 0)
+    zero = st.full_like(x, 0)
     return ew.select(ew.gt(x, zero), x, zero)
 
 
@@ -41,7 +37,7 @@ def relu6(x, name=None):
         array([0., 3., 6.], dtype=float32)
     """
     x = as_tensor(x)
-    return ew.select(ew.gt(x, _c(x, 6)), _c(x, 6), relu(x))
+    return ew.select(ew.gt(x, st.full_like(x, 6)), st.full_like(x, 6), relu(x))
 
 
 def gelu(x, approximate=False, name=None):
@@ -53,10 +49,12 @@ def gelu(x, approximate=False, name=None):
         array([0.       , 0.8413447], dtype=float32)
     """
     x = float_operand("gelu", x)
+    half_x = ew.mul(st.full_like(x, 0.5), x)
     if approximate:
-        inner = ew.mul(_c(x, math.sqrt(2.0 / math.pi)), ew.add(x, ew.mul(_c(x, 0.044715), ew.integer_pow(x, y=3))))
-        return ew.mul(ew.mul(_c(x, 0.5), x), ew.add(_c(x, 1.0), ew.tanh(inner)))
-    return ew.mul(ew.mul(_c(x, 0.5), x), ew.add(_c(x, 1.0), ew.erf(ew.mul(x, _c(x, 1.0 / math.sqrt(2.0))))))
+        cubic = ew.mul(st.full_like(x, 0.044715), ew.integer_pow(x, y=3))
+        inner = ew.mul(st.full_like(x, math.sqrt(2.0 / math.pi)), ew.add(x, cubic))
+        return ew.mul(half_x, ew.add(st.full_like(x, 1.0), ew.tanh(inner)))
+    return ew.mul(half_x, ew.add(st.full_like(x, 1.0), ew.erf(ew.mul(x, st.full_like(x, 1.0 / math.sqrt(2.0))))))
 
 
 def silu(x, name=None):
@@ -80,10 +78,10 @@ def softplus(x, beta=1, threshold=20, name=None):
         array([0.6931472], dtype=float32)
     """
     x = float_operand("softplus", x)
-    bx = ew.mul(x, _c(x, beta))
-    linear = ew.gt(bx, _c(x, threshold))
-    safe = ew.select(linear, _c(x, 0), bx)  # keeps exp from overflowing in the branch that is not taken
-    return ew.select(linear, x, ew.div(ew.log1p(ew.exp(safe)), _c(x, beta)))
+    bx = ew.mul(x, st.full_like(x, beta))
+    linear = ew.gt(bx, st.full_like(x, threshold))
+    safe = ew.select(linear, st.full_like(x, 0), bx)  # keeps exp from overflowing in the branch that is not taken
+    return ew.select(linear, x, ew.div(ew.log1p(ew.exp(safe)), st.full_like(x, beta)))
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
@@ -95,7 +93,7 @@ def leaky_relu(x, negative_slope=0.01, name=None):
         array([-0.2,  2. ], dtype=float32)
     """
     x = as_tensor(x)
-    return ew.select(ew.gt(x, _c(x, 0)), x, ew.mul(x, _c(x, negative_slope)))
+    return ew.select(ew.gt(x, st.full_like(x, 0)), x, ew.mul(x, st.full_like(x, negative_slope)))
 
 
 def elu(x, alpha=1.0, name=None):
@@ -107,9 +105,9 @@ def elu(x, alpha=1.0, name=None):
         array([-0.63212055,  1.        ], dtype=float32)
     """
     x = float_operand("elu", x)
-    positive = ew.gt(x, _c(x, 0))
-    safe = ew.select(positive, _c(x, 0), x)
-    return ew.select(positive, x, ew.mul(_c(x, alpha), ew.expm1(safe)))
+    positive = ew.gt(x, st.full_like(x, 0))
+    safe = ew.select(positive, st.full_like(x, 0), x)
+    return ew.select(positive, x, ew.mul(st.full_like(x, alpha), ew.expm1(safe)))
 
 
 def _shifted(x, axis):
@@ -118,7 +116,7 @@ def _shifted(x, axis):
     kept = tuple(i for i in range(a.ndim) if i != ax)
     m = red.reduce_max(x, axes=(ax,))
     # the shift only guards exp against overflow: an infinite max would turn into nan, so shift by 0 there
-    m = ew.select(ew.is_finite(m), m, full_like_scalar(0, a.dtype, shape_of(m)))
+    m = ew.select(ew.is_finite(m), m, st.full(shape_of(m), 0, a.dtype))
     return ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept)), ax, kept
 
 

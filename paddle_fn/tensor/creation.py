@@ -17,7 +17,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import linalg
 from paddle_fn.tensor._util import ndim, shape_of, static_list
-from paddle_fn.tensor.promotion import as_tensor, cast, full_like_scalar, python_to_numpy
+from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
@@ -90,7 +90,7 @@ def full(shape, fill_value, dtype=None, name=None):
     if dtype is None:
         dtype = dtypes.dtype_of_scalar(fill_value) if isinstance(fill_value, (bool, int, float)) else \
             dtypes.as_dtype(np.asarray(fill_value).dtype)
-    return full_like_scalar(fill_value, dtype, shape)
+    return st.full(shape, fill_value, dtype)
 
 
 def zeros(shape, dtype=None, name=None):
@@ -101,7 +101,7 @@ def zeros(shape, dtype=None, name=None):
         >>> paddle.zeros([2, 3]).shape
         [2, 3]
     """
-    return full_like_scalar(0, _float_or(dtype), _shape_arg("zeros", shape))
+    return st.full(_shape_arg("zeros", shape), 0, _float_or(dtype))
 
 
 def ones(shape, dtype=None, name=None):
@@ -112,7 +112,7 @@ def ones(shape, dtype=None, name=None):
         >>> paddle.ones([2], dtype='int32').numpy()
         array([1, 1], dtype=int32)
     """
-    return full_like_scalar(1, _float_or(dtype), _shape_arg("ones", shape))
+    return st.full(_shape_arg("ones", shape), 1, _float_or(dtype))
 
 
 def empty(shape, dtype=None, name=None):
@@ -140,7 +140,7 @@ def zeros_like(x, dtype=None, name=None):
         array([0, 0])
     """
     shape, dt = _like(x, dtype)
-    return full_like_scalar(0, dt, shape)
+    return st.full(shape, 0, dt)
 
 
 def ones_like(x, dtype=None, name=None):
@@ -152,7 +152,7 @@ def ones_like(x, dtype=None, name=None):
         array([1., 1.], dtype=float32)
     """
     shape, dt = _like(x, dtype)
-    return full_like_scalar(1, dt, shape)
+    return st.full(shape, 1, dt)
 
 
 def full_like(x, fill_value, dtype=None, name=None):
@@ -210,9 +210,9 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     n = max(0, math.ceil((end - start) / step))
     idx = st.iota(dtype=dtype, shape=(n,), dimension=0)
     if step != 1:
-        idx = ew.mul(idx, full_like_scalar(step, dtype, (n,)))
+        idx = ew.mul(idx, st.full((n,), step, dtype))
     if start != 0:
-        idx = ew.add(idx, full_like_scalar(start, dtype, (n,)))
+        idx = ew.add(idx, st.full((n,), start, dtype))
     return idx
 
 
@@ -232,12 +232,12 @@ def linspace(start, stop, num, dtype=None, name=None):
     dtype = _float_or(dtype)
     work = dtype if dtype.kind == "f" else dtypes.float64
     step = (stop - start) / (num - 1) if num > 1 else 0.0
-    vals = ew.add(ew.mul(st.iota(dtype=work, shape=(num,), dimension=0), full_like_scalar(step, work, (num,))),
-                  full_like_scalar(start, work, (num,)))
+    vals = ew.add(ew.mul(st.iota(dtype=work, shape=(num,), dimension=0), st.full((num,), step, work)),
+                  st.full((num,), start, work))
     if num > 1:  # the last value is exactly `stop`, as numpy's linspace
         is_last = ew.eq(st.iota(dtype=dtypes.int32, shape=(num,), dimension=0),
-                        full_like_scalar(num - 1, dtypes.int32, (num,)))
-        vals = ew.select(is_last, full_like_scalar(stop, work, (num,)), vals)
+                        st.full((num,), num - 1, dtypes.int32))
+        vals = ew.select(is_last, st.full((num,), stop, work), vals)
     if dtype.kind != "f":
         vals = ew.round_(vals)
     return cast(vals, dtype)
@@ -300,7 +300,7 @@ def _tri_mask(op, x, diagonal, lower):
     shape = shape_of(x)
     rows = st.iota(dtype=dtypes.int64, shape=shape, dimension=len(shape) - 2)
     cols = st.iota(dtype=dtypes.int64, shape=shape, dimension=len(shape) - 1)
-    offset = ew.add(rows, full_like_scalar(int(diagonal), dtypes.int64, shape))
+    offset = ew.add(rows, st.full(shape, int(diagonal), dtypes.int64))
     return ew.le(cols, offset) if lower else ew.ge(cols, offset)
 
 
@@ -315,7 +315,7 @@ def tril(x, diagonal=0, name=None):
     """
     x = as_tensor(x)
     a = get_aval(x)
-    return ew.select(_tri_mask("tril", x, diagonal, True), x, full_like_scalar(0, a.dtype, a.shape))
+    return ew.select(_tri_mask("tril", x, diagonal, True), x, st.full(a.shape, 0, a.dtype))
 
 
 def triu(x, diagonal=0, name=None):
@@ -329,7 +329,7 @@ def triu(x, diagonal=0, name=None):
     """
     x = as_tensor(x)
     a = get_aval(x)
-    return ew.select(_tri_mask("triu", x, diagonal, False), x, full_like_scalar(0, a.dtype, a.shape))
+    return ew.select(_tri_mask("triu", x, diagonal, False), x, st.full(a.shape, 0, a.dtype))
 
 
 def diag(x, offset=0, padding_value=0, name=None):
@@ -355,8 +355,8 @@ def diag(x, offset=0, padding_value=0, name=None):
         vals = st.broadcast_in_dim(padded, shape=(n, n), broadcast_dimensions=(0,) if k >= 0 else (1,))
         rows = st.iota(dtype=dtypes.int64, shape=(n, n), dimension=0)
         cols = st.iota(dtype=dtypes.int64, shape=(n, n), dimension=1)
-        on_diag = ew.eq(ew.sub(cols, rows), full_like_scalar(k, dtypes.int64, (n, n)))
-        return ew.select(on_diag, vals, full_like_scalar(padding_value, a.dtype, (n, n)))
+        on_diag = ew.eq(ew.sub(cols, rows), st.full((n, n), k, dtypes.int64))
+        return ew.select(on_diag, vals, st.full((n, n), padding_value, a.dtype))
     if a.ndim == 2:
         return linalg.diagonal(x, offset=k)
     raise ShapeError(f"diag: x must be 1-D or 2-D, got shape {list(a.shape)}")
@@ -413,8 +413,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's para
     vals = st.broadcast_in_dim(padded, shape=plane, broadcast_dimensions=tuple(range(a.ndim - 1)) + (along,))
     rows = st.iota(dtype=dtypes.int64, shape=plane, dimension=rank - 2)
     cols = st.iota(dtype=dtypes.int64, shape=plane, dimension=rank - 1)
-    on_diag = ew.eq(ew.sub(cols, rows), full_like_scalar(k, dtypes.int64, plane))
-    out = ew.select(on_diag, vals, full_like_scalar(0, a.dtype, plane))
+    on_diag = ew.eq(ew.sub(cols, rows), st.full(plane, k, dtypes.int64))
+    out = ew.select(on_diag, vals, st.full(plane, 0, a.dtype))
     rest = iter(range(rank - 2))  # output dim d reads dim perm[d] of the [..., n, n] planes
     perm = [0] * rank
     for d in range(rank):
@@ -452,6 +452,6 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     dtype = _float_or(dtype)
     work = dtype if dtype.kind == "f" else dtypes.float64
     exponents = linspace(start, stop, num, dtype=work)
-    base_t = full_like_scalar(_concrete_number("logspace", base, "base"), work, (int(num),))
+    base_t = st.full((int(num),), _concrete_number("logspace", base, "base"), work)
     out = ew.pow(base_t, exponents)
     return cast(ew.round_(out) if dtype.kind != "f" else out, dtype)

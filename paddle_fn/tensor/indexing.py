@@ -23,7 +23,7 @@ from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
 from paddle_fn.tensor.math import multiply
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
 __all__ = []
 
@@ -115,8 +115,8 @@ def _normalized_index(idx, n, d):
             raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
         return Tensor(np.where(v < 0, v + n, v))
     a = get_aval(idx)
-    zero = full_like_scalar(0, dtypes.int64, a.shape)
-    return ew.select(ew.lt(idx, zero), ew.add(idx, full_like_scalar(n, dtypes.int64, a.shape)), idx)
+    zero = st.full(a.shape, 0, dtypes.int64)
+    return ew.select(ew.lt(idx, zero), ew.add(idx, st.full(a.shape, n, dtypes.int64)), idx)
 
 
 def _advanced(x, items):

@@ -12,7 +12,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of
 from paddle_fn.tensor.indexing import getitem
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"]
 
@@ -139,9 +139,9 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     rows = st.iota(dtype=dtypes.int64, shape=(length,), dimension=0)
     cols = rows
     if k > 0:
-        cols = ew.add(rows, full_like_scalar(k, dtypes.int64, (length,)))
+        cols = ew.add(rows, st.full((length,), k, dtypes.int64))
     elif k < 0:
-        rows = ew.add(rows, full_like_scalar(-k, dtypes.int64, (length,)))
+        rows = ew.add(rows, st.full((length,), -k, dtypes.int64))
     rest = [d for d in range(a.ndim) if d not in (a1, a2)]
     moved = st.transpose(x, permutation=tuple(rest) + (a1, a2))
     return getitem(moved, (Ellipsis, rows, cols))
@@ -277,7 +277,7 @@ def dist(x, y, p=2, name=None):
     if p == float("-inf"):
         return m.min(d)
     if p == 0:
-        return m.sum(cast(ew.ne(d, full_like_scalar(0, get_aval(d).dtype, shape_of(d))), get_aval(d).dtype))
+        return m.sum(cast(ew.ne(d, st.full_like(d, 0)), get_aval(d).dtype))
     if p == 2:
         return m.sqrt(m.sum(ew.mul(d, d)))
     return m.pow(m.sum(m.pow(d, p)), 1.0 / p)

@@ -10,7 +10,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
-from paddle_fn.tensor.promotion import as_tensor, binary_operands, cast, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, binary_operands, cast
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
            "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
@@ -108,7 +108,7 @@ def bitwise_not(x, out=None, name=None):
 
 
 def _all_false(x):
-    return full_like_scalar(False, dtypes.bool_, shape_of(x))
+    return st.full(shape_of(x), False, dtypes.bool_)
 
 
 def isnan(x, name=None):
@@ -134,7 +134,7 @@ def isinf(x, name=None):
     x = as_tensor(x)
     if get_aval(x).dtype.kind != "f":
         return _all_false(x)
-    return ew.eq(ew.abs(x), full_like_scalar(np.inf, get_aval(x).dtype, shape_of(x)))
+    return ew.eq(ew.abs(x), st.full_like(x, np.inf))
 
 
 def isfinite(x, name=None):
@@ -147,7 +147,7 @@ def isfinite(x, name=None):
     """
     x = as_tensor(x)
     if get_aval(x).dtype.kind != "f":
-        return full_like_scalar(True, dtypes.bool_, shape_of(x))
+        return st.full(shape_of(x), True, dtypes.bool_)
     return ew.is_finite(x)
 
 
@@ -163,7 +163,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     dt, shape = get_aval(x).dtype, shape_of(x)
     if dt.kind != "f":
         return ew.eq(x, y)
-    tol = ew.add(full_like_scalar(atol, dt, shape), ew.mul(full_like_scalar(rtol, dt, shape), ew.abs(y)))
+    tol = ew.add(st.full(shape, atol, dt), ew.mul(st.full(shape, rtol, dt), ew.abs(y)))
     close = ew.or_(ew.le(ew.abs(ew.sub(x, y)), tol), ew.eq(x, y))
     if equal_nan:
         close = ew.or_(close, ew.and_(ew.ne(x, x), ew.ne(y, y)))
@@ -197,7 +197,7 @@ def equal_all(x, y, name=None):
     """
     x, y = as_tensor(x), as_tensor(y)
     if shape_of(x) != shape_of(y):
-        return full_like_scalar(False, dtypes.bool_, ())
+        return st.full((), False, dtypes.bool_)
     return _all_to_one(equal(x, y))
 
 
@@ -242,7 +242,7 @@ def is_empty(x, name=None):
         >>> paddle.is_empty(paddle.ones([0, 2])).numpy()
         array(True)
     """
-    return full_like_scalar(get_aval(as_tensor(x)).size == 0, dtypes.bool_, ())
+    return st.full((), get_aval(as_tensor(x)).size == 0, dtypes.bool_)
 
 
 def numel(x, name=None):
@@ -253,7 +253,7 @@ def numel(x, name=None):
         >>> paddle.numel(paddle.ones([2, 3])).numpy()
         array(6)
     """
-    return full_like_scalar(get_aval(as_tensor(x)).size, dtypes.int64, ())
+    return st.full((), get_aval(as_tensor(x)).size, dtypes.int64)
 
 
 def shape(input):  # noqa: A002 - Paddle's parameter name
@@ -275,4 +275,4 @@ def rank(input):  # noqa: A002
         >>> paddle.rank(paddle.ones([2, 3])).numpy()
         array(2, dtype=int32)
     """
-    return full_like_scalar(get_aval(as_tensor(input)).ndim, dtypes.int32, ())
+    return st.full((), get_aval(as_tensor(input)).ndim, dtypes.int32)

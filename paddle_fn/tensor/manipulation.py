@@ -21,8 +21,7 @@ from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, sta
 from paddle_fn.tensor.creation import zeros
 from paddle_fn.tensor.indexing import _normalized_index, _scatter_update, getitem
 from paddle_fn.tensor.math import multiply
-from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar,
-                                        nary_operands)
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
 
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "diff", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
@@ -631,18 +630,14 @@ def _last_occurrence(index):
     positions = st.iota(dtype=dtypes.int64, shape=(m,), dimension=0)
     keys, order = red.sort(index, positions, dimension=0)
     if m < 2:
-        return _full_bool(True, (m,))
+        return st.full((m,), True, dtypes.bool_)
     differs_from_next = ew.ne(st.slice(keys, start_indices=(0,), limit_indices=(m - 1,)),
                               st.slice(keys, start_indices=(1,), limit_indices=(m,)))
-    last_in_sorted = st.concatenate(differs_from_next, _full_bool(True, (1,)), dimension=0)
+    last_in_sorted = st.concatenate(differs_from_next, st.full((1,), True, dtypes.bool_), dimension=0)
     dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
-    return sl.scatter(_full_bool(False, (m,)), st.reshape(order, new_sizes=(m, 1)), last_in_sorted,
+    return sl.scatter(st.full((m,), False, dtypes.bool_), st.reshape(order, new_sizes=(m, 1)), last_in_sorted,
                       dimension_numbers=dnums)
-
-
-def _full_bool(value, shape):
-    return full_like_scalar(value, dtypes.bool_, shape)
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
@@ -675,12 +670,12 @@ def scatter(x, index, updates, overwrite=True, name=None):
     if overwrite:
         keep = broadcast_to_shape(st.reshape(_last_occurrence(index), new_sizes=(m,) + (1,) * (a.ndim - 1)),
                                   shape_of(updates))
-        updates = ew.select(keep, updates, full_like_scalar(0, a.dtype, shape_of(updates)))
-    hit = _scatter_update(full_like_scalar(0, dtypes.int32, (a.shape[0],)), index,
-                          full_like_scalar(1, dtypes.int32, (m,)), "add")
-    hit = broadcast_to_shape(st.reshape(ew.gt(hit, full_like_scalar(0, dtypes.int32, (a.shape[0],))),
+        updates = ew.select(keep, updates, st.full(shape_of(updates), 0, a.dtype))
+    hit = _scatter_update(st.full((a.shape[0],), 0, dtypes.int32), index,
+                          st.full((m,), 1, dtypes.int32), "add")
+    hit = broadcast_to_shape(st.reshape(ew.gt(hit, st.full((a.shape[0],), 0, dtypes.int32)),
                                         new_sizes=(a.shape[0],) + (1,) * (a.ndim - 1)), a.shape)
-    cleared = ew.select(hit, full_like_scalar(0, a.dtype, a.shape), x)
+    cleared = ew.select(hit, st.full(a.shape, 0, a.dtype), x)
     return _scatter_update(cleared, index, updates, "add")
 
 

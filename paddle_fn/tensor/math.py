@@ -17,7 +17,7 @@ from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
-from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, full_like_scalar, is_scalar
+from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, is_scalar
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow", "maximum",
@@ -28,11 +28,6 @@ __all__ = [
     "cast", "increment", "add_n", "lerp", "logit", "rad2deg", "deg2rad", "frac", "fmax", "fmin", "nan_to_num", "gcd",
     "lcm", "nansum", "nanmean", "count_nonzero", "logcumsumexp", "stanh",
 ]
-
-
-def _zeros_of(x):
-    a = get_aval(x)
-    return full_like_scalar(0, a.dtype, a.shape)
 
 
 def cast(x, dtype):
@@ -97,7 +92,7 @@ def divide(x, y, name=None):
 
 
 def _signs_differ(a, b):
-    zero = _zeros_of(a)
+    zero = st.full_like(a, 0)
     return ew.ne(ew.lt(a, zero), ew.lt(b, zero))
 
 
@@ -113,8 +108,8 @@ def floor_divide(x, y, name=None):
     if get_aval(x).dtype.kind == "f":
         return ew.floor(ew.div(x, y))
     q = ew.div(x, y)  # truncates toward zero; step down where the division was inexact and signs differ
-    inexact = ew.ne(ew.rem(x, y), _zeros_of(x))
-    one = full_like_scalar(1, get_aval(x).dtype, shape_of(x))
+    inexact = ew.ne(ew.rem(x, y), st.full_like(x, 0))
+    one = st.full_like(x, 1)
     return ew.select(ew.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
 
 
@@ -128,7 +123,7 @@ def mod(x, y, name=None):
     """
     x, y = binary_operands("mod", x, y)
     r = ew.rem(x, y)
-    needs_shift = ew.and_(ew.ne(r, _zeros_of(r)), _signs_differ(r, y))
+    needs_shift = ew.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
     return ew.select(needs_shift, ew.add(r, y), r)
 
 
@@ -189,8 +184,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
         raise TypeError("scale: `act` is not supported; apply the activation function to the result")
     x = as_tensor(x)
     dt, shape = get_aval(x).dtype, shape_of(x)
-    s = scale if not is_scalar(scale) else full_like_scalar(scale, dt, shape)
-    b = bias if not is_scalar(bias) else full_like_scalar(bias, dt, shape)
+    s = scale if not is_scalar(scale) else st.full(shape, scale, dt)
+    b = bias if not is_scalar(bias) else st.full(shape, bias, dt)
     if bias_after_scale:
         return add(multiply(x, s), b)
     return multiply(add(x, b), s)
@@ -286,7 +281,7 @@ round = _unary("round", ew.round_, "[0.5, -0.5]", "array([ 1., -1.], dtype=float
 
 def _log_base(base):
     def f(x):
-        return ew.mul(ew.log(x), full_like_scalar(1.0 / _math.log(base), get_aval(x).dtype, shape_of(x)))
+        return ew.mul(ew.log(x), st.full_like(x, 1.0 / _math.log(base)))
     return f
 
 
@@ -294,21 +289,17 @@ log2 = _unary("log2", _log_base(2.0), "[8.]", "array([3.], dtype=float32)")
 log10 = _unary("log10", _log_base(10.0), "[100.]", "array([2.], dtype=float32)")
 
 
-def _one(x):
-    return full_like_scalar(1, get_aval(x).dtype, shape_of(x))
-
-
 def _asinh(x):
     ax = ew.abs(x)  # odd function: compute on |x| to avoid cancellation for large negative x
-    return ew.mul(ew.sign(x), ew.log(ew.add(ax, ew.sqrt(ew.add(ew.mul(ax, ax), _one(x))))))
+    return ew.mul(ew.sign(x), ew.log(ew.add(ax, ew.sqrt(ew.add(ew.mul(ax, ax), st.full_like(x, 1))))))
 
 
 def _acosh(x):
-    return ew.log(ew.add(x, ew.sqrt(ew.sub(ew.mul(x, x), _one(x)))))
+    return ew.log(ew.add(x, ew.sqrt(ew.sub(ew.mul(x, x), st.full_like(x, 1)))))
 
 
 def _atanh(x):
-    half = full_like_scalar(0.5, get_aval(x).dtype, shape_of(x))
+    half = st.full_like(x, 0.5)
     return ew.mul(half, ew.sub(ew.log1p(x), ew.log1p(ew.neg(x))))
 
 
@@ -337,7 +328,7 @@ def reciprocal(x, name=None):
         array([0.5 , 0.25], dtype=float32)
     """
     x = float_operand("reciprocal", x)
-    return ew.div(_one(x), x)
+    return ew.div(st.full_like(x, 1), x)
 
 
 def atan2(x, y, name=None):
@@ -387,7 +378,7 @@ def trunc(input, name=None):  # noqa: A002 - Paddle's parameter name
     x = as_tensor(input)
     if get_aval(x).dtype.kind != "f":
         return x
-    return ew.select(ew.lt(x, _zeros_of(x)), ew.ceil(x), ew.floor(x))
+    return ew.select(ew.lt(x, st.full_like(x, 0)), ew.ceil(x), ew.floor(x))
 
 
 def clip(x, min=None, max=None, name=None):  # noqa: A002
@@ -404,9 +395,9 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
 
     def bound(v, default):
         if v is None:
-            return full_like_scalar(default, dt, ())
+            return st.full((), default, dt)
         if is_scalar(v):
-            return full_like_scalar(v, dt, ())
+            return st.full((), v, dt)
         return st.reshape(as_tensor(v, dt), new_sizes=())
 
     return ew.clamp(bound(min, info.min), x, bound(max, info.max))
@@ -465,7 +456,7 @@ def mean(x, axis=None, keepdim=False, name=None):
     axes = normalize_axes("mean", axis, a.ndim)
     count = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
     total = red.reduce_sum(x, axes=axes) if axes else x
-    out = ew.div(total, full_like_scalar(count, a.dtype, shape_of(total)))
+    out = ew.div(total, st.full(shape_of(total), count, a.dtype))
     return _finish(out, a.ndim, axes, keepdim)
 
 
@@ -567,7 +558,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     m = red.reduce_max(x, axes=axes)
     # an infinite maximum (all -inf, or some +inf) would give inf - inf = nan: shift by 0 there instead
-    m = ew.select(ew.is_finite(m), m, _zeros_of(m))
+    m = ew.select(ew.is_finite(m), m, st.full_like(m, 0))
     shifted = ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept))
     out = ew.add(ew.log(red.reduce_sum(ew.exp(shifted), axes=axes)), m)
     return _finish(out, a.ndim, axes, keepdim)
@@ -620,7 +611,7 @@ def logit(x, eps=None, name=None):
     x = float_operand("logit", x)
     if eps is not None:
         x = clip(x, eps, 1.0 - eps)
-    return ew.log(ew.div(x, ew.sub(_one(x), x)))
+    return ew.log(ew.div(x, ew.sub(st.full_like(x, 1), x)))
 
 
 def rad2deg(x, name=None):
@@ -632,7 +623,7 @@ def rad2deg(x, name=None):
         array([180.], dtype=float32)
     """
     x = float_operand("rad2deg", x)
-    return ew.mul(x, full_like_scalar(180.0 / _math.pi, get_aval(x).dtype, shape_of(x)))
+    return ew.mul(x, st.full_like(x, 180.0 / _math.pi))
 
 
 def deg2rad(x, name=None):
@@ -644,7 +635,7 @@ def deg2rad(x, name=None):
         array([3.1415927], dtype=float32)
     """
     x = float_operand("deg2rad", x)
-    return ew.mul(x, full_like_scalar(_math.pi / 180.0, get_aval(x).dtype, shape_of(x)))
+    return ew.mul(x, st.full_like(x, _math.pi / 180.0))
 
 
 def frac(x, name=None):
@@ -705,21 +696,21 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
         return x
     info = dtypes.finfo(dt)
     shape = shape_of(x)
-    hi = full_like_scalar(info.max if posinf is None else posinf, dt, shape)
-    lo = full_like_scalar(info.min if neginf is None else neginf, dt, shape)
-    inf = full_like_scalar(np.inf, dt, shape)
+    hi = st.full(shape, info.max if posinf is None else posinf, dt)
+    lo = st.full(shape, info.min if neginf is None else neginf, dt)
+    inf = st.full(shape, np.inf, dt)
     out = ew.select(ew.eq(x, inf), hi, ew.select(ew.eq(x, ew.neg(inf)), lo, x))
-    return ew.select(ew.ne(x, x), full_like_scalar(nan, dt, shape), out)
+    return ew.select(ew.ne(x, x), st.full(shape, nan, dt), out)
 
 
 def _euclid_gcd(a, b):
     """gcd of non-negative integer Tensors by Euclid's algorithm, every element stepping until its b is 0."""
-    zero = _zeros_of(a)
+    zero = st.full_like(a, 0)
 
     def step(carry):
         a, b = carry
         live = ew.ne(b, zero)
-        safe_b = ew.select(live, b, _one(b))
+        safe_b = ew.select(live, b, st.full_like(b, 1))
         return ew.select(live, b, a), ew.select(live, ew.rem(a, safe_b), zero)
 
     def running(carry):
@@ -761,16 +752,16 @@ def lcm(x, y, name=None):
     x, y = _integer_operands("lcm", x, y)
     ax, ay = ew.abs(x), ew.abs(y)
     g = _euclid_gcd(ax, ay)
-    zero = _zeros_of(g)
+    zero = st.full_like(g, 0)
     either_zero = ew.eq(g, zero)
-    return ew.select(either_zero, zero, ew.mul(ew.div(ax, ew.select(either_zero, _one(g), g)), ay))
+    return ew.select(either_zero, zero, ew.mul(ew.div(ax, ew.select(either_zero, st.full_like(g, 1), g)), ay))
 
 
 def _nan_as_zero(x):
     x = as_tensor(x)
     if get_aval(x).dtype.kind != "f":
         return x
-    return ew.select(ew.ne(x, x), _zeros_of(x), x)
+    return ew.select(ew.ne(x, x), st.full_like(x, 0), x)
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -809,14 +800,14 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
         array([2, 1])
     """
     x = as_tensor(x)
-    nonzero = ew.ne(x, _zeros_of(x))
+    nonzero = ew.ne(x, st.full_like(x, 0))
     return sum(cast(nonzero, dtypes.int64), axis=axis, keepdim=keepdim)
 
 
 def _logaddexp(a, b):
     """log(exp(a) + exp(b)) without overflow; -inf + -inf stays -inf."""
     hi = ew.max(a, b)
-    finite_hi = ew.select(ew.is_finite(hi), hi, _zeros_of(hi))
+    finite_hi = ew.select(ew.is_finite(hi), hi, st.full_like(hi, 0))
     return ew.add(ew.log(ew.add(ew.exp(ew.sub(a, finite_hi)), ew.exp(ew.sub(b, finite_hi)))), finite_hi)
 
 
@@ -861,4 +852,4 @@ def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
     """
     x = float_operand("stanh", x)
     dt, shape = get_aval(x).dtype, shape_of(x)
-    return ew.mul(full_like_scalar(scale_b, dt, shape), ew.tanh(ew.mul(full_like_scalar(scale_a, dt, shape), x)))
+    return ew.mul(st.full(shape, scale_b, dt), ew.tanh(ew.mul(st.full(shape, scale_a, dt), x)))

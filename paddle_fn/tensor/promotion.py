@@ -73,12 +73,6 @@ def python_to_numpy(data, dtype=None) -> np.ndarray:
     return arr if default is None or arr.dtype == default.np else arr.astype(default.np)
 
 
-def full_like_scalar(value, dtype, shape=()) -> Tensor:
-    """A constant of `shape` filled with `value`: a 0-d literal broadcast, which stays small in the IR."""
-    c = Tensor(python_to_numpy(value, dtype))
-    return st.broadcast_in_dim(c, shape=tuple(shape), broadcast_dimensions=())
-
-
 def cast(x, dtype):
     return ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
 

@@ -11,7 +11,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.indexing import getitem
 from paddle_fn.tensor.manipulation import take_along_axis
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
            "masked_select"]
@@ -182,13 +182,13 @@ def mode(x, axis=-1, keepdim=False, name=None):
     pos = st.iota(dtype=dtypes.int64, shape=shape, dimension=ax)
     if n > 1:  # a run of equal sorted values starts where the value changes
         changed = ew.ne(_slice_range(values, ax, 1, n), _slice_range(values, ax, 0, n - 1))
-        starts = st.concatenate(_full_bool(True, _with_size(shape, ax, 1)), changed, dimension=ax)
-        ends = st.concatenate(changed, _full_bool(True, _with_size(shape, ax, 1)), dimension=ax)
+        starts = st.concatenate(st.full(_with_size(shape, ax, 1), True, dtypes.bool_), changed, dimension=ax)
+        ends = st.concatenate(changed, st.full(_with_size(shape, ax, 1), True, dtypes.bool_), dimension=ax)
     else:
-        starts = ends = _full_bool(True, shape)
-    minus_one = _full_int(-1, shape)
+        starts = ends = st.full(shape, True, dtypes.bool_)
+    minus_one = st.full(shape, -1, dtypes.int64)
     run_start = red.cummax(ew.select(starts, pos, minus_one), axis=ax)
-    run_end = red.cummin(ew.select(ends, pos, _full_int(n, shape)), axis=ax, reverse=True)
+    run_end = red.cummin(ew.select(ends, pos, st.full(shape, n, dtypes.int64)), axis=ax, reverse=True)
     counts = ew.sub(run_end, run_start)
     best = red.argmax(counts, axis=ax, index_dtype=dtypes.int64)  # the first maximum: the smallest value
     best = st.reshape(best, new_sizes=_with_size(shape, ax, 1))
@@ -205,14 +205,6 @@ def _slice_range(t, ax, lo, hi):
     a = get_aval(t)
     return st.slice(t, start_indices=tuple(lo if d == ax else 0 for d in range(a.ndim)),
                     limit_indices=tuple(hi if d == ax else s for d, s in enumerate(a.shape)))
-
-
-def _full_bool(value, shape):
-    return full_like_scalar(value, dtypes.bool_, shape)
-
-
-def _full_int(value, shape):
-    return full_like_scalar(value, dtypes.int64, shape)
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):

@@ -14,7 +14,7 @@ from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.math import mean, sum as sum_
-from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, full_like_scalar
+from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
 
@@ -43,7 +43,7 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     centered = ew.sub(x, broadcast_to_shape(mean(x, axis=list(axes), keepdim=True), a.shape))
     total = sum_(ew.mul(centered, centered), axis=list(axes), keepdim=keepdim)
     count = max(n - 1, 0) if unbiased else n
-    return ew.div(total, full_like_scalar(count, a.dtype, shape_of(total)))
+    return ew.div(total, st.full(shape_of(total), count, a.dtype))
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
@@ -103,7 +103,7 @@ def median(x, axis=None, keepdim=False, name=None):
     mid = _take(s, ax, n // 2)
     if n % 2 == 0:
         lower = _take(s, ax, n // 2 - 1)
-        mid = ew.mul(ew.add(lower, mid), full_like_scalar(0.5, get_aval(mid).dtype, shape_of(mid)))
+        mid = ew.mul(ew.add(lower, mid), st.full_like(mid, 0.5))
     return _finish(mid, ax, axis, keepdim, rank)
 
 
@@ -130,7 +130,7 @@ def quantile(x, q, axis=None, keepdim=False, name=None):
         lo = int(np.floor(pos))
         hi = min(lo + 1, n - 1)
         below, above = _take(s, ax, lo), _take(s, ax, hi)
-        frac = full_like_scalar(pos - lo, dt, shape_of(below))
+        frac = st.full(shape_of(below), pos - lo, dt)
         outs.append(_finish(ew.add(below, ew.mul(frac, ew.sub(above, below))), ax, axis, keepdim, rank))
     if not isinstance(q, (list, tuple)):
         return outs[0]
@@ -172,7 +172,7 @@ def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle'
     inside = cast(ew.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
     dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
-    return sl.scatter_add(full_like_scalar(0, dtypes.int64, (bins,)), st.reshape(idx, new_sizes=(size, 1)), inside,
+    return sl.scatter_add(st.full((bins,), 0, dtypes.int64), st.reshape(idx, new_sizes=(size, 1)), inside,
                           dimension_numbers=dnums)
 
 
@@ -199,12 +199,12 @@ def bincount(x, weights=None, minlength=0, name=None):
     dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
     if weights is None:
-        updates = full_like_scalar(1, dtypes.int64, (v.size,))
+        updates = st.full((v.size,), 1, dtypes.int64)
     else:
         updates = as_tensor(weights)
         if shape_of(updates) != shape_of(x):
             raise ShapeError(f"bincount: weights (shape {list(shape_of(updates))}) must have x's shape "
                              f"{list(shape_of(x))}")
-    out = full_like_scalar(0, get_aval(updates).dtype, (length,))
+    out = st.full((length,), 0, get_aval(updates).dtype)
     return sl.scatter_add(out, st.reshape(cast(x, dtypes.int64), new_sizes=(v.size, 1)), updates,
                           dimension_numbers=dnums)

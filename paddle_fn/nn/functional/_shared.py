@@ -1,5 +1,5 @@
 """Helpers shared by the `paddle.nn.functional` families: data-format and window-argument parsing (conv,
-pooling, padding), the per-channel bias, scalar constants shaped like an operand, contraction along one axis.
+pooling, padding), the per-channel bias, contraction along one axis.
 """
 from __future__ import annotations
 
@@ -11,11 +11,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of, static_list
-from paddle_fn.tensor.promotion import as_tensor, cast, full_like_scalar
-
-def _c(x, v):
-    return full_like_scalar(v, get_aval(x).dtype, shape_of(x))
-
+from paddle_fn.tensor.promotion import as_tensor, cast
 
 _LAYOUTS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 

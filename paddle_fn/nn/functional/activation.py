@@ -11,7 +11,7 @@ from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.manipulation import split
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, float_operand
-from paddle_fn.nn.functional._shared import _c, _channel_axis
+from paddle_fn.nn.functional._shared import _channel_axis
 
 __all__ = ["celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
            "log_sigmoid", "log_softmax", "maxout", "mish", "prelu", "relu", "relu6", "selu", "sigmoid", "silu",
@@ -33,7 +33,7 @@ def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848
         array([-1.1113307,  1.050701 ], dtype=float32)
     """
     x = float_operand("selu", x)
-    return ew.mul(_c(x, scale), elu(x, alpha))
+    return ew.mul(st.full_like(x, scale), elu(x, alpha))
 
 
 def celu(x, alpha=1.0, name=None):
@@ -48,7 +48,7 @@ def celu(x, alpha=1.0, name=None):
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
     x = float_operand("celu", x)
-    return ew.mul(_c(x, alpha), elu(ew.div(x, _c(x, alpha)), 1.0))
+    return ew.mul(st.full_like(x, alpha), elu(ew.div(x, st.full_like(x, alpha)), 1.0))
 
 
 def swish(x, name=None):
@@ -86,7 +86,7 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
         array([0. , 0.5, 1. ], dtype=float32)
     """
     x = float_operand("hardsigmoid", x)
-    return m.clip(ew.add(ew.mul(x, _c(x, slope)), _c(x, offset)), 0.0, 1.0)
+    return m.clip(ew.add(ew.mul(x, st.full_like(x, slope)), st.full_like(x, offset)), 0.0, 1.0)
 
 
 def hardswish(x, name=None):
@@ -99,7 +99,7 @@ def hardswish(x, name=None):
         array([-0.       ,  0.6666667,  4.       ], dtype=float32)
     """
     x = float_operand("hardswish", x)
-    return ew.div(ew.mul(x, relu6(ew.add(x, _c(x, 3.0)))), _c(x, 6.0))
+    return ew.div(ew.mul(x, relu6(ew.add(x, st.full_like(x, 3.0)))), st.full_like(x, 6.0))
 
 
 def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
@@ -124,7 +124,7 @@ def hardshrink(x, threshold=0.5, name=None):
         array([-1.,  0.,  2.], dtype=float32)
     """
     x = as_tensor(x)
-    return ew.select(ew.gt(ew.abs(x), _c(x, threshold)), x, _c(x, 0))
+    return ew.select(ew.gt(ew.abs(x), st.full_like(x, threshold)), x, st.full_like(x, 0))
 
 
 def softshrink(x, threshold=0.5, name=None):
@@ -137,8 +137,8 @@ def softshrink(x, threshold=0.5, name=None):
         array([-0.5,  0. ,  1.5], dtype=float32)
     """
     x = as_tensor(x)
-    t = _c(x, threshold)
-    return ew.select(ew.gt(x, t), ew.sub(x, t), ew.select(ew.lt(x, ew.neg(t)), ew.add(x, t), _c(x, 0)))
+    t = st.full_like(x, threshold)
+    return ew.select(ew.gt(x, t), ew.sub(x, t), ew.select(ew.lt(x, ew.neg(t)), ew.add(x, t), st.full_like(x, 0)))
 
 
 def thresholded_relu(x, threshold=1.0, name=None):
@@ -151,7 +151,7 @@ def thresholded_relu(x, threshold=1.0, name=None):
         array([0., 2.], dtype=float32)
     """
     x = as_tensor(x)
-    return ew.select(ew.gt(x, _c(x, threshold)), x, _c(x, 0))
+    return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, 0))
 
 
 def prelu(x, weight, data_format="NCHW", name=None):
@@ -176,7 +176,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
             raise ShapeError(f"prelu: weight has {n} elements but x (shape {list(shape_of(x))}) has "
                              f"{shape_of(x)[ch]} channels in axis {ch} ({data_format})")
         w = st.broadcast_in_dim(st.reshape(w, new_sizes=(n,)), shape=shape_of(x), broadcast_dimensions=(ch,))
-    return ew.select(ew.gt(x, _c(x, 0)), x, ew.mul(w, x))
+    return ew.select(ew.gt(x, st.full_like(x, 0)), x, ew.mul(w, x))
 
 
 def softsign(x, name=None):
@@ -189,7 +189,7 @@ def softsign(x, name=None):
         array([-0.75,  0.5 ], dtype=float32)
     """
     x = float_operand("softsign", x)
-    return ew.div(x, ew.add(_c(x, 1.0), ew.abs(x)))
+    return ew.div(x, ew.add(st.full_like(x, 1.0), ew.abs(x)))
 
 
 def tanhshrink(x, name=None):
@@ -216,7 +216,7 @@ def log_sigmoid(x, name=None):
     """
     x = float_operand("log_sigmoid", x)
     # -softplus(-x) = min(x, 0) - log1p(exp(-|x|))
-    return ew.sub(ew.min(x, _c(x, 0)), ew.log1p(ew.exp(ew.neg(ew.abs(x)))))
+    return ew.sub(ew.min(x, st.full_like(x, 0)), ew.log1p(ew.exp(ew.neg(ew.abs(x)))))
 
 
 def maxout(x, groups, axis=1, name=None):

@@ -15,8 +15,8 @@ from paddle_fn.tensor._util import normalize_axis, shape_of, static_list
 from paddle_fn.tensor.einsum import einsum
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import gather, reshape
-from paddle_fn.tensor.promotion import as_tensor, float_operand, full_like_scalar
-from paddle_fn.nn.functional._shared import _along_axis, _c, _channel_last, _spatial_dims, _tuple
+from paddle_fn.tensor.promotion import as_tensor, float_operand
+from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _spatial_dims, _tuple
 from paddle_fn.nn.functional.conv import conv2d
 
 __all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout2d", "dropout3d", "interpolate",
@@ -87,11 +87,11 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     dt = get_aval(x).dtype
     if not training:
-        return x if mode == "upscale_in_train" else ew.mul(x, _c(x, 1.0 - p))
+        return x if mode == "upscale_in_train" else ew.mul(x, st.full_like(x, 1.0 - p))
     if p == 0:
         return x
     if p == 1:
-        return _c(x, 0)
+        return st.full_like(x, 0)
     shape = shape_of(x)
     axes = tuple(range(len(shape))) if axis is None else tuple(
         normalize_axis("dropout", a, len(shape)) for a in static_list("dropout", axis, "axis"))
@@ -101,10 +101,10 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         u = random.rand(list(mask_shape), dtype=dt)
     else:
         u = random.uniform(key, mask_shape, dtype=dt)
-    keep = st.broadcast_in_dim(ew.ge(u, full_like_scalar(p, dt, mask_shape)), shape=shape,
+    keep = st.broadcast_in_dim(ew.ge(u, st.full(mask_shape, p, dt)), shape=shape,
                                broadcast_dimensions=tuple(sorted(axes)))
-    kept = ew.select(keep, x, _c(x, 0))
-    return ew.div(kept, _c(x, 1.0 - p)) if mode == "upscale_in_train" else kept
+    kept = ew.select(keep, x, st.full_like(x, 0))
+    return ew.div(kept, st.full_like(x, 1.0 - p)) if mode == "upscale_in_train" else kept
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None, *, key=None):
@@ -162,8 +162,8 @@ def alpha_dropout(x, p=0.5, training=True, name=None, *, key=None):
         u = random.rand(list(shape_of(x)), dtype=dt)
     else:
         u = random.uniform(key, shape_of(x), dtype=dt)
-    keep = ew.ge(u, _c(x, p))
-    return ew.add(ew.mul(ew.select(keep, x, _c(x, saturation)), _c(x, a)), _c(x, b))
+    keep = ew.ge(u, st.full_like(x, p))
+    return ew.add(ew.mul(ew.select(keep, x, st.full_like(x, saturation)), st.full_like(x, a)), st.full_like(x, b))
 
 
 def _edge_index(mode, size, lo, hi):

@@ -10,7 +10,6 @@ from paddle_fn.tensor._util import shape_of, static_int
 from paddle_fn.tensor.logic import equal
 from paddle_fn.tensor.manipulation import gather, reshape
 from paddle_fn.tensor.promotion import as_tensor, cast
-from paddle_fn.nn.functional._shared import _c
 
 __all__ = ["embedding", "one_hot"]
 
@@ -40,7 +39,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     pad_id = padding_idx + n if padding_idx < 0 else padding_idx
     is_pad = st.broadcast_in_dim(equal(x, pad_id), shape=shape_of(rows),
                                  broadcast_dimensions=tuple(range(get_aval(x).ndim)))
-    return ew.select(is_pad, _c(rows, 0), rows)
+    return ew.select(is_pad, st.full_like(rows, 0), rows)
 
 
 def one_hot(x, num_classes, name=None):

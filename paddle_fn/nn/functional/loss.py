@@ -15,7 +15,6 @@ from paddle_fn.tensor._util import normalize_axis, shape_of
 from paddle_fn.tensor.logic import equal, greater_than, not_equal
 from paddle_fn.tensor.manipulation import gather, reshape, squeeze, take_along_axis, unsqueeze, where
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
-from paddle_fn.nn.functional._shared import _c
 from paddle_fn.nn.functional.activation import log_softmax, relu, softmax
 from paddle_fn.nn.functional.input import one_hot
 
@@ -40,7 +39,7 @@ def _check_reduction(op, reduction, allowed=("none", "mean", "sum")):
 
 def _divide_nonzero(total, weight_sum):
     """total / weight_sum, with a zero weight sum counting as 1 (Paddle's guard)."""
-    is_zero = cast(ew.eq(weight_sum, _c(weight_sum, 0)), get_aval(weight_sum).dtype)
+    is_zero = cast(ew.eq(weight_sum, st.full_like(weight_sum, 0)), get_aval(weight_sum).dtype)
     return ew.div(total, ew.add(weight_sum, is_zero))
 
 

@@ -14,7 +14,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_list
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, float_operand
-from paddle_fn.nn.functional._shared import _along_axis, _c, _channel_axis
+from paddle_fn.nn.functional._shared import _along_axis, _channel_axis
 
 __all__ = ["batch_norm", "batch_norm_with_stats", "group_norm", "instance_norm", "layer_norm",
            "local_response_norm", "normalize"]
@@ -29,7 +29,7 @@ def _moments(x, axes):
 
 def _normalized(x, mean, var, epsilon):
     shape = shape_of(x)
-    inv = ew.rsqrt(ew.add(var, _c(var, epsilon)))
+    inv = ew.rsqrt(ew.add(var, st.full_like(var, epsilon)))
     return ew.mul(ew.sub(x, broadcast_to_shape(mean, shape)), broadcast_to_shape(inv, shape))
 
 
@@ -192,7 +192,7 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     for i in range(c):
         band[i, builtins.max(0, i - (size - 1) // 2): builtins.min(c, i + size // 2 + 1)] = 1.0
     summed = _along_axis(ew.mul(x, x), band, ch)
-    denom = ew.pow(ew.add(_c(x, k), ew.mul(_c(x, alpha / size), summed)), _c(x, beta))
+    denom = ew.pow(ew.add(st.full_like(x, k), ew.mul(st.full_like(x, alpha / size), summed)), st.full_like(x, beta))
     return ew.div(x, denom)
 
 

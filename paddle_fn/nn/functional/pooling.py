@@ -12,7 +12,7 @@ from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
 from paddle_fn.tensor.promotion import as_tensor, float_operand
-from paddle_fn.nn.functional._shared import _along_axis, _c, _channel_last, _padding_pairs, _spatial_dims, _tuple
+from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _padding_pairs, _spatial_dims, _tuple
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d",
@@ -124,9 +124,9 @@ def _avg_pool(op, n, x, kernel_size, stride, padding, ceil_mode, exclusive, divi
         total = window if total is None else ew.add(total, window)
     shape = shape_of(total)
     if divisor_override:
-        return ew.div(total, _c(total, divisor_override))
+        return ew.div(total, st.full_like(total, divisor_override))
     if not exclusive:
-        return ew.div(total, _c(total, int(np.prod(kernel))))
+        return ew.div(total, st.full_like(total, int(np.prod(kernel))))
     # exclusive: divide by the number of real (unpadded) elements in each window, a constant of the geometry
     count = np.ones(())
     for d, k, s, n, (lo, _) in zip(dims, kernel, strides, outs, pads):
