@@ -92,8 +92,8 @@ def cholesky(x, upper=False, name=None):
         array([[2., 0.],
                [1., 2.]], dtype=float32)
     """
-    l_ = la.cholesky(_matrices("cholesky", x, square=True))
-    return la.matrix_transpose(l_) if upper else l_
+    lower = la.cholesky(_matrices("cholesky", x, square=True))
+    return la.matrix_transpose(lower) if upper else lower
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
@@ -190,14 +190,14 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
                [3., 4.]], dtype=float32)
     """
     packed = _matrices("lu_unpack", x, square=True)
-    l_ = u = p = None
+    perm = lower = upper = None
     if unpack_ludata:
-        l_ = ew.add(la.tril(packed, -1), la.eye_like(packed))
-        u = la.triu(packed)
+        lower = ew.add(la.tril(packed, -1), la.eye_like(packed))
+        upper = la.triu(packed)
     if unpack_pivots:
         pivots = ew.sub(as_tensor(y, dtypes.int32), st.full(shape_of(y), 1, dtypes.int32))
-        p = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
-    return p, l_, u
+        perm = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
+    return perm, lower, upper
 
 
 def _permutation_of_pivots(pivots):

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from paddle_fn.core.config import config
 from paddle_fn.core.errors import PaddleFnError
+from paddle_fn.core.pytree import tree_map
 from paddle_fn.core.trace import Tensor, Tracer
 from paddle_fn.runtime import Device, default_device as _runtime_default, device_put as _put, devices as _devices
+from paddle_fn.transforms._args import as_leaf
 
 
 class CPUPlace:
@@ -113,8 +115,6 @@ def device_put(x, device=None):
         >>> y.numpy()
         array([1., 2.], dtype=float32)
     """
-    from paddle_fn.core.pytree import tree_map
-    from paddle_fn.transforms._args import as_leaf
     d = resolve_device(device)
 
     def put(leaf):

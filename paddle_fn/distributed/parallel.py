@@ -18,6 +18,7 @@ from paddle_fn.core.pytree import tree_flatten
 from paddle_fn.core.trace import Tensor, Tracer
 from paddle_fn.distributed import comm as _comm
 from paddle_fn.distributed import env
+from paddle_fn.distributed.collective import _comm_for, get_group
 from paddle_fn.nn_compat.layer.layers import Layer
 from paddle_fn.tensor.creation import to_tensor
 
@@ -35,7 +36,6 @@ def init_parallel_env():
         >>> dist.get_rank(), dist.get_world_size()
         (0, 1)
     """
-    from paddle_fn.distributed.collective import get_group
     env.initialize()
     return get_group(0)
 
@@ -193,7 +193,6 @@ class DataParallel(Layer):
         if comm_buffer_size <= 0 or last_comm_buffer_size <= 0:
             raise ValueError(f"DataParallel: comm_buffer_size ({comm_buffer_size}) and last_comm_buffer_size "
                              f"({last_comm_buffer_size}) must be positive (MB)")
-        from paddle_fn.distributed.collective import _comm_for
         self._layers = layers
         self.find_unused_parameters = find_unused_parameters
         self.group = group
