@@ -40,6 +40,11 @@ def _scalar_text(v, dtype) -> str:
     return f"0x{bits:0{width}X}"
 
 
+def i64_array(values) -> str:
+    """A StableHLO `array<i64: ...>` attribute."""
+    return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
+
+
 def constant_text(value, aval: ShapedArray) -> str:
     """The `dense<...>` attribute for a value of type `aval` (splat when all elements are equal)."""
     a = np.broadcast_to(np.asarray(value, dtype=aval.dtype.np), aval.shape)

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from paddle_fn.core.ir import Literal, Program, ShapedArray
-from paddle_fn.lowering.emitter import FuncLowering, tensor_type
+from paddle_fn.lowering.emitter import FuncLowering, i64_array, tensor_type
 
 
 def mesh_groups(mesh, axis_name) -> list:
@@ -93,8 +93,8 @@ class _Collective:
         start[axis], limit[axis] = index * step, (index + 1) * step
         out = list(aval.shape)
         out[axis] = step
-        attrs = (f"start_indices = array<i64: {', '.join(map(str, start))}>, limit_indices = array<i64: "
-                 f"{', '.join(map(str, limit))}>, strides = array<i64: {', '.join(['1'] * aval.ndim)}>")
+        attrs = (f"start_indices = {i64_array(start)}, limit_indices = {i64_array(limit)}, "
+                 f"strides = {i64_array([1] * aval.ndim)}")
         return self._track(self.ctx.generic_op("stablehlo.slice", [value], aval.update(shape=tuple(out)),
                                                attrs=attrs, in_avals=[aval]), [value])
 

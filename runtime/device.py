@@ -360,6 +360,16 @@ def device_put(array, device: Optional[Device] = None) -> DeviceArray:
     return DeviceArray(view, device)
 
 
+def input_for(arg, device: Device) -> DeviceArray:
+    """`arg` as a buffer a program on `device` can read: a numpy array is copied in; a DeviceArray is used in place
+    where it lives or on any CPU device (CPU devices share host memory), else copied to `device`."""
+    if type(arg) is not DeviceArray:
+        return device_put(arg, device)
+    if arg._device is device or arg._device.platform == device.platform == "cpu":
+        return arg
+    return copy_to(arg, device)
+
+
 def copy_to(array: DeviceArray, device: Device) -> DeviceArray:
     """The same values in a buffer owned by `device` (the array itself when it already lives there)."""
     if array.device is device:

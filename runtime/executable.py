@@ -18,7 +18,7 @@ import numpy as np
 
 from paddle_fn.runtime._iree import rt
 from paddle_fn.runtime.compiler import compile_stablehlo
-from paddle_fn.runtime.device import DeviceArray, Device, TARGET_OF_PLATFORM, copy_to, default_device, device_put
+from paddle_fn.runtime.device import DeviceArray, Device, TARGET_OF_PLATFORM, default_device, input_for
 from paddle_fn.runtime.device import inline_cpu_device, vm_instance
 
 _INPUT = re.compile(r"%input\d+\b")
@@ -29,7 +29,7 @@ class Executable:
     """`exe(*args) -> list[DeviceArray]`; args are numpy arrays (copied in) or DeviceArrays (used in place)."""
 
     __slots__ = ("device", "function_name", "signature", "num_inputs", "num_outputs", "_module", "_context",
-                 "_function", "_takes_any_cpu_buffer", "_invoke_lock", "__weakref__")
+                 "_function", "_invoke_lock", "__weakref__")
 
     def __init__(self, vmfb, device: Device, function: str = "main"):
         instance = vm_instance()
@@ -43,8 +43,6 @@ class Executable:
         self.signature = self._function.reflection.get("iree.abi.declaration", "")
         self.num_inputs: Optional[int] = len(_INPUT.findall(self.signature)) if self.signature else None
         self.num_outputs: Optional[int] = len(_OUTPUT.findall(self.signature)) if self.signature else None
-        # CPU devices share host memory: a buffer of any CPU device can be read by a program on another
-        self._takes_any_cpu_buffer = device.platform == "cpu"
         # an IREE VmContext must be externally synchronized; invoke releases the GIL, so threads would race
         self._invoke_lock = threading.Lock()
 
@@ -58,10 +56,8 @@ class Executable:
         device = self.device
         inputs = rt.VmVariantList(len(args))
         for arg in args:
-            if type(arg) is not DeviceArray:
-                arg = device_put(arg, device)
-            elif arg._device is not device and not (self._takes_any_cpu_buffer and arg._device.platform == "cpu"):
-                arg = copy_to(arg, device)
+            if type(arg) is not DeviceArray or arg._device is not device:  # the common case stays inline
+                arg = input_for(arg, device)
             inputs.push_ref(arg._view.ref)
         outputs = rt.VmVariantList(self.num_outputs or 1)
         try:

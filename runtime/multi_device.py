@@ -6,7 +6,7 @@ import threading
 
 from paddle_fn.runtime._iree import rt
 from paddle_fn.runtime.compiler import compile_stablehlo
-from paddle_fn.runtime.device import DeviceArray, Device, device_put, vm_instance
+from paddle_fn.runtime.device import DeviceArray, Device, input_for, vm_instance
 
 
 class MultiDeviceExecutable:
@@ -35,10 +35,7 @@ class MultiDeviceExecutable:
             raise TypeError(f"{self!r} takes {len(self.arg_devices)} arguments, got {len(args)}")
         inputs = rt.VmVariantList(len(args))
         for arg, device in zip(args, self.arg_devices):
-            if type(arg) is not DeviceArray or not (arg.device is device or
-                                                    arg.device.platform == device.platform == "cpu"):
-                arg = device_put(arg if type(arg) is not DeviceArray else arg.to_numpy(), device)
-            inputs.push_ref(arg.buffer_view.ref)
+            inputs.push_ref(input_for(arg, device).buffer_view.ref)
         outputs = rt.VmVariantList(len(self.result_devices))
         with self._lock:
             self._context.invoke(self._function, inputs, outputs)

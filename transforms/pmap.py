@@ -26,14 +26,13 @@ from paddle_fn.core.ir import Literal, Program, work_estimate
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, new_main
-from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, target_device_flags
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.runtime.multi_device import load_multi_device
 from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
 from paddle_fn.transforms._args import as_leaf, fun_name
 from paddle_fn.transforms.devices import devices as all_devices
-from paddle_fn.transforms.jit import cached_for_program, jit_call_p
+from paddle_fn.transforms.jit import cached_for_program, jit_call_p, stablehlo_text
 from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, default_backend
 from paddle_fn.transforms.vmap import vmap
 
@@ -227,7 +226,7 @@ def _stages(program: Program) -> list:
 def _executables(program: Program, devices, name):
     """One executable per device, compiled once per target (every CPU device shares one compilation)."""
     def build():
-        text = lower_program(simplify(program), name="main")
+        text = stablehlo_text(program)
         artifacts, exes = {}, []
         work = work_estimate(program)
         for d in devices:
@@ -262,7 +261,6 @@ def _host_collective(backend: Collectives, eqn, values, first):
 # collectives as transfers between devices inside it); "segments" runs compiled segments on every device and the
 # collectives between them on the host (any backend, any control flow); "auto" takes the module where it can,
 # up to MODULE_MAX_DEVICES devices
-PMAP_STRATEGIES = ("auto", "module", "segments")
 MODULE_MAX_DEVICES = 8
 
 class _Compiled:
@@ -584,9 +582,6 @@ class PmapFunction:
     def _one_module(self, compiled, devices) -> bool:
         """Whether this call runs as one multi-device module (see `config.pmap_strategy`)."""
         strategy = config.pmap_strategy
-        if strategy not in PMAP_STRATEGIES:
-            raise ValueError(f"paddle_fn.config.pmap_strategy is {strategy!r}; expected one of "
-                             f"{', '.join(PMAP_STRATEGIES)}")
         if strategy == "segments":
             return False
         blocker = None

@@ -27,31 +27,6 @@ def _env_flag(name: str, default: bool) -> bool:
     return v.strip().lower() not in ("0", "false", "no", "off", "")
 
 
-class Config:
-    """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
-
-    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
-              "pmap_strategy")
-    _CHECKS = {"matmul_precision": lambda value: canonical_precision(value)}
-
-    def __init__(self):
-        self.disk_cache = _env_flag("PADDLE_FN_DISK_CACHE", True)
-        self.log_compiles = _env_flag("PADDLE_FN_LOG_COMPILES", False)
-        self.explain_cache_misses = _env_flag("PADDLE_FN_EXPLAIN_CACHE_MISSES", False)
-        self.default_device = None
-        self.matmul_precision = canonical_precision(os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32"))
-        self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
-
-    def update(self, name: str, value) -> None:
-        """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""
-        if name not in self._NAMES:
-            raise AttributeError(f"unknown paddle_fn setting {name!r}; the settings are {', '.join(self._NAMES)}")
-        setattr(self, name, self._CHECKS[name](value) if name in self._CHECKS else value)
-
-    def __repr__(self):
-        return "Config(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ")"
-
-
 # ----------------------------------------------------------------------------------------------- matmul precision
 
 PRECISIONS = ("float32", "bf16x3", "bfloat16")
@@ -72,6 +47,45 @@ def canonical_precision(value) -> str:
         return _PRECISION_ALIASES[value]
     raise ValueError(f"matmul precision {value!r} is not one of {', '.join(PRECISIONS)} (or the aliases "
                      f"{', '.join(_PRECISION_ALIASES)})")
+
+
+PMAP_STRATEGIES = ("auto", "module", "segments")
+
+
+def _pmap_strategy(value) -> str:
+    if value not in PMAP_STRATEGIES:
+        raise ValueError(f"pmap_strategy is {value!r}; expected one of {', '.join(PMAP_STRATEGIES)}")
+    return value
+
+
+class Config:
+    """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
+
+    _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
+              "pmap_strategy")
+    # settings whose value is checked (and put in canonical form) however it is set
+    _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy}
+
+    def __init__(self):
+        self.disk_cache = _env_flag("PADDLE_FN_DISK_CACHE", True)
+        self.log_compiles = _env_flag("PADDLE_FN_LOG_COMPILES", False)
+        self.explain_cache_misses = _env_flag("PADDLE_FN_EXPLAIN_CACHE_MISSES", False)
+        self.default_device = None
+        self.matmul_precision = os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32")
+        self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
+
+    def update(self, name: str, value) -> None:
+        """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""
+        if name not in self._NAMES:
+            raise AttributeError(f"unknown paddle_fn setting {name!r}; the settings are {', '.join(self._NAMES)}")
+        setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        check = self._CHECKS.get(name)
+        super().__setattr__(name, value if check is None else check(value))
+
+    def __repr__(self):
+        return "Config(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ")"
 
 
 config = Config()

@@ -58,7 +58,3 @@ def shift_dims(dims, by: int = 1) -> tuple:
     """Dimension numbers moved `by` places (past a batch axis inserted in front)."""
     return tuple(d + by for d in dims)
 
-
-def i64_array(values) -> str:
-    """A StableHLO `array<i64: ...>` attribute."""
-    return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"

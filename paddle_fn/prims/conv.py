@@ -18,6 +18,7 @@ from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import Primitive
 from paddle_fn.core.trace import get_aval
+from paddle_fn.lowering.emitter import i64_array
 from paddle_fn.lowering.precision import lower_product
 from paddle_fn.prims._rules import fmt, require_kind
 from paddle_fn.prims.base import reshape, transpose
@@ -289,16 +290,13 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
         return "[" + ", ".join(out) + "]"
 
     n = len(window_strides)
-
-    def arr(v):
-        return f"array<i64: {', '.join(str(int(i)) for i in v)}>"
-
     pad_text = "dense<[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in padding) + f"]> : tensor<{n}x2xi64>"
     dnums = (f"#stablehlo.conv<{labels(dn.lhs_spec, 'b', 'f')}x{labels(dn.rhs_spec, 'o', 'i')}->"
              f"{labels(dn.out_spec, 'b', 'f')}>")
     attrs = (f"batch_group_count = {batch_group_count} : i64, dimension_numbers = {dnums}, "
-             f"feature_group_count = {feature_group_count} : i64, lhs_dilation = {arr(lhs_dilation)}, "
-             f"padding = {pad_text}, rhs_dilation = {arr(rhs_dilation)}, window_strides = {arr(window_strides)}")
+             f"feature_group_count = {feature_group_count} : i64, lhs_dilation = {i64_array(lhs_dilation)}, "
+             f"padding = {pad_text}, rhs_dilation = {i64_array(rhs_dilation)}, "
+             f"window_strides = {i64_array(window_strides)}")
     return lower_product(ctx, lambda a, b, in_avals: ctx.generic_op("stablehlo.convolution", [a, b], attrs=attrs,
                                                                     in_avals=in_avals), lhs, rhs)
 

@@ -14,8 +14,8 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import Primitive
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering.emitter import tensor_type
-from paddle_fn.prims._rules import check_dims, fmt, i64_array, shift_dims
+from paddle_fn.lowering.emitter import i64_array, tensor_type
+from paddle_fn.prims._rules import check_dims, fmt, shift_dims
 from paddle_fn.prims.base import broadcast_in_dim, full, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.elementwise import add, clamp, gt, lt, not_, or_, select
 from paddle_fn.prims.structural import concatenate, iota, slice

@@ -14,7 +14,8 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.prims._rules import check_dims, fmt, i64_array, normalize_axis, scalar_like, shift_dims
+from paddle_fn.lowering.emitter import i64_array
+from paddle_fn.prims._rules import check_dims, fmt, normalize_axis, scalar_like, shift_dims
 from paddle_fn.prims.base import (  # noqa: F401 - re-exported as part of the shape family
     broadcast_in_dim, broadcast_in_dim_p, full, full_like, reduce_sum, reshape, reshape_p, transpose, transpose_p)
 from paddle_fn.prims.elementwise import select, sub
