@@ -1,7 +1,7 @@
 """Eager speed: one op at a time and whole MLP training steps, paddle_fn against numpy, PyTorch, JAX and PaddlePaddle.
 
     .venv/bin/python benchmarks/bench_eager.py [--peer-python /tmp/peers/bin/python] [--baseline DIR]
-        [--reps N] [--quick] [--only TEXT...] [--profile NAME]
+        [--reps N] [--quick] [--only TEXT...] [--profile NAME] [--json PATH]
 
 Per-op rows: ``x + y`` on f32[8], a 64x64 matmul, ``x.sum()`` and ``exp(x)`` on f32[8], ``x[2]`` and
 ``m[:, 8:16]`` (basic indexing). Step rows: an MLP training step written as Paddle code (`bench_train_loop.PROGRAM`:
@@ -16,10 +16,14 @@ rotating their order every repetition, so the noise of a shared machine hits all
 contender for about 20 ms (the number of calls is fixed from a warm-up call), and the table gives the median and
 min per call. `--baseline DIR` adds the paddle_fn of another tree (before/after numbers from one run);
 `--profile NAME` prints a cProfile of that contender (e.g. "paddle_fn small MLP functional step").
+`--json PATH` writes the rows that ran, in seconds per call, for bench_summary.py:
+    {"versions": {framework: "name version"}, "not_installed": [framework],
+     "rows": {row: {framework: [median, min]}}}     (framework: paddle_fn, numpy, torch, jax, paddle)
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
@@ -169,6 +173,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="3 repetitions: a smoke run")
     parser.add_argument("--profile", metavar="NAME", help="print a cProfile of this contender")
     parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the rows whose name contains one of these")
+    parser.add_argument("--json", metavar="PATH", help="also write the results to PATH (structure: see above)")
     args = parser.parse_args()
     if args.worker:
         return worker(args.worker, args.label or args.worker)
@@ -199,6 +204,7 @@ def main():
     print(f"\nmedian (min) per call, {args.reps} interleaved repetitions of ~{TARGET_SECONDS * 1e3:.0f} ms each; "
           "last columns: paddle_fn's median / torch's, / Paddle's")
     print(f"{'':28s}" + "".join(f"{c:>26s}" for c in columns) + f"{'/ torch':>9s}{'/ paddle':>9s}")
+    measured = {}
     for row in OPS + STEPS:
         if args.only and not any(text in row for text in args.only):
             continue
@@ -215,10 +221,15 @@ def main():
         ratios = "".join(f"{mine / res[ref][0]:8.2f}x" if mine and ref in res else f"{'':9s}"
                          for ref in (f"torch {row}", f"paddle {row}"))
         print(f"{row:28s}{cells}{ratios}", flush=True)
+        measured[row] = {col: res[f"{col} {row}"] for col in columns if f"{col} {row}" in res}
     if args.profile:
         print(f"\n## cProfile of {args.profile}\n" + owner[args.profile].ask(f"profile:{args.profile}", 20)["profile"])
     for w in workers.values():
         w.close()
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"versions": {name: w.info["version"] for name, w in workers.items()},
+                       "not_installed": missing, "rows": measured}, out, indent=1)
 
 
 if __name__ == "__main__":

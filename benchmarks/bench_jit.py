@@ -1,12 +1,21 @@
 """paddle_fn.jit benchmarks: training step, first-call latency, call overhead, matmul, vmap/Jacobian workloads.
 
     .venv/bin/python benchmarks/bench_jit.py [--quick] [--reps N] [--skip-torch-compile] [--profile] [--only ...]
+        [--json PATH]
 
 Every section interleaves its contenders in one loop (rotating their order each repetition), so that the
 noise of a shared machine hits all of them alike, and prints the median and min of the repetitions. JAX,
 PyTorch and PaddlePaddle are measured when they are importable; none of them is a dependency. The last
 table marks the targets of the jit issue as met or not met. `--profile` adds a cProfile of the jitted
 training step and of the trivial call, separating Python-side overhead from the time spent inside IREE.
+
+`--json PATH` writes what was measured (seconds; only the sections that ran) for bench_summary.py:
+    {"versions": {"python", "numpy", "IREE", "jax", "torch", "paddlepaddle": version or null},
+     "mlp": {contender: [median, min]}, "mlp_losses_agree": bool,
+     "first_call": {"cold", "warm", "import", "jax_cold" (null without JAX)},
+     "overhead": {contender: [median, min] per call}, "matmul": {"n": 2048, "times": {contender: [median, min]}},
+     "vmap": {workload: {contender: [median, min]}},
+     "memory": {"calls", "calls_rss_bytes", "calls_objects", "closures", "kept", "bound"}}
 """
 from __future__ import annotations
 
@@ -28,13 +37,15 @@ import numpy as np
 
 _T0 = time.perf_counter()
 import paddle_fn as pf  # noqa: E402
-from paddle_fn.runtime import Device, loaded_count  # noqa: E402
+from paddle_fn.runtime import Device, iree_version, loaded_count  # noqa: E402
 from paddle_fn.runtime.executable import KEEP_RECENT  # noqa: E402
 PADDLE_FN_IMPORT_SECONDS = time.perf_counter() - _T0
 
 try:
     import jax
     import jax.numpy as jnp
+    # the float64 Hessians need it; float32 inputs stay float32 (and Python scalars weakly typed) under it
+    jax.config.update("jax_enable_x64", True)
 except ImportError:
     jax = None
 try:
@@ -359,10 +370,41 @@ print(json.dumps(out))
 """
 
 
-def fresh_process(mode: str, cache_dir: str) -> dict:
+# The same step in JAX, which keeps no compilation cache on disk unless told to: every fresh process compiles.
+JAX_FIRST_CALL_SCRIPT = r"""
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+import jax
+import jax.numpy as jnp
+t_import = time.perf_counter() - t0
+rng = np.random.default_rng(0)
+params = [{"W": jnp.asarray(rng.normal(size=(32, 64)).astype(np.float32)), "b": jnp.zeros([64])},
+          {"W": jnp.asarray(rng.normal(size=(64, 10)).astype(np.float32)), "b": jnp.zeros([10])}]
+x = jnp.asarray(rng.normal(size=(16, 32)).astype(np.float32))
+y = jnp.asarray(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 16)])
+
+def loss(params, x, y):
+    h = jnp.tanh(x @ params[0]["W"] + params[0]["b"])
+    logits = h @ params[1]["W"] + params[1]["b"]
+    return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+
+@jax.jit
+def step(params, x, y):
+    value, grads = jax.value_and_grad(loss)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), value
+
+out = {"import": t_import}
+t = time.perf_counter(); params, v = step(params, x, y); float(v); out["first call"] = time.perf_counter() - t
+t = time.perf_counter(); params, v = step(params, x, y); float(v); out["second call"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def fresh_process(mode: str, cache_dir: str, script: str = FIRST_CALL_SCRIPT) -> dict:
     env = dict(os.environ, PADDLE_FN_CACHE_DIR=cache_dir)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", FIRST_CALL_SCRIPT, mode], env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", script, mode], env=env, capture_output=True,
                           text=True, timeout=600)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
@@ -382,21 +424,25 @@ def bench_first_call(args, summary):
         for _ in range(warm_runs):
             warm.append(fresh_process("plain", os.path.join(root, "cache0")))
         breakdown = fresh_process("breakdown", os.path.join(root, "cache0"))
+        jax_cold = [fresh_process("plain", root, JAX_FIRST_CALL_SCRIPT) for _ in range(cold_runs)] if jax else []
 
     def med(runs, key):
         return float(np.median([r[key] for r in runs]))
     print("\n## 2. First call in a fresh process (MLP 32-64-10 step, batch 16; median over runs)")
     print(f"{'':28s} {'runs':>5s} {'import':>10s} {'first call':>12s} {'second call':>12s} {'process wall':>13s}")
-    for label, runs in (("cold disk cache", cold), ("warm disk cache", warm)):
+    for label, runs in (("cold disk cache", cold), ("warm disk cache", warm), ("jax jit (no disk cache)", jax_cold)):
+        if not runs:
+            not_installed(label)
+            continue
         print(f"{label:28s} {len(runs):5d} {fmt_time(med(runs, 'import')):>10s} "
               f"{fmt_time(med(runs, 'first call')):>12s} {fmt_time(med(runs, 'second call')):>12s} "
               f"{fmt_time(med(runs, 'process wall')):>13s}")
     print("warm-cache first call, broken down (one process, AOT path): " +
           ", ".join(f"{k} {fmt_time(v).strip()}" for k, v in breakdown.items() if k not in ("import", "process wall")))
     print(f"import paddle_fn in this process: {PADDLE_FN_IMPORT_SECONDS:.3f} s")
-    summary["first_call_cold"] = med(cold, "first call")
-    summary["first_call_warm"] = med(warm, "first call")
-    summary["import"] = med(cold + warm, "import")
+    summary["first_call"] = {"cold": med(cold, "first call"), "warm": med(warm, "first call"),
+                             "import": med(cold + warm, "import"),
+                             "jax_cold": med(jax_cold, "first call") if jax_cold else None}
 
 
 # ------------------------------------------------------------------------------------------------ 3. overhead
@@ -434,9 +480,7 @@ def bench_overhead(args, summary):
     results = interleaved({k: batched(v) for k, v in contenders.items()}, args.reps)
     results = {k: (m / calls, lo / calls) for k, (m, lo) in results.items()}
     print_results(f"3. Per-call overhead, jit(x + 1) on f32[4] ({args.reps} repetitions x {calls} calls)", results)
-    summary["overhead_device"] = results["paddle_fn jit, device-resident"]
-    summary["overhead_numpy"] = results["paddle_fn jit, numpy in/out"]
-    summary["overhead_sync"] = results["paddle_fn jit, device, local-sync"]
+    summary["overhead"] = results
     if args.profile:
         profile_calls("jit(x + 1) calls, device-resident", lambda: add_one(on_device), 10 * calls)
 
@@ -477,7 +521,8 @@ def bench_memory(args, summary):
     print(f"{closures} dead closures: {kept} executables kept (bound: runtime KEEP_RECENT = "
           f"{KEEP_RECENT}), resident memory {closure_rss / 2**20:+.2f} MiB "
           f"({time.perf_counter() - t0:.1f} s, compiles included)")
-    summary["memory"] = {"calls_rss": rss_growth, "calls_objects": object_growth, "closures": closures,
+    summary["memory"] = {"calls": calls, "calls_rss_bytes": rss_growth, "calls_objects": object_growth,
+                         "closures": closures, "bound": KEEP_RECENT,
                          "kept": kept}
 
 
@@ -507,16 +552,34 @@ def bench_matmul(args, summary):
     print(f"{'contender':34s} {'median':>12s} {'GFLOP/s (median)':>18s} {'GFLOP/s (best)':>16s}")
     for name, (med, lo) in results.items():
         print(f"{name:34s} {fmt_time(med):>12s} {flops / med / 1e9:18.1f} {flops / lo / 1e9:16.1f}")
-    summary["matmul"] = results
+    summary["matmul"] = {"n": n, "times": results}
 
 
 # ------------------------------------------------------------------------------------------------ 5. vmap workloads
 
-def vmap_workloads(rng):
-    """bench_vmap.py's workloads, written with explicit arguments so that jit sees them as inputs."""
-    workloads = []
+VMAP_COLUMNS = ("paddle_fn eager", "paddle_fn jit", "numpy by hand", "jax jit", "torch.func eager", "paddlepaddle eager")
 
-    # per-example gradients of a 32-64-10 MLP over a batch of 256
+
+def as_numpy(value) -> np.ndarray:
+    """One contender's result (a paddle_fn, torch or PaddlePaddle tensor, a JAX or numpy array) as numpy."""
+    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def vmap_workloads(rng):
+    """bench_vmap.py's workloads, written with explicit arguments so that jit sees them as inputs, plus the float64
+    Hessians: [(name, {contender: call}, pick)], `pick` taking the array to compare out of a call's result."""
+    workloads = [("per-example grads, MLP 32-64-10, b=256", *per_example_workload(rng))]
+    for n in (64, 256):
+        workloads.append((f"hessian, n={n}", *hessian_workload(rng, n, np.float32)))
+    for mode in ("fwd", "rev"):
+        workloads.append((f"jac{mode} tanh(A@x), n=512", *jacobian_workload(rng, 512, mode)))
+    for n in (64, 256):  # after the others, so that their random data stays what earlier runs measured
+        workloads.append((f"hessian, n={n}, float64", *hessian_workload(rng, n, np.float64)))
+    return workloads
+
+
+def per_example_workload(rng):
+    """Per-example gradients of a 32-64-10 MLP over a batch of 256."""
     sizes = [(32, 64), (64, 10)]
     params = [{"W": (rng.normal(size=s) * 0.1).astype(np.float32), "b": np.zeros(s[1], np.float32)} for s in sizes]
     xs = rng.normal(size=(256, 32)).astype(np.float32)
@@ -542,8 +605,9 @@ def vmap_workloads(rng):
         d = p.copy()
         d[np.arange(len(ys)), ys] -= 1
         dh = (d @ W1.T) * (1 - h * h)
-        return xs[:, :, None] * dh[:, None, :], dh, h[:, :, None] * d[:, None, :], d
-    jax_fn = None
+        return [{"W": xs[:, :, None] * dh[:, None, :], "b": dh}, {"W": h[:, :, None] * d[:, None, :], "b": d}]
+    contenders = {"paddle_fn eager": lambda: per_example(t_params, t_xs, t_ys),
+                  "paddle_fn jit": lambda: jitted(d_params, d_xs, d_ys), "numpy by hand": numpy_per_example}
     if jax is not None:
         def jax_loss(params, x, y):
             h = jnp.tanh(x @ params[0]["W"] + params[0]["b"])
@@ -552,22 +616,24 @@ def vmap_workloads(rng):
             return -jnp.sum(logp * (jnp.arange(10) == y).astype(jnp.float32))
         jax_pe = jax.jit(jax.vmap(jax.grad(jax_loss), in_axes=(None, 0, 0)))
         jargs = jax.device_put((params, xs, ys))
-        jax_fn = lambda: jax.block_until_ready(jax_pe(*jargs))  # noqa: E731
-    workloads.append(("per-example grads, MLP 32-64-10, b=256",
-                      lambda: per_example(t_params, t_xs, t_ys), lambda: jitted(d_params, d_xs, d_ys),
-                      numpy_per_example, jax_fn,
-                      lambda: (jitted(d_params, d_xs, d_ys)[1]["W"].numpy(), numpy_per_example()[2])))
+        contenders["jax jit"] = lambda: jax.block_until_ready(jax_pe(*jargs))
+    if torch is not None:
+        def torch_loss(params, x, y):
+            h = torch.tanh(x @ params[0]["W"] + params[0]["b"])
+            logits = h @ params[1]["W"] + params[1]["b"]
+            logp = logits - torch.logsumexp(logits, 0)
+            return -(logp * (torch.arange(10) == y).float()).sum()
+        torch_pe = torch.func.vmap(torch.func.grad(torch_loss), in_dims=(None, 0, 0))
+        targs = ([{k: torch.from_numpy(v) for k, v in layer.items()} for layer in params], torch.from_numpy(xs),
+                 torch.from_numpy(ys))
+        contenders["torch.func eager"] = lambda: torch_pe(*targs)
+    # PaddlePaddle has no vmap of grad in dygraph: no contender
+    return contenders, lambda result: as_numpy(result[1]["W"])
 
-    for n in (64, 256):
-        workloads.append((f"hessian, n={n}", *hessian_workload(rng, n)))
-    for mode in ("fwd", "rev"):
-        workloads.append((f"jac{mode} tanh(A@x), n=512", *jacobian_workload(rng, 512, mode)))
-    return workloads
 
-
-def hessian_workload(rng, n):
-    A = (rng.normal(size=(n, n)) / np.sqrt(n)).astype(np.float32)
-    x = rng.normal(size=(n,)).astype(np.float32)
+def hessian_workload(rng, n, dtype):
+    A = (rng.normal(size=(n, n)) / np.sqrt(n)).astype(dtype)
+    x = rng.normal(size=(n,)).astype(dtype)
 
     def f(x, A):
         return pf.sum(pf.tanh(pf.matmul(A, x)) ** 2) + 0.5 * pf.sum(x ** 2)
@@ -579,14 +645,26 @@ def hessian_workload(rng, n):
     def numpy_hessian():
         t = np.tanh(A @ x)
         w = 2 * (1 - t * t) * (1 - 3 * t * t)
-        return (A.T * w) @ A + np.eye(n, dtype=np.float32)
-    jax_fn = None
+        return (A.T * w) @ A + np.eye(n, dtype=dtype)
+    contenders = {"paddle_fn eager": lambda: hess(tx, tA), "paddle_fn jit": lambda: jitted(dx, dA),
+                  "numpy by hand": numpy_hessian}
     if jax is not None:
         jax_h = jax.jit(jax.hessian(lambda x, A: jnp.sum(jnp.tanh(A @ x) ** 2) + 0.5 * jnp.sum(x ** 2)))
         jx, jA = jax.device_put((x, A))
-        jax_fn = lambda: jax_h(jx, jA).block_until_ready()  # noqa: E731
-    return (lambda: hess(tx, tA), lambda: jitted(dx, dA), numpy_hessian, jax_fn,
-            lambda: (jitted(dx, dA).numpy(), numpy_hessian()))
+        contenders["jax jit"] = lambda: jax_h(jx, jA).block_until_ready()
+    if torch is not None:
+        torch_h = torch.func.hessian(lambda x, A: (torch.tanh(A @ x) ** 2).sum() + 0.5 * (x ** 2).sum())
+        ttx, ttA = torch.from_numpy(x), torch.from_numpy(A)
+        contenders["torch.func eager"] = lambda: torch_h(ttx, ttA)
+    if paddlepaddle is not None:
+        px, pA = paddlepaddle.to_tensor(x, stop_gradient=False), paddlepaddle.to_tensor(A)
+
+        def paddle_hessian():
+            value = paddlepaddle.sum(paddlepaddle.tanh(paddlepaddle.matmul(pA, px)) ** 2) + 0.5 * paddlepaddle.sum(
+                px ** 2)
+            return paddlepaddle.autograd.hessian(value, px)[:]
+        contenders["paddlepaddle eager"] = paddle_hessian
+    return contenders, as_numpy
 
 
 def jacobian_workload(rng, n, mode):
@@ -596,38 +674,50 @@ def jacobian_workload(rng, n, mode):
     jitted = pf.jit(jac)
     tx, tA = pf.to_tensor(x), pf.to_tensor(A)
     dx, dA = pf.device_put((tx, tA))
-
-    def numpy_jacobian():
-        return (1 - np.tanh(A @ x) ** 2)[:, None] * A
-    jax_fn = None
+    contenders = {"paddle_fn eager": lambda: jac(tx, tA), "paddle_fn jit": lambda: jitted(dx, dA),
+                  "numpy by hand": lambda: (1 - np.tanh(A @ x) ** 2)[:, None] * A}
     if jax is not None:
         jax_jac = jax.jit((jax.jacfwd if mode == "fwd" else jax.jacrev)(lambda x, A: jnp.tanh(A @ x)))
         jx, jA = jax.device_put((x, A))
-        jax_fn = lambda: jax_jac(jx, jA).block_until_ready()  # noqa: E731
-    return (lambda: jac(tx, tA), lambda: jitted(dx, dA), numpy_jacobian, jax_fn,
-            lambda: (jitted(dx, dA).numpy(), numpy_jacobian()))
+        contenders["jax jit"] = lambda: jax_jac(jx, jA).block_until_ready()
+    if torch is not None:
+        torch_jac = (torch.func.jacfwd if mode == "fwd" else torch.func.jacrev)(lambda x, A: torch.tanh(A @ x))
+        ttx, ttA = torch.from_numpy(x), torch.from_numpy(A)
+        contenders["torch.func eager"] = lambda: torch_jac(ttx, ttA)
+    if paddlepaddle is not None and mode == "rev":  # paddle.autograd.jacobian is reverse mode, row by row
+        px, pA = paddlepaddle.to_tensor(x, stop_gradient=False), paddlepaddle.to_tensor(A)
+        contenders["paddlepaddle eager"] = lambda: paddlepaddle.autograd.jacobian(
+            paddlepaddle.tanh(paddlepaddle.matmul(pA, px)), px)[:]
+    return contenders, as_numpy
 
 
 def bench_vmap_workloads(args, summary):
-    rng = np.random.default_rng(0)
+    workloads = vmap_workloads(np.random.default_rng(0))
+    header = [c for c in VMAP_COLUMNS if any(c in contenders for _, contenders, _ in workloads)]
     print(f"\n## 5. bench_vmap.py workloads under jit ({args.reps} interleaved repetitions; median (min))")
-    header = ["paddle_fn eager", "paddle_fn jit", "numpy by hand"] + (["jax jit"] if jax is not None else [])
     print(f"{'workload':40s} " + " ".join(f"{h:>22s}" for h in header) + f" {'jit vs eager':>12s}")
     summary["vmap"] = {}
-    for name, eager, jitted, numpy_fn, jax_fn, check in vmap_workloads(rng):
-        ours, ref = check()
-        np.testing.assert_allclose(ours, ref, rtol=2e-3, atol=2e-4, err_msg=name)
-        contenders = {"paddle_fn eager": eager, "paddle_fn jit": jitted, "numpy by hand": numpy_fn}
-        if jax_fn is not None:
-            contenders["jax jit"] = jax_fn
+    for name, contenders, pick in workloads:
+        reference = pick(contenders["numpy by hand"]())
+        for contender, call in contenders.items():
+            np.testing.assert_allclose(pick(call()), reference, rtol=2e-3, atol=2e-4, err_msg=f"{name}: {contender}")
         results = interleaved(contenders, args.reps, warmup=1)
-        cells = [f"{fmt_time(results[h][0]).strip()} ({fmt_time(results[h][1]).strip()})" for h in header]
+        cells = [f"{fmt_time(results[h][0]).strip()} ({fmt_time(results[h][1]).strip()})" if h in results else "n/a"
+                 for h in header]
         speedup = results["paddle_fn eager"][0] / results["paddle_fn jit"][0]
         print(f"{name:40s} " + " ".join(f"{c:>22s}" for c in cells) + f" {speedup:11.1f}x")
         summary["vmap"][name] = results
 
 
 # ------------------------------------------------------------------------------------------------ summary
+
+def versions() -> dict:
+    """{name: version} of the interpreter, numpy, IREE and the peers (None for a peer that is not installed)."""
+    found = {"python": platform.python_version(), "numpy": np.__version__, "IREE": iree_version()}
+    for label, module in (("jax", jax), ("torch", torch), ("paddlepaddle", paddlepaddle)):
+        found[label] = module.__version__ if module is not None else None
+    return found
+
 
 def machine_line() -> str:
     model = "unknown CPU"
@@ -636,11 +726,8 @@ def machine_line() -> str:
             model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    from paddle_fn.runtime import iree_version
-    versions = [f"python {platform.python_version()}", f"numpy {np.__version__}", f"IREE {iree_version()}"]
-    for label, module in (("jax", jax), ("torch", torch), ("paddlepaddle", paddlepaddle)):
-        versions.append(f"{label} {module.__version__}" if module is not None else f"{label} not installed")
-    return f"{time.strftime('%Y-%m-%d')} | {model}, {os.cpu_count()} cores | " + ", ".join(versions)
+    return f"{time.strftime('%Y-%m-%d')} | {model}, {os.cpu_count()} cores | " + ", ".join(
+        f"{name} {version or 'not installed'}" for name, version in versions().items())
 
 
 def print_targets(summary):
@@ -658,22 +745,23 @@ def print_targets(summary):
             rows.append(("MLP step <= JAX jit step", "JAX not installed", None))
         rows.append(("MLP losses agree across contenders", "", summary["mlp_losses_agree"]))
     if "matmul" in summary:
-        ours, ref = summary["matmul"]["paddle_fn jit(matmul)"][0], summary["matmul"]["numpy (OpenBLAS)"][0]
+        times = summary["matmul"]["times"]
+        ours, ref = times["paddle_fn jit(matmul)"][0], times["numpy (OpenBLAS)"][0]
         rows.append(("matmul 2048 >= 90% of numpy", f"{ref / ours * 100:.0f}% of numpy", ref / ours >= 0.9))
-    if "overhead_device" in summary:
-        ours = summary["overhead_device"][0]
+    if "overhead" in summary:
+        ours = summary["overhead"]["paddle_fn jit, device-resident"][0]
         rows.append(("trivial call <= 20 us (device-resident)", fmt_time(ours).strip(), ours <= 20e-6))
-        ours = summary["overhead_sync"][0]
+        ours = summary["overhead"]["paddle_fn jit, device, local-sync"][0]
         rows.append(("  same on the local-sync driver (info)", fmt_time(ours).strip(), ours <= 20e-6))
     if "memory" in summary:
         memory = summary["memory"]
-        rows.append(("no growth over 10,000 jitted calls", f"{memory['calls_rss'] / 2**20:+.2f} MiB, "
+        rows.append(("no growth over 10,000 jitted calls", f"{memory['calls_rss_bytes'] / 2**20:+.2f} MiB, "
                      f"{memory['calls_objects']:+d} objects", memory["calls_objects"] <= 0 and
-                     memory["calls_rss"] < 1 << 20))
+                     memory["calls_rss_bytes"] < 1 << 20))
         rows.append((f"executables kept by {memory['closures']} dead closures bounded",
                      f"{memory['kept']} kept", memory["kept"] <= KEEP_RECENT))
-    if "first_call_warm" in summary:
-        ours = summary["first_call_warm"]
+    if "first_call" in summary:
+        ours = summary["first_call"]["warm"]
         rows.append(("warm-cache first call < 0.1 s", fmt_time(ours).strip(), ours < 0.1))
     print("\n## Targets")
     for what, measured, met in rows:
@@ -694,6 +782,7 @@ def main():
     ap.add_argument("--skip-torch-compile", action="store_true", help="leave torch.compile out (its compile is slow)")
     ap.add_argument("--eager", action="store_true", help="also time the un-jitted paddle_fn MLP step")
     ap.add_argument("--profile", action="store_true", help="cProfile the jitted MLP step and the trivial call")
+    ap.add_argument("--json", metavar="PATH", help="also write the measurements to PATH (structure: see above)")
     args = ap.parse_args()
     args.reps = args.reps or (3 if args.quick else 30)
     args.inner = args.inner or (2 if args.quick else 5)
@@ -704,6 +793,9 @@ def main():
     for name in args.only or SECTIONS:
         SECTIONS[name](args, summary)
     print_targets(summary)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"versions": versions(), **summary}, out, indent=1)
 
 
 if __name__ == "__main__":
