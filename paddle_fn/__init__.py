@@ -3,6 +3,8 @@
     import paddle_fn as paddle
     paddle.grad(lambda x: (x ** 2).sum())(paddle.to_tensor([1.0, 2.0]))
 """
+import importlib as _importlib
+
 from paddle_fn import prims  # noqa: F401  (registers every primitive)
 from paddle_fn import tensor as _tensor_api
 from paddle_fn.tensor import *  # noqa: F401,F403  (the Paddle-level functions)
@@ -20,7 +22,7 @@ from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
 from paddle_fn.core.config import config, default_matmul_precision, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from paddle_fn.transforms import (  # noqa: F401
-    grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
+    grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
 from paddle_fn.transforms import (  # noqa: F401
     all_gather, all_to_all, axis_index, pmap, pmax, pmean, pmin, ppermute, psum, psum_scatter)
 from paddle_fn.transforms.devices import (  # noqa: F401
@@ -33,24 +35,62 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     standard_normal)
 
 _tensor_api.methods.install()
-from paddle_fn import autograd, device, incubate, linalg, nn  # noqa: F401,E402  (paddle.incubate.autograd, paddle.autograd)
-from paddle_fn.linalg import cholesky, det, matrix_power, multi_dot, norm, slogdet  # noqa: F401,E402
-from paddle_fn.linalg import inv as inverse  # noqa: F401,E402
-
 __version__ = "0.1.0"
-from paddle_fn import optimizer  # noqa: E402,F401
-from paddle_fn import regularizer  # noqa: E402,F401  (paddle.regularizer.L1Decay / L2Decay)
-from paddle_fn.nn_compat.param_attr import ParamAttr  # noqa: E402,F401
-from paddle_fn.nn_compat.parameter import create_parameter  # noqa: E402,F401
-from paddle_fn import framework, static  # noqa: E402,F401  (paddle.save/load, paddle.static.InputSpec)
-from paddle_fn import base  # noqa: E402,F401  (paddle.base.framework.Variable)
-from paddle_fn.framework import load, save  # noqa: E402,F401
-from paddle_fn.static import disable_static, enable_static, in_dynamic_mode  # noqa: E402,F401
-import paddle_fn.jit as jit  # noqa: E402,F401,F811  (the paddle.jit module; calling it is the jit transform)
-from paddle_fn import callbacks, hapi, metric  # noqa: E402,F401  (paddle.callbacks, paddle.metric)
-from paddle_fn.hapi import Model, summary  # noqa: E402,F401  (paddle.Model, paddle.summary)
-from paddle_fn import io  # noqa: E402,F401  (paddle.io: Dataset, DataLoader, samplers)
-from paddle_fn import vision  # noqa: E402,F401  (paddle.vision: datasets, transforms, models)
-from paddle_fn import distributed  # noqa: E402,F401  (paddle.distributed: processes, collectives, launch, spawn)
-from paddle_fn.distributed import DataParallel  # noqa: E402,F401
-from paddle_fn import amp  # noqa: E402,F401  (paddle.amp)
+
+# Paddle's other namespaces, and the names the root takes from them, load on first use (PEP 562), so that
+# `import paddle_fn` costs the core only (issue 12: at most 2.5x `import numpy`); vision pulls in PIL, distributed
+# sockets and subprocesses, jit the dy2static translator. name -> "module" or "module:attribute". tests/test_layering.py
+# reads this table as the root's imports; tests/test_import_time.py checks that none of it loads with the root.
+_LAZY = {
+    "amp": "paddle_fn.amp",
+    "autograd": "paddle_fn.autograd",  # paddle.autograd; paddle.incubate.autograd
+    "base": "paddle_fn.base",  # paddle.base.framework.Variable
+    "callbacks": "paddle_fn.callbacks",
+    "device": "paddle_fn.device",
+    "distributed": "paddle_fn.distributed",  # processes, collectives, launch, spawn
+    "framework": "paddle_fn.framework",
+    "hapi": "paddle_fn.hapi",
+    "incubate": "paddle_fn.incubate",
+    "io": "paddle_fn.io",  # Dataset, DataLoader, samplers
+    "jit": "paddle_fn.jit",  # the paddle.jit module; calling it is the jit transform
+    "linalg": "paddle_fn.linalg",
+    "metric": "paddle_fn.metric",
+    "nn": "paddle_fn.nn",
+    "optimizer": "paddle_fn.optimizer",
+    "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
+    "static": "paddle_fn.static",  # InputSpec
+    "vision": "paddle_fn.vision",  # datasets, transforms, models
+    "cholesky": "paddle_fn.linalg:cholesky",
+    "det": "paddle_fn.linalg:det",
+    "inverse": "paddle_fn.linalg:inv",
+    "matrix_power": "paddle_fn.linalg:matrix_power",
+    "multi_dot": "paddle_fn.linalg:multi_dot",
+    "norm": "paddle_fn.linalg:norm",
+    "slogdet": "paddle_fn.linalg:slogdet",
+    "ParamAttr": "paddle_fn.nn_compat.param_attr:ParamAttr",
+    "create_parameter": "paddle_fn.nn_compat.parameter:create_parameter",
+    "load": "paddle_fn.framework:load",
+    "save": "paddle_fn.framework:save",
+    "disable_static": "paddle_fn.static:disable_static",
+    "enable_static": "paddle_fn.static:enable_static",
+    "in_dynamic_mode": "paddle_fn.static:in_dynamic_mode",
+    "Model": "paddle_fn.hapi:Model",
+    "summary": "paddle_fn.hapi:summary",
+    "DataParallel": "paddle_fn.distributed:DataParallel",
+}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'paddle_fn' has no attribute {name!r}")
+    module, _, attribute = target.partition(":")
+    value = _importlib.import_module(module)
+    if attribute:
+        value = getattr(value, attribute)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

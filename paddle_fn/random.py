@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import secrets
+import os
 import threading
 
 import numpy as np
@@ -420,7 +420,7 @@ class _GlobalKey:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self.reseed(secrets.randbits(64))
+        self.reseed(int.from_bytes(os.urandom(8), "little"))  # what secrets.randbits reads, without its imports
 
     def reseed(self, n):
         with self._lock:

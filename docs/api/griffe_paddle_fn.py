@@ -8,7 +8,8 @@ Griffe reads the sources without running them; three things in paddle_fn need th
   ``from paddle_fn.tensor import *`` below a package without ``__all__``, and confuses ``vmap`` the function with
   ``transforms/vmap.py`` the module. ``paddle_fn/__init__.py`` consists of such imports, so for the modules named
   in ``modules``, the public names are exactly those the imported module
-  holds (no leading underscore, not a module), each pointing at its definition. Griffe follows an ``__all__``
+  lists in ``dir()`` (no leading underscore, not a module; the names it loads on first use included), each
+  pointing at its definition. Griffe follows an ``__all__``
   elsewhere, but misses names bound by a tuple assignment (``relu, gelu = act.relu, act.gelu``); those are added.
   A public name whose definition cannot be found is a warning (an error in strict mode).
 - `ExampleSections`: paddle_fn's docstrings head their doctests ``Example:``, which griffe reads as an admonition
@@ -34,6 +35,14 @@ def _modules(module: griffe.Module):
             yield from _modules(submodule)
 
 
+def _import_everything(package: str):
+    """Import `package` and resolve every name it lists, so the namespaces paddle_fn loads on first use (its
+    module-level ``__getattr__``) are in ``sys.modules`` too."""
+    runtime = importlib.import_module(package)
+    for name in dir(runtime):
+        getattr(runtime, name)
+
+
 def _function(name: str, value, attribute: griffe.Attribute, loader: griffe.GriffeLoader) -> griffe.Function | None:
     try:
         signature = inspect.signature(value)
@@ -51,6 +60,7 @@ def _function(name: str, value, attribute: griffe.Attribute, loader: griffe.Grif
 
 class RuntimeFunctions(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs) -> None:
+        _import_everything(pkg.path)
         for module in _modules(pkg):
             runtime = sys.modules.get(module.path)
             if runtime is None:
@@ -71,14 +81,14 @@ class PublicNames(griffe.Extension):
         self.modules = set(modules)
 
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs) -> None:
-        importlib.import_module(pkg.path)
+        _import_everything(pkg.path)
         for module in list(_modules(pkg)):
             runtime = sys.modules.get(module.path)
             if runtime is None:
                 continue
             if module.path in self.modules:
-                exposed = {name: value for name, value in vars(runtime).items()
-                           if not name.startswith("_") and not inspect.ismodule(value)}
+                exposed = {name: getattr(runtime, name) for name in dir(runtime) if not name.startswith("_")}
+                exposed = {name: value for name, value in exposed.items() if not inspect.ismodule(value)}
                 for name, member in list(module.members.items()):
                     if member.is_alias or not member.is_module:
                         member.public = name in exposed
