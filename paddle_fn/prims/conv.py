@@ -22,7 +22,7 @@ from paddle_fn.lowering.emitter import i64_array
 from paddle_fn.lowering.precision import lower_product
 from paddle_fn.prims._rules import fmt, require_kind
 from paddle_fn.prims.base import reshape, transpose
-from paddle_fn.prims.elementwise import add
+from paddle_fn.prims.elementwise import bilinear_jvp
 from paddle_fn.prims.structural import pad_p, rev
 
 
@@ -161,12 +161,6 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     return np.transpose(out, np.argsort(dn.out_spec)).astype(out_dtype)
 
 
-def _conv_jvp(primals, tangents, **params):
-    (lhs, rhs), (t_lhs, t_rhs) = primals, tangents
-    return (conv_general_dilated_p.bind(lhs, rhs, **params),
-            add(conv_general_dilated_p.bind(t_lhs, rhs, **params), conv_general_dilated_p.bind(lhs, t_rhs, **params)))
-
-
 def _conv_lhs_cotangent(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count):
     """The input gradient: ct convolved with the spatially reversed kernel, in/out features swapped per group."""
@@ -301,7 +295,9 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
                                                                     in_avals=in_avals), lhs, rhs)
 
 
-conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl, jvp=_conv_jvp,
+conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl,
+                                   jvp=bilinear_jvp(lambda lhs, rhs, **params: conv_general_dilated_p.bind(
+                                       lhs, rhs, **params)),
                                    transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower)
 
 

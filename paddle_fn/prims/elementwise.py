@@ -10,10 +10,10 @@ import math
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.autodiff import is_undefined
+from paddle_fn.core.autodiff import Zero, is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError
-from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
+from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.f64_math import F64_EXPANSIONS
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
@@ -122,9 +122,18 @@ def sub(x, y):
 
 # ---------------------------------------------------------------------------------------------- mul
 
-def _mul_jvp(primals, tangents):
-    (x, y), (tx, ty) = primals, tangents
-    return mul(x, y), add(mul(tx, y), mul(x, ty))
+def bilinear_jvp(product):
+    """The JVP rule of a product bilinear in its operands, d(x y) = dx y + x dy, with the term of a symbolically
+    zero tangent left out: differentiating with respect to one operand (a Jacobian in x of ``A @ x``, a gradient
+    of the weights only) then never multiplies by a tensor of zeros."""
+    @symbolic_zeros
+    def jvp(primals, tangents, **params):
+        (x, y), (tx, ty) = primals, tangents
+        terms = [product(t, other, **params) if i == 0 else product(other, t, **params)
+                 for i, (t, other) in enumerate(((tx, y), (ty, x))) if not isinstance(t, Zero)]
+        tangent = terms[0] if len(terms) == 1 else add(*terms)
+        return product(x, y, **params), tangent
+    return jvp
 
 
 def _mul_transpose(ct, x, y):
@@ -134,7 +143,8 @@ def _mul_transpose(ct, x, y):
 
 
 mul_p = Primitive("mul", shape_rule=_binop_shape("mul", "fiub", "a numeric"),
-                  impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y), jvp=_mul_jvp,
+                  impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
+                  jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)),
                   transpose=_mul_transpose, batch=ELEMENTWISE,
                   lower=lambda ctx, x, y: ctx.op("stablehlo.and" if ctx.avals_in[0].dtype.kind == "b"
                                                  else "stablehlo.multiply", [x, y]))

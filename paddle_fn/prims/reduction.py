@@ -19,7 +19,7 @@ from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_lik
 from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
     bind_reduction, broadcast_in_dim, full_like, hlo_binop, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
     reduce_sum, reduce_sum_p, reduction_identity, reshape, shift_axes, transpose)
-from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, mul, ne, or_, select
+from paddle_fn.prims.elementwise import add, bilinear_jvp, convert_element_type, div, eq, mul, ne, or_, select
 from paddle_fn.prims.slicing import GatherDimensionNumbers, gather
 from paddle_fn.prims.structural import iota, pad
 
@@ -422,11 +422,6 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
     return out.reshape(batch + free_l + free_r).astype(out_dtype, copy=False)
 
 
-def _dot_general_jvp(primals, tangents, **params):
-    (lhs, rhs), (t_lhs, t_rhs) = primals, tangents
-    return dot_general(lhs, rhs, **params), add(dot_general(t_lhs, rhs, **params), dot_general(lhs, t_rhs, **params))
-
-
 def _dot_operand_cotangent(ct, other, aval, own_dims, other_dims, own_is_lhs):
     """The cotangent of one operand of dot_general: contract ct with the other operand over the other's free
     dims (batching the batch dims), then transpose into the operand's layout. Evaluated eagerly, ct goes on the
@@ -496,7 +491,8 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_ty
                                                             in_avals=in_avals), lhs, rhs)
 
 
-dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl, jvp=_dot_general_jvp,
+dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl,
+                          jvp=bilinear_jvp(lambda lhs, rhs, **params: dot_general_p.bind(lhs, rhs, **params)),
                           transpose=_dot_general_transpose, batch=_dot_general_batch, lower=_dot_general_lower)
 
 
