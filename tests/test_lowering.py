@@ -133,5 +133,72 @@ def test_transposes_fold_into_dot_general():
     assert len(simplify(keep.program).eqns) == len(keep.program.eqns) - 1  # absorbed: the contracted dim moved
 
 
+def _products(prog):
+    return sum(e.prim.name == "dot_general" for e in prog.eqns)
+
+
+@pytest.mark.parametrize("name, fun, shapes", [
+    ("a @ I", lambda a, v: pf.matmul(a, pf.eye(4)), [(3, 4), (4,)]),
+    ("I @ a", lambda a, v: pf.matmul(pf.eye(4), a.T), [(3, 4), (4,)]),
+    ("a^T @ I", lambda a, v: pf.matmul(a, pf.eye(4), transpose_x=True), [(4, 3), (4,)]),
+    ("vmap of a @ I", lambda a, v: pf.vmap(lambda r: pf.matmul(r, pf.eye(4)))(a), [(2, 3, 4), (4,)]),
+    ("a @ diag(v)", lambda a, v: pf.matmul(a, pf.eye(4) * v), [(3, 4), (4,)]),
+    ("diag(v) @ a", lambda a, v: pf.matmul(pf.eye(4) * v, a.T), [(3, 4), (4,)]),
+    ("(v * I) @ a", lambda a, v: pf.matmul(v * pf.eye(4), a.T), [(3, 4), (4,)]),
+    ("I^T @ a", lambda a, v: pf.matmul(pf.eye(4).T, a.T), [(3, 4), (4,)]),
+    ("matvec with I", lambda a, v: pf.matmul(pf.eye(4), v), [(3, 4), (4,)]),
+])
+def test_products_with_identity_and_diagonal_matrices_fold(name, fun, shapes):
+    from paddle_fn.core.staging import eval_program
+    from paddle_fn.lowering.simplify import simplify
+    a, v = (paddle_fn_tensor(s) for s in shapes)
+    prog = pf.make_ir(fun)(a, v).program
+    assert _products(prog) == 1
+    simple = simplify(prog)
+    assert _products(simple) == 0, name
+    want = fun(a, v).numpy()
+    np.testing.assert_array_equal(eval_program(simple, [], [a, v])[0].numpy(), want)
+    np.testing.assert_array_equal(pf.jit(fun)(a, v).numpy(), want)
+
+
+def test_products_that_only_look_diagonal_stay():
+    from paddle_fn.lowering.simplify import simplify
+    a = paddle_fn_tensor((3, 4))
+    kept = {
+        "off-diagonal iota pair": lambda a: pf.matmul(a, pf.cast(pf.arange(4)[:, None] == pf.arange(4)[None, :] + 1,
+                                                                 "float32")),
+        "identity plus a row": lambda a: pf.matmul(a, pf.eye(4) + a[0]),
+        "constant with one off-diagonal entry": lambda a: pf.matmul(a, pf.eye(4) + pf.to_tensor(
+            np.eye(4, k=1, dtype=np.float32) * 1e-30)),
+        "batched identity": lambda a: pf.matmul(pf.stack([a, a]), pf.stack([pf.eye(4), pf.eye(4)])),
+    }
+    for name, fun in kept.items():
+        prog = pf.make_ir(fun)(a).program
+        assert _products(simplify(prog)) == _products(prog) >= 1, name
+        np.testing.assert_allclose(pf.jit(fun)(a).numpy(), fun(a).numpy(), rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian"])
+def test_jacobians_of_a_linear_map_need_no_n_cubed_product(transform):
+    """The identity basis of jacfwd/jacrev meets A in `A @ x`: the compiled Jacobian keeps only the products the
+    function itself has (here the single matvec), not the basis times A."""
+    rng = np.random.default_rng(1)
+    n = 32
+    A = (rng.normal(size=(n, n)) / np.sqrt(n)).astype(np.float64)
+    x = rng.normal(size=n)
+    t = np.tanh(A @ x)
+    if transform == "hessian":
+        fun = pf.hessian(lambda x, A: pf.sum(pf.tanh(pf.matmul(A, x)) ** 2))
+        want = (A.T * (2 * (1 - t * t) * (1 - 3 * t * t))) @ A
+    else:
+        fun = getattr(pf, transform)(lambda x, A: pf.tanh(pf.matmul(A, x)))
+        want = (1 - t ** 2)[:, None] * A
+    text = pf.jit(fun).lower(x, A).as_text()
+    # the matvec A @ x; a Hessian also has the Gauss-Newton term A^T diag(w) A, which is one real product
+    assert text.count("stablehlo.dot_general") <= (3 if transform == "hessian" else 1)
+    np.testing.assert_allclose(pf.jit(fun)(x, A).numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fun(x, A).numpy(), want, rtol=1e-12, atol=1e-12)
+
+
 def paddle_fn_tensor(shape):
     return Tensor(np.random.default_rng(0).normal(size=shape).astype(np.float32))

@@ -79,7 +79,7 @@ class Literal:
         self.aval = aval
 
     def __repr__(self):
-        return f"Literal({self.val.item()!r})"
+        return f"Literal({self.val.item()!r})" if self.val.ndim == 0 else f"Literal({self.aval.str_short()})"
 
 
 @dataclass(frozen=True)
