@@ -115,8 +115,10 @@ def _shifted(x, axis):
     ax = normalize_axis("softmax", axis, a.ndim)
     kept = tuple(i for i in range(a.ndim) if i != ax)
     m = red.reduce_max(x, axes=(ax,))
-    # the shift only guards exp against overflow: an infinite max would turn into nan, so shift by 0 there
-    m = ew.select(ew.is_finite(m), m, st.full(shape_of(m), 0, a.dtype))
+    # the shift only guards exp against overflow: an infinite max would turn into nan, so shift by 0 there. The
+    # result does not depend on the shift, so no derivative flows through it (that would be the max's derivative,
+    # summing to zero at the cost of a compare, a count and a division per row in every softmax gradient)
+    m = ew.stop_gradient(ew.select(ew.is_finite(m), m, st.full(shape_of(m), 0, a.dtype)))
     return ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept)), ax, kept
 
 

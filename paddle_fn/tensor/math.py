@@ -557,8 +557,9 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
         return x
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     m = red.reduce_max(x, axes=axes)
-    # an infinite maximum (all -inf, or some +inf) would give inf - inf = nan: shift by 0 there instead
-    m = ew.select(ew.is_finite(m), m, st.full_like(m, 0))
+    # an infinite maximum (all -inf, or some +inf) would give inf - inf = nan: shift by 0 there instead. The value
+    # does not depend on the shift, so no derivative flows through it (see activation._shifted)
+    m = ew.stop_gradient(ew.select(ew.is_finite(m), m, st.full_like(m, 0)))
     shifted = ew.sub(x, st.broadcast_in_dim(m, shape=a.shape, broadcast_dimensions=kept))
     out = ew.add(ew.log(red.reduce_sum(ew.exp(shifted), axes=axes)), m)
     return _finish(out, a.ndim, axes, keepdim)
