@@ -66,14 +66,20 @@ def vm_instance() -> rt.VmInstance:
     return _instance
 
 
+HOST_MEMORY = "host"  # the memory every CPU device's buffers are in
+
+
 class Device:
     """One place where programs run and buffers live. Devices are singletons: compare them with `is` or `==`."""
 
-    __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module")
+    __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module", "_allocation",
+                 "memory")
 
     def __init__(self, platform: str, id: int, driver: str, device_info=None):
         self._platform, self._id, self._driver, self._device_info = platform, id, driver, device_info
-        self._hal_device = self._hal_module = None
+        self._hal_device = self._hal_module = self._allocation = None
+        # where its buffers live: a program reads in place the buffers of every device with the same `memory`
+        self.memory = HOST_MEMORY if platform == "cpu" else object()
 
     platform = property(lambda self: self._platform, doc='"cpu", "cuda", "rocm" or "vulkan"')
     id = property(lambda self: self._id, doc="index among the devices of this platform")
@@ -99,6 +105,17 @@ class Device:
                 if self._hal_module is None:
                     self._hal_module = rt.create_hal_module(vm_instance(), hal_device)
         return self._hal_module
+
+    def allocation(self) -> tuple:
+        """(allocator, HAL device, memory type, buffer usage) for the buffers `device_put` makes here, built once:
+        IREE's enum arithmetic and the allocator lookup cost more than copying a small array."""
+        if self._allocation is None:
+            vm_instance()  # it registers the VM type of buffer views, which the arrays' references are made with
+            hal_device = self.hal_device
+            usage = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING if self._platform == "cpu" else \
+                rt.BufferUsage.DEFAULT  # CPU buffers are mapped to read them back (host memory, zero-copy)
+            self._allocation = (hal_device.allocator, hal_device, int(rt.MemoryType.DEVICE_LOCAL), int(usage))
+        return self._allocation
 
 
 def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
@@ -266,27 +283,37 @@ def dtype_of(element_type: int) -> np.dtype:
 # ---- arrays ----------------------------------------------------------------------------------------------------
 
 class DeviceArray:
-    """An immutable array in a device buffer. `to_numpy()` gives a read-only host view (cached)."""
+    """An immutable array in a device buffer. `to_numpy()` gives a read-only host view (cached).
 
-    __slots__ = ("_view", "_device", "_shape", "_dtype", "_host", "__weakref__")
+    It holds the VM reference to its IREE buffer view, which executables push as an input as it is; the view object
+    itself is made only when something asks for it. `shape` and `dtype`, when given, spare querying the view."""
 
-    def __init__(self, view: rt.HalBufferView, device: Device):
-        self._view, self._device = view, device
-        self._shape = self._dtype = self._host = None
+    __slots__ = ("_ref", "_view", "_device", "_shape", "_dtype", "_host", "__weakref__")
+
+    def __init__(self, ref: rt.VmRef, device: Device, shape: Optional[tuple] = None,
+                 dtype: Optional[np.dtype] = None):
+        self._ref, self._device, self._shape, self._dtype = ref, device, shape, dtype
+        self._view = self._host = None
 
     device = property(lambda self: self._device)
-    buffer_view = property(lambda self: self._view, doc="the IREE HalBufferView (for code that talks to IREE)")
+
+    @property
+    def buffer_view(self) -> rt.HalBufferView:
+        """The IREE HalBufferView (for code that talks to IREE)."""
+        if self._view is None:
+            self._view = self._ref.deref(rt.HalBufferView)
+        return self._view
 
     @property
     def shape(self) -> tuple:
         if self._shape is None:
-            self._shape = tuple(self._view.shape)
+            self._shape = tuple(self.buffer_view.shape)
         return self._shape
 
     @property
     def dtype(self) -> np.dtype:
         if self._dtype is None:
-            self._dtype = dtype_of(self._view.element_type)
+            self._dtype = dtype_of(self.buffer_view.element_type)
         return self._dtype
 
     @property
@@ -299,7 +326,7 @@ class DeviceArray:
 
     @property
     def nbytes(self) -> int:
-        return self._view.byte_length
+        return self.buffer_view.byte_length
 
     def to_numpy(self) -> np.ndarray:
         """A read-only numpy array with this array's contents; zero-copy on CPU. It stays valid on its own."""
@@ -317,12 +344,12 @@ class DeviceArray:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self._device})"
 
     def _read_to_host(self) -> np.ndarray:
-        buffer = self._view.get_buffer()
-        if self._device.platform == "cpu" or _is_mappable(buffer):
-            # the memoryview behind the array keeps the mapping, and through it the buffer, alive
-            host = self._view.map().asarray(self.shape, self.dtype)
+        view = self.buffer_view
+        if self._device.platform == "cpu" or _is_mappable(view.get_buffer()):
+            # the mapping is the array's base: it keeps the buffer alive (and costs a third of `asarray`)
+            host = np.ndarray(self.shape, self.dtype, buffer=view.map())
         else:
-            host = _copy_through_staging_buffer(self._device.hal_device, buffer, self.shape, self.dtype)
+            host = _copy_through_staging_buffer(self._device.hal_device, view.get_buffer(), self.shape, self.dtype)
         host.flags.writeable = False
         return host
 
@@ -351,21 +378,18 @@ def device_put(array, device: Optional[Device] = None) -> DeviceArray:
     host = np.asarray(array)
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # not np.ascontiguousarray: it turns 0-d arrays into 1-d ones
-    hal_device = device.hal_device
-    view = hal_device.allocator.allocate_buffer_copy(
-        memory_type=rt.MemoryType.DEVICE_LOCAL,
-        allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING if device.platform == "cpu" else
-        rt.BufferUsage.DEFAULT,
-        device=hal_device, buffer=host, element_type=element_type_of(host.dtype))
-    return DeviceArray(view, device)
+    allocator, hal_device, memory_type, usage = device.allocation()
+    view = allocator.allocate_buffer_copy(memory_type=memory_type, allowed_usage=usage, device=hal_device,
+                                          buffer=host, element_type=element_type_of(host.dtype))
+    return DeviceArray(view.ref, device, host.shape, host.dtype)
 
 
 def input_for(arg, device: Device) -> DeviceArray:
     """`arg` as a buffer a program on `device` can read: a numpy array is copied in; a DeviceArray is used in place
-    where it lives or on any CPU device (CPU devices share host memory), else copied to `device`."""
+    where it lives or in the same memory (any CPU device's: they share host memory), else copied to `device`."""
     if type(arg) is not DeviceArray:
         return device_put(arg, device)
-    if arg._device is device or arg._device.platform == device.platform == "cpu":
+    if arg._device.memory is device.memory:
         return arg
     return copy_to(arg, device)
 

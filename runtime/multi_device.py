@@ -35,12 +35,11 @@ class MultiDeviceExecutable:
             raise TypeError(f"{self!r} takes {len(self.arg_devices)} arguments, got {len(args)}")
         inputs = rt.VmVariantList(len(args))
         for arg, device in zip(args, self.arg_devices):
-            inputs.push_ref(input_for(arg, device).buffer_view.ref)
+            inputs.push_ref(input_for(arg, device)._ref)
         outputs = rt.VmVariantList(len(self.result_devices))
         with self._lock:
             self._context.invoke(self._function, inputs, outputs)
-        view = rt.HalBufferView
-        return [DeviceArray(outputs.get_as_object(k, view), d) for k, d in enumerate(self.result_devices)]
+        return [DeviceArray(outputs.get_as_ref(k), d) for k, d in enumerate(self.result_devices)]
 
 
 def load_multi_device(text: str, devices, arg_devices, result_devices, *, extra_flags=(), use_disk_cache=None,

@@ -4,6 +4,8 @@ Real compiles cost 0.3-0.8 s each, so one multi-function module compiled once se
 cache tests replace the compiler with one that hands back those bytes.
 """
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -12,7 +14,7 @@ import numpy as np
 import pytest
 
 import paddle_fn.runtime as runtime
-from paddle_fn.runtime import compiler, device as device_module, disk_cache
+from paddle_fn.runtime import compiler, device as device_module, disk_cache, executable as executable_module
 
 MODULE = """module {
   func.func @add_f32(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -127,6 +129,45 @@ def test_device_arrays_chain_without_host_round_trip(compiled, cpu):
     (y,) = exe(x, x)
     (z,) = exe(y, x)
     np.testing.assert_array_equal(z.to_numpy(), np.full((2, 3), 3.0, np.float32))
+
+
+def test_result_shapes_and_dtypes_read_from_the_declaration_match_the_buffers(compiled):
+    """Results carry the shape and dtype declared by the compiled function (no per-call query of the buffer);
+    they must be what the buffers hold."""
+    calls = {"add_f32": (np.ones((2, 3), np.float32),) * 2, "mul_i64": (np.ones(2, np.int64),) * 2,
+             "not_bool": (np.ones(3, bool),), "add_bf16": (np.ones(3, ml_dtypes.bfloat16),) * 2,
+             "scalar_f64": (np.array(1.0), np.array(2.0))}
+    for name, args in calls.items():
+        for out in load(compiled, name)(*args):
+            declared = (out.shape, out.dtype)
+            view = out.buffer_view
+            assert declared == (tuple(view.shape), device_module.dtype_of(view.element_type)), name
+    assert executable_module._result_types(
+        "sync func @main(%input0: tensor<4xf32>) -> (%output0: tensor<?x3xf32>, %output1: !hal.buffer_view, "
+        "%output2: tensor<2xcomplex<f32>>, %output3: tensor<1x2xui8>)") == [
+        (None, None), (None, None), ((2,), np.dtype(np.complex64)), ((1, 2), np.dtype(np.uint8))]
+
+
+def test_each_call_returns_its_own_results(compiled):
+    """The executable reuses one results list; the arrays it returned earlier keep their values."""
+    exe = load(compiled, "scalar_f64")
+    first = exe(np.array(3.0), np.array(1.0))
+    second = exe(np.array(5.0), np.array(2.0))
+    assert [float(a.to_numpy()) for a in first + second] == [3.0, 2.0, 10.0, 3.0]
+
+
+def test_device_put_before_any_program_is_loaded(compiled):
+    """An array made before the first executable (in a fresh process) is a valid program input: its VM reference
+    needs the VM instance's type registry, which device_put must create."""
+    script = ("import numpy as np, paddle_fn.runtime as r\n"
+              "x = r.device_put(np.ones((2, 3), np.float32))\n"
+              "exe = r.load_executable(r.compile_stablehlo(open(0).read()), r.default_device(), 'add_f32')\n"
+              "print(exe(x, x)[0].to_numpy().sum())\n")
+    env = dict(os.environ, PADDLE_FN_CACHE_DIR=compiled[1])
+    done = subprocess.run([sys.executable, "-c", script], input=MODULE, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "12.0"
 
 
 def test_to_numpy_is_read_only_and_outlives_the_device_array(compiled):

@@ -97,9 +97,11 @@ def _executable(program, device, name, precision):
     return exe
 
 
-def _run(exe, tensors):
-    outs = exe(*[t.device_array if t.device_array is not None else t.concrete_value() for t in tensors])
-    return [Tensor.from_device_array(o) for o in outs]
+def _run(exe, tensors, out_avals):
+    """Call `exe` on the Tensors' device buffers (host values are copied in). The results stay on the device as
+    Tensors that already know their avals (the program's), so the next call's cache key costs no query."""
+    outs = exe(*[array if (array := t.device_array) is not None else t.concrete_value() for t in tensors])
+    return [Tensor.from_device_array(o, aval=a) for o, a in zip(outs, out_avals)]
 
 
 # ----------------------------------------------------------------------------------------------- jit_call
@@ -110,11 +112,11 @@ def _jit_call_shape(*avals, program, name, device, precision):
 
 def _jit_call_impl(*arrays, program, name, device, precision):
     exe = _executable(program, device, name, precision)
-    return [t.concrete_value() for t in _run(exe, [Tensor(a) for a in arrays])]
+    return [t.concrete_value() for t in _run(exe, [Tensor(a) for a in arrays], program.out_avals)]
 
 
 def _jit_call_eager(*tensors, program, name, device, precision):
-    return _run(_executable(program, device, name, precision), tensors)
+    return _run(_executable(program, device, name, precision), tensors, program.out_avals)
 
 
 @symbolic_zeros
@@ -169,12 +171,12 @@ class _Traced:
     """One signature's traced program and the device it runs on: its constants (kept on the device after the first
     call), its output tree, the Tensors the function closed over and the in-place updates it makes (effects)."""
 
-    __slots__ = ("program", "consts", "out_tree", "single_output", "device", "precision", "captured", "effects",
-                 "grad_state", "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
+    __slots__ = ("program", "consts", "out_tree", "out_avals", "single_output", "device", "precision", "captured",
+                 "effects", "grad_state", "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
 
     def __init__(self, program, consts, out_tree, device, precision, captured, effects, reason):
         self.program, self.consts, self.out_tree, self.device = program, consts, out_tree, device
-        self.precision = precision
+        self.out_avals, self.precision = program.out_avals, precision
         self.single_output = out_tree.is_leaf()
         # (weak reference to the handle, snapshot of its value when traced): a handle nobody holds any more (a
         # temporary made while tracing) cannot be updated in place, so it drops out of the checks of each call
@@ -265,11 +267,27 @@ class _Traced:
         if self.const_inputs is None:
             self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), self.device))
                                  if c.device_array is None else c for c in self.consts]
-        return _run(exe, self.const_inputs + tensors if self.const_inputs else tensors)
+        return _run(exe, self.const_inputs + tensors if self.const_inputs else tensors, self.out_avals)
 
 
 # Leaves a positional argument can be without flattening (what `as_leaf` accepts)
 _LEAF_TYPES = (Tensor, np.ndarray, np.generic, bool, int, float)
+
+
+def _positional_leaves(args, what):
+    """(the arguments as Tensors, their avals) when every positional argument is a leaf; None when one needs
+    flattening (a container, None). One pass: this runs on every call."""
+    tensors, avals = [], []
+    for x in args:
+        if isinstance(x, Tensor):  # the common leaf, checked first: as_leaf's other cases cost a call each
+            t = x.resolve()
+        elif isinstance(x, _LEAF_TYPES):
+            t = as_leaf(x, what)
+        else:
+            return None
+        tensors.append(t)
+        avals.append(t.aval)
+    return tensors, tuple(avals)
 
 
 def _describe(structure) -> str:
@@ -409,17 +427,17 @@ class JitFunction:
 
     def _lookup(self, args, kwargs):
         """(the traced program for these arguments, their leaves as Tensors), tracing on a cache miss."""
-        if not (kwargs or self._has_statics) and all(isinstance(a, _LEAF_TYPES) for a in args):
+        flat = None if kwargs or self._has_statics else _positional_leaves(args, self._what)
+        if flat is not None:
             # the common call, positional Tensors: the arguments are the leaves, and their count stands for the
             # tree structure in the key (flattening and hashing a PyTreeSpec cost more than the rest of a call)
             dyn_args, dyn_kwargs, statics, static_pos = args, kwargs, (), ()
-            leaves, structure = args, len(args)
+            (tensors, avals), structure = flat, len(args)
         else:
             dyn_args, dyn_kwargs, statics, static_pos = self._split(args, kwargs)
             leaves, structure = tree_flatten((dyn_args, dyn_kwargs))
-        # Tensors checked first: the common leaf, and as_leaf's other cases cost a call each
-        tensors = [x.resolve() if isinstance(x, Tensor) else as_leaf(x, self._what) for x in leaves]
-        avals = tuple([t.aval for t in tensors])
+            tensors = [as_leaf(x, self._what) for x in leaves]
+            avals = tuple([t.aval for t in tensors])
         device = resolve_device(self.device)
         precision = self.matmul_precision or matmul_precision_now()
         key = (structure, avals, statics, device, precision)

@@ -27,6 +27,13 @@ from paddle_fn.core.ir import ShapedArray
 _tensor_names = itertools.count()
 
 
+@functools.lru_cache(maxsize=4096)
+def _shaped_array(shape: tuple, dtype: np.dtype) -> ShapedArray:
+    """The aval of values of this shape and numpy dtype, one object per pair: building and hashing a new one costs
+    more than a jitted call's other argument handling, and cache keys holding a shared one compare by identity."""
+    return ShapedArray(shape, dtypes.as_dtype(dtype))
+
+
 class Tensor:
     """An immutable n-d array. Eagerly it holds a read-only numpy array; under a transform it is a Tracer.
 
@@ -57,11 +64,12 @@ class Tensor:
         self.stop_gradient = stop_gradient
 
     @classmethod
-    def from_device_array(cls, array, stop_gradient: bool = True) -> "Tensor":
+    def from_device_array(cls, array, stop_gradient: bool = True, aval: ShapedArray | None = None) -> "Tensor":
         """A Tensor backed by a device buffer (anything with `.shape`, `.dtype`, `.to_numpy()`), converted to
-        numpy only when its value is asked for."""
+        numpy only when its value is asked for. `aval`, when the caller knows it, spares asking the buffer."""
         t = cls.__new__(cls)
-        t._value = t._aval = t._alias = None
+        t._value = t._alias = None
+        t._aval = aval
         t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
         t.persistable = False
         t._device_array = array
@@ -139,7 +147,7 @@ class Tensor:
         a = self._aval
         if a is None:
             v = self._value if self._value is not None else self._device_array
-            a = self._aval = ShapedArray(v.shape, dtypes.as_dtype(v.dtype))
+            a = self._aval = _shaped_array(v.shape, v.dtype)
         return a
 
     @property
