@@ -1,7 +1,7 @@
 """paddle_fn.jit benchmarks: training step, first-call latency, call overhead, matmul, vmap/Jacobian workloads.
 
     .venv/bin/python benchmarks/bench_jit.py [--quick] [--reps N] [--skip-torch-compile] [--profile] [--only ...]
-        [--json PATH]
+        [--closures N] [--json PATH]
 
 Every section interleaves its contenders in one loop (rotating their order each repetition), so that the
 noise of a shared machine hits all of them alike, and prints the median and min of the repetitions. JAX,
@@ -497,7 +497,7 @@ def rss_bytes() -> int:
 def bench_memory(args, summary):
     """What jitted calls keep: growth over 10,000 calls of one function, and the executables (and memory) still held
     after many short-lived jit closures, each a distinct program, have been called once and dropped."""
-    calls, closures = 10_000, 40 if args.quick else 300
+    calls, closures = 10_000, args.closures
     x = pf.device_put(pf.to_tensor(np.arange(4, dtype=np.float32)))
     add_one = pf.jit(lambda x: x + 1.0)
     for _ in range(100):
@@ -557,7 +557,8 @@ def bench_matmul(args, summary):
 
 # ------------------------------------------------------------------------------------------------ 5. vmap workloads
 
-VMAP_COLUMNS = ("paddle_fn eager", "paddle_fn jit", "numpy by hand", "jax jit", "torch.func eager", "paddlepaddle eager")
+VMAP_COLUMNS = ("paddle_fn eager", "paddle_fn jit", "numpy by hand", "jax jit", "torch.func eager",
+                "paddlepaddle eager")
 
 
 def as_numpy(value) -> np.ndarray:
@@ -778,6 +779,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="few repetitions (a smoke run, noisy numbers)")
     ap.add_argument("--reps", type=int, help="interleaved repetitions per section (default 30; 3 with --quick)")
     ap.add_argument("--inner", type=int, help="MLP steps per contender per repetition (default 5; 2 with --quick)")
+    ap.add_argument("--closures", type=int, help="distinct jit closures of the memory section, each compiled once "
+                    "(~0.5 s each with an empty disk cache; default 300, 40 with --quick)")
     ap.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run only these sections")
     ap.add_argument("--skip-torch-compile", action="store_true", help="leave torch.compile out (its compile is slow)")
     ap.add_argument("--eager", action="store_true", help="also time the un-jitted paddle_fn MLP step")
@@ -786,6 +789,7 @@ def main():
     args = ap.parse_args()
     args.reps = args.reps or (3 if args.quick else 30)
     args.inner = args.inner or (2 if args.quick else 5)
+    args.closures = args.closures or (40 if args.quick else 300)
     if torch is not None:
         torch.set_num_threads(os.cpu_count() or 1)
     print("# " + machine_line())

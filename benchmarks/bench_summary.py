@@ -1,7 +1,7 @@
 """Every row of issue 12's table in one run: paddle_fn against JAX, torch, Paddle and numpy, as ratios to targets.
 
     PYTHONPATH=/tmp/peers/lib/python3.11/site-packages .venv/bin/python benchmarks/bench_summary.py --out DIR
-        [--quick] [--reps N] [--torch-compile]
+        [--quick] [--reps N] [--closures N] [--torch-compile]
 
 Runs bench_jit.py (every section), bench_eager.py (the rows `EAGER_ROWS`) and bench_import.py one after another,
 each in a subprocess of this interpreter with this environment, so the peers found on PYTHONPATH are the same for
@@ -36,7 +36,8 @@ VMAP_NAMES = {"paddle_fn": "paddle_fn jit", "JAX": "jax jit", "torch": "torch.fu
 EAGER_NAMES = {"paddle_fn": "paddle_fn", "JAX": "jax", "torch": "torch", "Paddle": "paddle", "numpy": "numpy"}
 NOTES = ("Times are medians (s, ms, us per call; GFLOP/s for the matmul). Ratios are paddle_fn's time over the "
          "peer's: below 1 paddle_fn is faster. In the jit rows torch and Paddle run eagerly (torch.func for the "
-         "transforms; torch.compile only with --torch-compile); Paddle's eager MLP step is its dygraph Layer step, "
+         "transforms; torch.compile, with --torch-compile, shows in bench_jit's output only), and numpy is written "
+         "by hand (closed forms for the Jacobians and Hessians). Paddle's eager MLP step is its dygraph Layer step, "
          "as it has no functional value_and_grad. The first-call rows are a 32-64-10 MLP step (batch 16) in a fresh "
          "process; JAX keeps no disk cache, so both compare with its cold first call.")
 
@@ -44,6 +45,7 @@ NOTES = ("Times are medians (s, ms, us per call; GFLOP/s for the matmul). Ratios
 # ------------------------------------------------------------------------------------------------ rows
 
 def ratio_target(text: str, against: str, max_ratio: float) -> dict:
+    """A target met when paddle_fn's time is at most `max_ratio` times the `against` column's."""
     return {"text": text, "against": against, "max_ratio": max_ratio}
 
 
@@ -125,7 +127,8 @@ def memory_rows(memory: dict | None) -> list[dict]:
                      {"text": "no growth (< 1 MiB, no new objects)",
                       "met": growth < 1.0 and memory["calls_objects"] <= 0}, unit="text")
     closures = make_row(f"executables kept by {memory['closures']} dead jit closures", {},
-                        {"text": f"<= {memory['bound']} (runtime KEEP_RECENT)", "met": memory["kept"] <= memory["bound"]},
+                        {"text": f"<= {memory['bound']} (runtime KEEP_RECENT)",
+                         "met": memory["kept"] <= memory["bound"]},
                         unit="text")
     calls["shown"] = f"{growth:+.2f} MiB, {memory['calls_objects']:+d} objects"
     closures["shown"] = f"{memory['kept']} kept"
@@ -248,6 +251,16 @@ def command_line() -> str:
     return (f"PYTHONPATH={path} " if path else "") + shlex.join([python, *sys.argv])
 
 
+def source_commit() -> str:
+    """The commit of this checkout, "+ changes" when the tree differs from it ("unknown" outside git)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", HERE, *args], capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD")
+    if not commit:
+        return "unknown"
+    return commit + (" + changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def run_script(script: str, args: list[str], json_path: str) -> dict:
     """Run benchmarks/`script` in this interpreter and environment; its --json output, or {} when it failed."""
     command = [sys.executable, os.path.join(HERE, script), *args, "--json", json_path]
@@ -266,22 +279,27 @@ def run_script(script: str, args: list[str], json_path: str) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 repetitions everywhere: a smoke run, noisy numbers")
-    parser.add_argument("--reps", type=int, help="repetitions, passed to bench_jit.py and bench_eager.py")
+    parser.add_argument("--reps", type=int, help="interleaved repetitions, passed to bench_jit.py and bench_eager.py "
+                        "(default 15; 3 with --quick)")
+    parser.add_argument("--closures", type=int, help="bench_jit's dead jit closures (default 100: more than the "
+                        "runtime keeps, and each compiles once, ~0.5 s, while the disk cache is empty; 40 with --quick)")
     parser.add_argument("--out", metavar="DIR", help="write summary.md, summary.json and ratios.png there")
     parser.add_argument("--torch-compile", action="store_true", help="also time torch.compile in bench_jit (slow)")
     args = parser.parse_args()
-    common = (["--quick"] if args.quick else []) + (["--reps", str(args.reps)] if args.reps else [])
+    reps, closures = (args.reps, args.closures) if args.quick else (args.reps or 15, args.closures or 100)
+    common = (["--quick"] if args.quick else []) + (["--reps", str(reps)] if reps else [])
     started, load_before = time.time(), os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench_summary_") as tmp:
-        jit = run_script("bench_jit.py", common + ([] if args.torch_compile else ["--skip-torch-compile"]),
-                         os.path.join(tmp, "jit.json"))
+        jit = run_script("bench_jit.py", common + (["--closures", str(closures)] if closures else [])
+                         + ([] if args.torch_compile else ["--skip-torch-compile"]), os.path.join(tmp, "jit.json"))
         eager = run_script("bench_eager.py", common + ["--peer-python", sys.executable, "--only", *EAGER_ROWS],
                            os.path.join(tmp, "eager.json"))
         imports = run_script("bench_import.py", ["--repeat", "3"] if args.quick else [],
                              os.path.join(tmp, "import.json"))
     rows = build_rows(jit, eager, imports)
-    versions = jit.get("versions", {})
-    header = [f"## paddle_fn against JAX, torch, Paddle and numpy, {time.strftime('%Y-%m-%d', time.localtime(started))}",
+    versions = {"paddle_fn": source_commit(), **jit.get("versions", {})}
+    date = time.strftime("%Y-%m-%d", time.localtime(started))
+    header = [f"## paddle_fn against JAX, torch, Paddle and numpy, {date}",
               "", f"- host: {host_cpu()}; load average {load_before:.1f} at the start, "
               f"{os.getloadavg()[0]:.1f} at the end; {(time.time() - started) / 60:.1f} min",
               "- versions: " + ", ".join(f"{name} {version or 'not installed'}" for name, version in versions.items()),
