@@ -345,12 +345,12 @@ class DeviceArray:
 
     def _read_to_host(self) -> np.ndarray:
         view = self.buffer_view
-        if self._device.platform == "cpu" or _is_mappable(view.get_buffer()):
+        if self._device.memory is HOST_MEMORY or _is_mappable(view.get_buffer()):
             # the mapping is the array's base: it keeps the buffer alive (and costs a third of `asarray`)
             host = np.ndarray(self.shape, self.dtype, buffer=view.map())
         else:
             host = _copy_through_staging_buffer(self._device.hal_device, view.get_buffer(), self.shape, self.dtype)
-        host.flags.writeable = False
+        host.setflags(write=False)  # cheaper than through `flags`
         return host
 
 

@@ -37,13 +37,14 @@ _DTYPE_OF_ELEMENT = {
 
 
 def _result_types(signature: str) -> list:
-    """(shape, dtype) of each result in an IREE function declaration, (None, None) for one that is not a tensor of
-    static shape and an element type listed here (its buffer view is asked instead)."""
+    """(index, shape, dtype) of each result in an IREE function declaration; shape and dtype are None for one that
+    is not a tensor of static shape and an element type listed here (its buffer view is asked instead)."""
     types = []
-    for tensor in _OUTPUT.findall(signature):
+    for index, tensor in enumerate(_OUTPUT.findall(signature)):
         dims, element = _STATIC_TENSOR.fullmatch(tensor).groups() if tensor else ("", None)
         dtype = _DTYPE_OF_ELEMENT.get(element)
-        types.append((None, None) if dtype is None else (tuple(int(d) for d in dims.split("x")[:-1]), dtype))
+        types.append((index, None, None) if dtype is None else
+                     (index, tuple(int(d) for d in dims.split("x")[:-1]), dtype))
     return types
 
 
@@ -86,11 +87,12 @@ class Executable:
                 arg = input_for(arg, device)
             inputs.push_ref(arg._ref)
         results = self._results
+        get = results.get_as_ref
         try:
             with self._invoke_lock:
                 self._context.invoke(self._function, inputs, results)
-                return [DeviceArray(results.get_as_ref(index), device, shape, dtype)
-                        for index, (shape, dtype) in enumerate(self._result_types or [(None, None)] * results.size)]
+                types = self._result_types or [(index, None, None) for index in range(results.size)]
+                return [DeviceArray(get(index), device, shape, dtype) for index, shape, dtype in types]
         except (RuntimeError, ValueError) as error:
             raise RuntimeError(self._describe_failed_call(args, error)) from error
 

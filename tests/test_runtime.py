@@ -145,7 +145,7 @@ def test_result_shapes_and_dtypes_read_from_the_declaration_match_the_buffers(co
     assert executable_module._result_types(
         "sync func @main(%input0: tensor<4xf32>) -> (%output0: tensor<?x3xf32>, %output1: !hal.buffer_view, "
         "%output2: tensor<2xcomplex<f32>>, %output3: tensor<1x2xui8>)") == [
-        (None, None), (None, None), ((2,), np.dtype(np.complex64)), ((1, 2), np.dtype(np.uint8))]
+        (0, None, None), (1, None, None), (2, (2,), np.dtype(np.complex64)), (3, (1, 2), np.dtype(np.uint8))]
 
 
 def test_each_call_returns_its_own_results(compiled):
