@@ -2,12 +2,12 @@
 
     .venv/bin/python benchmarks/bench_import.py [--repeat N] [--no-pyc] [--json PATH]
 
-Runs the three statements below alternately, each in its own interpreter, and prints the median time of the
-statement itself (measured inside the child, so interpreter start-up is not counted) and paddle_fn's ratio to
-numpy. The "ready" row also computes once, eagerly. By default the children use a private bytecode cache, warmed
-by one untimed run each, as an installed package would; `--no-pyc` writes no bytecode, so paddle_fn's modules are
-compiled from source in every run while numpy's installed bytecode is read (what a checkout with
-PYTHONDONTWRITEBYTECODE=1 and no __pycache__ folders sees).
+Runs the three statements below alternately, each in its own interpreter, and prints the median wall and CPU
+time of the statement itself (measured inside the child, so interpreter start-up is not counted) and paddle_fn's
+ratio to numpy. The "ready" row also computes once, eagerly. By default the children use a private bytecode
+cache, warmed by one untimed run each, as an installed package would; `--no-pyc` writes no bytecode, so
+paddle_fn's modules are compiled from source in every run while numpy's installed bytecode is read (what a
+checkout with PYTHONDONTWRITEBYTECODE=1 and no __pycache__ folders sees).
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ STATEMENTS = {
     "paddle_fn_s": "import paddle_fn",
     "ready_s": "import paddle_fn; paddle_fn.to_tensor(1.) + 1",
 }
-CHILD = "import time; t0 = time.perf_counter(); {}; print(time.perf_counter() - t0)"
+CHILD = ("import time; t0, c0 = time.perf_counter(), time.process_time(); {}; "
+         "print(time.perf_counter() - t0, time.process_time() - c0)")
 
 
 def child_env(pyc_dir):
@@ -39,9 +40,11 @@ def child_env(pyc_dir):
 
 
 def time_statement(statement, env):
+    """(wall, CPU) seconds of `statement` in a fresh interpreter."""
     out = subprocess.run([sys.executable, "-c", CHILD.format(statement)], env=env, check=True,
                          capture_output=True, text=True).stdout
-    return float(out.split()[-1])
+    wall, cpu = out.split()[-2:]
+    return float(wall), float(cpu)
 
 
 def measure(repeat, use_pyc):
@@ -53,8 +56,11 @@ def measure(repeat, use_pyc):
         for _ in range(repeat):
             for key, statement in STATEMENTS.items():
                 times[key].append(time_statement(statement, env))
-    result = {key: statistics.median(ts) for key, ts in times.items()}
+    result = {key: statistics.median(wall for wall, _ in ts) for key, ts in times.items()}
     result["ratio"] = result["paddle_fn_s"] / result["numpy_s"]
+    # CPU time is less inflated than wall time when other processes share the cores
+    result["cpu_s"] = {key: statistics.median(cpu for _, cpu in ts) for key, ts in times.items()}
+    result["cpu_ratio"] = result["cpu_s"]["paddle_fn_s"] / result["cpu_s"]["numpy_s"]
     return result
 
 
@@ -66,9 +72,10 @@ def main():
     args = parser.parse_args()
     result = measure(args.repeat, use_pyc=not args.no_pyc)
     print(f"medians of {args.repeat} interleaved runs, {'no bytecode cache' if args.no_pyc else 'bytecode cached'}")
+    print(f"  {'':<50} {'wall':>8}    {'CPU':>8}")
     for key, statement in STATEMENTS.items():
-        print(f"  {statement:<50} {result[key] * 1e3:8.1f} ms")
-    print(f"  paddle_fn / numpy: {result['ratio']:.2f}x")
+        print(f"  {statement:<50} {result[key] * 1e3:8.1f} ms {result['cpu_s'][key] * 1e3:8.1f} ms")
+    print(f"  paddle_fn / numpy: {result['ratio']:.2f}x wall, {result['cpu_ratio']:.2f}x CPU")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)

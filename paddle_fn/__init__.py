@@ -21,13 +21,8 @@ from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
 from paddle_fn.core.config import config, default_matmul_precision, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from paddle_fn.transforms import (  # noqa: F401
-    grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, make_ir, value_and_grad, vjp, vmap)
-from paddle_fn.transforms import (  # noqa: F401
-    all_gather, all_to_all, axis_index, pmap, pmax, pmean, pmin, ppermute, psum, psum_scatter)
-from paddle_fn.transforms.devices import (  # noqa: F401
-    CPUPlace, CUDAPlace, device_put, devices, get_device, is_compiled_with_cuda, is_compiled_with_rocm,
-    is_compiled_with_xpu, set_device)
+from paddle_fn.prims.collectives import (  # noqa: F401
+    all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter)
 
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
@@ -37,11 +32,36 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
 _tensor_api.methods.install()
 __version__ = "0.1.0"
 
-# Paddle's other namespaces, and the names the root takes from them, load on first use (PEP 562), so that
-# `import paddle_fn` costs the core only (issue 12: at most 2.5x `import numpy`); vision pulls in PIL, distributed
-# sockets and subprocesses, jit the dy2static translator. name -> "module" or "module:attribute". tests/test_layering.py
-# reads this table as the root's imports; tests/test_import_time.py checks that none of it loads with the root.
+# The transforms, Paddle's other namespaces and the names the root takes from them load on first use (PEP 562), so
+# that `import paddle_fn` costs what eager code needs only (issue 12: at most 2.5x `import numpy`); vision pulls in
+# PIL, distributed sockets and subprocesses, jit the dy2static translator. name -> "module" or "module:attribute".
+# tests/test_layering.py reads this table as the root's imports; tests/test_import_time.py checks that none of it
+# loads with the root.
 _LAZY = {
+    # the transforms: jit and pmap bring the runtime (the IREE compiler driver, the disk cache)
+    "transforms": "paddle_fn.transforms",
+    "grad": "paddle_fn.transforms:grad",
+    "hessian": "paddle_fn.transforms:hessian",
+    "jacfwd": "paddle_fn.transforms:jacfwd",
+    "jacobian": "paddle_fn.transforms:jacobian",
+    "jacrev": "paddle_fn.transforms:jacrev",
+    "jvp": "paddle_fn.transforms:jvp",
+    "linearize": "paddle_fn.transforms:linearize",
+    "make_ir": "paddle_fn.transforms:make_ir",
+    "pmap": "paddle_fn.transforms:pmap",
+    "value_and_grad": "paddle_fn.transforms:value_and_grad",
+    "vjp": "paddle_fn.transforms:vjp",
+    "vmap": "paddle_fn.transforms:vmap",
+    "CPUPlace": "paddle_fn.transforms.devices:CPUPlace",
+    "CUDAPlace": "paddle_fn.transforms.devices:CUDAPlace",
+    "device_put": "paddle_fn.transforms.devices:device_put",
+    "devices": "paddle_fn.transforms.devices:devices",
+    "get_device": "paddle_fn.transforms.devices:get_device",
+    "is_compiled_with_cuda": "paddle_fn.transforms.devices:is_compiled_with_cuda",
+    "is_compiled_with_rocm": "paddle_fn.transforms.devices:is_compiled_with_rocm",
+    "is_compiled_with_xpu": "paddle_fn.transforms.devices:is_compiled_with_xpu",
+    "set_device": "paddle_fn.transforms.devices:set_device",
+    # Paddle's namespaces
     "amp": "paddle_fn.amp",
     "autograd": "paddle_fn.autograd",  # paddle.autograd; paddle.incubate.autograd
     "base": "paddle_fn.base",  # paddle.base.framework.Variable
@@ -81,6 +101,7 @@ _LAZY = {
 
 
 def __getattr__(name):
+    """Import the target of `name` in `_LAZY` on its first lookup, and bind it here for the next ones."""
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'paddle_fn' has no attribute {name!r}")
@@ -88,9 +109,10 @@ def __getattr__(name):
     value = _importlib.import_module(module)
     if attribute:
         value = getattr(value, attribute)
-    globals()[name] = value  # later lookups are plain attribute reads
+    globals()[name] = value
     return value
 
 
 def __dir__():
+    """The bound names and those of `_LAZY`, which tab completion offers before they are loaded."""
     return sorted(set(globals()) | set(_LAZY))

@@ -13,11 +13,8 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import threading
-
-logger = logging.getLogger("paddle_fn")
 
 
 def _env_flag(name: str, default: bool) -> bool:
@@ -185,6 +182,9 @@ def flag(name: str):
 
 def log(message: str) -> None:
     """Emit a paddle_fn diagnostic (compilations, cache misses) on the 'paddle_fn' logger, shown by default."""
+    import logging  # only diagnostics need it: not loaded by `import paddle_fn`, which stays cheap (issue 12)
+
+    logger = logging.getLogger("paddle_fn")
     if not logger.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("paddle_fn: %(message)s"))
