@@ -58,7 +58,8 @@ def measure(repeat, use_pyc):
                 times[key].append(time_statement(statement, env))
     result = {key: statistics.median(wall for wall, _ in ts) for key, ts in times.items()}
     result["ratio"] = result["paddle_fn_s"] / result["numpy_s"]
-    # CPU time is less inflated than wall time when other processes share the cores
+    # CPU time, of every thread (numpy's BLAS threads starting included), is less inflated than wall time when other
+    # processes share the cores; on a quiet host the wall time is the number to compare
     result["cpu_s"] = {key: statistics.median(cpu for _, cpu in ts) for key, ts in times.items()}
     result["cpu_ratio"] = result["cpu_s"]["paddle_fn_s"] / result["cpu_s"]["numpy_s"]
     return result
