@@ -295,6 +295,7 @@ def test_cross_compile_for_cuda_without_a_gpu(cpu):
 
 def test_flags_per_target_and_overrides():
     assert runtime.STANDARD_FLAGS == ("--iree-llvmcpu-target-cpu=host", "--iree-dispatch-creation-data-tiling",
+                                      "--iree-llvmcpu-matmul-tile-bytes=2097152",
                                       "--iree-input-demote-f64-to-f32=false")
     assert not any("opt-level" in flag for flag in runtime.STANDARD_FLAGS)
     cuda = compiler.resolve_flags("cuda", ("--iree-cuda-target=sm_86",))
