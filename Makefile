@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml setup.py $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip -c $(CONSTRAINTS)
 	$(PY) -m pip install --quiet -e '.[test,docs,distributed]' -c $(CONSTRAINTS)
+	# bytecode now, as a non-editable pip install writes it: imports stay fast where PYTHONDONTWRITEBYTECODE is set
+	$(PY) -m compileall -q paddle_fn transforms lowering runtime nn_compat
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -86,7 +86,15 @@ class Config:
 
 
 config = Config()
-_scoped = threading.local()
+
+
+class _ScopedPrecision(threading.local):
+    """The innermost `default_matmul_precision` of this thread; a class default, so that reading it when none is
+    set (every jit call does) is a plain attribute read rather than a failed lookup."""
+    precision = None
+
+
+_scoped = _ScopedPrecision()
 
 
 @contextlib.contextmanager
@@ -106,7 +114,7 @@ def default_matmul_precision(precision):
         2.0039082
     """
     precision = canonical_precision(precision)
-    before = getattr(_scoped, "precision", None)
+    before = _scoped.precision
     _scoped.precision = precision
     try:
         yield
@@ -117,7 +125,7 @@ def default_matmul_precision(precision):
 def matmul_precision_now() -> str:
     """The precision a compilation starting now uses: the innermost `default_matmul_precision`, else the global
     setting (``config.matmul_precision``)."""
-    scoped = getattr(_scoped, "precision", None)
+    scoped = _scoped.precision
     return config.matmul_precision if scoped is None else scoped
 
 
