@@ -25,13 +25,9 @@ SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
 
 # Always used for llvm-cpu. Never add --iree-opt-level=O2/O3: IREE 3.13 fails to compile real programs with them
 # (iree-org/iree#21828). Without the f64 flag IREE silently demotes float64 signatures to float32.
-# The matmul tile flag sizes each thread's share of a data-tiled product (default 256 KiB): 2 MiB tiles reuse each
-# packed panel across more of the output, 2048^2 float32 went from 66 to 90 GFLOP/s on a 2-core AVX2 host
-# (benchmarks/README.md), with 1024^2 and the MLP step unchanged.
 STANDARD_FLAGS = (
     "--iree-llvmcpu-target-cpu=host",
     DATA_TILING_FLAG,
-    "--iree-llvmcpu-matmul-tile-bytes=2097152",
     "--iree-input-demote-f64-to-f32=false",
 )
 
@@ -44,6 +40,18 @@ _TARGET_FLAGS = {
     "metal-spirv": ("--iree-input-demote-f64-to-f32=false",),
 }
 TARGETS = tuple(_TARGET_FLAGS)
+
+# For programs of at least LARGE_WORK element operations (core.ir.work_estimate; 2^28 is a 645^3 product) on the
+# CPU: each thread's share of a data-tiled product is sized 2 MiB instead of 256 KiB, reusing each packed panel
+# across more of the output. 2048^2 float32 went from 66 to 90 GFLOP/s on a 2-core AVX2 host, 1024^2 and the MLP
+# step were unchanged; small programs are left alone, where the larger tiles cost 0.5-1.4 s more compile time.
+LARGE_WORK = 1 << 28
+LARGE_PROGRAM_FLAGS = ("--iree-llvmcpu-matmul-tile-bytes=2097152",)
+
+
+def flags_for_work(target: str, work: float) -> tuple:
+    """The extra flags a program of about `work` element operations compiles with for `target`."""
+    return LARGE_PROGRAM_FLAGS if target == "llvm-cpu" and work >= LARGE_WORK else ()
 
 
 class CompileError(RuntimeError):

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from paddle_fn.runtime._iree import rt
-from paddle_fn.runtime.compiler import compile_stablehlo
+from paddle_fn.runtime.compiler import compile_stablehlo, flags_for_work
 from paddle_fn.runtime.device import DeviceArray, Device, TARGET_OF_PLATFORM, default_device, input_for
 from paddle_fn.runtime.device import inline_cpu_device, vm_instance
 
@@ -155,7 +155,8 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
             how = "shared with an identical program already loaded"
         else:
             started = time.perf_counter()
-            artifact = compile_stablehlo(text, target=device.target, use_disk_cache=use_disk_cache, log=log)
+            artifact = compile_stablehlo(text, target=device.target, extra_flags=flags_for_work(device.target, work),
+                                         use_disk_cache=use_disk_cache, log=log)
             exe = load_executable(artifact, device)
             _shared[key] = exe
             origin = "loaded from the disk cache" if artifact.from_cache else \

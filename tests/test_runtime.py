@@ -3,6 +3,7 @@
 Real compiles cost 0.3-0.8 s each, so one multi-function module compiled once serves the numerics tests, and the
 cache tests replace the compiler with one that hands back those bytes.
 """
+import math
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import paddle_fn as pf
 import paddle_fn.runtime as runtime
 from paddle_fn.runtime import compiler, device as device_module, disk_cache, executable as executable_module
 
@@ -293,10 +295,26 @@ def test_cross_compile_for_cuda_without_a_gpu(cpu):
         runtime.load_executable(artifact, cpu)
 
 
+def test_large_programs_compile_with_larger_matmul_tiles(monkeypatch):
+    seen = []
+    real = executable_module.compile_stablehlo
+
+    def recording(text, **kwargs):
+        seen.append(kwargs["extra_flags"])
+        return real(text, **kwargs)
+    monkeypatch.setattr(executable_module, "compile_stablehlo", recording)
+    for n in (8, 700):  # 700^3 multiply-adds is above LARGE_WORK
+        a = pf.ones([n, n])
+        pf.jit(lambda a: pf.matmul(a, a) + 1.0)(a)
+    assert seen == [(), compiler.LARGE_PROGRAM_FLAGS]
+
+
 def test_flags_per_target_and_overrides():
     assert runtime.STANDARD_FLAGS == ("--iree-llvmcpu-target-cpu=host", "--iree-dispatch-creation-data-tiling",
-                                      "--iree-llvmcpu-matmul-tile-bytes=2097152",
                                       "--iree-input-demote-f64-to-f32=false")
+    assert compiler.flags_for_work("llvm-cpu", compiler.LARGE_WORK) == compiler.LARGE_PROGRAM_FLAGS
+    assert compiler.flags_for_work("llvm-cpu", compiler.LARGE_WORK - 1) == ()
+    assert compiler.flags_for_work("cuda", math.inf) == ()
     assert not any("opt-level" in flag for flag in runtime.STANDARD_FLAGS)
     cuda = compiler.resolve_flags("cuda", ("--iree-cuda-target=sm_86",))
     assert "--iree-cuda-target=sm_86" in cuda and "--iree-cuda-target=sm_80" not in cuda
