@@ -115,3 +115,33 @@ def test_broadcast_shapes_takes_lists_and_tuples():
     assert broadcast_shapes("add", [2, 1], (3,)) == (2, 3)
     with pytest.raises(Exception, match="Broadcast dimension mismatch"):
         broadcast_shapes("add", (2,), [3])
+
+
+def test_eager_binary_op_results_are_read_only_and_keep_the_operands_aval():
+    x, y = paddle.to_tensor(np.arange(8, dtype=np.float32)), paddle.ones([8])
+    z = x + y
+    np.testing.assert_array_equal(z.numpy(), np.arange(8, dtype=np.float32) + 1)
+    assert not z.numpy().flags.writeable
+    assert z.aval is x.aval  # shared, so the next op's same-(shape, dtype) check is one identity test
+    assert z.stop_gradient
+
+
+def test_eager_op_records_on_the_tape_only_when_a_gradient_is_needed():
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    c = paddle.to_tensor([3.0, 4.0])
+    assert (c + c).stop_gradient
+    with paddle.no_grad():
+        assert (w + c).stop_gradient
+    (c + w).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0])
+
+
+def test_eager_op_on_a_handle_rebound_to_a_traced_value_is_traced():
+    # the handle still holds its old concrete array; the op must see the traced value it forwards to
+    buf = paddle.to_tensor([1.0, 1.0])
+
+    def f(x):
+        buf._rebind(x * 2.0)
+        return (buf + paddle.to_tensor([0.5, 0.5])).sum()
+
+    np.testing.assert_allclose(paddle.grad(f)(paddle.to_tensor([1.0, 2.0])).numpy(), [2.0, 2.0])

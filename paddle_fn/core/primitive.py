@@ -5,6 +5,7 @@ field is required: a missing rule is an error when the module is imported, never
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, Callable
 
@@ -76,12 +77,11 @@ class Primitive:
         if self.name in _REGISTRY:
             raise ValueError(f"primitive {self.name!r} is defined twice")
         _REGISTRY[self.name] = self
+        # `prim.bind(*args, **params)` is `bind(prim, *args, **params)`; a partial saves eager ops a Python frame
+        object.__setattr__(self, "bind", functools.partial(bind, self))
 
     def __repr__(self):
         return self.name
-
-    def bind(self, *args, **params):
-        return bind(self, *args, **params)
 
     def abstract_eval_list(self, avals, params):
         out = self.shape_rule(*avals, **params)

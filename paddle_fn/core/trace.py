@@ -454,24 +454,38 @@ class EvalTrace(Trace):
         return eval_primitive(prim, tracers, params)
 
 
-def eval_primitive(prim, args, params) -> list:
+def eval_primitive(prim, args, params) -> list | None:
     """Run `prim` on concrete values (Tensors, numpy arrays or Python scalars) and record it on the eager tape
-    when an input needs a gradient."""
+    when an input needs a gradient. Returns None, running nothing, when an argument is traced or is a handle
+    rebound to a traced value: `bind` then hands the primitive to the trace stack. One pass over the arguments both
+    checks and gathers them, because on small arrays that loop costs as much as the numpy kernel."""
     needs_grad = False
     if prim.eager_call is not None:
+        for x in args:
+            if isinstance(x, Tensor) and (x._alias is not None or isinstance(x, Tracer)):
+                return None
         outs = prim.eager_call(*[x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in args], **params)
         needs_grad = any(isinstance(x, Tensor) and not x.stop_gradient for x in args)
     else:
         values, avals = [], []
         for x in args:
             if isinstance(x, Tensor):
-                values.append(x.concrete_value() if x._value is None else x._value)
-                avals.append(x.aval if x._aval is None else x._aval)
-                needs_grad = needs_grad or not x.stop_gradient
+                if x._alias is not None:
+                    return None
+                v = x._value
+                if v is None:
+                    if isinstance(x, Tracer):
+                        return None
+                    v = x.concrete_value()
+                values.append(v)
+                a = x._aval
+                avals.append(x.aval if a is None else a)
+                if not x.stop_gradient:
+                    needs_grad = True
             else:
                 values.append(np.asarray(x))
                 avals.append(get_aval(x))
-        key = _memo_key(prim, avals, params)
+        key = (prim, *avals) if not params else _memo_key(prim, avals, params)
         try:
             out_avals = None if key is None else _OUT_AVALS.get(key)
         except TypeError:  # a tuple param holding something unhashable (an array)
@@ -503,10 +517,8 @@ _DATA_PARAM_TYPES = {int, float, bool, str, type(None), tuple, dtypes.DType}
 
 
 def _memo_key(prim, avals, params):
-    """The `_OUT_AVALS` key: the primitive, the avals, and the params with their types (1, 1.0 and True are equal
-    otherwise); None when a param is not plain data."""
-    if not params:  # most elementwise primitives
-        return (prim, *avals)
+    """The `_OUT_AVALS` key of a primitive with params (without, it is ``(prim, *avals)``): the primitive, the avals,
+    and the params with their types (1, 1.0 and True are equal otherwise); None when a param is not plain data."""
     types = tuple(map(type, params.values()))
     if not _DATA_PARAM_TYPES.issuperset(types):
         for t in types:
@@ -526,7 +538,7 @@ def _result(x, aval) -> Tensor:
         a = a.astype(dt)
     if a.shape != aval.shape:
         raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
-    a.setflags(write=False)
+    a.setflags(False)  # positional: numpy's keyword parsing would double the cost of this call
     t = Tensor.__new__(Tensor)
     t._value, t._device_array, t._aval, t._alias = a, None, aval, None
     t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
@@ -628,11 +640,8 @@ def full_lower(x):
 def bind(prim, *args, **params):
     if _state.dynamic[-1].level == 0:
         # eager, unless an argument is traced: evaluate directly, without the trace-stack machinery
-        for a in args:
-            if isinstance(a, Tensor) and (a._alias is not None or isinstance(a, Tracer)):
-                break
-        else:
-            outs = eval_primitive(prim, args, params)
+        outs = eval_primitive(prim, args, params)
+        if outs is not None:
             return outs if prim.multiple_results else outs[0]
     args = [a.resolve() if isinstance(a, Tensor) and a._alias is not None else a for a in args]
     trace = find_top_trace(args)

@@ -100,7 +100,7 @@ def _add_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=lambda x, y: np.add(x, y),
+add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=np.add,
                   jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.add"))
 
 
@@ -112,7 +112,7 @@ def _sub_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-sub_p = Primitive("sub", shape_rule=_binop_shape("sub", "fiu", "a numeric"), impl=lambda x, y: np.subtract(x, y),
+sub_p = Primitive("sub", shape_rule=_binop_shape("sub", "fiu", "a numeric"), impl=np.subtract,
                   jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.subtract"))
 
 

@@ -114,6 +114,8 @@ def binary_operands(op: str, x, y):
     """Promote and broadcast the operands of a binary op to one dtype and one shape; returns two Tensors."""
     if isinstance(x, Tensor) and isinstance(y, Tensor):
         ax, ay = x.aval, y.aval
+        if ax is ay:  # avals are shared per (shape, dtype), so this is the commonest case, checked in one step
+            return x, y
         if ax.dtype == ay.dtype:  # the common case, without promotion: only broadcasting is left to check
             if ax.shape == ay.shape:
                 return x, y
