@@ -11,6 +11,7 @@ kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cp
 from __future__ import annotations
 
 import atexit
+import ctypes
 import functools
 import gc
 import logging
@@ -30,12 +31,17 @@ def _keep_iree_objects_at_exit():
     (and its HalDevice) can be freed before buffer views or VM contexts still living on it, and their destructors
     then crash (SIGSEGV at exit after compiled training steps). Registered first, this runs after every other exit
     hook and freezes the surviving objects out of that collection: they are freed by reference count (arrays
-    before their device) or not at all; the bindings' leak report about the latter is switched off. A process that
-    never created an IREE object has nothing to protect, and must not load IREE (imported lazily) just to exit."""
+    before their device) or not at all; the bindings' leak report about the latter is switched off. Module
+    teardown then clears module globals in an order of its own: a script's global array, read back through a
+    mapping of a device buffer, can be freed after this module dropped the devices, so the devices and the VM
+    instance get one reference that is never released. A process that never created an IREE object has nothing
+    to protect, and must not load IREE (imported lazily) just to exit."""
     if _instance is None and not _hal_device_created:
         return
     rt._binding.disable_leak_checker()
     gc.freeze()
+    for kept in (_devices_by_platform, _inline_siblings, _instance):
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(kept))
 
 
 atexit.register(_keep_iree_objects_at_exit)

@@ -172,6 +172,38 @@ def test_device_put_before_any_program_is_loaded(compiled):
     assert done.stdout.strip() == "12.0"
 
 
+EXIT_SCRIPT = """
+import numpy as np
+import paddle_fn as pf
+rng = np.random.default_rng(0)
+params = [{"W": (rng.normal(size=(256, 512)) * 0.05).astype(np.float32), "b": np.zeros(512, np.float32)},
+          {"W": (rng.normal(size=(512, 10)) * 0.05).astype(np.float32), "b": np.zeros(10, np.float32)}]
+x = pf.to_tensor(rng.normal(size=(64, 256)).astype(np.float32))
+y = pf.to_tensor(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 64)])
+
+def loss(params, x, y):
+    h = pf.relu(pf.matmul(x, params[0]["W"]) + params[0]["b"])
+    return -pf.mean(pf.sum(y * pf.log_softmax(pf.matmul(h, params[1]["W"]) + params[1]["b"], axis=-1), axis=-1))
+
+@pf.jit
+def step(params, x, y):
+    value, grads = pf.value_and_grad(loss)(params, x, y)
+    return pf.tree_map(lambda p, g: p - 0.01 * g, params, grads), value
+
+params, value = step(pf.device_put(pf.tree_map(pf.to_tensor, params)), x, y)
+print(float(value), np.median([1.0]))
+"""
+
+
+def test_a_script_exits_cleanly_with_device_results_in_its_globals(compiled):
+    """Module teardown at exit frees a script's globals in an order of its own; results read back through a
+    mapping of a device buffer must not outlive their device there (this script crashed with SIGSEGV at exit)."""
+    env = dict(os.environ, PADDLE_FN_CACHE_DIR=compiled[1])
+    done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert float(done.stdout.split()[0]) > 0
+
+
 def test_to_numpy_is_read_only_and_outlives_the_device_array(compiled):
     (out,) = load(compiled, "add_f64")(np.ones(3), np.ones(3))
     host = out.to_numpy()
