@@ -81,7 +81,7 @@ def _compile_and_run(cases):
     module = "module @paddle_fn_rows {\n  " + "\n  ".join(funcs) + "\n}\n"
     # the reduced form CI runs: IREE's -O0 pipeline (about 60% of the compile time of all ~200 rows);
     # PADDLE_FN_HEAVY=1 compiles them with the flags jit uses
-    reduced = [] if os.environ.get("PADDLE_FN_HEAVY") else ["--iree-opt-level=O0"]
+    reduced = [] if os.environ.get("PADDLE_FN_HEAVY") else ["--iree-opt-level=O0", "--mlir-disable-threading"]
     vmfb = ic.compile_str(module, target_backends=["llvm-cpu"], input_type="stablehlo",
                           extra_args=["--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false"]
                           + reduced)
@@ -156,12 +156,12 @@ def test_products_with_identity_and_diagonal_matrices_fold(name, fun, shapes):
     assert _products(prog) == 1
     simple = simplify(prog)
     assert _products(simple) == 0, name
-    want = fun(a, v).numpy()
-    np.testing.assert_array_equal(eval_program(simple, [], [a, v])[0].numpy(), want)
-    np.testing.assert_array_equal(pf.jit(fun)(a, v).numpy(), want)
+    # the simplified program computes what the function does; that it compiles is the Jacobian test's part
+    np.testing.assert_array_equal(eval_program(simple, [], [a, v])[0].numpy(), fun(a, v).numpy())
 
 
 def test_products_that_only_look_diagonal_stay():
+    from paddle_fn.core.staging import eval_program
     from paddle_fn.lowering.simplify import simplify
     a = paddle_fn_tensor((3, 4))
     kept = {
@@ -173,9 +173,11 @@ def test_products_that_only_look_diagonal_stay():
         "batched identity": lambda a: pf.matmul(pf.stack([a, a]), pf.stack([pf.eye(4), pf.eye(4)])),
     }
     for name, fun in kept.items():
-        prog = pf.make_ir(fun)(a).program
-        assert _products(simplify(prog)) == _products(prog) >= 1, name
-        np.testing.assert_allclose(pf.jit(fun)(a).numpy(), fun(a).numpy(), rtol=1e-6, err_msg=name)
+        ir = pf.make_ir(fun)(a)
+        simple = simplify(ir.program)
+        assert _products(simple) == _products(ir.program) >= 1, name
+        np.testing.assert_allclose(eval_program(simple, list(ir.consts), [a])[0].numpy(), fun(a).numpy(),
+                                   rtol=1e-6, err_msg=name)
 
 
 @pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian"])
