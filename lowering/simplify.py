@@ -127,6 +127,10 @@ def fold_constants(prog: Program) -> Program:
     return dce_program(Program(prog.in_vars, tuple(eqns), outs))
 
 
+def _big_axes(shape) -> list:
+    return [d for d, n in enumerate(shape) if n > 1]
+
+
 def _diagonal_matrices(prog: Program) -> dict:
     """{var: (axes, diagonal)} for the vars holding a diagonal matrix along two axes of equal size n > 1, every
     other axis of size 1: the identity (`eq` of two iotas along different axes; diagonal None), converted,
@@ -140,7 +144,7 @@ def _diagonal_matrices(prog: Program) -> dict:
             iotas[out] = eqn.params["dimension"]
         elif name == "eq" and all(isinstance(v, Var) and v in iotas for v in eqn.inputs):
             dims = [iotas[v] for v in eqn.inputs]
-            big = [d for d, n in enumerate(out.aval.shape) if n > 1]
+            big = _big_axes(out.aval.shape)
             if sorted(dims) == big and len(big) == 2 and out.aval.shape[big[0]] == out.aval.shape[big[1]]:
                 diagonals[out] = (tuple(dims), None)
         elif name == "broadcast_in_dim" and x is not None and x.aval.ndim == 1:
@@ -159,8 +163,7 @@ def _diagonal_matrices(prog: Program) -> dict:
             perm = eqn.params["permutation"]
             diagonals[out] = (tuple(perm.index(a) for a in diagonals[x][0]), diagonals[x][1])
         elif name == "reshape":
-            big_in = [d for d, n in enumerate(x.aval.shape) if n > 1]
-            big_out = [d for d, n in enumerate(out.aval.shape) if n > 1]
+            big_in, big_out = _big_axes(x.aval.shape), _big_axes(out.aval.shape)
             if [x.aval.shape[d] for d in big_in] == [out.aval.shape[d] for d in big_out]:
                 diagonals[out] = (tuple(big_out[big_in.index(a)] for a in diagonals[x][0]), diagonals[x][1])
     return diagonals
@@ -169,7 +172,7 @@ def _diagonal_matrices(prog: Program) -> dict:
 def _literal_diagonal(v: Literal):
     """(axes, diagonal) when the literal is a diagonal matrix as `_diagonal_matrices` describes (diagonal None for
     the identity), else None: small identities are literals by the time this runs (`fold_constants`)."""
-    big = [d for d, n in enumerate(v.aval.shape) if n > 1]
+    big = _big_axes(v.aval.shape)
     if len(big) != 2 or v.aval.shape[big[0]] != v.aval.shape[big[1]]:
         return None
     n = v.aval.shape[big[0]]

@@ -250,13 +250,18 @@ def _forget_devices():
 
 # ---- dtypes ----------------------------------------------------------------------------------------------------
 
-_ELEMENT_TYPE_NAME_OF_DTYPE = {
-    np.dtype(np.bool_): "BOOL_8", np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16",
-    np.dtype(np.int32): "SINT_32", np.dtype(np.int64): "SINT_64", np.dtype(np.uint8): "UINT_8",
-    np.dtype(np.uint16): "UINT_16", np.dtype(np.uint32): "UINT_32", np.dtype(np.uint64): "UINT_64",
-    np.dtype(np.float16): "FLOAT_16", np.dtype(ml_dtypes.bfloat16): "BFLOAT_16", np.dtype(np.float32): "FLOAT_32",
-    np.dtype(np.float64): "FLOAT_64", np.dtype(np.complex64): "COMPLEX_64", np.dtype(np.complex128): "COMPLEX_128",
+# numpy dtype -> (IREE's HAL element type name, the element type an IREE function declaration writes)
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): ("BOOL_8", "i1"), np.dtype(np.int8): ("SINT_8", "i8"),
+    np.dtype(np.int16): ("SINT_16", "i16"), np.dtype(np.int32): ("SINT_32", "i32"),
+    np.dtype(np.int64): ("SINT_64", "i64"), np.dtype(np.uint8): ("UINT_8", "ui8"),
+    np.dtype(np.uint16): ("UINT_16", "ui16"), np.dtype(np.uint32): ("UINT_32", "ui32"),
+    np.dtype(np.uint64): ("UINT_64", "ui64"), np.dtype(np.float16): ("FLOAT_16", "f16"),
+    np.dtype(ml_dtypes.bfloat16): ("BFLOAT_16", "bf16"), np.dtype(np.float32): ("FLOAT_32", "f32"),
+    np.dtype(np.float64): ("FLOAT_64", "f64"), np.dtype(np.complex64): ("COMPLEX_64", "complex<f32>"),
+    np.dtype(np.complex128): ("COMPLEX_128", "complex<f64>"),
 }
+DTYPE_OF_DECLARED_ELEMENT = {declared: dtype for dtype, (_, declared) in _ELEMENT_TYPES.items()}
 # IREE reports signless integers for results whose sign it dropped; StableHLO's signless integers are signed.
 _DTYPE_OF_SIGNLESS = {"INT_8": np.dtype(np.int8), "INT_16": np.dtype(np.int16), "INT_32": np.dtype(np.int32),
                       "INT_64": np.dtype(np.int64)}
@@ -265,7 +270,7 @@ _DTYPE_OF_SIGNLESS = {"INT_8": np.dtype(np.int8), "INT_16": np.dtype(np.int16), 
 @functools.cache
 def _element_types() -> tuple:
     """(dtype -> IREE element type, element type -> dtype), built on first use (IREE's enums load lazily)."""
-    of_dtype = {dtype: getattr(rt.HalElementType, name) for dtype, name in _ELEMENT_TYPE_NAME_OF_DTYPE.items()}
+    of_dtype = {dtype: getattr(rt.HalElementType, name) for dtype, (name, _) in _ELEMENT_TYPES.items()}
     of_element = {int(element_type): dtype for dtype, element_type in of_dtype.items()}
     of_element.update({int(getattr(rt.HalElementType, name)): dtype for name, dtype in _DTYPE_OF_SIGNLESS.items()})
     return of_dtype, of_element
@@ -275,7 +280,7 @@ def element_type_of(dtype: np.dtype):
     try:
         return _element_types()[0][dtype]
     except KeyError:
-        supported = ", ".join(sorted(str(d) for d in _ELEMENT_TYPE_NAME_OF_DTYPE))
+        supported = ", ".join(sorted(str(d) for d in _ELEMENT_TYPES))
         raise TypeError(f"dtype {dtype} cannot be placed on a device; supported dtypes: {supported}") from None
 
 

@@ -16,33 +16,25 @@ import time
 import weakref
 from typing import Callable, Optional
 
-import ml_dtypes
 import numpy as np
 
 from paddle_fn.runtime._iree import rt
 from paddle_fn.runtime.compiler import compile_stablehlo, flags_for_work
-from paddle_fn.runtime.device import DeviceArray, Device, TARGET_OF_PLATFORM, default_device, input_for
-from paddle_fn.runtime.device import inline_cpu_device, vm_instance
+from paddle_fn.runtime.device import DTYPE_OF_DECLARED_ELEMENT, DeviceArray, Device, TARGET_OF_PLATFORM
+from paddle_fn.runtime.device import default_device, inline_cpu_device, input_for, vm_instance
 
 _INPUT = re.compile(r"%input\d+\b")
 _OUTPUT = re.compile(r"%output\d+\b(?:: tensor<((?:[^<>]|<[^<>]*>)*)>)?")
 _STATIC_TENSOR = re.compile(r"((?:\d+x)*)(.+)")
-_DTYPE_OF_ELEMENT = {
-    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64), "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64), "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-    "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
-}
 
 
 def _result_types(signature: str) -> list:
     """(index, shape, dtype) of each result in an IREE function declaration; shape and dtype are None for one that
-    is not a tensor of static shape and an element type listed here (its buffer view is asked instead)."""
+    is not a tensor of static shape and an element type a device holds (its buffer view is asked instead)."""
     types = []
     for index, tensor in enumerate(_OUTPUT.findall(signature)):
         dims, element = _STATIC_TENSOR.fullmatch(tensor).groups() if tensor else ("", None)
-        dtype = _DTYPE_OF_ELEMENT.get(element)
+        dtype = DTYPE_OF_DECLARED_ELEMENT.get(element)
         types.append((index, None, None) if dtype is None else
                      (index, tuple(int(d) for d in dims.split("x")[:-1]), dtype))
     return types

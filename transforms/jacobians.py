@@ -4,13 +4,11 @@ from __future__ import annotations
 import functools
 
 
-from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import instantiate, jvp_flat, linearize_flat, Zero
 from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
-from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.transforms._args import as_leaf, normalize_argnums
 from paddle_fn.transforms.autodiff import _split_aux
@@ -18,13 +16,11 @@ from paddle_fn.transforms.autodiff import _split_aux
 
 def _std_basis(avals):
     """An identity matrix split into one (N, *shape) block per leaf, N the total size of the leaves. It is built
-    from iotas, not as a constant, so that under jit the lowering sees an identity and folds the products with it
+    from iotas (`eye`), not as a constant, so that under jit the lowering sees an identity and folds the products with it
     (lowering/simplify.py): a Jacobian of ``A @ x`` then costs no n^3 product."""
     sizes = [a.size for a in avals]
     n = sum(sizes)
-    on_diagonal = ew.eq(st.iota(dtype=dtypes.int32, shape=(n, n), dimension=0),
-                        st.iota(dtype=dtypes.int32, shape=(n, n), dimension=1))
-    eye = ew.convert_element_type(on_diagonal, new_dtype=avals[0].dtype)
+    eye = st.eye(n, n, dtype=avals[0].dtype)
     blocks, start = [], 0
     for a, s in zip(avals, sizes):
         block = eye if s == n else st.slice(eye, start_indices=(0, start), limit_indices=(n, start + s))

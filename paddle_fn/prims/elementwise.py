@@ -129,8 +129,11 @@ def bilinear_jvp(product):
     @symbolic_zeros
     def jvp(primals, tangents, **params):
         (x, y), (tx, ty) = primals, tangents
-        terms = [product(t, other, **params) if i == 0 else product(other, t, **params)
-                 for i, (t, other) in enumerate(((tx, y), (ty, x))) if not isinstance(t, Zero)]
+        terms = []
+        if not isinstance(tx, Zero):
+            terms.append(product(tx, y, **params))
+        if not isinstance(ty, Zero):
+            terms.append(product(x, ty, **params))
         tangent = terms[0] if len(terms) == 1 else add(*terms)
         return product(x, y, **params), tangent
     return jvp

@@ -18,7 +18,7 @@ from paddle_fn.lowering.emitter import i64_array
 from paddle_fn.prims._rules import check_dims, fmt, normalize_axis, scalar_like, shift_dims
 from paddle_fn.prims.base import (  # noqa: F401 - re-exported as part of the shape family
     broadcast_in_dim, broadcast_in_dim_p, full, full_like, reduce_sum, reshape, reshape_p, transpose, transpose_p)
-from paddle_fn.prims.elementwise import select, sub
+from paddle_fn.prims.elementwise import convert_element_type, eq, select, sub
 
 
 # ---------------------------------------------------------------------------------------------- squeeze
@@ -331,4 +331,12 @@ def iota(*, dtype, shape: tuple, dimension: int):
     shape = tuple(int(s) for s in shape)
     return iota_p.bind(dtype=dtypes.as_dtype(dtype), shape=shape,
                        dimension=normalize_axis("iota", int(dimension), len(shape)))
+
+
+def eye(rows: int, cols: int, *, dtype):
+    """Ones on the diagonal, zeros elsewhere: row iota == column iota, the form lowering/simplify.py recognises as
+    an identity (a product with it is folded into a relayout of the other operand)."""
+    on_diagonal = eq(iota(dtype=dtypes.int32, shape=(rows, cols), dimension=0),
+                     iota(dtype=dtypes.int32, shape=(rows, cols), dimension=1))
+    return convert_element_type(on_diagonal, new_dtype=dtype)
 

@@ -254,10 +254,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     """
     rows = int(_concrete_number("eye", num_rows, "num_rows"))
     cols = rows if num_columns is None else int(_concrete_number("eye", num_columns, "num_columns"))
-    dtype = _float_or(dtype)
-    on_diag = ew.eq(st.iota(dtype=dtypes.int32, shape=(rows, cols), dimension=0),
-                    st.iota(dtype=dtypes.int32, shape=(rows, cols), dimension=1))
-    return cast(on_diag, dtype)
+    return st.eye(rows, cols, dtype=_float_or(dtype))
 
 
 def clone(x, name=None):
