@@ -24,7 +24,10 @@ from paddle_fn.runtime.device import DTYPE_OF_DECLARED_ELEMENT, DeviceArray, Dev
 from paddle_fn.runtime.device import default_device, inline_cpu_device, input_for, vm_instance
 
 _INPUT = re.compile(r"%input\d+\b")
-_OUTPUT = re.compile(r"%output\d+\b(?:: tensor<((?:[^<>]|<[^<>]*>)*)>)?")
+_TENSOR = r"tensor<((?:[^<>]|<[^<>]*>)*)>"
+# A result's declared type, and the type it encodes when IREE's ABI declares another (unsigned integers are passed
+# as signless ones: `tensor<4xi8> {iree.abi.encoding = tensor<4xui8>}`)
+_OUTPUT = re.compile(rf"%output\d+\b(?:: {_TENSOR})?(?: \{{[^{{}}]*?iree\.abi\.encoding = {_TENSOR}[^{{}}]*\}})?")
 _STATIC_TENSOR = re.compile(r"((?:\d+x)*)(.+)")
 
 
@@ -32,7 +35,8 @@ def _result_types(signature: str) -> list:
     """(index, shape, dtype) of each result in an IREE function declaration; shape and dtype are None for one that
     is not a tensor of static shape and an element type a device holds (its buffer view is asked instead)."""
     types = []
-    for index, tensor in enumerate(_OUTPUT.findall(signature)):
+    for index, (declared, encoded) in enumerate(_OUTPUT.findall(signature)):
+        tensor = encoded or declared
         dims, element = _STATIC_TENSOR.fullmatch(tensor).groups() if tensor else ("", None)
         dtype = DTYPE_OF_DECLARED_ELEMENT.get(element)
         types.append((index, None, None) if dtype is None else

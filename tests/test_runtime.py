@@ -146,8 +146,19 @@ def test_result_shapes_and_dtypes_read_from_the_declaration_match_the_buffers(co
             assert declared == (tuple(view.shape), device_module.dtype_of(view.element_type)), name
     assert executable_module._result_types(
         "sync func @main(%input0: tensor<4xf32>) -> (%output0: tensor<?x3xf32>, %output1: !hal.buffer_view, "
-        "%output2: tensor<2xcomplex<f32>>, %output3: tensor<1x2xui8>)") == [
-        (0, None, None), (1, None, None), (2, (2,), np.dtype(np.complex64)), (3, (1, 2), np.dtype(np.uint8))]
+        "%output2: tensor<2xcomplex<f32>>, %output3: tensor<1x2xi8> {iree.abi.encoding = tensor<1x2xui8>}, "
+        "%output4: tensor<5xi32> {iree.abi.encoding = tensor<5xui32>})") == [
+        (0, None, None), (1, None, None), (2, (2,), np.dtype(np.complex64)), (3, (1, 2), np.dtype(np.uint8)),
+        (4, (5,), np.dtype(np.uint32))]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32])
+def test_unsigned_results_keep_their_dtype_and_values(dtype):
+    # IREE's ABI passes them as signless integers, naming the unsigned type in an encoding attribute
+    big = np.array([np.iinfo(dtype).max, np.iinfo(dtype).max - 1, 0, 1], dtype=dtype)
+    out = pf.jit(lambda x: x + 0)(pf.to_tensor(big)).numpy()
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out, big)
 
 
 def test_each_call_returns_its_own_results(compiled):
