@@ -15,6 +15,7 @@ import ctypes
 import functools
 import gc
 import logging
+import math
 import os
 import threading
 from typing import Optional
@@ -333,7 +334,7 @@ class DeviceArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

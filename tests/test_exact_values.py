@@ -1,5 +1,7 @@
 """Python values keep their exact value in every dtype: every path that turns a Python number into a Tensor
 equals numpy's own conversion of that number, bit for bit (property tests over values and dtypes)."""
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -106,3 +108,33 @@ def test_jit_keeps_float64_constants_exact():
     assert f(paddle.zeros([2], dtype="float64")).numpy().tolist() == [0.1, 0.1]
     g = paddle.jit(lambda x: x * (1 / 3))
     assert g(paddle.ones([1], dtype="float64")).item() == 1 / 3
+
+
+def test_tensor_with_python_scalar_eagerly_equals_the_staged_program():
+    # eagerly the scalar is filled to the Tensor's shape directly, under jit it is a broadcast constant in the
+    # program: the same rounding, dtype and values either way (the ops here are exact in every dtype); one program
+    # for every case keeps it to one compile
+    xs = [paddle.to_tensor(np.arange(4, 8)).astype(dt) for dt in ("float16", "bfloat16", "float64", "int8", "uint8")]
+    ops = [op for s in (3, 0.1, True, -0.0) for op in (lambda x, s=s: x * s, lambda x, s=s: s - x,
+                                                      lambda x, s=s: x > s)]
+
+    def every_case(*xs):
+        return [op(x) for x in xs for op in ops]
+    assert (xs[-1] * 0.1).dtype == "float32"  # a float scalar promotes an integer Tensor to the default float
+    for eager, staged in zip(every_case(*xs), paddle.jit(every_case)(*xs)):
+        assert eager.dtype == staged.dtype and eager.shape == staged.shape == [4]
+        np.testing.assert_array_equal(eager.numpy(), staged.numpy())
+        assert np.signbit(eager.numpy()).tolist() == np.signbit(staged.numpy()).tolist()
+
+
+def test_tensor_with_python_scalar_out_of_the_dtypes_range():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a float beyond the range becomes inf silently, as in Paddle
+        assert np.isinf((paddle.ones([2], dtype="float16") * 1e5).numpy()).all()
+        assert np.isinf((paddle.ones([2], dtype="float32") + 1e300).numpy()).all()
+        assert np.isinf(paddle.full([2], -1e39, "bfloat16").numpy().astype(np.float32)).all()
+    with pytest.raises(OverflowError, match="128"):
+        paddle.ones([2], dtype="int8") + 128
+    with pytest.raises(OverflowError):
+        paddle.ones([2], dtype="uint8") * -1
+    assert (paddle.ones([2], dtype="int8") + 126).numpy().tolist() == [127, 127]

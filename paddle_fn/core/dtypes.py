@@ -153,10 +153,12 @@ def result_dtype_with_scalar(tensor_dtype: DType, scalar) -> DType:
     int or bool Tensor op float scalar -> the default float dtype; bool Tensor op int scalar -> int64.
     """
     sdt = dtype_of_scalar(scalar)
-    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-    if order[sdt.kind] > order[tensor_dtype.kind]:
+    if _KIND_ORDER[sdt.kind] > _KIND_ORDER[tensor_dtype.kind]:
         return sdt
     return tensor_dtype
+
+
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # a scalar of a higher kind than the Tensor's promotes it
 
 
 def result_dtype_tensors(op: str, a: DType, b: DType) -> DType:

@@ -7,6 +7,7 @@ plain data that can be hashed, printed, lowered and transformed without a side c
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __eq__(self, other):
         return isinstance(other, ShapedArray) and self.shape == other.shape and self.dtype == other.dtype

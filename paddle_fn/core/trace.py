@@ -547,6 +547,12 @@ def _result(x, aval) -> Tensor:
     return t
 
 
+def concrete_full(shape: tuple, value: np.ndarray) -> Tensor:
+    """A concrete Tensor of `shape` holding `value` (a 0-d array) everywhere: what evaluating the broadcast
+    primitive on it gives, without the dispatch (on small arrays that costs more than the op it feeds)."""
+    return _result(np.full(shape, value), _shaped_array(shape, value.dtype))
+
+
 class _GradMode(threading.local):
     """Whether eager ops on Tensors with stop_gradient=False are recorded for backward (paddle.no_grad turns it
     off), and the recorder that does it (installed by paddle_fn.core.tape)."""

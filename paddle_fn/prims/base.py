@@ -6,6 +6,8 @@ no other family, so the primitive modules form no import cycle. Each block gives
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from paddle_fn.core import dtypes
@@ -13,7 +15,7 @@ from paddle_fn.core.batching import moveaxis
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, Primitive
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import Tensor, concrete_full, current_dynamic_main, get_aval
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims._rules import fmt, normalize_axis
 
@@ -80,9 +82,9 @@ def broadcast_in_dim(x, *, shape, broadcast_dimensions):
 # ---------------------------------------------------------------------------------------------- reshape
 
 def _reshape_shape(x, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise ShapeError(f"reshape: cannot reshape {fmt(x)} ({x.size} elements) to {list(new_sizes)} "
-                         f"({int(np.prod(new_sizes, dtype=np.int64))} elements)")
+                         f"({math.prod(new_sizes)} elements)")
     return ShapedArray(new_sizes, x.dtype)
 
 
@@ -223,8 +225,8 @@ def _reduce_sum_transpose(ct, x, *, axes):
 
 def _reduce_sum_impl(x, *, axes):
     if x.dtype == np.bool_:
-        return np.any(x, axis=axes)
-    return np.sum(x, axis=axes, dtype=x.dtype)
+        return np.logical_or.reduce(x, axis=axes)
+    return np.add.reduce(x, axis=axes, dtype=x.dtype)  # np.sum's argument handling costs more than a small sum
 
 
 reduce_sum_p = Primitive("reduce_sum", shape_rule=reduce_shape_rule("reduce_sum"), impl=_reduce_sum_impl, jvp=LINEAR,
@@ -246,11 +248,26 @@ def reduce_sum(x, *, axes):
 
 # ---------------------------------------------------------------------------------------------- constants
 
-@np.errstate(over="ignore")  # a value beyond the dtype's range becomes inf, as in numpy's conversion and Paddle
+def _fill_value(value, dtype) -> np.ndarray:
+    """`value` as a 0-d array of `dtype`, rounded once; a value beyond the dtype's range becomes inf, as in numpy's
+    conversion and Paddle, silently (an int out of an int dtype's range is numpy's OverflowError)."""
+    np_dtype = dtypes.as_dtype(dtype).np
+    if type(value) in (float, int, bool) and -_FLOAT16_MAX <= value <= _FLOAT16_MAX:
+        return np.asarray(value, np_dtype)  # no float overflow to silence: np.errstate costs more than converting
+    with np.errstate(over="ignore"):
+        return np.asarray(value, np_dtype)
+
+
+_FLOAT16_MAX = 65504.0  # the smallest largest-finite-value of the float dtypes
+
+
 def full(shape, value, dtype):
-    """A constant of `shape` and `dtype` filled with `value`: a broadcast 0-d constant, cheap in the IR."""
-    return broadcast_in_dim(Tensor(np.asarray(value, dtypes.as_dtype(dtype).np)), shape=shape,
-                            broadcast_dimensions=())
+    """A constant of `shape` and `dtype` filled with `value`: a broadcast 0-d constant, cheap in the IR; outside
+    jit, where the broadcast would be evaluated at once, the filled array itself."""
+    fill = _fill_value(value, dtype)
+    if current_dynamic_main().level == 0:
+        return concrete_full(tuple(shape), fill)
+    return broadcast_in_dim(Tensor(fill), shape=shape, broadcast_dimensions=())
 
 
 def full_like(x, value, shape=None):

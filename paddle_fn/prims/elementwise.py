@@ -166,8 +166,10 @@ def _div_impl(x, y):
             # C semantics (truncate toward zero), as stablehlo.divide
             q = np.where((np.remainder(x, np.where(y == 0, 1, y)) != 0) & ((x < 0) != (y < 0)), q + 1, q)
             return np.where(y == 0, -1, q).astype(x.dtype)
-    with np.errstate(all="ignore"):
-        return _np_float(np.divide)(x, y)
+    return _float_divide(x, y)
+
+
+_float_divide = _np_float(np.divide)
 
 
 def _div_jvp(primals, tangents):
@@ -198,7 +200,10 @@ def _rem_impl(x, y):
         with np.errstate(all="ignore"):
             r = np.fmod(x, np.where(y == 0, 1, y))
             return np.where(y == 0, x, r).astype(x.dtype)
-    return _np_float(np.fmod)(x, y)
+    return _float_fmod(x, y)
+
+
+_float_fmod = _np_float(np.fmod)
 
 
 def _rem_jvp(primals, tangents):

@@ -157,7 +157,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     shape = get_aval(x).shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     out = reduce_prod(x, axes=axes)
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    n = math.prod(shape[a] for a in axes)
     if n == 0:
         return out, full_like(out, 0)
     flat_shape = (n,) + tuple(shape[i] for i in kept)

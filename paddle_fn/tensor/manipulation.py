@@ -7,6 +7,7 @@ shares one implementation of bounds handling, negative indices and autodiff.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -53,12 +54,12 @@ def reshape(x, shape, name=None):
     if out.count(-1) > 1:
         raise ShapeError(f"reshape: shape {dims} may contain -1 at most once")
     if -1 in out:
-        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        known = math.prod(d for d in out if d != -1)
         if known == 0 or a.size % known:
             raise ShapeError(f"reshape: cannot infer the -1 in {dims} for an input of shape {list(a.shape)} "
                              f"({a.size} elements)")
         out[out.index(-1)] = a.size // known
-    if any(d < 0 for d in out) or int(np.prod(out, dtype=np.int64)) != a.size:
+    if any(d < 0 for d in out) or math.prod(out) != a.size:
         raise ShapeError(f"reshape: cannot reshape an input of shape {list(a.shape)} ({a.size} elements) to {dims}")
     if tuple(out) == a.shape and not isinstance(x, Tracer):
         # as in Paddle, an eager reshape is a new Tensor even to the same shape: a leaf's reshape is no leaf, so it
@@ -113,7 +114,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     s, e = normalize_axis("flatten", start_axis, a.ndim), normalize_axis("flatten", stop_axis, a.ndim)
     if s > e:
         raise ShapeError(f"flatten: start_axis {start_axis} comes after stop_axis {stop_axis} (rank {a.ndim})")
-    merged = int(np.prod(a.shape[s:e + 1], dtype=np.int64))
+    merged = math.prod(a.shape[s:e + 1])
     return st.reshape(x, new_sizes=a.shape[:s] + (merged,) + a.shape[e + 1:])
 
 

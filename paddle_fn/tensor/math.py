@@ -454,7 +454,7 @@ def mean(x, axis=None, keepdim=False, name=None):
         raise DTypeError(f"mean: expected a floating-point input, got {a.dtype.name} (shape {list(a.shape)}); "
                          "cast it first, e.g. x.astype('float32').mean()")
     axes = normalize_axes("mean", axis, a.ndim)
-    count = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    count = _math.prod(a.shape[i] for i in axes)
     total = red.reduce_sum(x, axes=axes) if axes else x
     out = ew.div(total, st.full(shape_of(total), count, a.dtype))
     return _finish(out, a.ndim, axes, keepdim)

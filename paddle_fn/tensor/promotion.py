@@ -110,6 +110,19 @@ def broadcast_to_shape(x, shape):
     return st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
+_PYTHON_SCALARS = (float, int, bool)
+
+
+def _scalar_filled_like(tensor, scalar):
+    """A Python scalar meeting a Tensor whose dtype wins the promotion: the scalar, rounded once to that dtype,
+    filled to the Tensor's shape (`full` skips the broadcast's dispatch outside jit: `x * 2.0` is as common in
+    eager code as `x * y`). None when the scalar's kind promotes the Tensor."""
+    aval = tensor.aval
+    if dtypes.result_dtype_with_scalar(aval.dtype, scalar) is not aval.dtype:
+        return None
+    return st.full(aval.shape, scalar, aval.dtype)
+
+
 def binary_operands(op: str, x, y):
     """Promote and broadcast the operands of a binary op to one dtype and one shape; returns two Tensors."""
     if isinstance(x, Tensor) and isinstance(y, Tensor):
@@ -121,6 +134,14 @@ def binary_operands(op: str, x, y):
                 return x, y
             shape = _broadcast_shapes(op, ax.shape, ay.shape)
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+    elif type(y) in _PYTHON_SCALARS and isinstance(x, Tensor):
+        filled = _scalar_filled_like(x, y)
+        if filled is not None:
+            return x, filled
+    elif type(x) in _PYTHON_SCALARS and isinstance(y, Tensor):
+        filled = _scalar_filled_like(y, x)
+        if filled is not None:
+            return filled, y
     if is_scalar(x) and is_scalar(y):
         x = as_tensor(x)
     if is_scalar(y):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     x = _float_input("var", x)
     a = get_aval(x)
     axes = normalize_axes("var", axis, a.ndim)
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    n = math.prod(a.shape[i] for i in axes)
     centered = ew.sub(x, broadcast_to_shape(mean(x, axis=list(axes), keepdim=True), a.shape))
     total = sum_(ew.mul(centered, centered), axis=list(axes), keepdim=keepdim)
     count = max(n - 1, 0) if unbiased else n
