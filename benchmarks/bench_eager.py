@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/bench_eager.py [--peer-python /tmp/peers/bin/python] [--baseline DIR]
         [--reps N] [--quick] [--only TEXT...] [--profile NAME] [--json PATH]
 
-Per-op rows: ``x + y`` on f32[8], a 64x64 matmul, ``x.sum()`` and ``exp(x)`` on f32[8], ``x[2]`` and
-``m[:, 8:16]`` (basic indexing). Step rows: an MLP training step written as Paddle code (`bench_train_loop.PROGRAM`:
+Per-op rows: ``x + y`` and ``x * 2.0`` (a Python scalar) on f32[8], a 64x64 matmul, ``x.sum()``, ``x.mean()``
+and ``exp(x)`` on f32[8], ``x[2]`` and ``m[:, 8:16]`` (basic indexing), ``m.reshape([16, 256])``. Step rows: an MLP training step written as Paddle code (`bench_train_loop.PROGRAM`:
 Layer, CrossEntropyLoss, ``backward``, ``SGD.step``), and the functional step (``value_and_grad`` of softmax
 cross-entropy on a parameter pytree, then SGD, as `bench_jit.py` times it under jit), each for a large MLP (784-1024-512-10,
 batch 128, BLAS-bound) and a small one (32-64-64-10, batch 16, dispatch-bound). Nothing is jitted.
@@ -36,7 +36,8 @@ from bench_train_loop import (LEARNING_RATE, Worker, initial_values, interleaved
                               torch_eager_step)
 
 MLPS = {"large": ((784, 1024, 512, 10), 128), "small": ((32, 64, 64, 10), 16)}
-OPS = ("x + y f32[8]", "matmul f32[64,64]", "sum f32[8]", "exp f32[8]", "x[2] f32[8]", "m[:, 8:16] f32[64,64]")
+OPS = ("x + y f32[8]", "x * 2.0 f32[8]", "matmul f32[64,64]", "sum f32[8]", "mean f32[8]", "exp f32[8]",
+       "x[2] f32[8]", "m[:, 8:16] f32[64,64]", "reshape f32[64,64]")
 STEPS = tuple(f"{size} MLP {kind} step" for size in MLPS for kind in ("Layer", "functional"))
 FRAMEWORKS = ("paddle_fn", "numpy", "torch", "jax", "paddle")
 TARGET_SECONDS = 0.02  # per contender per repetition
@@ -51,9 +52,11 @@ def operands():
 def op_contenders(to_array, matmul, exp, sync=lambda r: r):
     """The per-op rows for one framework: `to_array` makes its arrays; `sync` waits for a result (JAX)."""
     a, b, m = (to_array(v) for v in operands())
-    return {"x + y f32[8]": lambda: sync(a + b), "matmul f32[64,64]": lambda: sync(matmul(m, m)),
-            "sum f32[8]": lambda: sync(a.sum()), "exp f32[8]": lambda: sync(exp(a)),
-            "x[2] f32[8]": lambda: sync(a[2]), "m[:, 8:16] f32[64,64]": lambda: sync(m[:, 8:16])}
+    return {"x + y f32[8]": lambda: sync(a + b), "x * 2.0 f32[8]": lambda: sync(a * 2.0),
+            "matmul f32[64,64]": lambda: sync(matmul(m, m)), "sum f32[8]": lambda: sync(a.sum()),
+            "mean f32[8]": lambda: sync(a.mean()), "exp f32[8]": lambda: sync(exp(a)),
+            "x[2] f32[8]": lambda: sync(a[2]), "m[:, 8:16] f32[64,64]": lambda: sync(m[:, 8:16]),
+            "reshape f32[64,64]": lambda: sync(m.reshape([16, 256]))}
 
 
 def one_hot_data(sizes, batch):

@@ -24,10 +24,12 @@ import sys
 import tempfile
 import time
 
+from bench_eager import OPS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLUMNS = ("paddle_fn", "JAX", "torch", "Paddle", "numpy")
 PEERS = COLUMNS[1:]
-EAGER_ROWS = ("x + y f32[8]", "large MLP functional step", "large MLP Layer step")
+EAGER_ROWS = OPS + ("large MLP functional step", "large MLP Layer step")
 # bench_jit's contender names per column, for the sections timed with the same contenders
 MLP_NAMES = {"paddle_fn": "paddle_fn jit", "JAX": "jax jit", "torch": "torch eager", "Paddle": "paddlepaddle eager",
              "numpy": "numpy by hand"}
@@ -95,8 +97,9 @@ def build_rows(jit: dict, eager: dict, imports: dict) -> list[dict]:
                                                        "torch": "torch eager x + 1", "numpy": "numpy x + 1"}),
                          jax_target))
     eager_rows = eager.get("rows", {})
-    rows.append(make_row("eager x + y, f32[8]", medians(eager_rows.get("x + y f32[8]"), EAGER_NAMES),
-                         ratio_target("<= 2.0x torch", "torch", 2.0)))
+    for op in OPS:  # the eager target is for each primitive: every per-op row of bench_eager
+        rows.append(make_row(f"eager {op}", medians(eager_rows.get(op), EAGER_NAMES),
+                             ratio_target("<= 2.0x torch", "torch", 2.0)))
     paddle_target = ratio_target("<= 1.0x Paddle dygraph", "Paddle", 1.0)
     layer_step = medians(eager_rows.get("large MLP Layer step"), EAGER_NAMES)
     functional = medians(eager_rows.get("large MLP functional step"), EAGER_NAMES)
