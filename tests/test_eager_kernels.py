@@ -152,3 +152,27 @@ def test_eager_op_on_a_handle_rebound_to_a_traced_value_is_traced():
         return (buf + paddle.to_tensor([0.5, 0.5])).sum()
 
     np.testing.assert_allclose(paddle.grad(f)(paddle.to_tensor([1.0, 2.0])).numpy(), [2.0, 2.0])
+
+
+def test_eager_shape_rules_are_memoized_for_record_params(monkeypatch):
+    # gather's dimension numbers are a frozen dataclass: plain data, so the memo keys on them like on tuples
+    from paddle_fn.prims import slicing
+    calls = []
+    check = slicing._check_indexing  # what gather's shape rule (and nothing else on this path) runs
+    monkeypatch.setattr(slicing, "_check_indexing", lambda *a, **p: calls.append(1) or check(*a, **p))
+    trace._OUT_AVALS.clear()
+    x, i = paddle.to_tensor(np.arange(12.0).reshape(3, 4)), paddle.to_tensor([[1], [0], [3]])
+    for _ in range(3):
+        np.testing.assert_array_equal(paddle.take_along_axis(x, i, axis=1).numpy(), [[1.0], [4.0], [11.0]])
+    assert len(calls) == 1
+    with pytest.raises(Exception, match="gather"):  # a rule that raises is asked again, so the error stays
+        slicing.gather(x, i, dimension_numbers=slicing.GatherDimensionNumbers((0,), (1,), (1,)), slice_sizes=(3, 2))
+
+
+def test_eager_broadcast_results_are_read_only_copies_when_small_and_views_when_large():
+    small = paddle.broadcast_to(paddle.to_tensor([1.0, 2.0]), [3, 2]).numpy()
+    assert small.flags.owndata and not small.flags.writeable
+    np.testing.assert_array_equal(small, [[1.0, 2.0]] * 3)
+    large = paddle.broadcast_to(paddle.to_tensor(np.arange(100.0)), [100, 100]).numpy()
+    assert not large.flags.owndata and not large.flags.writeable and large.strides[0] == 0
+    np.testing.assert_array_equal(large[57], np.arange(100.0))

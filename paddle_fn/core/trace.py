@@ -511,9 +511,18 @@ def eval_primitive(prim, args, params) -> list | None:
 # next time, so errors are unchanged.
 _OUT_AVALS: dict = {}
 _OUT_AVALS_LIMIT = 8192  # distinct signatures remembered; then the memo starts afresh
-# Param types a key may hold: plain data (tuple subclasses, such as dimension-number records, join on first use).
-# A function or Program param is left out: the memo would keep it, and what it closes over, alive.
+# Param types a key may hold: plain data (tuple subclasses and frozen value-comparing dataclasses, such as
+# dimension-number records, join on first use). A function or Program param is left out: the memo would keep it,
+# and what it closes over, alive.
 _DATA_PARAM_TYPES = {int, float, bool, str, type(None), tuple, dtypes.DType}
+
+
+def _is_record_type(t) -> bool:
+    """A tuple subclass or a frozen dataclass compared by value: hashable data when its fields are."""
+    if issubclass(t, tuple):
+        return True
+    params = getattr(t, "__dataclass_params__", None)
+    return params is not None and params.frozen and params.eq
 
 
 def _memo_key(prim, avals, params):
@@ -523,7 +532,7 @@ def _memo_key(prim, avals, params):
     if not _DATA_PARAM_TYPES.issuperset(types):
         for t in types:
             if t not in _DATA_PARAM_TYPES:
-                if not issubclass(t, tuple):
+                if not _is_record_type(t):
                     return None
                 _DATA_PARAM_TYPES.add(t)
     return (prim, *avals, *params.items(), *types)

@@ -41,7 +41,17 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
-    return np.broadcast_to(x.reshape(expanded), shape)
+    x = x.reshape(expanded)
+    if math.prod(shape) > _BROADCAST_VIEW_SIZE:
+        return np.broadcast_to(x, shape)  # a read-only view: no copy of a large result
+    out = np.empty(shape, x.dtype)
+    out[...] = x
+    return out
+
+
+# Results of up to this many elements are filled copies: np.broadcast_to's view costs ~3.5 us to make, a copy of a
+# small array ~1 us (eager code broadcasts biases, scalars and learning rates on every step)
+_BROADCAST_VIEW_SIZE = 4096
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):

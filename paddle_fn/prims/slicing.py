@@ -318,17 +318,21 @@ def _gather_shape(operand, indices, *, dimension_numbers, slice_sizes):
     if any(slice_sizes[d] != 1 for d in dn.collapsed_slice_dims + dn.operand_batching_dims):
         raise ShapeError(f"gather: slice_sizes {list(slice_sizes)} must be 1 on collapsed_slice_dims "
                          f"{list(dn.collapsed_slice_dims)} and operand_batching_dims {list(dn.operand_batching_dims)}")
-    batch = iter(indices.shape[:-1])
-    window = iter(slice_sizes[d] for d in _window_dims(operand.ndim, dn.collapsed_slice_dims,
+    return ShapedArray(_gather_result_shape(operand.shape, indices.shape, dn, slice_sizes), operand.dtype)
+
+
+def _gather_result_shape(operand_shape, indices_shape, dn, slice_sizes) -> tuple:
+    """The shape of a (checked) gather's result: the window sizes at offset_dims, the indices' batch dims between."""
+    batch = iter(indices_shape[:-1])
+    window = iter(slice_sizes[d] for d in _window_dims(len(operand_shape), dn.collapsed_slice_dims,
                                                        dn.operand_batching_dims))
-    return ShapedArray(tuple(next(window) if p in dn.offset_dims else next(batch) for p in range(result_rank)),
-                       operand.dtype)
+    return tuple(next(window) if p in dn.offset_dims else next(batch)
+                 for p in range(len(indices_shape) - 1 + len(dn.offset_dims)))
 
 
 def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes):
     dn = dimension_numbers
-    result_shape = _gather_shape(get_aval(operand), get_aval(indices), dimension_numbers=dn,
-                                 slice_sizes=slice_sizes).shape
+    result_shape = _gather_result_shape(operand.shape, indices.shape, dn, slice_sizes)
     grid = _operand_index_grid(operand.shape, indices, result_shape, dn.offset_dims, slice_sizes,
                                _window_dims(operand.ndim, dn.collapsed_slice_dims, dn.operand_batching_dims),
                                dn.start_index_map, dn.operand_batching_dims, dn.start_indices_batching_dims)
