@@ -51,6 +51,10 @@ def test_to_tensor_dtypes_copy_and_stop_gradient():
     operand = np.ones(2)
     T.add(T.ones([2], dtype="float64"), operand)
     operand[0] = 5.0  # an operand the caller passed stays theirs: still writable
+    held = np.ones(2)
+    t = pf.Tensor(held)  # as paddle.Tensor(ndarray): a copy, leaving the caller's array writable
+    held[0] = 5.0
+    assert t.numpy().tolist() == [1.0, 1.0] and held.flags.writeable
     assert isinstance(T.to_tensor(x), pf.Tensor) and T.to_tensor(x, dtype="int32").dtype == "int32"
     pf.set_default_dtype("float64")
     try:

@@ -54,8 +54,8 @@ class Tensor:
         v = np.asarray(value)
         flags = v.flags
         if flags.writeable:
-            if v.base is not None or not flags.owndata:
-                v = v.copy()
+            if v is value or v.base is not None or not flags.owndata:
+                v = v.copy()  # the caller's array (or a view of one) stays theirs, and writeable
             v.setflags(write=False)
         self._value = v
         self._device_array = self._aval = self._alias = None
