@@ -116,3 +116,7 @@ def __getattr__(name):
 def __dir__():
     """The bound names and those of `_LAZY`, which tab completion offers before they are loaded."""
     return sorted(set(globals()) | set(_LAZY))
+
+
+# What `from paddle_fn import *` binds: every public name, the deferred ones included (the star import loads them)
+__all__ = sorted({name for name in globals() if not name.startswith("_")} | set(_LAZY))

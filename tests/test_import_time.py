@@ -86,3 +86,11 @@ def test_unknown_names_still_raise_attribute_error():
 def test_lazily_loaded_objects_pickle_by_reference():
     assert pickle.loads(pickle.dumps(paddle_fn.Model)) is paddle_fn.Model
     assert pickle.loads(pickle.dumps(paddle_fn.summary)) is paddle_fn.summary
+
+
+def test_star_import_binds_the_deferred_names_too():
+    bound = _fresh("import json; from paddle_fn import *; "
+                   "print(json.dumps([callable(grad), callable(jit), callable(vmap), nn.Linear.__name__, "
+                   "to_tensor([1.0]).dtype.name, sorted(n for n in dir() if n.startswith('_') and n != '__builtins__'"
+                   " and not n.startswith('__'))]))")
+    assert bound == [True, True, True, "Linear", "float32", []]  # and nothing private
