@@ -59,14 +59,20 @@ def _np_dtype(dtype):
 def _c(x, dtype):
     """A hyperparameter rounded to the compute dtype (Paddle's kernels cast their float attributes to T)."""
     if isinstance(x, paddle.Tensor):
-        return x.astype(dtype).reshape([])
+        return _scalar_tensor(x, dtype)
     return float(np.asarray(x, dtype=_np_dtype(dtype)))
+
+
+def _scalar_tensor(x, dtype):
+    """A one-element Tensor hyperparameter as a 0-D Tensor of `dtype`."""
+    x = x.astype(dtype)
+    return x if x.ndim == 0 else x.reshape([])
 
 
 def _one_minus(x, dtype):
     """``1 - x`` computed in the compute dtype, as ``1 - beta`` is in Paddle's kernels."""
     if isinstance(x, paddle.Tensor):
-        return 1.0 - x.astype(dtype).reshape([])
+        return 1.0 - _scalar_tensor(x, dtype)
     d = _np_dtype(dtype)
     return float(np.asarray(1, dtype=d) - np.asarray(x, dtype=d))
 
@@ -86,9 +92,9 @@ def _check_lr(lr, what):
 def _lr_value(lr, param_lr, dtype):
     """The learning rate of one parameter in its compute dtype: global rate times ``ParamAttr.learning_rate``."""
     if isinstance(param_lr, paddle.Tensor):
-        return _c(lr, dtype) * param_lr.astype(dtype).reshape([])
+        return _c(lr, dtype) * _scalar_tensor(param_lr, dtype)
     if isinstance(lr, paddle.Tensor):
-        lr = lr.astype(dtype).reshape([])
+        lr = _scalar_tensor(lr, dtype)
         return lr if param_lr == 1.0 else lr * _c(param_lr, dtype)
     lr = _c(lr, dtype)
     return lr if param_lr == 1.0 else _c(lr * param_lr, dtype)
@@ -244,6 +250,7 @@ class FunctionalOptimizer:
             g_leaves = list(self.grad_clip.clip(list(g_leaves), [True if f is None else bool(f) for f in flags]))
 
         new_p, new_acc = [], {k: [] for k in self.accumulators}
+        leaf_lrs = {}  # (compute dtype, ParamAttr learning rate) -> the rate: most parameters share one
         for i, (p, g, o) in enumerate(zip(p_leaves, g_leaves, opts)):
             accs = {k: acc_leaves[k][i] for k in self.accumulators}
             if g is None:
@@ -254,7 +261,13 @@ class FunctionalOptimizer:
             dtype = self._acc_dtype(p.dtype)
             pc, gc = p.astype(dtype), g.astype(dtype)
             gc = self._regularize(pc, gc, o, dtype)
-            lr_i = _lr_value(lr, o["param_lr"], dtype)
+            param_lr = o["param_lr"]
+            key = None if isinstance(param_lr, paddle.Tensor) else (dtype, param_lr)
+            lr_i = leaf_lrs.get(key)
+            if lr_i is None:
+                lr_i = _lr_value(lr, param_lr, dtype)
+                if key is not None:
+                    leaf_lrs[key] = lr_i
             p_out, acc_out = self._update_leaf(pc, gc, accs, lr_i, o, dtype)
             new_p.append(p_out.astype(p.dtype))
             for k in self.accumulators:
