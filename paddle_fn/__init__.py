@@ -4,6 +4,7 @@
     paddle.grad(lambda x: (x ** 2).sum())(paddle.to_tensor([1.0, 2.0]))
 """
 import importlib as _importlib
+import types as _types
 
 from paddle_fn import prims  # noqa: F401  (registers every primitive)
 from paddle_fn import tensor as _tensor_api
@@ -118,5 +119,8 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-# What `from paddle_fn import *` binds: every public name, the deferred ones included (the star import loads them)
-__all__ = sorted({name for name in globals() if not name.startswith("_")} | set(_LAZY))
+# What `from paddle_fn import *` binds: every public function, class and constant, the deferred ones included (the
+# star import loads them); as in Paddle, not the namespaces (import paddle_fn.nn as nn).
+__all__ = sorted({name for name, value in globals().items()
+                  if not name.startswith("_") and not isinstance(value, _types.ModuleType)} |
+                 {name for name, target in _LAZY.items() if ":" in target})
