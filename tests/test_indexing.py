@@ -28,10 +28,20 @@ def _expected(index):
 
 @pytest.mark.parametrize("index", INDICES, ids=[str(i) for i in range(len(INDICES))])
 def test_getitem_matches_numpy(index):
-    out = T.to_tensor(X)[index]
     expected = _expected(index)
-    assert out.shape == list(expected.shape) and out.dtype == "float64"
-    np.testing.assert_array_equal(out.numpy(), expected)
+    # a constant is indexed with numpy directly; one that needs a gradient goes through the primitives and the tape
+    for x in (T.to_tensor(X), T.to_tensor(X, stop_gradient=False)):
+        out = x[index]
+        assert out.shape == list(expected.shape) and out.dtype == "float64"
+        np.testing.assert_array_equal(out.numpy(), expected)
+        assert out.stop_gradient is x.stop_gradient
+
+
+def test_getitem_under_jit_matches_numpy():
+    basic = [i for i in INDICES if not any(isinstance(it, np.ndarray) for it in (i if type(i) is tuple else (i,)))]
+    outs = pf.jit(lambda x: [x[i] for i in basic])(T.to_tensor(X))  # one program for every basic index
+    for index, out in zip(basic, outs):
+        np.testing.assert_array_equal(out.numpy(), _expected(index))
 
 
 def test_integer_index_of_1d_tensor_is_0d():

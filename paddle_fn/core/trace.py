@@ -562,6 +562,17 @@ def concrete_full(shape: tuple, value: np.ndarray) -> Tensor:
     return _result(np.full(shape, value), _shaped_array(shape, value.dtype))
 
 
+def untraced_value(x) -> np.ndarray | None:
+    """The numpy value of `x` when an op on it now would only be evaluated: an eager Tensor (not traced, not rebound
+    to a traced value), outside jit, through which no gradient is recorded; None otherwise. An op may then compute
+    its result with numpy directly, as its primitives' impls would, without their dispatch."""
+    if type(x) is not Tensor or x._alias is not None or _state.dynamic[-1].level != 0:
+        return None
+    if not x.stop_gradient and grad_mode.enabled and grad_mode.recorder is not None:
+        return None
+    return x._value if x._value is not None else x.concrete_value()
+
+
 class _GradMode(threading.local):
     """Whether eager ops on Tensors with stop_gradient=False are recorded for backward (paddle.no_grad turns it
     off), and the recorder that does it (installed by paddle_fn.core.tape)."""
