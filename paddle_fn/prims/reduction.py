@@ -403,6 +403,9 @@ def _dot_general_shape(lhs, rhs, *, dimension_numbers, preferred_element_type):
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
+    if dimension_numbers == _PLAIN_MATMUL and lhs.ndim == rhs.ndim == 2 and preferred_element_type is None and \
+            lhs.dtype != dtypes.bfloat16.np:  # the commonest product, without the general case's relayouts
+        return _blas.matmul(lhs, rhs, lhs.shape[0] * lhs.shape[1] * rhs.shape[1])
     out_dtype = preferred_element_type.np if preferred_element_type else lhs.dtype
     # numpy has no bfloat16 matmul kernels; accumulate in float32 as an accelerator would
     compute_dtype = np.float32 if out_dtype == dtypes.bfloat16.np else out_dtype
@@ -420,6 +423,9 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
         a, b = a.reshape(m, k), b.reshape(k, n)
     out = _blas.matmul(a, b, math.prod(batch) * m * k * n)
     return out.reshape(batch + free_l + free_r).astype(out_dtype, copy=False)
+
+
+_PLAIN_MATMUL = (((1,), (0,)), ((), ()))  # (m, k) @ (k, n)
 
 
 def _dot_operand_cotangent(ct, other, aval, own_dims, other_dims, own_is_lhs):
