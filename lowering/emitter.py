@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_fn.core import dtypes
 from paddle_fn.core.ir import Literal, Program, ShapedArray
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
@@ -25,11 +26,24 @@ def tensor_type(aval: ShapedArray) -> str:
     return f"tensor<{dims}{element_type(aval.dtype)}>"
 
 
+def compare_type(dtype) -> str:
+    """The comparison type stablehlo.compare takes for elements of `dtype` (complex: EQ and NE only)."""
+    return _COMPARE_TYPES[dtype.kind]
+
+
+_COMPARE_TYPES = {"f": "FLOAT", "c": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}
+# the parts of a complex dtype (stablehlo.real / stablehlo.imag)
+COMPLEX_PART = {"complex64": dtypes.float32, "complex128": dtypes.float64}
+
+
 def _scalar_text(v, dtype) -> str:
     if dtype.name == "bool":
         return "true" if bool(v) else "false"
     if dtype.kind in "iu":
         return str(int(v))
+    if dtype.kind == "c":
+        v, part = complex(v), COMPLEX_PART[dtype.name]
+        return f"({_scalar_text(v.real, part)}, {_scalar_text(v.imag, part)})"
     f = float(v)
     if np.isfinite(f):
         text = repr(float(np.asarray(v, dtype=dtype.np).astype(np.float64)))
@@ -59,6 +73,36 @@ def constant_text(value, aval: ShapedArray) -> str:
             return _scalar_text(x, aval.dtype)
         return "[" + ", ".join(nest(y) for y in x) + "]"
     return f"dense<{nest(a)}>"
+
+
+_SIGNED_OF_UNSIGNED = {"uint8": dtypes.int8, "uint32": dtypes.int32}
+
+
+def on_signed_view(rule):
+    """A lowering `rule` applied to unsigned operands through the signed type of the same width (bitcast in and
+    out). IREE 3.13 fails to compile reverse and the reduce_window of cumulative sums and products on ui8/ui32
+    elements; for rules whose result bits do not depend on signedness (data movement, wrapping add and multiply)
+    the signed view gives the same bits."""
+    def lower(ctx, *operands, **params):
+        avals_in, avals_out = ctx.avals_in, ctx.avals_out
+        if not any(a.dtype.name in _SIGNED_OF_UNSIGNED for a in avals_in):
+            return rule(ctx, *operands, **params)
+
+        def signed(aval):
+            return aval.update(dtype=_SIGNED_OF_UNSIGNED.get(aval.dtype.name, aval.dtype))
+
+        def bitcast(name, src, dst):
+            return name if src == dst else ctx.op("stablehlo.bitcast_convert", [name], dst, in_avals=[src])
+        operands = [bitcast(x, a, signed(a)) for x, a in zip(operands, avals_in)]
+        ctx.avals_in, ctx.avals_out = [signed(a) for a in avals_in], [signed(a) for a in avals_out]
+        try:
+            outs = rule(ctx, *operands, **params)
+        finally:
+            ctx.avals_in, ctx.avals_out = avals_in, avals_out
+        if isinstance(outs, str):
+            return bitcast(outs, signed(avals_out[0]), avals_out[0])
+        return [bitcast(o, signed(a), a) for o, a in zip(outs, avals_out)]
+    return lower
 
 
 class FuncLowering:

@@ -42,6 +42,27 @@ def test_jit_matches_eager_and_keeps_dtype(dtype, tol):
         np.testing.assert_allclose(g_j[k].numpy(), g_e[k].numpy(), rtol=tol * 10, atol=tol)
 
 
+def test_jit_matches_eager_on_bool_unsigned_and_complex_values():
+    # each of these once compiled to something else or not at all: bool add wrapped (True + True gave False),
+    # IREE rejected reverse and cumulative sums/products of uint8/uint32, complex constants, orderings and sorts
+    # failed to lower
+    nan = np.nan
+    b = paddle.to_tensor([True, True, False, False])
+    u8 = paddle.to_tensor(np.array([250, 3, 7, 255], np.uint8))
+    u32 = paddle.to_tensor(np.array([2 ** 32 - 1, 5, 0, 2 ** 31], np.uint32))
+    c = paddle.to_tensor(np.array([1 + 2j, 1 + 1j, complex(nan, 0), complex(1, nan)], np.complex64))
+    d = paddle.to_tensor(np.array([1 + 1j, 1 + 1j, 2 - 1j, 0j], np.complex64))
+
+    def cases(b, u8, u32, c, d):
+        return [b + b[::-1], b * b[::-1], u8[::-1], paddle.flip(u32, 0), paddle.cumsum(u8), paddle.cumprod(u32, 0),
+                u8 + u8, u32 < u32[::-1], c.sum(), paddle.prod(d), c == d, d < c, d >= c, paddle.sort(c),
+                paddle.where(b, c, d)]
+    eager, staged = cases(b, u8, u32, c, d), paddle.jit(cases)(b, u8, u32, c, d)
+    for i, (e, j) in enumerate(zip(eager, staged)):
+        assert e.dtype == j.dtype and e.numpy().dtype == j.numpy().dtype, i
+        np.testing.assert_array_equal(j.numpy(), e.numpy(), err_msg=f"case {i}")
+
+
 def test_float64_precision_survives():
     f = paddle.jit(lambda x: x + 1e-12)
     out = f(paddle.to_tensor(np.array([1.0])))

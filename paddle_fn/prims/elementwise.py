@@ -15,9 +15,10 @@ from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
+from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
 from paddle_fn.lowering.f64_math import F64_EXPANSIONS
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
-from paddle_fn.prims.base import broadcast_in_dim, full_like
+from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
 
 def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
@@ -101,7 +102,9 @@ def _add_transpose(ct, x, y):
 
 
 add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=np.add,
-                  jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.add"))
+                  jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE,
+                  # on bool, or (numpy's True + True is True; StableHLO's add of i1 would wrap to False)
+                  lower=lambda ctx, x, y: ctx.op(hlo_binop("add", ctx.avals_in[0].dtype), [x, y]))
 
 
 def add(x, y):
@@ -624,8 +627,22 @@ def is_finite(x):
 
 # ---------------------------------------------------------------------------------------------- comparisons
 
-def _compare_type(dtype) -> str:
-    return {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
+def _emit_compare(ctx, direction, x, y, aval):
+    out = aval.update(dtype=dtypes.bool_)
+    if aval.dtype.kind == "c" and direction not in ("EQ", "NE"):
+        # numpy's order: by real part when neither imaginary part is nan, ties by imaginary part
+        part = aval.update(dtype=COMPLEX_PART[aval.dtype.name])
+        xr, xi, yr, yi = (ctx.op(f"stablehlo.{which}", [v], part, in_avals=[aval])
+                          for v in (x, y) for which in ("real", "imag"))
+
+        def both(a, b):
+            return ctx.op("stablehlo.and", [a, b], out, in_avals=[out, out])
+        by_real = both(_emit_compare(ctx, direction[0] + "T", xr, yr, part),
+                       both(_emit_compare(ctx, "EQ", xi, xi, part), _emit_compare(ctx, "EQ", yi, yi, part)))
+        by_imag = both(_emit_compare(ctx, "EQ", xr, yr, part), _emit_compare(ctx, direction, xi, yi, part))
+        return ctx.op("stablehlo.or", [by_real, by_imag], out, in_avals=[out, out])
+    return ctx.op("stablehlo.compare", [f"{direction}, {x}", y], out, attrs=f", {compare_type(aval.dtype)}",
+                  in_avals=[aval, aval], sep="")
 
 
 def _make_compare(name, np_fn, direction):
@@ -633,10 +650,15 @@ def _make_compare(name, np_fn, direction):
         return same_shape_dtype(name, x, y).update(dtype=dtypes.bool_)
 
     def lower(ctx, x, y):
-        return ctx.op("stablehlo.compare", [f"{direction}, {x}", y],
-                      attrs=f", {_compare_type(ctx.avals_in[0].dtype)}", sep="")
+        return _emit_compare(ctx, direction, x, y, ctx.avals_in[0])
 
-    return Primitive(name, shape_rule=shape_rule, impl=lambda x, y: np_fn(x, y), jvp=ZERO_TANGENT, transpose=NONLINEAR,
+    def impl(x, y):
+        if x.dtype.kind != "c":
+            return np_fn(x, y)
+        with np.errstate(invalid="ignore"):  # numpy warns when ordering complex nan; float nan compares quietly
+            return np_fn(x, y)
+
+    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=ZERO_TANGENT, transpose=NONLINEAR,
                      batch=ELEMENTWISE, lower=lower)
 
 

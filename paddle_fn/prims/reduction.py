@@ -12,7 +12,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import Tracer, get_aval
-from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type, on_signed_view, tensor_type
 from paddle_fn.lowering.precision import lower_product
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
@@ -56,12 +56,24 @@ class _ScalarRegion:
         return self.emit(f"stablehlo.{op} {', '.join(operands)} : {self.bool_type}")
 
     def compare(self, direction, a, b, dtype):
-        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[dtype.kind]
         t = tensor_type(ShapedArray((), dtype))
-        return self.emit(f"stablehlo.compare {direction}, {a}, {b}, {kind} : ({t}, {t}) -> {self.bool_type}")
+        return self.emit(f"stablehlo.compare {direction}, {a}, {b}, {compare_type(dtype)} : ({t}, {t}) -> "
+                         f"{self.bool_type}")
+
+    def parts(self, a, dtype):
+        """The real and imaginary parts of the complex scalar `a`, and their dtype."""
+        part = COMPLEX_PART[dtype.name]
+        t, tp = tensor_type(ShapedArray((), dtype)), tensor_type(ShapedArray((), part))
+        return self.emit(f"stablehlo.real {a} : ({t}) -> {tp}"), self.emit(f"stablehlo.imag {a} : ({t}) -> {tp}"), part
 
     def precedes(self, direction, a, b, dtype, *, nan_first):
-        """`a direction b` (LT or GT), with nan ordered before (nan_first) or after every number."""
+        """`a direction b` (LT or GT), with nan ordered before (nan_first) or after every number; complex numbers
+        by real part, then imaginary part (numpy's order)."""
+        if dtype.kind == "c":
+            (ar, ai, part), (br, bi, _) = self.parts(a, dtype), self.parts(b, dtype)
+            by_imag = self.logic("and", self.equivalent(ar, br, part),
+                                 self.precedes(direction, ai, bi, part, nan_first=nan_first))
+            return self.logic("or", self.precedes(direction, ar, br, part, nan_first=nan_first), by_imag)
         out = self.compare(direction, a, b, dtype)
         if dtype.kind != "f":
             return out
@@ -71,7 +83,10 @@ class _ScalarRegion:
         return self.logic("or", out, nan_vs_number)
 
     def equivalent(self, a, b, dtype):
-        """a == b, with nan equivalent to nan."""
+        """a == b, with nan equivalent to nan (complex: part by part)."""
+        if dtype.kind == "c":
+            (ar, ai, part), (br, bi, _) = self.parts(a, dtype), self.parts(b, dtype)
+            return self.logic("and", self.equivalent(ar, br, part), self.equivalent(ai, bi, part))
         out = self.compare("EQ", a, b, dtype)
         if dtype.kind != "f":
             return out
@@ -304,7 +319,7 @@ def _cumulative_lower(op):
 
 cumsum_p = Primitive("cumsum", shape_rule=_cumulative_shape("cumsum"), impl=_cumulative_impl(np.add), jvp=LINEAR,
                      transpose=lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
-                     batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)), lower=_cumulative_lower("add"))
+                     batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)), lower=on_signed_view(_cumulative_lower("add")))
 
 
 def cumsum(x, *, axis: int, reverse: bool = False):
@@ -326,7 +341,7 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
 
 cumprod_p = Primitive("cumprod", shape_rule=_cumulative_shape("cumprod"), impl=_cumulative_impl(np.multiply),
                       jvp=_cumprod_jvp, transpose=NONLINEAR, batch=_cumulative_batch(lambda x, **p: cumprod(x, **p)),
-                      lower=_cumulative_lower("mul"))
+                      lower=on_signed_view(_cumulative_lower("mul")))
 
 
 def cumprod(x, *, axis: int, reverse: bool = False):
