@@ -7,6 +7,8 @@ cosh/sinh up to ~500 ulp towards overflow. The emitters here write the functions
 exact or correctly rounded in f64: + - * /, floor/round, compare/select, sqrt, exp, log, bitcast, integer
 shifts, and chlo.zeta (polygamma of order >= 1).
 
+`fix_atan2` mends IREE's own atan2 in the narrower float types (its special cases and signs).
+
 Each emitter is ``emit_<op>(ctx, x[, y], aval) -> str`` (a `FuncLowering`, operand SSA names, their f64 type;
 polygamma also takes ``m=``); `F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them.
 
@@ -84,13 +86,17 @@ GAMMA_SHIFT = 10.0
 _EXP_CLAMP = (-45.0, 710.6)                # expm1 is -1 below, exp/cosh/sinh overflow above: keeps 2^k valid
 
 
+_SIGNED_OF_WIDTH = {8: dtypes.int64, 4: dtypes.int32, 2: dtypes.int16}
+
+
 class _Emit:
-    """Typed helpers over a FuncLowering for one f64 tensor type (and its i1 / i64 companions)."""
+    """Typed helpers over a FuncLowering for one float tensor type (f64 here, and its i1 / i64 companions; the
+    helpers that read bits work for the narrower floats too)."""
 
     def __init__(self, ctx, aval, consts=None):
         self.ctx, self.float_aval = ctx, aval
         self.bool_aval = aval.update(dtype=dtypes.bool_)
-        self.int_aval = aval.update(dtype=dtypes.int64)
+        self.int_aval = aval.update(dtype=_SIGNED_OF_WIDTH[aval.dtype.np.itemsize])  # for bit patterns
         self._consts = {} if consts is None else consts
 
     def _typed(self, name):
@@ -428,6 +434,22 @@ def emit_atan2(ctx, y, x, aval):
     both_inf = e.op("and", e.cmp("EQ", ay, inf), e.cmp("EQ", ax, inf), kind="b")
     q = e.pick([(both_zero, e.const(0.0)), (both_inf, e.const(1.0))], e.div(ay, ax))
     return e.copysign(_atan_of_ratio(e, *_atan_parts(e, q), e.signbit(x)), y)
+
+
+def fix_atan2(ctx, y, x, r, aval):
+    """numpy's atan2 from `r`, IREE's own stablehlo.atan2 of y and x in a float type narrower than f64. IREE 3.13
+    returns nan where both operands are zero or both infinite, and +pi where y is -0 (or negative) over a negative
+    x that the quotient rounds to zero; elsewhere r's magnitude is right. Those cases take numpy's values, and
+    every result y's sign (atan2 always has it)."""
+    e = _Emit(ctx, aval)
+    ay, ax = e.abs(y), e.abs(x)
+    inf = e.const(math.inf)
+    both_zero = e.op("and", e.cmp("EQ", ay, e.const(0.0)), e.cmp("EQ", ax, e.const(0.0)), kind="b")
+    both_inf = e.op("and", e.cmp("EQ", ay, inf), e.cmp("EQ", ax, inf), kind="b")
+    x_negative = e.signbit(x)
+    magnitude = e.pick([(both_zero, e.select(x_negative, e.const(math.pi), e.const(0.0))),
+                        (both_inf, e.select(x_negative, e.const(3 * math.pi / 4), e.const(math.pi / 4)))], e.abs(r))
+    return e.copysign(magnitude, y)
 
 
 def emit_atan(ctx, x, aval):

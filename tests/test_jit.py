@@ -63,6 +63,20 @@ def test_jit_matches_eager_on_bool_unsigned_and_complex_values():
         np.testing.assert_array_equal(j.numpy(), e.numpy(), err_msg=f"case {i}")
 
 
+def test_jit_atan2_has_numpys_special_cases_in_every_float_type():
+    # IREE's own float32/float16/bfloat16 atan2 gave nan for 0/0 and inf/inf and lost y's sign over negative x
+    special = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-30, -6e4, -0.3]
+    y, x = (np.array(v, np.float32).ravel() for v in np.meshgrid(special, special))
+    args = [paddle.to_tensor(v).astype(dt) for dt in ("float32", "float16", "bfloat16") for v in (y, x)]
+
+    def atan2s(*args):
+        return [paddle.atan2(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+    for e, j in zip(atan2s(*args), paddle.jit(atan2s)(*args)):
+        e, j = e.numpy().astype(np.float32), j.numpy().astype(np.float32)
+        np.testing.assert_allclose(j, e, rtol=1e-6)  # nan where numpy has nan, and nowhere else
+        assert (np.signbit(j) == np.signbit(e))[~np.isnan(e)].all()
+
+
 def test_float64_precision_survives():
     f = paddle.jit(lambda x: x + 1e-12)
     out = f(paddle.to_tensor(np.array([1.0])))

@@ -16,7 +16,7 @@ from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
-from paddle_fn.lowering.f64_math import F64_EXPANSIONS
+from paddle_fn.lowering.f64_math import F64_EXPANSIONS, fix_atan2
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
@@ -335,9 +335,15 @@ def _atan2_jvp(primals, tangents):
     return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
 
 
+def _atan2_lower(ctx, y, x):
+    aval = ctx.avals_in[0]
+    if aval.dtype == dtypes.float64:
+        return F64_EXPANSIONS["atan2"](ctx, y, x, aval)
+    return fix_atan2(ctx, y, x, ctx.op("stablehlo.atan2", [y, x]), aval)
+
+
 atan2_p = Primitive("atan2", shape_rule=_binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
-                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE,
-                    lower=_lower_binop_f64_safe("atan2", "stablehlo.atan2"))
+                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan2_lower)
 
 
 def atan2(y, x):
