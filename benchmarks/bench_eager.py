@@ -3,11 +3,12 @@
     .venv/bin/python benchmarks/bench_eager.py [--peer-python /tmp/peers/bin/python] [--baseline DIR]
         [--reps N] [--quick] [--only TEXT...] [--profile NAME] [--json PATH]
 
-Per-op rows: ``x + y`` and ``x * 2.0`` (a Python scalar) on f32[8], a 64x64 matmul, ``x.sum()``, ``x.mean()``
-and ``exp(x)`` on f32[8], ``x[2]`` and ``m[:, 8:16]`` (basic indexing), ``m.reshape([16, 256])``. Step rows: an MLP training step written as Paddle code (`bench_train_loop.PROGRAM`:
-Layer, CrossEntropyLoss, ``backward``, ``SGD.step``), and the functional step (``value_and_grad`` of softmax
-cross-entropy on a parameter pytree, then SGD, as `bench_jit.py` times it under jit), each for a large MLP (784-1024-512-10,
-batch 128, BLAS-bound) and a small one (32-64-64-10, batch 16, dispatch-bound). Nothing is jitted.
+Per-op rows: ``x + y`` and ``x * 2.0`` (a Python scalar) on f32[8], a 64x64 matmul, ``x.sum()``, ``x.mean()`` and
+``exp(x)`` on f32[8], ``x[2]`` and ``m[:, 8:16]`` (basic indexing), ``m.reshape([16, 256])``. Step rows: an MLP
+training step written as Paddle code (`bench_train_loop.PROGRAM`: Layer, CrossEntropyLoss, ``backward``,
+``SGD.step``), and the functional step (``value_and_grad`` of softmax cross-entropy on a parameter pytree, then SGD,
+as `bench_jit.py` times it under jit), each for a large MLP (784-1024-512-10, batch 128, BLAS-bound) and a small one
+(32-64-64-10, batch 16, dispatch-bound). Nothing is jitted.
 
 Every framework runs in its own worker subprocess: paddle_fn and numpy in this interpreter, PyTorch, JAX and
 PaddlePaddle in `--peer-python` (a separate venv, so none of them is installed into the project's; each prints

@@ -436,13 +436,15 @@ def bench_first_call(args, summary):
             for _ in range(warm_runs):
                 warm.append(fresh_process("plain", os.path.join(root, "cache0"), mlp=mlp))
             breakdown = fresh_process("breakdown", os.path.join(root, "cache0"), mlp=mlp)
-            jax_cold = [fresh_process("plain", root, JAX_FIRST_CALL_SCRIPT, mlp) for _ in range(cold_runs)] if jax else []
+            jax_cold = ([fresh_process("plain", root, JAX_FIRST_CALL_SCRIPT, mlp) for _ in range(cold_runs)]
+                        if jax else [])
 
         def med(runs, key):
             return float(np.median([r[key] for r in runs]))
         print(f"\n## 2. First call in a fresh process (MLP {mlp} step, batch {batch}; median over runs)")
         print(f"{'':28s} {'runs':>5s} {'import':>10s} {'first call':>12s} {'second call':>12s} {'process wall':>13s}")
-        for label, runs in (("cold disk cache", cold), ("warm disk cache", warm), ("jax jit (no disk cache)", jax_cold)):
+        for label, runs in (("cold disk cache", cold), ("warm disk cache", warm),
+                            ("jax jit (no disk cache)", jax_cold)):
             if not runs:
                 not_installed(label)
                 continue
@@ -450,7 +452,8 @@ def bench_first_call(args, summary):
                   f"{fmt_time(med(runs, 'first call')):>12s} {fmt_time(med(runs, 'second call')):>12s} "
                   f"{fmt_time(med(runs, 'process wall')):>13s}")
         print("warm-cache first call, broken down (one process, AOT path): " +
-              ", ".join(f"{k} {fmt_time(v).strip()}" for k, v in breakdown.items() if k not in ("import", "process wall")))
+              ", ".join(f"{k} {fmt_time(v).strip()}" for k, v in breakdown.items()
+                        if k not in ("import", "process wall")))
         summary["first_call"][mlp] = {"cold": med(cold, "first call"), "warm": med(warm, "first call"),
                                       "import": med(cold + warm, "import"),
                                       "jax_cold": med(jax_cold, "first call") if jax_cold else None}

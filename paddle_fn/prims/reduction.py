@@ -319,7 +319,8 @@ def _cumulative_lower(op):
 
 cumsum_p = Primitive("cumsum", shape_rule=_cumulative_shape("cumsum"), impl=_cumulative_impl(np.add), jvp=LINEAR,
                      transpose=lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
-                     batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)), lower=on_signed_view(_cumulative_lower("add")))
+                     batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)),
+                     lower=on_signed_view(_cumulative_lower("add")))
 
 
 def cumsum(x, *, axis: int, reverse: bool = False):

@@ -1,10 +1,10 @@
 """`x[index]` and functional updates `x.at[index].set(v)`, with numpy's indexing rules.
 
-Basic indices (ints, slices with any step, None, Ellipsis) become one `slice` (plus `rev` for negative
-steps and a `reshape` to drop integer-indexed dimensions); eagerly, ints and slices index the value of a Tensor
-that no gradient is recorded through with numpy directly, with the same result. Integer arrays/Tensors (advanced indexing, mixed
-freely with slices) become one `gather`. Boolean masks select a value-dependent number of elements, so they
-work eagerly (and under `grad`, whose primal values are concrete) but not under `jit`/`vmap`.
+Basic indices (ints, slices with any step, None, Ellipsis) become one `slice` (plus `rev` for negative steps and a
+`reshape` to drop integer-indexed dimensions); eagerly, ints and slices index the value of a Tensor that no gradient
+is recorded through with numpy directly, with the same result. Integer arrays/Tensors (advanced indexing, mixed
+freely with slices) become one `gather`. Boolean masks select a value-dependent number of elements, so they work
+eagerly (and under `grad`, whose primal values are concrete) but not under `jit`/`vmap`.
 
 As in Paddle 3 and numpy, an index that selects a single element gives a 0-D Tensor (shape []).
 
