@@ -240,6 +240,9 @@ def test_all_any_and_mean_of_int_is_an_error():
     check(T.all(T.to_tensor([1, 2, 0])), np.array(False))
     with pytest.raises(DTypeError, match="floating-point"):
         T.mean(T.to_tensor([1, 2]))
+    for complex_max in (lambda c: c.max(), lambda c: T.min(c, axis=0)):  # complex numbers have no maximum
+        with pytest.raises(DTypeError, match="real .not complex. input, got dtype complex64"):
+            complex_max(T.to_tensor(np.array([1 + 2j, 3j], np.complex64)))
 
 
 def test_logsumexp_is_stable():

@@ -17,7 +17,7 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, Primitive
 from paddle_fn.core.trace import Tensor, concrete_full, current_dynamic_main, get_aval
 from paddle_fn.lowering.emitter import tensor_type
-from paddle_fn.prims._rules import fmt, normalize_axis
+from paddle_fn.prims._rules import fmt, normalize_axis, require_kind
 
 
 # ---------------------------------------------------------------------------------------------- broadcast_in_dim
@@ -161,9 +161,11 @@ def _check_axes(name, x, axes):
         raise ShapeError(f"{name}: axes {list(axes)} must be distinct and in range for {fmt(x)}")
 
 
-def reduce_shape_rule(name):
-    """The shape rule of a reduction over `axes` (they are dropped)."""
+def reduce_shape_rule(name, kinds=None):
+    """The shape rule of a reduction over `axes` (they are dropped); `kinds`, if given, the dtype kinds it takes."""
     def rule(x, *, axes):
+        if kinds is not None:
+            require_kind(name, x, kinds, "a real (not complex)")
         _check_axes(name, x, axes)
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
     return rule

@@ -135,7 +135,7 @@ def _reduce_chooser_jvp(reducer):
     return jvp
 
 
-reduce_max_p = Primitive("reduce_max", shape_rule=reduce_shape_rule("reduce_max"),
+reduce_max_p = Primitive("reduce_max", shape_rule=reduce_shape_rule("reduce_max", "fiub"),
                          impl=_reduce_chooser_impl(np.max, "max"),
                          jvp=_reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), transpose=NONLINEAR,
                          batch=reduce_batch_rule(lambda x, axes: reduce_max(x, axes=axes)),
@@ -147,7 +147,7 @@ def reduce_max(x, *, axes):
     return bind_reduction(reduce_max_p, x, axes)
 
 
-reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min"),
+reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min", "fiub"),
                          impl=_reduce_chooser_impl(np.min, "min"),
                          jvp=_reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), transpose=NONLINEAR,
                          batch=reduce_batch_rule(lambda x, axes: reduce_min(x, axes=axes)),
