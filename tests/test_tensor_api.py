@@ -1,5 +1,7 @@
 """The Paddle-level Tensor API against numpy: values, shapes and dtypes exactly, Paddle 2.3 conventions
 (0-D results), methods/operators, and that the composites trace and differentiate."""
+import tracemalloc
+
 import numpy as np
 import pytest
 import scipy.special as sps
@@ -61,6 +63,18 @@ def test_to_tensor_dtypes_copy_and_stop_gradient():
         assert T.to_tensor(1.5).dtype == "float64"
     finally:
         pf.set_default_dtype("float32")
+
+
+def test_to_tensor_copies_a_numpy_array_once():
+    a = np.ones(2 ** 21, np.float32)  # 8 MiB
+    tracemalloc.start()
+    try:
+        t = T.to_tensor(a)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 2 ** 23 <= peak < 1.5 * 2 ** 23  # one copy (the caller's array stays theirs), not two
+    np.testing.assert_array_equal(t.numpy(), a)
 
 
 def test_to_tensor_ragged_raises():

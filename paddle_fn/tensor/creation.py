@@ -64,6 +64,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     else:
         arr = python_to_numpy(data, dtype)
     dtypes.as_dtype(arr.dtype)  # rejects unsupported numpy dtypes (complex, object, strings) with a clear error
+    arr.setflags(write=False)  # a fresh array no one else holds: the Tensor adopts it instead of copying it again
     out = Tensor(arr)
     out.stop_gradient = stop_gradient
     return out

@@ -35,7 +35,9 @@ def as_tensor(x, dtype=None) -> Tensor:
     their exact value; a Tensor is cast.
     """
     if not isinstance(x, Tensor):
-        return Tensor(python_to_numpy(x, dtype))
+        value = python_to_numpy(x, dtype)
+        value.setflags(write=False)  # fresh, no one else holds it: adopted, not copied again
+        return Tensor(value)
     if dtype is not None:
         x = ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
     return x
