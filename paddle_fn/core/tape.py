@@ -23,7 +23,7 @@ import numpy as np
 from paddle_fn.core.autodiff import UndefinedPrimal, Zero, add_any, is_differentiable, linearize_flat
 from paddle_fn.core import hooks
 from paddle_fn.core.primitive import LINEAR, ZERO_TANGENT
-from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, grad_mode
+from paddle_fn.core.trace import Tensor, Tracer, adopt, current_dynamic_main, grad_mode
 
 CONST, LEAF, INNER = 0, 1, 2
 
@@ -403,7 +403,7 @@ def _seed_cotangents(outputs, grad_outputs, what):
                 "paddle.to_tensor(x, stop_gradient=False), or use Layer parameters), or it was computed under "
                 "paddle.no_grad()")
         if ct is None:
-            ct = Tensor(np.ones(out.aval.shape, out.aval.dtype.np))
+            ct = adopt(np.ones(out.aval.shape, out.aval.dtype.np))
         elif list(ct.shape) != list(out.shape):
             raise ValueError(f"{what}[{i}] has shape {ct.shape} but output {i} has shape {out.shape}")
         cts.append(ct)
@@ -444,10 +444,10 @@ def _accumulate(grad, ct):
     concrete = not isinstance(ct, Tracer) and ct._alias is None
     if grad is None:
         if concrete and not ct.concrete_value().flags.c_contiguous:
-            return Tensor(np.ascontiguousarray(ct.concrete_value()))
+            return adopt(np.ascontiguousarray(ct.concrete_value()))
         return ct
     if concrete and not isinstance(grad, Tracer) and grad._alias is None and grad.aval == ct.aval:
-        return Tensor(np.add(grad.concrete_value(), ct.concrete_value(), order="C"))
+        return adopt(np.add(grad.concrete_value(), ct.concrete_value(), order="C"))
     return add_any(grad, ct)
 
 

@@ -556,6 +556,13 @@ def _result(x, aval) -> Tensor:
     return t
 
 
+def adopt(array: np.ndarray) -> Tensor:
+    """A Tensor holding `array`, a fresh array nothing else refers to, without the copy `Tensor(array)` makes so
+    that a caller's array stays theirs and writeable."""
+    array.setflags(write=False)
+    return Tensor(array)
+
+
 def concrete_full(shape: tuple, value: np.ndarray) -> Tensor:
     """A concrete Tensor of `shape` holding `value` (a 0-d array) everywhere: what evaluating the broadcast
     primitive on it gives, without the dispatch (on small arrays that costs more than the op it feeds)."""

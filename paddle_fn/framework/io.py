@@ -21,7 +21,7 @@ import pickle
 import numpy as np
 
 from paddle_fn.core.dtypes import bfloat16
-from paddle_fn.core.trace import Tensor, Tracer
+from paddle_fn.core.trace import Tensor, Tracer, adopt
 
 __all__ = ["load", "save"]
 
@@ -188,7 +188,7 @@ def save(obj, path, protocol=4, **configs):
 # ----------------------------------------------------------------------------------------------- load
 
 def _to_tensor(a: np.ndarray, name=None) -> Tensor:
-    t = Tensor(np.array(a))
+    t = adopt(np.array(a))
     if name is not None:
         t.name = name
     return t

@@ -12,7 +12,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
-from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
+from paddle_fn.core.trace import Tensor, Tracer, adopt, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import linalg
@@ -64,8 +64,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     else:
         arr = python_to_numpy(data, dtype)
     dtypes.as_dtype(arr.dtype)  # rejects unsupported numpy dtypes (complex, object, strings) with a clear error
-    arr.setflags(write=False)  # a fresh array no one else holds: the Tensor adopts it instead of copying it again
-    out = Tensor(arr)
+    out = adopt(arr)  # a fresh array (python_to_numpy and np.array copy): no second copy
     out.stop_gradient = stop_gradient
     return out
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import Tensor, adopt, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 
@@ -35,9 +35,7 @@ def as_tensor(x, dtype=None) -> Tensor:
     their exact value; a Tensor is cast.
     """
     if not isinstance(x, Tensor):
-        value = python_to_numpy(x, dtype)
-        value.setflags(write=False)  # fresh, no one else holds it: adopted, not copied again
-        return Tensor(value)
+        return adopt(python_to_numpy(x, dtype))  # a fresh array: no second copy
     if dtype is not None:
         x = ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
     return x
