@@ -335,18 +335,25 @@ def profile_calls(what: str, call, n: int):
 
 # ------------------------------------------------------------------------------------------------ 2. first call
 
+# What both first-call scripts start from: the MLP's parameters, a batch and one-hot labels as numpy arrays, for
+# the sizes and batch in argv[2]; each script converts them with its framework's own array constructor.
+_FIRST_CALL_DATA = r"""
+sizes, batch = json.loads(sys.argv[2])
+rng = np.random.default_rng(0)
+params = [{"W": (rng.normal(size=(m, n)) / m ** 0.5).astype(np.float32), "b": np.zeros(n, np.float32)}
+          for m, n in zip(sizes[:-1], sizes[1:])]
+x = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+y = np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)]
+"""
+
 FIRST_CALL_SCRIPT = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
 import paddle_fn as paddle
 t_import = time.perf_counter() - t0
-sizes, batch = json.loads(sys.argv[2])
-rng = np.random.default_rng(0)
-params = [{"W": paddle.to_tensor((rng.normal(size=(m, n)) / m ** 0.5).astype(np.float32)), "b": paddle.zeros([n])}
-          for m, n in zip(sizes[:-1], sizes[1:])]
-x = paddle.to_tensor(rng.normal(size=(batch, sizes[0])).astype(np.float32))
-y = paddle.to_tensor(np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)])
+""" + _FIRST_CALL_DATA + r"""
+params, x, y = paddle.tree_map(paddle.to_tensor, (params, x, y))
 
 def loss(params, x, y):
     h = x
@@ -381,12 +388,8 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 t_import = time.perf_counter() - t0
-sizes, batch = json.loads(sys.argv[2])
-rng = np.random.default_rng(0)
-params = [{"W": jnp.asarray((rng.normal(size=(m, n)) / m ** 0.5).astype(np.float32)), "b": jnp.zeros([n])}
-          for m, n in zip(sizes[:-1], sizes[1:])]
-x = jnp.asarray(rng.normal(size=(batch, sizes[0])).astype(np.float32))
-y = jnp.asarray(np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)])
+""" + _FIRST_CALL_DATA + r"""
+params, x, y = jax.tree_util.tree_map(jnp.asarray, (params, x, y))
 
 def loss(params, x, y):
     h = x
