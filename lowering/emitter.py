@@ -75,7 +75,12 @@ def constant_text(value, aval: ShapedArray) -> str:
     return f"dense<{nest(a)}>"
 
 
-_SIGNED_OF_UNSIGNED = {"uint8": dtypes.int8, "uint32": dtypes.int32}
+_SIGNED_OF_WIDTH = {1: dtypes.int8, 2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
+
+
+def signed_int_of_width(dtype):
+    """The signed integer dtype as wide as `dtype` (bit patterns of floats, the signed view of unsigned ints)."""
+    return _SIGNED_OF_WIDTH[dtype.np.itemsize]
 
 
 def on_signed_view(rule):
@@ -85,11 +90,11 @@ def on_signed_view(rule):
     the signed view gives the same bits."""
     def lower(ctx, *operands, **params):
         avals_in, avals_out = ctx.avals_in, ctx.avals_out
-        if not any(a.dtype.name in _SIGNED_OF_UNSIGNED for a in avals_in):
+        if not any(a.dtype.kind == "u" for a in avals_in):
             return rule(ctx, *operands, **params)
 
         def signed(aval):
-            return aval.update(dtype=_SIGNED_OF_UNSIGNED.get(aval.dtype.name, aval.dtype))
+            return aval.update(dtype=signed_int_of_width(aval.dtype)) if aval.dtype.kind == "u" else aval
 
         def bitcast(name, src, dst):
             return name if src == dst else ctx.op("stablehlo.bitcast_convert", [name], dst, in_avals=[src])

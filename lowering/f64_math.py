@@ -28,7 +28,7 @@ import math
 from fractions import Fraction
 
 from paddle_fn.core import dtypes
-from paddle_fn.lowering.emitter import tensor_type
+from paddle_fn.lowering.emitter import compare_type, signed_int_of_width, tensor_type
 
 # pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (+ 1e-37): PIO2_1 and PIO2_2 hold 33 significant bits, so k*PIO2_1 and
 # k*PIO2_2 are exact for |k| < 2^20. Derived with mpmath at 300 bits (the test re-derives them).
@@ -86,9 +86,6 @@ GAMMA_SHIFT = 10.0
 _EXP_CLAMP = (-45.0, 710.6)                # expm1 is -1 below, exp/cosh/sinh overflow above: keeps 2^k valid
 
 
-_SIGNED_OF_WIDTH = {8: dtypes.int64, 4: dtypes.int32, 2: dtypes.int16}
-
-
 class _Emit:
     """Typed helpers over a FuncLowering for one float tensor type (f64 here, and its i1 / i64 companions; the
     helpers that read bits work for the narrower floats too)."""
@@ -96,7 +93,7 @@ class _Emit:
     def __init__(self, ctx, aval, consts=None):
         self.ctx, self.float_aval = ctx, aval
         self.bool_aval = aval.update(dtype=dtypes.bool_)
-        self.int_aval = aval.update(dtype=_SIGNED_OF_WIDTH[aval.dtype.np.itemsize])  # for bit patterns
+        self.int_aval = aval.update(dtype=signed_int_of_width(aval.dtype))  # for bit patterns
         self._consts = {} if consts is None else consts
 
     def _typed(self, name):
@@ -132,9 +129,8 @@ class _Emit:
 
     def cmp(self, direction, a, b, kind="f"):
         aval = self._typed(kind)
-        ctype = "FLOAT" if kind == "f" else "SIGNED"
-        return self.ctx.op("stablehlo.compare", [f"{direction}, {a}", b], self.bool_aval, attrs=f", {ctype}", sep="",
-                           in_avals=[aval, aval])
+        return self.ctx.op("stablehlo.compare", [f"{direction}, {a}", b], self.bool_aval,
+                           attrs=f", {compare_type(aval.dtype)}", sep="", in_avals=[aval, aval])
 
     def select(self, pred, a, b, kind="f"):
         aval = self._typed(kind)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 
-
 from paddle_fn.core.autodiff import instantiate, jvp_flat, linearize_flat, Zero
 from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.errors import TransformError

@@ -173,7 +173,7 @@ class StagingTrace(Trace):
         provenance = frozenset().union(*[t.provenance for t in tracers])
         outs = [StagingTracer(self, a, provenance) for a in out_avals]
         b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
-        if grad_mode.enabled and grad_mode.recorder is not None and any(not t.stop_gradient for t in tracers):
+        if grad_mode.recording and any(not t.stop_gradient for t in tracers):
             grad_mode.recorder(prim, params, tracers, outs)  # the eager tape, inside a compiled Paddle train step
         return outs
 

@@ -501,7 +501,7 @@ def eval_primitive(prim, args, params) -> list | None:
             outs = [_result(o, a) for o, a in zip(out, out_avals)]
         else:
             outs = [_result(out, out_avals[0])]
-    if needs_grad and grad_mode.enabled and grad_mode.recorder is not None:
+    if needs_grad and grad_mode.recording:
         grad_mode.recorder(prim, params, args, outs)
     return outs
 
@@ -559,8 +559,7 @@ def _result(x, aval) -> Tensor:
 def adopt(array: np.ndarray) -> Tensor:
     """A Tensor holding `array`, a fresh array nothing else refers to, without the copy `Tensor(array)` makes so
     that a caller's array stays theirs and writeable."""
-    array.setflags(write=False)
-    return Tensor(array)
+    return _result(array, _shaped_array(array.shape, array.dtype))
 
 
 def concrete_full(shape: tuple, value: np.ndarray) -> Tensor:
@@ -575,7 +574,7 @@ def untraced_value(x) -> np.ndarray | None:
     its result with numpy directly, as its primitives' impls would, without their dispatch."""
     if type(x) is not Tensor or x._alias is not None or _state.dynamic[-1].level != 0:
         return None
-    if not x.stop_gradient and grad_mode.enabled and grad_mode.recorder is not None:
+    if not x.stop_gradient and grad_mode.recording:
         return None
     return x._value if x._value is not None else x.concrete_value()
 
@@ -587,6 +586,11 @@ class _GradMode(threading.local):
 
     def __init__(self):
         self.enabled = True
+
+    @property
+    def recording(self) -> bool:
+        """Whether an op on an input that needs a gradient is recorded now."""
+        return self.enabled and self.recorder is not None
 
 
 grad_mode = _GradMode()
