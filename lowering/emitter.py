@@ -9,6 +9,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.ir import Literal, Program, ShapedArray
+from paddle_fn.lowering.targets import DEFAULT_TARGET, lowering_rule
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
             "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -113,7 +114,8 @@ def on_signed_view(rule):
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
-    def __init__(self, matmul_precision: str = "float32"):
+    def __init__(self, matmul_precision: str = "float32", *, target: str = DEFAULT_TARGET,
+                 use_overrides: bool = True):
         self.lines: list[str] = []
         self._n = 0
         self.indent = 4
@@ -121,6 +123,10 @@ class FuncLowering:
         self.avals_out: list[ShapedArray] = []
         # how float32 products are emitted (lowering/precision.py); part of the program's compile-cache key
         self.matmul_precision = matmul_precision
+        # the IREE backend the text is for: primitives with an override for it (lowering/targets.py) use that;
+        # use_overrides=False gives every primitive's generic rule (to measure what an override is worth)
+        self.target = target
+        self.use_overrides = use_overrides
 
     def fresh(self) -> str:
         self._n += 1
@@ -190,7 +196,8 @@ class FuncLowering:
             saved = self.avals_in, self.avals_out
             self.avals_in = [v.aval for v in eqn.inputs]
             self.avals_out = [v.aval for v in eqn.outputs]
-            outs = eqn.prim.lower(self, *ins, **eqn.params)
+            rule = lowering_rule(eqn.prim, self.target) if self.use_overrides else eqn.prim.lower
+            outs = rule(self, *ins, **eqn.params)
             self.avals_in, self.avals_out = saved
             if isinstance(outs, str):
                 outs = [outs]

@@ -74,10 +74,10 @@ def cached_for_program(program, key, build):
     return derived[key]
 
 
-def stablehlo_text(program, precision: str = "float32") -> str:
+def stablehlo_text(program, precision: str = "float32", target: str = "llvm-cpu") -> str:
     """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main`` with its
-    float32 products at `precision` (lowering/precision.py)."""
-    return lower_program(simplify(program), name="main", matmul_precision=precision)
+    float32 products at `precision` (lowering/precision.py), for the IREE backend `target` (lowering/targets.py)."""
+    return lower_program(simplify(program), name="main", matmul_precision=precision, target=target)
 
 
 def _executable(program, device, name, precision):
@@ -87,7 +87,7 @@ def _executable(program, device, name, precision):
         with _LOCK:
             exe = cache.executables.get((device, precision))
             if exe is None:
-                exe, how = runtime.load_stablehlo(stablehlo_text(program, precision), device,
+                exe, how = runtime.load_stablehlo(stablehlo_text(program, precision, device.target), device,
                                                   work=work_estimate(program),
                                                   use_disk_cache=config.disk_cache,
                                                   log=log if config.log_compiles else None)
@@ -501,9 +501,10 @@ class Lowered:
     def out_avals(self):
         return self._traced.program.out_avals
 
-    def as_text(self) -> str:
-        """The StableHLO module that `compile()` compiles."""
-        return stablehlo_text(self._traced.program, self._traced.precision)
+    def as_text(self, target: str | None = None) -> str:
+        """The StableHLO module that `compile()` compiles (for another IREE backend with `target`, e.g. 'cuda':
+        the lowering chooses forms per target)."""
+        return stablehlo_text(self._traced.program, self._traced.precision, target or self.device.target)
 
     def compile(self) -> "Compiled":
         _executable(self._traced.program, self.device, self._jitted._name, self._traced.precision)
@@ -513,7 +514,7 @@ class Lowered:
         """Compile for another target without running: 'cuda' (sm_80 unless extra_flags say
         --iree-cuda-target=...), 'rocm' (gfx942), 'vulkan-spirv', 'metal-spirv' or 'llvm-cpu'. Returns the runtime's
         CompiledArtifact (`.vmfb` bytes, `.flags`); works on a machine without that GPU."""
-        return runtime.compile_stablehlo(self.as_text(), target=target, extra_flags=tuple(extra_flags),
+        return runtime.compile_stablehlo(self.as_text(target), target=target, extra_flags=tuple(extra_flags),
                                          use_disk_cache=config.disk_cache)
 
     def __repr__(self):

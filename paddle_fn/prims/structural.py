@@ -1,6 +1,7 @@
-"""Shape-changing primitives: squeeze, expand_dims, slice, concatenate, pad, rev, iota; broadcast_in_dim, reshape
-and transpose are defined in `base` and re-exported here, so that this module names the whole shape family.
-Gathers, scatters and dynamic slices are in `slicing`. Each block gives every rule of one primitive."""
+"""Shape-changing primitives: squeeze, expand_dims, slice, concatenate, pad, rev, optimization_barrier, iota;
+broadcast_in_dim, reshape and transpose are defined in `base` and re-exported here, so that this module names the
+whole shape family. Gathers, scatters and dynamic slices are in `slicing`. Each block gives every rule of one
+primitive."""
 from __future__ import annotations
 
 import builtins
@@ -12,7 +13,7 @@ from paddle_fn.core.autodiff import is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front, moveaxis
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
-from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
+from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import i64_array, on_signed_view
 from paddle_fn.prims._rules import check_dims, fmt, normalize_axis, scalar_like, shift_dims
@@ -303,6 +304,22 @@ def rev(x, *, dimensions):
     if not dimensions:
         return x
     return rev_p.bind(x, dimensions=dimensions)
+
+
+# ---------------------------------------------------------------------------------------------- optimization_barrier
+
+optimization_barrier_p = Primitive(
+    "optimization_barrier", shape_rule=lambda x: x, impl=lambda x: x, jvp=LINEAR,
+    transpose=lambda ct, x: [optimization_barrier(ct)], batch=ELEMENTWISE,
+    lower=lambda ctx, x: ctx.generic_op("stablehlo.optimization_barrier", [x]))
+
+
+def optimization_barrier(x):
+    """`x` unchanged, computed in full before any use: the compiler may not fuse it into its consumers or fold
+    the operations that produce it into theirs (StableHLO's optimization_barrier, JAX's
+    `lax.optimization_barrier`). Compiled CPU convolutions use it to keep a weight in the layout that was
+    computed for them."""
+    return optimization_barrier_p.bind(x)
 
 
 # ---------------------------------------------------------------------------------------------- iota

@@ -50,6 +50,8 @@ NCHW = C.conv_dimension_numbers("NCHW", "OIHW", "NCHW")
 NHWC = C.conv_dimension_numbers("NHWC", "HWIO", "NHWC")
 NCL = C.conv_dimension_numbers("NCL", "OIL", "NCL")
 MIXED = C.conv_dimension_numbers("HNWC", "IHOW", "CWNH")
+# the weight gradient's form: the image's batch and features swapped, the output gradient as the filter
+WGRAD = C.ConvDimensionNumbers((1, 0, 2, 3), (1, 0, 2, 3), (1, 0, 2, 3))
 
 
 def _row(name, lhs_shape, rhs_shape, dn, strides, padding, lhs_dil, rhs_dil, fg=1, bg=1):
@@ -72,4 +74,14 @@ ROWS = [
     _row("conv1d_feature_groups", (2, 4, 7), (6, 2, 3), NCL, (2,), ((1, 1),), (1,), (1,), fg=2),
     _row("conv2d_depthwise", (1, 3, 4, 4), (3, 1, 2, 2), NCHW, (1, 1), ((0, 0), (1, 1)), (1, 1), (1, 1), fg=3),
     _row("conv1d_batch_groups", (4, 3, 5), (6, 3, 2), NCL, (1,), ((0, 1),), (2,), (1,), bg=2),
+    # rows whose shapes take each of the compiled CPU forms of lowering/llvm_cpu_conv.py (the rows above take the
+    # filter-barrier form, the generic lowering for an HWIO filter, and depthwise taps)
+    _row("conv_pointwise_strided", (2, 3, 5, 4), (4, 3, 1, 1), NCHW, (2, 1), ((0, 1), (1, 0)), (1, 1), (1, 1)),
+    _row("conv_pointwise_lhs_dilated", (2, 3, 3, 2), (4, 3, 1, 1), NCHW, (1, 1), ((1, -1), (0, 2)), (2, 2), (1, 1)),
+    _row("conv_window_larger_than_output", (3, 2, 6, 5), (4, 2, 5, 3), NCHW, (1, 2), ((0, 1), (1, 0)), (1, 1),
+         (1, 1)),
+    _row("conv_window_larger_than_output_batch_groups", (2, 4, 5, 5), (2, 6, 4, 4), WGRAD, (1, 1), ((0, 0), (1, 0)),
+         (1, 1), (1, 1), bg=2),
+    _row("conv_depthwise_weight_gradient", (2, 3, 4, 4), (2, 3, 3, 3), WGRAD, (1, 1), ((1, 0), (0, 1)), (1, 1),
+         (1, 1), bg=3),
 ]

@@ -33,6 +33,7 @@ ROWS += [
           lambda x: St.slice(x, start_indices=(0, 1, 0), limit_indices=(5, 6, 2), strides=(2, 3, 1)),
           (Arg((5, 7, 2)),), lambda x: x[0:5:2, 1:6:3, 0:2]),
     OpRow("rev", St.rev_p, lambda x: St.rev(x, dimensions=(0, 2)), (Arg((2, 3, 4)),), lambda x: x[::-1, :, ::-1]),
+    OpRow("optimization_barrier", St.optimization_barrier_p, St.optimization_barrier, (Arg((2, 3)),), lambda x: x),
     OpRow("concatenate", St.concatenate_p, lambda a, b, c: St.concatenate(a, b, c, dimension=1),
           (Arg((2, 3)), Arg((2, 1)), Arg((2, 4))), lambda a, b, c: np.concatenate([a, b, c], axis=1)),
 ]

@@ -1,0 +1,327 @@
+"""Convolutions for IREE's llvm-cpu backend, rewritten into the forms its code generator runs fast.
+
+IREE 3.13 packs a convolution's operands into its fast channels-last kernels only when the filter sits in memory
+as (spatial..., in, out): a filter that is a function argument in (out, in, spatial...) order, or a transpose of
+one (IREE folds it into the convolution's indexing map), falls to a generic loop nest 20-100x slower. The weight
+gradient (the "filter" is the output gradient, its window the whole image) is slow in every layout. Measured per
+form on a 2-core AVX-512 host (ms for one convolution, batch 16, 32x32, 3x3, 32 -> 32 channels; the benchmark
+`benchmarks/bench_conv.py` prints the table for any host):
+
+    forward, filter an OIHW argument (the generic lowering)      60      -> 0.8  filter transposed to HWIO behind
+                                                                               an optimization barrier
+    weight gradient as XLA's backprop-filter convolution         96      -> 2.5  im2col GEMM over the k*k output
+                                                                               positions
+    1x1 convolution (stride 2, 32 -> 64)                          1.7     -> 0.17 one dot_general
+    depthwise 3x3 (64 channels): forward / weight gradient        2.4 / 8 -> 0.7 / 1.0  per-tap multiply-adds /
+                                                                               per-position reductions
+
+Each form is written with paddle_fn's own primitives and staged into a small program that is inlined in place of
+the convolution, so the rewrite is shape-checked as it is built, runs eagerly in the tests against the
+convolution's own implementation, and lowers through the primitives' rules (the matmul-precision setting
+included). A convolution whose filter already sits as (spatial..., in, out) is left to the generic lowering,
+which also ends the rewrite of the barrier form's own convolution.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+
+from paddle_fn.core.primitive import all_primitives
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import Tensor, get_aval
+
+# Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
+MAX_UNROLLED = 64
+
+_PRIMS: dict = {}
+
+
+def _bind(name, *args, **params):
+    if not _PRIMS:
+        _PRIMS.update(all_primitives())
+    return _PRIMS[name].bind(*args, **params)
+
+
+def _shape(x):
+    return get_aval(x).shape
+
+
+def _transpose(x, perm):
+    perm = tuple(int(p) for p in perm)
+    return x if perm == tuple(range(len(perm))) else _bind("transpose", x, permutation=perm)
+
+
+def _reshape(x, shape):
+    shape = tuple(int(s) for s in shape)
+    return x if _shape(x) == shape else _bind("reshape", x, new_sizes=shape)
+
+
+def _slice(x, start, limit, strides):
+    if tuple(start) == (0,) * len(start) and tuple(limit) == _shape(x) and set(strides) <= {1}:
+        return x
+    return _bind("slice", x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
+
+
+def _pad(x, config):
+    """Zero padding: `config` holds (low, high, interior) per axis, negative low/high crop."""
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in config)
+    if all(c == (0, 0, 0) for c in config):
+        return x
+    return _bind("pad", x, Tensor(np.zeros((), get_aval(x).dtype.np)), padding_config=config)
+
+
+def _dot(lhs, rhs, contracting, batch=((), ())):
+    return _bind("dot_general", lhs, rhs, dimension_numbers=(contracting, batch), preferred_element_type=None)
+
+
+def _to_layout(x, spec, roles_first):
+    """Transpose `x`, whose axes are ordered (roles...) with role r at position roles_first[r], into the physical
+    order of `spec` (spec[r] = the physical axis of role r)."""
+    perm = [0] * len(spec)
+    for role, physical in enumerate(spec):
+        perm[physical] = roles_first[role]
+    return _transpose(x, perm)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Conv:
+    """One convolution: its operand and result shapes, its parameters, and its sizes by role."""
+    lhs_shape: tuple
+    rhs_shape: tuple
+    out_shape: tuple
+    window_strides: tuple
+    padding: tuple
+    lhs_dilation: tuple
+    rhs_dilation: tuple
+    dimension_numbers: object
+    feature_group_count: int
+    batch_group_count: int
+
+    @property
+    def params(self):
+        names = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "dimension_numbers",
+                 "feature_group_count", "batch_group_count")
+        return {name: getattr(self, name) for name in names}
+
+    @property
+    def dn(self):
+        return self.dimension_numbers
+
+    @property
+    def n(self):
+        return len(self.window_strides)
+
+    @property
+    def batch(self):
+        return self.lhs_shape[self.dn.lhs_spec[0]]
+
+    @property
+    def features(self):
+        return self.lhs_shape[self.dn.lhs_spec[1]]
+
+    @property
+    def out_features(self):
+        return self.rhs_shape[self.dn.rhs_spec[0]]
+
+    @property
+    def in_features(self):
+        return self.rhs_shape[self.dn.rhs_spec[1]]
+
+    @property
+    def window(self):
+        return tuple(self.rhs_shape[d] for d in self.dn.rhs_spec[2:])
+
+    @property
+    def positions(self):
+        return tuple(self.out_shape[d] for d in self.dn.out_spec[2:])
+
+    def padded_lhs(self, x, layout):
+        """lhs dilated and padded on its spatial axes; `layout` gives each role's axis in `x` (the zero padding
+        that crops is done by the slices that read it, which start at `crop`)."""
+        config = [(0, 0, 0)] * len(layout)
+        for d, ((lo, hi), dil) in enumerate(zip(self.padding, self.lhs_dilation)):
+            config[layout[2 + d]] = (max(lo, 0), hi, dil - 1)
+        return _pad(x, config)
+
+    @property
+    def crop(self):
+        return tuple(max(-lo, 0) for lo, _ in self.padding)
+
+    def window_slice(self, x, layout, offsets, stride, count):
+        """The strided slice of the padded lhs `x` (roles at `layout`) that starts at `offsets` (per spatial dim,
+        past the crop) and takes `count` elements `stride` apart."""
+        start, limit, strides = [0] * len(layout), list(_shape(x)), [1] * len(layout)
+        for d in range(self.n):
+            axis = layout[2 + d]
+            start[axis] = self.crop[d] + offsets[d]
+            limit[axis] = start[axis] + (count[d] - 1) * stride[d] + 1
+            strides[axis] = stride[d]
+        return _slice(x, start, limit, strides)
+
+
+def _accumulation_dtype(x):
+    return "float32" if get_aval(x).dtype.name in ("float16", "bfloat16") else get_aval(x).dtype.name
+
+
+# ---------------------------------------------------------------------------------------------- the forms
+
+def filter_barrier(c: _Conv, lhs, rhs):
+    """The convolution itself, its filter transposed to (spatial..., in, out) and kept there by an optimization
+    barrier (IREE would otherwise fold the transpose into the convolution and read the filter where it was)."""
+    rs, n = c.dn.rhs_spec, c.n
+    filt = _bind("optimization_barrier", _transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])))
+    dn = dataclasses.replace(c.dn, rhs_spec=(n + 1, n) + tuple(range(n)))
+    return _bind("conv_general_dilated", lhs, filt, **dict(c.params, dimension_numbers=dn))
+
+
+def pointwise(c: _Conv, lhs, rhs):
+    """A 1x1 convolution without groups: one product over the channels. The image is strided and cropped first;
+    with lhs dilation (the input gradient of a strided 1x1 convolution) the product comes first and the dilation
+    and padding spread its result."""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    filt = _reshape(_transpose(rhs, (rs[1], rs[0]) + tuple(rs[2:])), (c.in_features, c.out_features))
+    dilated = any(d > 1 for d in c.lhs_dilation)
+
+    def product(x, spatial):  # x in the lhs layout -> (batch, spatial..., out)
+        rows = _reshape(_transpose(x, (ls[0],) + tuple(ls[2:]) + (ls[1],)),
+                        (c.batch * math.prod(spatial), c.features))
+        return _reshape(_dot(rows, filt, ((1,), (0,))), (c.batch,) + spatial + (c.out_features,))
+
+    channels_last = (0, n + 1) + tuple(range(1, n + 1))  # role -> axis of (batch, spatial..., out)
+    if not dilated:
+        x = c.padded_lhs(lhs, ls)
+        x = c.window_slice(x, ls, (0,) * n, c.window_strides, c.positions)
+        out = product(x, c.positions)
+    else:
+        spatial = tuple(c.lhs_shape[d] for d in ls[2:])
+        out = c.padded_lhs(product(lhs, spatial), channels_last)
+        out = c.window_slice(out, channels_last, (0,) * n, c.window_strides, c.positions)
+    return _to_layout(out, c.dn.out_spec, channels_last)
+
+
+def _split_axis(x, axis, groups):
+    """Axis `axis` of `x` as (groups, rest) at (axis, axis + 1)."""
+    shape = _shape(x)
+    return _reshape(x, shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:])
+
+
+def positions_dots(c: _Conv, lhs, rhs):
+    """One product per output position, for convolutions whose window is larger than their output (the weight
+    gradient): the strided image slice that position reads, contracted over its features and window with the
+    filter, in the operands' own layouts. Groups become the products' batch dimension. (One product of an im2col
+    matrix stacking the slices took twice as long: IREE writes the k*k-times larger matrix, then packs it.)"""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    fg, bg = c.feature_group_count, c.batch_group_count
+    groups, out_batch = max(fg, bg), c.batch // bg
+    x = c.padded_lhs(lhs, ls)
+    filt, filt_contracting, filt_batch = rhs, (rs[1],) + tuple(rs[2:]), ()
+    if groups > 1:  # output features are (group, feature); the group is the image's batch or feature major part
+        filt, filt_batch = _split_axis(rhs, rs[0], groups), (rs[0],)
+        filt_contracting = tuple(d + (d > rs[0]) for d in filt_contracting)
+        split = ls[0] if bg > 1 else ls[1]
+        shifted = [d + (d > split) for d in ls]
+        part_batch = (split,)
+        part_contracting = (shifted[1] + (fg > 1),) + tuple(shifted[2:])
+    else:
+        part_batch, part_contracting = (), (ls[1],) + tuple(ls[2:])
+    outs = []
+    for at in itertools.product(*map(range, c.positions)):
+        part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
+        if groups > 1:
+            part = _split_axis(part, split, groups)
+        product = _dot(filt, part, (filt_contracting, part_contracting), (filt_batch, part_batch))
+        outs.append(_reshape(product, (c.out_features, 1, out_batch)))  # (group, out, batch) or (out, batch)
+    out = _bind("concatenate", *outs, dimension=1) if len(outs) > 1 else outs[0]
+    out = _reshape(out, (c.out_features,) + c.positions + (out_batch,))
+    return _to_layout(out, c.dn.out_spec, (n + 1, 0) + tuple(range(1, n + 1)))
+
+
+def depthwise_taps(c: _Conv, lhs, rhs):
+    """A depthwise convolution (one filter per channel): per window tap, the strided image slice times that tap's
+    weights broadcast along the channels, summed over the taps."""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    acc = _accumulation_dtype(lhs)
+    x = c.padded_lhs(_bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
+                     else lhs, ls)
+    filt = _reshape(_transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
+    if acc != get_aval(filt).dtype.name:
+        filt = _bind("convert_element_type", filt, new_dtype=acc)
+    total = None
+    for t, tap in enumerate(itertools.product(*map(range, c.window))):
+        part = c.window_slice(x, ls, tuple(k * r for k, r in zip(tap, c.rhs_dilation)), c.window_strides,
+                              c.positions)
+        weight = _reshape(_slice(filt, (0, t), (c.out_features, t + 1), (1, 1)), (c.out_features,))
+        term = _bind("mul", part, _bind("broadcast_in_dim", weight, shape=_shape(part),
+                                        broadcast_dimensions=(ls[1],)))
+        total = term if total is None else _bind("add", total, term)
+    total = _bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
+        if acc != get_aval(lhs).dtype.name else total
+    return _to_layout(total, c.dn.out_spec, ls)
+
+
+def depthwise_positions(c: _Conv, lhs, rhs):
+    """The weight gradient of a depthwise convolution (batch groups of one example each): per output position,
+    the strided image slice times the output gradient, summed over everything but the channel."""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    acc = _accumulation_dtype(lhs)
+    x, g = lhs, rhs
+    if acc != get_aval(lhs).dtype.name:
+        x, g = (_bind("convert_element_type", v, new_dtype=acc) for v in (lhs, rhs))
+    x = c.padded_lhs(x, ls)
+    # the gradient laid out as the image: its out role where the image has its batch, in role at the features
+    perm = [0] * (n + 2)
+    for role in range(n + 2):
+        perm[ls[role]] = rs[role]
+    g = _transpose(g, perm)
+    sums = []
+    for at in itertools.product(*map(range, c.positions)):
+        part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
+        summed = _bind("reduce_sum", _bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
+        sums.append(_reshape(summed, (c.out_features, 1)))
+    out = _bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
+    out = _reshape(out, (1, c.out_features) + c.positions)
+    if acc != get_aval(lhs).dtype.name:
+        out = _bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
+    return _to_layout(out, c.dn.out_spec, tuple(range(n + 2)))
+
+
+def choose_form(c: _Conv):
+    """The form a convolution is rewritten into on llvm-cpu, or None where the generic lowering is already fast
+    (the filter sits as (spatial..., in, out))."""
+    n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
+    if tuple(c.dn.rhs_spec) == (n + 1, n) + tuple(range(n)):
+        return None
+    window, positions = math.prod(c.window), math.prod(c.positions)
+    if fg > 1 and c.in_features == 1 and c.out_features == fg and window <= MAX_UNROLLED:
+        return depthwise_taps
+    if bg > 1 and c.batch == bg and c.out_features == bg and positions <= MAX_UNROLLED:
+        return depthwise_positions
+    if window == 1 and fg == bg == 1:
+        return pointwise
+    if positions < window and positions <= MAX_UNROLLED:
+        return positions_dots
+    return filter_barrier
+
+
+def rewrite(lhs_aval, rhs_aval, out_aval, params):
+    """(the form's name, its program of (lhs, rhs) -> [out]), or None for the generic lowering."""
+    c = _Conv(lhs_aval.shape, rhs_aval.shape, out_aval.shape, **params)
+    form = choose_form(c)
+    if form is None:
+        return None
+    prog, consts = trace_to_program(lambda x, w: [form(c, x, w)], [lhs_aval, rhs_aval], check=True)
+    return form.__name__, prog, consts
+
+
+def lower_conv(ctx, lhs, rhs, **params):
+    """The llvm-cpu lowering of conv_general_dilated: the chosen form's program inlined, or the generic rule."""
+    found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params)
+    if found is None:
+        return all_primitives()["conv_general_dilated"].lower(ctx, lhs, rhs, **params)
+    _, prog, consts = found
+    names = [ctx.constant(c.concrete_value(), get_aval(c)) for c in consts]
+    return ctx.inline(prog, names + [lhs, rhs])[0]
+

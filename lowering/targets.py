@@ -1,0 +1,47 @@
+"""Per-target lowering overrides: the one table of the places where a primitive lowers differently for one IREE
+backend than its own (generic StableHLO) rule says.
+
+A primitive's block holds its generic lowering, which is correct everywhere. An override exists only because one
+backend of one IREE version compiles the generic form badly (slowly, inaccurately, or not at all); each row names
+the target, the IREE version it was measured with, and the benchmark or test that shows the difference, so that
+it can be measured again, and deleted, when IREE changes. `FuncLowering` looks a primitive up here for the target
+it lowers for (`lower_program(..., target=...)`; jit uses the device's target, `Lowered.cross_compile` the one it
+is given), and the target is part of every compile-cache key through the text it produces.
+
+Targets are IREE's backend names: "llvm-cpu", "cuda", "rocm", "vulkan-spirv", "metal-spirv".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from paddle_fn.lowering import llvm_cpu_conv
+
+DEFAULT_TARGET = "llvm-cpu"
+
+
+@dataclass(frozen=True)
+class Override:
+    """`rule` lowers primitive `primitive` (by name) for `target`, with a lowering rule's signature
+    ``rule(ctx, *operand_names, **params)``; it may fall back to the primitive's own rule."""
+    primitive: str
+    target: str
+    rule: Callable
+    iree: str
+    evidence: str
+    why: str
+
+
+OVERRIDES = {(o.primitive, o.target): o for o in (
+    Override("conv_general_dilated", "llvm-cpu", llvm_cpu_conv.lower_conv, iree="3.13",
+             evidence="benchmarks/bench_conv.py (each form against the generic lowering); "
+                      "tests/test_conv_lowering.py (every form against the eager convolution)",
+             why="IREE's CPU convolutions are fast only with the filter in memory as (spatial..., in, out); the "
+                 "generic form runs 20-100x slower (see lowering/llvm_cpu_conv.py)"),
+)}
+
+
+def lowering_rule(prim, target: str):
+    """The rule that lowers `prim` for `target`: its override there, else its own."""
+    override = OVERRIDES.get((prim.name, target))
+    return prim.lower if override is None else override.rule

@@ -1,0 +1,197 @@
+"""The convolution forms of lowering/llvm_cpu_conv.py (the llvm-cpu override of conv_general_dilated).
+
+Each form is a program of paddle_fn primitives, so it is checked here twice: evaluated eagerly against the
+convolution's own implementation over every kind of convolution a training step contains (fast, no compiler),
+and compiled through IREE inside whole training steps against the eager step. The op table's conv rows
+(tests/optable/conv.py) add each form's IREE run on its own.
+"""
+import numpy as np
+import pytest
+
+import paddle_fn as pf
+import paddle_fn.nn.functional as F
+from paddle_fn.core.primitive import all_primitives
+from paddle_fn.core.staging import eval_program, trace_to_program
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering import llvm_cpu_conv, lower_program, targets
+from paddle_fn.prims import conv as C
+from paddle_fn.runtime.compiler import TARGETS
+
+NCHW = C.conv_dimension_numbers("NCHW", "OIHW", "NCHW")
+NHWC = C.conv_dimension_numbers("NHWC", "HWIO", "NHWC")
+NCL = C.conv_dimension_numbers("NCL", "OIL", "NCL")
+NCDHW = C.conv_dimension_numbers("NCDHW", "OIDHW", "NCDHW")
+
+
+def _convs_of_step(x_shape, w_shape, dn, **params):
+    """The convolutions (lhs aval, rhs aval, out aval, params) of the forward, input-gradient and weight-gradient
+    of one convolution: what a training step holds."""
+    x = Tensor(np.ones(x_shape, np.float32))
+    w = Tensor(np.ones(w_shape, np.float32))
+
+    def step(x, w):
+        out, pullback = pf.vjp(lambda x, w: C.conv_general_dilated(x, w, dimension_numbers=dn, **params), x, w)
+        return [out, *pullback(pf.ones_like(out))]
+
+    prog, _ = trace_to_program(lambda x, w: step(x, w), [get_aval(x), get_aval(w)])
+    return [(e.inputs[0].aval, e.inputs[1].aval, e.outputs[0].aval, e.params)
+            for e in prog.eqns if e.prim is C.conv_general_dilated_p]
+
+
+def _form(conv):
+    found = llvm_cpu_conv.rewrite(*conv)
+    return None if found is None else found[0]
+
+
+def test_each_convolution_of_a_resnet_step_takes_its_form():
+    forms = {}
+    for name, x, w, params in [
+            ("3x3", (16, 32, 32, 32), (32, 32, 3, 3), dict(window_strides=(1, 1), padding=((1, 1), (1, 1)))),
+            ("3x3 stride 2", (16, 32, 32, 32), (64, 32, 3, 3), dict(window_strides=(2, 2), padding=((1, 1),) * 2)),
+            ("1x1 stride 2", (16, 32, 32, 32), (64, 32, 1, 1), dict(window_strides=(2, 2), padding=((0, 0),) * 2)),
+            ("depthwise", (16, 64, 32, 32), (64, 1, 3, 3), dict(window_strides=(1, 1), padding=((1, 1),) * 2,
+                                                                  feature_group_count=64))]:
+        forms[name] = sorted(_form(c) for c in _convs_of_step(x, w, NCHW, **params))
+    # the forward, the input gradient and the weight gradient, in any order
+    assert forms["3x3"] == ["filter_barrier", "filter_barrier", "positions_dots"]
+    assert forms["3x3 stride 2"] == ["filter_barrier", "filter_barrier", "positions_dots"]
+    assert forms["1x1 stride 2"] == ["pointwise", "pointwise", "positions_dots"]
+    assert forms["depthwise"] == ["depthwise_positions", "depthwise_taps", "depthwise_taps"]
+
+
+def test_a_filter_already_in_the_fast_layout_keeps_the_generic_lowering():
+    (fwd, *_) = _convs_of_step((2, 8, 8, 3), (3, 3, 3, 4), NHWC, window_strides=(1, 1), padding=((1, 1),) * 2)
+    assert _form(fwd) is None
+
+
+# every kind of convolution: layout, rank, stride, dilation, padding (negative too), groups, transposed
+CASES = [
+    ("nchw_3x3", (2, 3, 7, 6), (4, 3, 3, 3), NCHW, dict(window_strides=(1, 1), padding=((1, 1), (1, 1)))),
+    ("nchw_strided_asymmetric", (2, 3, 8, 7), (4, 3, 3, 2), NCHW,
+     dict(window_strides=(2, 3), padding=((1, 0), (0, 2)))),
+    ("nchw_dilated_negative_pad", (1, 2, 9, 8), (3, 2, 2, 3), NCHW,
+     dict(window_strides=(1, 2), padding=((-1, 2), (1, 1)), rhs_dilation=(2, 2))),
+    ("pointwise_strided", (2, 5, 6, 6), (3, 5, 1, 1), NCHW, dict(window_strides=(2, 2), padding=((0, 0), (0, 0)))),
+    ("grouped", (2, 4, 6, 6), (6, 2, 3, 3), NCHW, dict(window_strides=(1, 1), padding=((1, 1),) * 2,
+                                                       feature_group_count=2)),
+    ("depthwise_strided", (2, 3, 7, 7), (3, 1, 3, 3), NCHW, dict(window_strides=(2, 2), padding=((1, 1),) * 2,
+                                                                 feature_group_count=3)),
+    ("nhwc", (2, 6, 5, 3), (2, 2, 3, 4), NHWC, dict(window_strides=(1, 1), padding=((0, 1), (1, 0)))),
+    ("conv1d", (3, 2, 11), (4, 2, 3), NCL, dict(window_strides=(2,), padding=((1, 1),))),
+    ("conv3d", (1, 2, 4, 5, 4), (3, 2, 2, 3, 2), NCDHW,
+     dict(window_strides=(1, 2, 1), padding=((1, 0), (1, 1), (0, 1)))),
+    ("transposed", (2, 3, 4, 4), (5, 3, 3, 3), NCHW, dict(window_strides=(1, 1), padding=((2, 3), (2, 3)),
+                                                          lhs_dilation=(2, 2))),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_every_form_computes_the_convolution(case):
+    """Forward, input gradient and weight gradient of each case: the rewritten program, evaluated eagerly, equals
+    the convolution's own implementation (float64)."""
+    _, x_shape, w_shape, dn, params = case
+    rng = np.random.default_rng(0)
+    seen = set()
+    for conv in _convs_of_step(x_shape, w_shape, dn, **params):
+        lhs, rhs, out, conv_params = conv
+        lhs, rhs, out = (a.update(dtype=pf.float64) for a in (lhs, rhs, out))
+        found = llvm_cpu_conv.rewrite(lhs, rhs, out, conv_params)
+        if found is None:
+            continue
+        name, prog, consts = found
+        seen.add(name)
+        a, b = Tensor(rng.normal(size=lhs.shape)), Tensor(rng.normal(size=rhs.shape))
+        want = C.conv_general_dilated_p.bind(a, b, **conv_params).numpy()
+        got = eval_program(prog, consts, [a, b])[0].numpy()
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"{case[0]}: {name}")
+    assert seen, "no convolution of this case was rewritten"
+
+
+def test_forms_keep_half_precision_sums_in_float32():
+    for conv in _convs_of_step((2, 8, 6, 6), (8, 1, 3, 3), NCHW, window_strides=(1, 1), padding=((1, 1),) * 2,
+                               feature_group_count=8):
+        lhs, rhs, out, params = conv
+        lhs, rhs, out = (a.update(dtype=pf.float16) for a in (lhs, rhs, out))
+        name, prog, _ = llvm_cpu_conv.rewrite(lhs, rhs, out, params)
+        assert name.startswith("depthwise")
+        sums = [e for e in prog.eqns if e.prim.name in ("add", "reduce_sum")]
+        assert sums and all(e.outputs[0].aval.dtype == pf.float32 for e in sums)
+        assert prog.out_vars[0].aval.dtype == pf.float16
+
+
+def test_the_override_table_names_real_primitives_and_targets():
+    primitives = set(all_primitives())
+    for (name, target), override in targets.OVERRIDES.items():
+        assert name in primitives and target in TARGETS
+        assert override.iree and override.evidence and override.why
+
+
+def test_the_lowering_follows_its_target():
+    """The CPU text holds the rewritten forms; another target's, and the text without overrides, hold the
+    convolution as the primitive's own rule writes it."""
+    x, w = pf.ones([2, 3, 8, 8]), pf.ones([4, 3, 3, 3])
+    lowered = pf.jit(lambda x, w: F.conv2d(x, w, padding=1)).lower(x, w)
+    cpu, cuda = lowered.as_text(), lowered.as_text("cuda")
+    assert "optimization_barrier" in cpu and "optimization_barrier" not in cuda
+    assert lower_program(lowered.program, target="llvm-cpu", use_overrides=False) == \
+        lower_program(lowered.program, target="cuda")
+
+
+def _resnet_block_params(rng, dtype):
+    def conv(cout, cin, k):
+        return (rng.normal(size=(cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(dtype)
+    return {"stem": conv(8, 3, 3), "c1": conv(16, 8, 3), "c2": conv(16, 16, 3), "ds": conv(16, 8, 1),
+            "dw": (rng.normal(size=(16, 1, 3, 3)) / 3).astype(dtype), "fc": (rng.normal(size=(16, 4)) / 4).astype(dtype)}
+
+
+def _resnet_block_loss(p, x, y):
+    h = F.relu(F.conv2d(x, p["stem"], padding=1))
+    z = F.relu(F.conv2d(h, p["c1"], stride=2, padding=1))
+    z = F.conv2d(z, p["c2"], padding=1) + F.conv2d(h, p["ds"], stride=2)
+    z = F.relu(F.conv2d(F.relu(z), p["dw"], padding=1, groups=16))
+    return F.cross_entropy(z.mean(axis=[2, 3]) @ p["fc"], y)
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-4), ("float64", 1e-10)])
+def test_compiled_training_step_matches_eager(dtype, tol):
+    """A residual block with a strided 3x3, a 1x1 shortcut and a depthwise conv: loss and every gradient of the
+    compiled step (all five CPU forms) agree with the eager step."""
+    rng = np.random.default_rng(1)
+    params = {k: pf.to_tensor(v) for k, v in _resnet_block_params(rng, dtype).items()}
+    x = pf.to_tensor(rng.normal(size=(4, 3, 12, 12)).astype(dtype))
+    y = pf.to_tensor(rng.integers(0, 4, size=(4,)))
+    step = pf.value_and_grad(_resnet_block_loss)
+    text = pf.jit(step).lower(params, x, y).as_text()
+    assert text.count("optimization_barrier") >= 4 and "stablehlo.convolution" in text
+    (loss, grads), (want_loss, want_grads) = pf.jit(step)(params, x, y), step(params, x, y)
+    np.testing.assert_allclose(float(loss), float(want_loss), rtol=tol)
+    for k in params:
+        np.testing.assert_allclose(grads[k].numpy(), want_grads[k].numpy(), rtol=tol, atol=tol, err_msg=k)
+
+
+@pytest.mark.parametrize("op,n,layout", [("conv1d", 1, "NLC"), ("conv3d", 3, "NCDHW"),
+                                         ("conv2d_transpose", 2, "NCHW")])
+def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layout):
+    rng = np.random.default_rng(2)
+    channels_last = layout.endswith("C")
+    spatial = (6,) * n
+    x = rng.normal(size=(2,) + ((spatial + (4,)) if channels_last else ((4,) + spatial))).astype(np.float32)
+    w = rng.normal(size=(4, 3) + (3,) * n).astype(np.float32) if op.endswith("transpose") else \
+        rng.normal(size=(3, 4) + (3,) * n).astype(np.float32)
+    conv = getattr(F, op)
+
+    def loss(x, w):
+        return (conv(x, w, stride=2, padding=1, data_format=layout) ** 2).sum()
+
+    x, w = pf.to_tensor(x), pf.to_tensor(w)
+    got, want = pf.jit(pf.value_and_grad(loss, argnums=(0, 1)))(x, w), pf.value_and_grad(loss, argnums=(0, 1))(x, w)
+    for g, e in zip([got[0], *got[1]], [want[0], *want[1]]):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=2e-4, atol=2e-4)
+
+
+def test_unrolled_forms_stay_bounded():
+    """A convolution whose window and output both exceed MAX_UNROLLED positions takes the filter-barrier form:
+    no form unrolls more than MAX_UNROLLED slices."""
+    convs = _convs_of_step((1, 2, 40, 40), (2, 2, 9, 9), NCHW, window_strides=(1, 1), padding=((0, 0), (0, 0)))
+    assert [_form(c) for c in convs] == ["filter_barrier"] * 3
