@@ -127,6 +127,9 @@ class FuncLowering:
         # use_overrides=False gives every primitive's generic rule (to measure what an override is worth)
         self.target = target
         self.use_overrides = use_overrides
+        # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
+        # constant), for overrides whose best form depends on how IREE will see an operand
+        self._producers: dict[str, tuple] = {}
 
     def fresh(self) -> str:
         self._n += 1
@@ -203,4 +206,10 @@ class FuncLowering:
                 outs = [outs]
             for v, o in zip(eqn.outputs, outs):
                 env[v] = o
+                self._producers.setdefault(o, (eqn.prim.name, tuple(ins)))
         return [read(v) for v in prog.out_vars]
+
+    def producer(self, name: str):
+        """(primitive name, operand names) of the equation whose result is the SSA value `name`, or None for a
+        function or region argument or a constant."""
+        return self._producers.get(name)

@@ -29,21 +29,11 @@ import math
 
 import numpy as np
 
-from paddle_fn.core.primitive import all_primitives
-from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering.staged import bind, generic_rule, inline, stage
 
 # Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
 MAX_UNROLLED = 64
-
-_PRIMS: dict = {}
-
-
-def _bind(name, *args, **params):
-    if not _PRIMS:
-        _PRIMS.update(all_primitives())
-    return _PRIMS[name].bind(*args, **params)
-
 
 def _shape(x):
     return get_aval(x).shape
@@ -51,18 +41,18 @@ def _shape(x):
 
 def _transpose(x, perm):
     perm = tuple(int(p) for p in perm)
-    return x if perm == tuple(range(len(perm))) else _bind("transpose", x, permutation=perm)
+    return x if perm == tuple(range(len(perm))) else bind("transpose", x, permutation=perm)
 
 
 def _reshape(x, shape):
     shape = tuple(int(s) for s in shape)
-    return x if _shape(x) == shape else _bind("reshape", x, new_sizes=shape)
+    return x if _shape(x) == shape else bind("reshape", x, new_sizes=shape)
 
 
 def _slice(x, start, limit, strides):
     if tuple(start) == (0,) * len(start) and tuple(limit) == _shape(x) and set(strides) <= {1}:
         return x
-    return _bind("slice", x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
+    return bind("slice", x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
 
 
 def _pad(x, config):
@@ -70,11 +60,11 @@ def _pad(x, config):
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in config)
     if all(c == (0, 0, 0) for c in config):
         return x
-    return _bind("pad", x, Tensor(np.zeros((), get_aval(x).dtype.np)), padding_config=config)
+    return bind("pad", x, Tensor(np.zeros((), get_aval(x).dtype.np)), padding_config=config)
 
 
 def _dot(lhs, rhs, contracting, batch=((), ())):
-    return _bind("dot_general", lhs, rhs, dimension_numbers=(contracting, batch), preferred_element_type=None)
+    return bind("dot_general", lhs, rhs, dimension_numbers=(contracting, batch), preferred_element_type=None)
 
 
 def _to_layout(x, spec, roles_first):
@@ -172,9 +162,9 @@ def filter_barrier(c: _Conv, lhs, rhs):
     """The convolution itself, its filter transposed to (spatial..., in, out) and kept there by an optimization
     barrier (IREE would otherwise fold the transpose into the convolution and read the filter where it was)."""
     rs, n = c.dn.rhs_spec, c.n
-    filt = _bind("optimization_barrier", _transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])))
+    filt = bind("optimization_barrier", _transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])))
     dn = dataclasses.replace(c.dn, rhs_spec=(n + 1, n) + tuple(range(n)))
-    return _bind("conv_general_dilated", lhs, filt, **dict(c.params, dimension_numbers=dn))
+    return bind("conv_general_dilated", lhs, filt, **dict(c.params, dimension_numbers=dn))
 
 
 def pointwise(c: _Conv, lhs, rhs):
@@ -234,7 +224,7 @@ def positions_dots(c: _Conv, lhs, rhs):
             part = _split_axis(part, split, groups)
         product = _dot(filt, part, (filt_contracting, part_contracting), (filt_batch, part_batch))
         outs.append(_reshape(product, (c.out_features, 1, out_batch)))  # (group, out, batch) or (out, batch)
-    out = _bind("concatenate", *outs, dimension=1) if len(outs) > 1 else outs[0]
+    out = bind("concatenate", *outs, dimension=1) if len(outs) > 1 else outs[0]
     out = _reshape(out, (c.out_features,) + c.positions + (out_batch,))
     return _to_layout(out, c.dn.out_spec, (n + 1, 0) + tuple(range(1, n + 1)))
 
@@ -244,20 +234,20 @@ def depthwise_taps(c: _Conv, lhs, rhs):
     weights broadcast along the channels, summed over the taps."""
     ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
     acc = _accumulation_dtype(lhs)
-    x = c.padded_lhs(_bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
+    x = c.padded_lhs(bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
                      else lhs, ls)
     filt = _reshape(_transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
     if acc != get_aval(filt).dtype.name:
-        filt = _bind("convert_element_type", filt, new_dtype=acc)
+        filt = bind("convert_element_type", filt, new_dtype=acc)
     total = None
     for t, tap in enumerate(itertools.product(*map(range, c.window))):
         part = c.window_slice(x, ls, tuple(k * r for k, r in zip(tap, c.rhs_dilation)), c.window_strides,
                               c.positions)
         weight = _reshape(_slice(filt, (0, t), (c.out_features, t + 1), (1, 1)), (c.out_features,))
-        term = _bind("mul", part, _bind("broadcast_in_dim", weight, shape=_shape(part),
+        term = bind("mul", part, bind("broadcast_in_dim", weight, shape=_shape(part),
                                         broadcast_dimensions=(ls[1],)))
-        total = term if total is None else _bind("add", total, term)
-    total = _bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
+        total = term if total is None else bind("add", total, term)
+    total = bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
         if acc != get_aval(lhs).dtype.name else total
     return _to_layout(total, c.dn.out_spec, ls)
 
@@ -269,7 +259,7 @@ def depthwise_positions(c: _Conv, lhs, rhs):
     acc = _accumulation_dtype(lhs)
     x, g = lhs, rhs
     if acc != get_aval(lhs).dtype.name:
-        x, g = (_bind("convert_element_type", v, new_dtype=acc) for v in (lhs, rhs))
+        x, g = (bind("convert_element_type", v, new_dtype=acc) for v in (lhs, rhs))
     x = c.padded_lhs(x, ls)
     # the gradient laid out as the image: its out role where the image has its batch, in role at the features
     perm = [0] * (n + 2)
@@ -279,18 +269,19 @@ def depthwise_positions(c: _Conv, lhs, rhs):
     sums = []
     for at in itertools.product(*map(range, c.positions)):
         part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
-        summed = _bind("reduce_sum", _bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
+        summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
         sums.append(_reshape(summed, (c.out_features, 1)))
-    out = _bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
+    out = bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
     out = _reshape(out, (1, c.out_features) + c.positions)
     if acc != get_aval(lhs).dtype.name:
-        out = _bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
+        out = bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
     return _to_layout(out, c.dn.out_spec, tuple(range(n + 2)))
 
 
-def choose_form(c: _Conv):
-    """The form a convolution is rewritten into on llvm-cpu, or None where the generic lowering is already fast
-    (the filter sits as (spatial..., in, out))."""
+def choose_form(c: _Conv, filter_reversed: bool = False):
+    """The form a convolution is rewritten into on llvm-cpu, or None where the generic lowering is already fast:
+    the filter sits as (spatial..., in, out), or it is computed by a `rev` (the input gradient), which IREE
+    materializes in the layout the convolution wants (a barrier there costs 2-3x)."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
     if tuple(c.dn.rhs_spec) == (n + 1, n) + tuple(range(n)):
         return None
@@ -303,25 +294,34 @@ def choose_form(c: _Conv):
         return pointwise
     if positions < window and positions <= MAX_UNROLLED:
         return positions_dots
-    return filter_barrier
+    return None if filter_reversed else filter_barrier
 
 
-def rewrite(lhs_aval, rhs_aval, out_aval, params):
+def rewrite(lhs_aval, rhs_aval, out_aval, params, *, filter_reversed: bool = False):
     """(the form's name, its program of (lhs, rhs) -> [out]), or None for the generic lowering."""
     c = _Conv(lhs_aval.shape, rhs_aval.shape, out_aval.shape, **params)
-    form = choose_form(c)
+    form = choose_form(c, filter_reversed)
     if form is None:
         return None
-    prog, consts = trace_to_program(lambda x, w: [form(c, x, w)], [lhs_aval, rhs_aval], check=True)
+    prog, consts = stage(lambda x, w: [form(c, x, w)], [lhs_aval, rhs_aval])
     return form.__name__, prog, consts
+
+
+# operations that only relabel the elements of a filter, through which a `rev` producing it is looked for
+_RELAYOUTS = ("reshape", "transpose", "convert_element_type")
+
+
+def _computed_by_rev(ctx, name) -> bool:
+    while (made := ctx.producer(name)) is not None and made[0] in _RELAYOUTS:
+        name = made[1][0]
+    return made is not None and made[0] == "rev"
 
 
 def lower_conv(ctx, lhs, rhs, **params):
     """The llvm-cpu lowering of conv_general_dilated: the chosen form's program inlined, or the generic rule."""
-    found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params)
+    found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params,
+                    filter_reversed=_computed_by_rev(ctx, rhs))
     if found is None:
-        return all_primitives()["conv_general_dilated"].lower(ctx, lhs, rhs, **params)
+        return generic_rule("conv_general_dilated")(ctx, lhs, rhs, **params)
     _, prog, consts = found
-    names = [ctx.constant(c.concrete_value(), get_aval(c)) for c in consts]
-    return ctx.inline(prog, names + [lhs, rhs])[0]
-
+    return inline(ctx, prog, consts, [lhs, rhs])[0]
