@@ -1,4 +1,6 @@
 """cond / switch / while_loop / fori_loop / scan: eager results, JVP, reverse mode, batching, errors, IREE."""
+import re
+
 import numpy as np
 import pytest
 
@@ -316,3 +318,36 @@ def test_lowered_control_flow_runs_on_iree():
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w.numpy(), rtol=2e-5, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("length", [5, 12, 17, 64])
+def test_compiled_scans_run_several_steps_per_iteration_and_match_eager(length):
+    """On llvm-cpu a scan runs up to 8 steps per loop iteration (lowering/llvm_cpu_scan.py): a scan of at most 8
+    steps is unrolled whole (5), a longer one runs a divisor of its length per iteration (12: 6, 64: 8), a prime
+    length keeps one step (17). Forward and reverse scans with xs, ys and two carries, and their reverse mode,
+    agree with eager evaluation."""
+    rng = np.random.default_rng(length)
+    w, h0 = paddle_fn.to_tensor(rng.normal(size=(4, 4)) * 0.5), paddle_fn.to_tensor(rng.normal(size=4))
+    xs = paddle_fn.to_tensor(rng.normal(size=(length, 4)))
+
+    def step(carry, x):
+        h, count = carry
+        h = paddle_fn.tanh(h @ w + x)
+        return (h, count + 1.0), (2.0 * h, h.sum())
+
+    def loss(h0, xs):
+        (h, count), (ys, sums) = paddle_fn.scan(step, (h0, paddle_fn.to_tensor(0.0, "float64")), xs)
+        (g, _), (zs, _) = paddle_fn.scan(step, (h, count), ys, reverse=True)
+        return (g ** 2).sum() + 0.1 * zs.sum() + (sums ** 2).sum() + count
+
+    f = paddle_fn.value_and_grad(loss, argnums=(0, 1))
+    lines = paddle_fn.jit(f).lower(h0, xs).as_text().splitlines()
+    # every loop's trip count: the constant its condition compares the counter with
+    trips = {re.search(r"dense<(\d+)> : tensor<i32>", lines[i + 1]).group(1) for i, line in enumerate(lines)
+             if line.strip() == "cond {"}
+    per_iteration = {5: 5, 12: 6, 17: 1, 64: 8}[length]
+    assert trips == (set() if per_iteration == length else {str(length // per_iteration)})
+    (value, grads), (want_value, want_grads) = paddle_fn.jit(f)(h0, xs), f(h0, xs)
+    np.testing.assert_allclose(float(value), float(want_value), rtol=1e-12)
+    for g, e in zip(grads, want_grads):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-11, atol=1e-12)

@@ -156,7 +156,8 @@ def _resnet_block_params(rng, dtype):
     def conv(cout, cin, k):
         return (rng.normal(size=(cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(dtype)
     return {"stem": conv(8, 3, 3), "c1": conv(16, 8, 3), "c2": conv(16, 16, 3), "ds": conv(16, 8, 1),
-            "dw": (rng.normal(size=(16, 1, 3, 3)) / 3).astype(dtype), "fc": (rng.normal(size=(16, 4)) / 4).astype(dtype)}
+            "dw": (rng.normal(size=(16, 1, 3, 3)) / 3).astype(dtype),
+            "fc": (rng.normal(size=(16, 4)) / 4).astype(dtype)}
 
 
 def _resnet_block_loss(p, x, y):

@@ -52,6 +52,12 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
                          f"({xs[x_k]} != {ys[y_k]}) with transpose_x={bool(transpose_x)}, "
                          f"transpose_y={bool(transpose_y)}")
     batch = broadcast_shapes("matmul", xs[:-2], ys[:-2])
+    if len(ys) == 2 and not transpose_x:
+        # a batch of matrices times one matrix (a linear layer on [batch, seq, features]): one product with x's
+        # batch dims as free dims; broadcasting y over the batch would make it a batched product, which compilers
+        # run as many small ones (a transformer block's step took 1.4x as long)
+        out = red.dot_general(x, y, dimension_numbers=(((len(xs) - 1,), (2 + y_k,)), ((), ())))
+        return st.reshape(out, new_sizes=batch + (() if x_vec else (xs[x_rows],)) + (() if y_vec else (ys[y_cols],)))
     nb = len(batch)
     x = broadcast_to_shape(x, batch + xs[-2:])
     y = broadcast_to_shape(y, batch + ys[-2:])
