@@ -67,9 +67,10 @@ def layer_functions(cin, cout, size, k, stride, pad, groups):
 
 
 def chosen_form(program) -> str:
-    convs = [e for e in program.eqns if e.prim is conv_general_dilated_p]
-    found = llvm_cpu_conv.rewrite(convs[0].inputs[0].aval, convs[0].inputs[1].aval, convs[0].outputs[0].aval,
-                                  convs[0].params)
+    conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
+    reversed_filter = llvm_cpu_conv.made_by_rev(conv.inputs[1], llvm_cpu_conv.program_producer(program))
+    found = llvm_cpu_conv.rewrite(conv.inputs[0].aval, conv.inputs[1].aval, conv.outputs[0].aval, conv.params,
+                                  filter_reversed=reversed_filter)
     return "generic" if found is None else found[0]
 
 

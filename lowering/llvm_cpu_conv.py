@@ -311,16 +311,25 @@ def rewrite(lhs_aval, rhs_aval, out_aval, params, *, filter_reversed: bool = Fal
 _RELAYOUTS = ("reshape", "transpose", "convert_element_type")
 
 
-def _computed_by_rev(ctx, name) -> bool:
-    while (made := ctx.producer(name)) is not None and made[0] in _RELAYOUTS:
-        name = made[1][0]
+def made_by_rev(value, producer) -> bool:
+    """Whether `value` is computed by a `rev`, seen through relayouts; `producer(value)` gives (primitive name,
+    operands) of the equation that made it, or None (an argument): `FuncLowering.producer` while lowering,
+    `program_producer(prog)` on a program."""
+    while (made := producer(value)) is not None and made[0] in _RELAYOUTS:
+        value = made[1][0]
     return made is not None and made[0] == "rev"
+
+
+def program_producer(prog):
+    """`producer` for the values of a Program (see `made_by_rev`)."""
+    made = {v: eqn for eqn in prog.eqns for v in eqn.outputs}
+    return lambda v: (made[v].prim.name, made[v].inputs) if v in made else None
 
 
 def lower_conv(ctx, lhs, rhs, **params):
     """The llvm-cpu lowering of conv_general_dilated: the chosen form's program inlined, or the generic rule."""
     found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params,
-                    filter_reversed=_computed_by_rev(ctx, rhs))
+                    filter_reversed=made_by_rev(rhs, ctx.producer))
     if found is None:
         return generic_rule("conv_general_dilated")(ctx, lhs, rhs, **params)
     _, prog, consts = found

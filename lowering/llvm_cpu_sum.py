@@ -6,9 +6,10 @@ relative and over 2^20 by 1e-5 to 5e-4, where numpy's pairwise summation keeps ~
 (`tests/test_lowering.py::test_large_float32_sums_are_as_accurate_as_numpy`). Summing blocks of `BLOCK` elements
 first, then the block sums (again in blocks, as needed) bounds each accumulator's count per stage, so the error
 grows with log(n), as numpy's does: at most 1.5e-7 against numpy's 1.2e-7 over such means. The reduced axes are
-split in place (a reshape, never a transpose): the innermost reduced axes form the first stage, and an axis larger
-than what is left of the block is split into (outer, inner) with inner a divisor of it (zero padding when it has
-no useful divisor). The first stage reads the input once, as the single reduction did; the later ones are small.
+split in place (a reshape, never a transpose): the innermost reduced axes form the first stage (whole axes of at
+most `BLOCK` elements up to `GROUP` in all), and an axis larger than what is left of the block is split into
+(outer, inner) with inner a divisor of it (zero padding when it has no useful divisor). The first stage reads the
+input once, as the single reduction did; the later ones are small.
 """
 from __future__ import annotations
 
@@ -19,9 +20,13 @@ import numpy as np
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.staged import bind, generic_rule, inline, stage
 
-# The most elements one stage sums per result: numpy's pairwise sum adds runs of 128 elements (in 8 lanes). 256
-# gave twice numpy's error on float32 means of 2^12..2^22 elements, 64 no better than 128.
+# The most elements one stage sums per result along one axis: numpy's pairwise sum adds runs of 128 elements (in
+# 8 lanes). 256 gave twice numpy's error on float32 means of 2^12..2^22 elements, 64 no better than 128.
 BLOCK = 128
+# Whole reduced axes of at most BLOCK elements each are summed in one stage up to this many elements (batch-norm
+# statistics over 32x32 images: one stage per 1024): splitting an axis there made IREE fuse less, and the weight
+# gradient of a depthwise convolution (nine such sums of products) 2.5x slower.
+GROUP = 1024
 # An axis is padded to a multiple of a block rather than split by a divisor smaller than this.
 MIN_SPLIT = 16
 _FLOATS = ("float16", "bfloat16", "float32")
@@ -33,25 +38,30 @@ def _largest_divisor_at_most(n: int, bound: int) -> int:
 
 def _first_stage(shape, axes):
     """(the input reshaped for the first stage: its shape, the axes that stage sums, the axes the second stage
-    then sums, numbered in the first stage's result, and the zero padding the split axis needs)."""
+    then sums, numbered in the first stage's result, the zero padding the split axis needs, and that axis)."""
     inner, count = [], 1
     for axis in sorted(axes, reverse=True):
-        if count * shape[axis] <= BLOCK:
+        size = shape[axis]
+        if size <= BLOCK and count * size <= GROUP:
             inner.append(axis)
-            count *= shape[axis]
+            count *= size
             continue
+        if count >= BLOCK:  # the stage is full: the rest is summed later
+            first = tuple(sorted(inner))
+            kept = [a for a in range(len(shape)) if a not in first]
+            return shape, first, tuple(kept.index(a) for a in axes if a not in first), 0, None
         room = BLOCK // count
-        split = _largest_divisor_at_most(shape[axis], room)
-        padded = shape[axis]
+        split = _largest_divisor_at_most(size, room)
+        padded = size
         if split < MIN_SPLIT and room >= MIN_SPLIT:
             split = room
-            padded = -(-shape[axis] // split) * split
+            padded = -(-size // split) * split
         # axis becomes (padded // split, split): the inner part is summed now, the outer part later
         new_shape = shape[:axis] + (padded // split, split) + shape[axis + 1:]
         first = tuple(sorted(a + (a > axis) for a in inner)) + (axis + 1,)
         later = [a for a in axes if a < axis] + [axis]
         kept = [a for a in range(len(new_shape)) if a not in first]
-        return new_shape, tuple(sorted(first)), tuple(kept.index(a) for a in later), padded - shape[axis], axis
+        return new_shape, tuple(sorted(first)), tuple(kept.index(a) for a in later), padded - size, axis
     return shape, tuple(sorted(axes)), (), 0, None
 
 
@@ -67,10 +77,12 @@ def _staged_sum(x, axes):
 
 
 def lower_sum(ctx, x, *, axes):
-    """The llvm-cpu lowering of reduce_sum: in stages of at most BLOCK elements for float sums of more; the
-    generic rule otherwise (and for each stage, whose own sum is small enough, or is split again)."""
+    """The llvm-cpu lowering of reduce_sum: in stages for float sums longer than one stage (an axis of more than
+    BLOCK elements, or more than GROUP in all); the generic rule otherwise, which ends the recursion: each stage
+    is one stage's sum, or is split again."""
     aval = ctx.avals_in[0]
-    if aval.dtype.name not in _FLOATS or math.prod(aval.shape[a] for a in axes) <= BLOCK:
+    sizes = [aval.shape[a] for a in axes]
+    if aval.dtype.name not in _FLOATS or (max(sizes, default=1) <= BLOCK and math.prod(sizes) <= GROUP):
         return generic_rule("reduce_sum")(ctx, x, axes=axes)
     prog, consts = stage(lambda v: [_staged_sum(v, axes)], [aval])
     return inline(ctx, prog, consts, [x])[0]

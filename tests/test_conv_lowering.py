@@ -37,22 +37,14 @@ def _convs_of_step(x_shape, w_shape, dn, *, with_reversal=False, **params):
     prog, _ = trace_to_program(lambda x, w: step(x, w), [get_aval(x), get_aval(w)])
     convs = [e for e in prog.eqns if e.prim is C.conv_general_dilated_p]
     found = [(e.inputs[0].aval, e.inputs[1].aval, e.outputs[0].aval, e.params) for e in convs]
-    return list(zip(found, [_filter_reversed(e, prog) for e in convs])) if with_reversal else found
+    producer = llvm_cpu_conv.program_producer(prog)
+    return list(zip(found, [llvm_cpu_conv.made_by_rev(e.inputs[1], producer) for e in convs])) if with_reversal \
+        else found
 
 
 def _form(conv, filter_reversed=False):
     found = llvm_cpu_conv.rewrite(*conv, filter_reversed=filter_reversed)
     return None if found is None else found[0]
-
-
-def _filter_reversed(conv_eqn, prog):
-    """Whether the filter of `conv_eqn` is made by a rev, seen through reshapes and transposes (the input
-    gradient's filter), as the lowering sees it."""
-    producers = {v: e for e in prog.eqns for v in e.outputs}
-    made = producers.get(conv_eqn.inputs[1])
-    while made is not None and made.prim.name in ("reshape", "transpose", "convert_element_type"):
-        made = producers.get(made.inputs[0])
-    return made is not None and made.prim.name == "rev"
 
 
 def test_each_convolution_of_a_resnet_step_takes_its_form():
