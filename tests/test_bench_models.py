@@ -1,0 +1,31 @@
+"""Smoke runs of benchmarks/bench_models.py and bench_conv.py (no peers needed; numbers are not judged): the
+scripts run, paddle_fn's compiled values agree with its eager ones, and both lowerings of a convolution agree."""
+import json
+import pathlib
+import subprocess
+import sys
+
+BENCHMARKS = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _run(script, *args):
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+                          timeout=600, cwd=BENCHMARKS)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout
+
+
+def test_bench_models_quick_run_of_one_class(tmp_path):
+    out = tmp_path / "models.json"
+    _run("bench_models.py", "--quick", "--only", "chain", "--skip-cold", "--json", str(out))
+    chain = json.loads(out.read_text())["classes"]["chain"]
+    assert chain["agree"] is True
+    assert {"paddle_fn jit", "paddle_fn eager"} <= set(chain["step"])
+
+
+def test_bench_conv_checks_both_lowerings_of_a_convolution(tmp_path):
+    out = tmp_path / "conv.json"
+    printed = _run("bench_conv.py", "--reps", "1", "--only", "ds_1x1s2/(fwd|wgrad)", "--json", str(out))
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["op"], r["form"]) for r in rows] == [("fwd", "pointwise"), ("wgrad", "positions_dots")]
+    assert "pointwise" in printed
