@@ -9,7 +9,9 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.ir import Literal, Program, ShapedArray
-from paddle_fn.lowering.targets import DEFAULT_TARGET, lowering_rule
+
+# IREE's backend names: "llvm-cpu", "cuda", "rocm", "vulkan-spirv", "metal-spirv"
+DEFAULT_TARGET = "llvm-cpu"
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
             "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -114,8 +116,7 @@ def on_signed_view(rule):
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
-    def __init__(self, matmul_precision: str = "float32", *, target: str = DEFAULT_TARGET,
-                 use_overrides: bool = True):
+    def __init__(self, matmul_precision: str = "float32", *, target: str = DEFAULT_TARGET, overrides=None):
         self.lines: list[str] = []
         self._n = 0
         self.indent = 4
@@ -123,10 +124,10 @@ class FuncLowering:
         self.avals_out: list[ShapedArray] = []
         # how float32 products are emitted (lowering/precision.py); part of the program's compile-cache key
         self.matmul_precision = matmul_precision
-        # the IREE backend the text is for: primitives with an override for it (lowering/targets.py) use that;
-        # use_overrides=False gives every primitive's generic rule (to measure what an override is worth)
+        # the IREE backend the text is for, and `overrides(primitive, target)`, the rule lowering a primitive there
+        # (lowering/targets.py's lowering_rule); None: every primitive's own, generic rule
         self.target = target
-        self.use_overrides = use_overrides
+        self._overrides = overrides
         # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
         # constant), for overrides whose best form depends on how IREE will see an operand
         self._producers: dict[str, tuple] = {}
@@ -199,8 +200,7 @@ class FuncLowering:
             saved = self.avals_in, self.avals_out
             self.avals_in = [v.aval for v in eqn.inputs]
             self.avals_out = [v.aval for v in eqn.outputs]
-            rule = lowering_rule(eqn.prim, self.target) if self.use_overrides else eqn.prim.lower
-            outs = rule(self, *ins, **eqn.params)
+            outs = self.rule(eqn.prim)(self, *ins, **eqn.params)
             self.avals_in, self.avals_out = saved
             if isinstance(outs, str):
                 outs = [outs]
@@ -208,6 +208,10 @@ class FuncLowering:
                 env[v] = o
                 self._producers.setdefault(o, (eqn.prim.name, tuple(ins)))
         return [read(v) for v in prog.out_vars]
+
+    def rule(self, prim):
+        """The rule lowering `prim` for this context's target."""
+        return prim.lower if self._overrides is None else self._overrides(prim, self.target)
 
     def producer(self, name: str):
         """(primitive name, operand names) of the equation whose result is the SSA value `name`, or None for a

@@ -10,7 +10,9 @@ shifts, and chlo.zeta (polygamma of order >= 1).
 `fix_atan2` mends IREE's own atan2 in the narrower float types (its special cases and signs).
 
 Each emitter is ``emit_<op>(ctx, x[, y], aval) -> str`` (a `FuncLowering`, operand SSA names, their f64 type;
-polygamma also takes ``m=``); `F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them.
+polygamma also takes ``m=``); `F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them,
+and `lower_on_llvm_cpu(name)` is the llvm-cpu override (lowering/targets.py) that uses them. Other backends lower
+these functions natively.
 
 Accuracy against numpy/scipy over normal arguments (tests/test_f64_lowering.py): <= 1 ulp measured for sin, cos,
 tanh, expm1, log1p, sinh, cosh, atan, atan2, asin, acos; <= 2 ulp for tan; fmod exact; lgamma/digamma ~1e-15
@@ -29,6 +31,7 @@ from fractions import Fraction
 
 from paddle_fn.core import dtypes
 from paddle_fn.lowering.emitter import compare_type, signed_int_of_width, tensor_type
+from paddle_fn.lowering.staged import generic_rule
 
 # pi/2 = PIO2_1 + PIO2_2 + PIO2_3 (+ 1e-37): PIO2_1 and PIO2_2 hold 33 significant bits, so k*PIO2_1 and
 # k*PIO2_2 are exact for |k| < 2^20. Derived with mpmath at 300 bits (the test re-derives them).
@@ -665,3 +668,15 @@ F64_EXPANSIONS = {
     "asin": emit_asin, "acos": emit_acos, "rem": emit_rem, "lgamma": emit_lgamma, "digamma": emit_digamma,
     "polygamma": emit_polygamma,
 }
+
+
+def lower_on_llvm_cpu(name: str):
+    """The llvm-cpu lowering of the primitive `name`: its float64 expansion for float64 operands, else its own
+    rule (atan2's mended by `fix_atan2`)."""
+    def lower(ctx, *operands, **params):
+        aval = ctx.avals_in[0]
+        if aval.dtype == dtypes.float64:
+            return F64_EXPANSIONS[name](ctx, *operands, aval, **params)
+        out = generic_rule(name)(ctx, *operands, **params)
+        return fix_atan2(ctx, *operands, out, aval) if name == "atan2" else out
+    return lower

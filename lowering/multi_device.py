@@ -18,6 +18,7 @@ import numpy as np
 
 from paddle_fn.core.ir import Literal, Program, ShapedArray
 from paddle_fn.lowering.emitter import FuncLowering, i64_array, tensor_type
+from paddle_fn.lowering.targets import lowering_rule
 
 
 def mesh_groups(mesh, axis_name) -> list:
@@ -192,7 +193,7 @@ def lower_multi_device(prog: Program, mesh, *, first_device_outputs=frozenset(),
     device 0.
     """
     n = math.prod(size for _, size in mesh)
-    ctx = FuncLowering()
+    ctx = FuncLowering(overrides=lowering_rule)  # the devices of a mesh are CPU devices
     envs = [{} for _ in range(n)]
     placed = set()  # the values that live on a device: the arguments and what is computed from them
     params = []
@@ -214,7 +215,7 @@ def lower_multi_device(prog: Program, mesh, *, first_device_outputs=frozenset(),
             continue
         for i in range(n):
             ins = [read(i, v) for v in eqn.inputs]
-            outs = eqn.prim.lower(ctx, *ins, **eqn.params)
+            outs = ctx.rule(eqn.prim)(ctx, *ins, **eqn.params)
             outs = [outs] if isinstance(outs, str) else outs
             if any(name in placed for name in ins):
                 placed.update(outs)

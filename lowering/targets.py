@@ -8,16 +8,14 @@ it can be measured again, and deleted, when IREE changes. `FuncLowering` looks a
 it lowers for (`lower_program(..., target=...)`; jit uses the device's target, `Lowered.cross_compile` the one it
 is given), and the target is part of every compile-cache key through the text it produces.
 
-Targets are IREE's backend names: "llvm-cpu", "cuda", "rocm", "vulkan-spirv", "metal-spirv".
+Targets are IREE's backend names (emitter.DEFAULT_TARGET is llvm-cpu).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import llvm_cpu_conv, llvm_cpu_scan, llvm_cpu_sum
-
-DEFAULT_TARGET = "llvm-cpu"
+from paddle_fn.lowering import f64_math, llvm_cpu_conv, llvm_cpu_scan, llvm_cpu_sum
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,14 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE copies every carried buffer each loop iteration (no in-place update): a scan under reverse "
                  "mode copied its residual stacks per step (an LSTM step 65 ms for 13 ms of work); 8 steps per "
                  "iteration copy an eighth as often"),
-)}
+) + tuple(
+    Override(name, "llvm-cpu", f64_math.lower_on_llvm_cpu(name), iree="3.13",
+             evidence="tests/test_f64_lowering.py (every expansion against numpy/scipy, ulps)",
+             why="float64 " + name + ": IREE's CPU code calls libm functions its embedded linker cannot resolve, or "
+                 "loses accuracy (expm1, log1p, sinh, cosh near 0)" + (
+                     "; float32 atan2 gives nan for 0/0 and inf/inf and +pi for -0 over a negative x"
+                     if name == "atan2" else ""))
+    for name in f64_math.F64_EXPANSIONS)}
 
 
 def lowering_rule(prim, target: str):

@@ -16,7 +16,6 @@ from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
-from paddle_fn.lowering.f64_math import F64_EXPANSIONS, fix_atan2
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
@@ -27,9 +26,6 @@ def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
         return x
 
     def lower(ctx, x):
-        if ctx.avals_in[0].dtype == dtypes.float64 and name in F64_EXPANSIONS:
-            # IREE's CPU backend cannot link (or is inaccurate for) these in float64: exact expansions instead
-            return F64_EXPANSIONS[name](ctx, x, ctx.avals_in[0])
         return ctx.generic_op(hlo, [x]) if hlo.startswith("chlo.") else ctx.op(hlo, [x])
 
     return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, transpose=transpose, batch=ELEMENTWISE,
@@ -46,14 +42,6 @@ def _binop_shape(name, kinds, what):
 
 def _lower_binop(hlo):
     def lower(ctx, x, y):
-        return ctx.op(hlo, [x, y])
-    return lower
-
-
-def _lower_binop_f64_safe(name, hlo):
-    def lower(ctx, x, y):
-        if ctx.avals_in[0].dtype == dtypes.float64:
-            return F64_EXPANSIONS[name](ctx, x, y, ctx.avals_in[0])
         return ctx.op(hlo, [x, y])
     return lower
 
@@ -217,7 +205,7 @@ def _rem_jvp(primals, tangents):
 
 
 rem_p = Primitive("rem", shape_rule=_binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop_f64_safe("rem", "stablehlo.remainder"))
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.remainder"))
 
 
 def rem(x, y):
@@ -335,15 +323,8 @@ def _atan2_jvp(primals, tangents):
     return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
 
 
-def _atan2_lower(ctx, y, x):
-    aval = ctx.avals_in[0]
-    if aval.dtype == dtypes.float64:
-        return F64_EXPANSIONS["atan2"](ctx, y, x, aval)
-    return fix_atan2(ctx, y, x, ctx.op("stablehlo.atan2", [y, x]), aval)
-
-
 atan2_p = Primitive("atan2", shape_rule=_binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
-                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan2_lower)
+                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.atan2"))
 
 
 def atan2(y, x):
@@ -440,8 +421,6 @@ def acos(x):
 
 
 def _atan_lower(ctx, x):
-    if ctx.avals_in[0].dtype == dtypes.float64:
-        return F64_EXPANSIONS["atan"](ctx, x, ctx.avals_in[0])
     one = ctx.constant(1, ctx.avals_in[0])
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
@@ -549,8 +528,6 @@ def _polygamma_shape(x, *, m):
 
 
 def _polygamma_lower(ctx, x, *, m):
-    if ctx.avals_in[0].dtype == dtypes.float64:
-        return F64_EXPANSIONS["polygamma"](ctx, x, ctx.avals_in[0], m=m)
     n = ctx.constant(m, ctx.avals_in[0])
     return ctx.generic_op("chlo.polygamma", [n, x], in_avals=[ctx.avals_in[0]] * 2)
 
