@@ -6,7 +6,8 @@ training step over 64 steps copied ~24 MiB per iteration and spent 0.8 ms an ite
 whose work takes 13 ms; JAX's scan 26 ms). Running up to `UNROLL` steps per iteration divides those copies as
 often: the loop runs over chunks of the xs, its body the scan's body inlined once per step of a chunk. A scan of
 at most `UNROLL` steps is unrolled whole. A chunk's size is bounded by `CHUNK_EQUATIONS` (compile time grows with
-it), so a large body is unrolled fewer times, or not at all. `benchmarks/bench_models.py` (the recurrence class) measures it.
+it), so a large body is unrolled fewer times, or not at all. `benchmarks/bench_models.py` (the recurrence class)
+measures it: 47 -> 15 ms for its LSTM step.
 """
 from __future__ import annotations
 
