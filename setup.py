@@ -1,18 +1,24 @@
 """Package discovery for setuptools (all other metadata is in pyproject.toml).
 
-The top-level folders transforms/, lowering/, runtime/ and nn_compat/ install as subpackages of paddle_fn, so the
-only import name is paddle_fn. Every package below each root (a folder with an __init__.py) is found here, so a new
-subpackage needs no entry anywhere.
+The package map (which top-level folders install as which subpackages of paddle_fn) is
+paddle_fn/core/packages.py's ROOTS, read here without importing paddle_fn. Every package below each root (a folder
+with an __init__.py) is found here, so a new subpackage needs no entry anywhere.
 """
+import ast
+import os
+
 from setuptools import find_packages, setup
 
-ROOTS = {
-    "paddle_fn": "paddle_fn",
-    "paddle_fn.transforms": "transforms",
-    "paddle_fn.lowering": "lowering",
-    "paddle_fn.runtime": "runtime",
-    "paddle_fn.nn_compat": "nn_compat",
-}
+
+def _package_map() -> dict:
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paddle_fn", "core", "packages.py")
+    with open(path) as source:
+        tree = ast.parse(source.read())
+    return next(ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["ROOTS"])
+
+
+ROOTS = _package_map()
 
 packages = []
 for name, folder in ROOTS.items():

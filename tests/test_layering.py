@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from paddle_fn.core.packages import ROOTS as ROOTS_MAP
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # package -> layer; a module belongs to the longest package name that starts its own name.
@@ -77,8 +79,7 @@ ALLOWED_CYCLES = {
 }
 
 # folder -> package name (the mapped top-level folders install as subpackages of paddle_fn)
-FOLDERS = {"paddle_fn": "paddle_fn", "transforms": "paddle_fn.transforms", "lowering": "paddle_fn.lowering",
-           "runtime": "paddle_fn.runtime", "nn_compat": "paddle_fn.nn_compat"}
+FOLDERS = {folder: name for name, folder in ROOTS_MAP.items()}
 PEERS = ("jax", "jaxlib", "torch", "tensorflow", "paddle")
 # The table of paddle_fn/__init__.py that names what the public namespace loads on first use (issue 12: `import
 # paddle_fn` pays for the core only). Its entries are read as function-level imports of the root (`_imports`).

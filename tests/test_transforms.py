@@ -174,6 +174,28 @@ def test_escaped_tracer_is_detected():
         E.sin(leaked[0])
 
 
+def test_escaped_tracer_error_points_at_the_users_line_through_to_static_and_layers():
+    """The transform's entry is reported at the user's call, not inside paddle_fn's own packages (nn_compat's
+    to_static and Layers included, wherever they are installed); a user file in a folder named like one of them
+    is the user's."""
+    from paddle_fn.core.packages import library_folders
+    from paddle_fn.core.trace import _library_frame
+    leaked = []
+    layer = pf.nn.Linear(2, 2)
+
+    def step(x):
+        out = layer(x)
+        leaked.append(out)
+        return out.sum()
+    pf.jit.to_static(step)(pf.ones([1, 2]))  # the line the error must name
+    with pytest.raises(EscapedTracerError) as caught:
+        E.sin(leaked[0])
+    assert "test_transforms.py" in str(caught.value) and "nn_compat" not in str(caught.value)
+    assert any(folder.rstrip("/\\").endswith("nn_compat") for folder in library_folders())
+    assert _library_frame(pf.nn.Linear.forward.__code__.co_filename)
+    assert not _library_frame("/home/someone/project/runtime/train.py")
+
+
 # ------------------------------------------------------------------------------------------ vmap
 
 def test_vmap_axes_and_composition():

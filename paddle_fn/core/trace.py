@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import os
 import sys
 import threading
 import traceback
@@ -20,6 +21,7 @@ import numpy as np
 from paddle_fn.core import config, dtypes
 from paddle_fn.core.errors import ConcretizationError, EscapedTracerError
 from paddle_fn.core.ir import ShapedArray
+from paddle_fn.core.packages import library_folders
 
 
 # ----------------------------------------------------------------------------------------------- values
@@ -409,8 +411,9 @@ class Trace:
 
 @functools.lru_cache(maxsize=None)
 def _library_frame(filename: str) -> bool:
-    f = filename.replace("\\", "/")
-    return any(part in f for part in ("/paddle_fn/", "/transforms/", "/lowering/", "/runtime/", "contextlib"))
+    """Whether code in `filename` is paddle_fn's own (any mapped package, wherever installed) or contextlib's."""
+    path = os.path.realpath(filename)
+    return path.startswith(library_folders()) or os.path.basename(path) == "contextlib.py"
 
 
 def _user_locations(frame, limit=3) -> tuple:
