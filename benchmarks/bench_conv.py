@@ -1,7 +1,7 @@
 """Compiled convolutions on the CPU: each convolution of a ResNet-style training step, lowered by the primitive's
 generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed side by side.
 
-    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--json PATH]
+    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3] [--json PATH]
 
 For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
 3x3 64->64, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and each of its three convolutions
@@ -84,9 +84,12 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--only", default="", help="regex on 'layer/op'")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--cpu", default=None, help="compile for this CPU instead of the host (x86-64-v3: AVX2 "
+                        "code, to check a form on an AVX2 host from an AVX-512 one)")
     args = parser.parse_args()
+    flags = () if args.cpu is None else (f"--iree-llvmcpu-target-cpu={args.cpu}",)
     device = runtime.default_device()
-    print(machine_line())
+    print(machine_line() + ("" if args.cpu is None else f" | code for {args.cpu}"))
     print(f"\n{'layer':14s} {'op':6s} {'form':20s} {'generic':>12s} {'cpu':>12s} {'speed-up':>9s} {'GFLOP/s':>8s}")
     rows = []
     for layer, shape in LAYERS.items():
@@ -95,7 +98,8 @@ def main():
                 continue
             program = simplify(pf.jit(fun).lower(*arrays).program)
             inputs = [runtime.device_put(a, device) for a in arrays]
-            exes = {name: runtime.load_stablehlo(lower_program(program, use_overrides=name == "cpu"), device)[0]
+            exes = {name: runtime.load_executable(runtime.compile_stablehlo(
+                        lower_program(program, use_overrides=name == "cpu"), extra_flags=flags), device)
                     for name in ("generic", "cpu")}
             outs = {name: exe(*inputs)[0].to_numpy() for name, exe in exes.items()}
             scale = np.abs(outs["generic"]).max()
