@@ -218,16 +218,15 @@ def sub_programs(eqn: Eqn) -> list:
 
 
 def work_estimate(prog: Program) -> float:
-    """A rough count of the element operations `prog` performs: a matrix product counts its multiply-adds, a
-    loop its body times its trip count (once when unknown), anything else the larger of its inputs and outputs.
-    Enough to tell a tiny program from one worth spreading over cores."""
+    """A rough count of the element operations `prog` performs: a primitive's own `cost` where it gives one (a
+    matrix product counts its multiply-adds), a loop its body times its trip count (once when unknown), anything
+    else the larger of its inputs and outputs. Enough to tell a tiny program from one worth spreading over cores."""
     total = 0.0
     for eqn in prog.eqns:
         out = sum(v.aval.size for v in eqn.outputs)
         subs = sub_programs(eqn)
-        if eqn.prim.name == "dot_general":
-            (contracting, _), _ = eqn.params["dimension_numbers"]
-            total += out * float(np.prod([eqn.inputs[0].aval.shape[d] for d in contracting]))
+        if eqn.prim.cost is not None:
+            total += eqn.prim.cost([v.aval for v in eqn.inputs], [v.aval for v in eqn.outputs], **eqn.params)
         elif subs:
             total += eqn.params.get("length", 1) * sum(work_estimate(p) for p in subs)
         else:

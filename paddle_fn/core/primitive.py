@@ -58,6 +58,9 @@ class Primitive:
       lower(ctx, *operand_names, **params) -> result name(s)   (StableHLO text, see paddle_fn.lowering)
       eager_call (optional): (*Tensors, **params) -> list of Tensors, used instead of `impl` when evaluating
           eagerly, for primitives whose eager form keeps results on a device (jit's compiled call)
+      cost (optional): (avals_in, avals_out, **params) -> the element operations one application performs, for
+          `core.ir.work_estimate` (which picks a program's driver and compiler flags); by default the larger of the
+          inputs' and outputs' element counts, and a loop's body times its trip count
     """
     name: str
     _: KW_ONLY
@@ -69,6 +72,7 @@ class Primitive:
     lower: Callable
     multiple_results: bool = False
     eager_call: Any = None
+    cost: Any = None
 
     def __post_init__(self):
         for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):

@@ -513,9 +513,16 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_ty
                                                             in_avals=in_avals), lhs, rhs)
 
 
+def _dot_general_cost(avals_in, avals_out, *, dimension_numbers, preferred_element_type):
+    """Its multiply-adds: each output element contracts the lhs's contracting dimensions."""
+    (contracting, _), _ = dimension_numbers
+    return avals_out[0].size * math.prod(avals_in[0].shape[d] for d in contracting)
+
+
 dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl,
                           jvp=bilinear_jvp(lambda lhs, rhs, **params: dot_general_p.bind(lhs, rhs, **params)),
-                          transpose=_dot_general_transpose, batch=_dot_general_batch, lower=_dot_general_lower)
+                          transpose=_dot_general_transpose, batch=_dot_general_batch, lower=_dot_general_lower,
+                          cost=_dot_general_cost)
 
 
 def dot_general(lhs, rhs, *, dimension_numbers, preferred_element_type=None):
