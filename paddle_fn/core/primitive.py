@@ -58,6 +58,13 @@ class Primitive:
       lower(ctx, *operand_names, **params) -> result name(s)   (StableHLO text, see paddle_fn.lowering)
       eager_call (optional): (*Tensors, **params) -> list of Tensors, used instead of `impl` when evaluating
           eagerly, for primitives whose eager form keeps results on a device (jit's compiled call)
+      vjp (optional): (primals, ct, **params) -> the input cotangents, a reverse rule the eager tape uses
+          instead of linearizing the primitive at each node (a unary op whose JVP scales the tangent, a
+          reduction choosing its extremum); by default the tape transposes or linearizes
+      linear_in (optional): the input positions the primitive is jointly linear in when its JVP is not LINEAR
+          (select's two branches, gather's operand, div's numerator); the tape transposes at those directly
+      bilinear (optional): linear in each input with the others fixed (mul, dot_general, convolution); the tape
+          transposes each input's cotangent with the others known
       cost (optional): (avals_in, avals_out, **params) -> the element operations one application performs, for
           `core.ir.work_estimate` (which picks a program's driver and compiler flags); by default the larger of the
           inputs' and outputs' element counts, and a loop's body times its trip count
@@ -72,6 +79,9 @@ class Primitive:
     lower: Callable
     multiple_results: bool = False
     eager_call: Any = None
+    vjp: Any = None
+    linear_in: tuple = ()
+    bilinear: bool = False
     cost: Any = None
 
     def __post_init__(self):

@@ -207,34 +207,28 @@ def _primal(entry):
     return entry[1] if kind == CONST else entry[3]
 
 
-# Primitives differentiated by their transpose rule applied at the recorded inputs, with no linearization (which
-# re-runs the forward computation and stages a program per node): the positions listed here (all, for primitives
-# whose JVP rule is LINEAR) are inputs the primitive is linear in jointly, the others being integer indices, a
-# boolean predicate or, for div, the divisor when it needs no gradient. Products in _BILINEAR are linear in each
-# input with the other fixed, so each input's cotangent is the transpose with only that input unknown.
-_LINEAR_IN = {"select": (1, 2), "gather": (0,), "div": (0,)}
-_BILINEAR = frozenset({"mul", "dot_general", "conv_general_dilated"})
-
-
 def _reverse_kind(prim):
-    """How `_transpose_vjp` differentiates `prim`: (kind, the positions it is linear in, None for all); memoized
-    per primitive."""
+    """How `_transpose_vjp` differentiates `prim`, from its fields: ("rule", None) by its own reverse rule
+    (`vjp`); ("joint", positions) by its transpose rule at the recorded inputs, with no linearization (which
+    re-runs the forward computation and stages a program per node), the positions being the inputs it is jointly
+    linear in (None: all, a LINEAR primitive; else `linear_in`, the others being integer indices, a boolean
+    predicate or, for div, the divisor when it needs no gradient); ("each", None) for a `bilinear` product, each
+    input's cotangent the transpose with only that input unknown; ("zero", None) when it has no derivative; else
+    ("linearize", None). Memoized per primitive."""
     kind = _REVERSE_KINDS.get(prim)
     if kind is None:
         if prim.multiple_results:
             kind = ("linearize", None)
         elif prim.jvp is ZERO_TANGENT:
             kind = ("zero", None)
-        elif getattr(prim.jvp, "scales_tangent", False):
-            kind = ("scale", None)
-        elif getattr(prim.jvp, "vjp", None) is not None:  # a JVP rule that carries its own transpose
+        elif prim.vjp is not None:
             kind = ("rule", None)
         elif prim.jvp is LINEAR:
             kind = ("joint", None)
-        elif prim.name in _BILINEAR:
+        elif prim.bilinear:
             kind = ("each", None)
-        elif prim.name in _LINEAR_IN:
-            kind = ("joint", frozenset(_LINEAR_IN[prim.name]))
+        elif prim.linear_in:
+            kind = ("joint", frozenset(prim.linear_in))
         else:
             kind = ("linearize", None)
         _REVERSE_KINDS[prim] = kind
@@ -245,9 +239,8 @@ _REVERSE_KINDS: dict = {}
 
 
 def _transpose_vjp(node, primals, live, cts):
-    """The input cotangents by the primitive's transpose rule (or, for a unary op whose JVP scales the tangent,
-    by that JVP rule; or by the reverse rule a JVP rule carries as ``.vjp``), or None when none applies (see
-    _LINEAR_IN)."""
+    """The input cotangents by the primitive's own reverse rule (`vjp`) or its transpose rule, or None when
+    neither applies (see `_reverse_kind`)."""
     prim = node.prim
     kind, positions = _reverse_kind(prim)
     if kind == "linearize" or (positions is not None and not positions.issuperset(live)):
@@ -255,10 +248,8 @@ def _transpose_vjp(node, primals, live, cts):
     ct = cts[0]
     if kind == "zero" or ct is None or not live:
         return [None] * len(primals)
-    if kind == "scale":  # unary: tangent * f'(x), which is its own transpose
-        return [prim.jvp(primals, [ct], **node.params)[1]]
     if kind == "rule":
-        return list(prim.jvp.vjp(primals, ct, **node.params))
+        return list(prim.vjp(primals, ct, **node.params))
     in_cts = [None] * len(primals)
     for group in ([live] if kind == "joint" else [[i] for i in live]):
         args = list(primals)

@@ -20,7 +20,26 @@ from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
 
-def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
+class _ScaledTangent:
+    """The derivative of a unary op y = f(x) whose JVP scales the tangent elementwise by deriv(x, y): the JVP rule,
+    and the same map applied to a cotangent as the eager tape's reverse rule (an elementwise scaling is its own
+    transpose), so the tape needs no linearization."""
+
+    def __init__(self, f, deriv):
+        def jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            y = f(x)
+            return y, mul(t, deriv(x, y))
+
+        def vjp(primals, ct):
+            (x,) = primals
+            return [mul(ct, deriv(x, f(x)))]
+        self.jvp, self.vjp = jvp, vjp
+
+
+def _float_unop(name, impl, derivative, hlo, *, kinds="f", transpose=NONLINEAR):
+    """A unary elementwise primitive; `derivative` is its JVP rule (or marker), or a `_ScaledTangent`, which also
+    gives the primitive its direct reverse rule."""
     def shape_rule(x):
         require_kind(name, x, kinds, "a floating-point" if kinds == "f" else "a numeric")
         return x
@@ -28,8 +47,9 @@ def _float_unop(name, impl, jvp, hlo, *, kinds="f", transpose=NONLINEAR):
     def lower(ctx, x):
         return ctx.generic_op(hlo, [x]) if hlo.startswith("chlo.") else ctx.op(hlo, [x])
 
-    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, transpose=transpose, batch=ELEMENTWISE,
-                     lower=lower)
+    jvp, vjp = (derivative.jvp, derivative.vjp) if isinstance(derivative, _ScaledTangent) else (derivative, None)
+    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, vjp=vjp, transpose=transpose,
+                     batch=ELEMENTWISE, lower=lower)
 
 
 def _binop_shape(name, kinds, what):
@@ -138,7 +158,7 @@ def _mul_transpose(ct, x, y):
 
 mul_p = Primitive("mul", shape_rule=_binop_shape("mul", "fiub", "a numeric"),
                   impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
-                  jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)),
+                  jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)), bilinear=True,
                   transpose=_mul_transpose, batch=ELEMENTWISE,
                   lower=lambda ctx, x, y: ctx.op("stablehlo.and" if ctx.avals_in[0].dtype.kind == "b"
                                                  else "stablehlo.multiply", [x, y]))
@@ -176,7 +196,8 @@ def _div_transpose(ct, x, y):
 
 
 div_p = Primitive("div", shape_rule=_binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
-                  transpose=_div_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.divide"))
+                  linear_in=(0,), transpose=_div_transpose, batch=ELEMENTWISE,
+                  lower=_lower_binop("stablehlo.divide"))
 
 
 def div(x, y):
@@ -333,25 +354,14 @@ def atan2(y, x):
 
 # ---------------------------------------------------------------------------------------- transcendental unary ops
 
-def _unary_jvp(f, deriv):
-    def jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        y = f(x)
-        return y, mul(t, deriv(x, y))
-    # the tangent is scaled elementwise, a self-adjoint map: the eager tape's reverse rule is this same rule
-    # applied to the output cotangent (paddle_fn.core.tape), with no linearization
-    jvp.scales_tangent = True
-    return jvp
-
-
-exp_p = _float_unop("exp", _np_float(np.exp), _unary_jvp(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential")
+exp_p = _float_unop("exp", _np_float(np.exp), _ScaledTangent(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential")
 
 
 def exp(x):
     return exp_p.bind(x)
 
 
-log_p = _float_unop("log", _np_float(np.log), _unary_jvp(lambda x: log(x), lambda x, y: div(full_like(x, 1.0), x)),
+log_p = _float_unop("log", _np_float(np.log), _ScaledTangent(lambda x: log(x), lambda x, y: div(full_like(x, 1.0), x)),
                     "stablehlo.log")
 
 
@@ -360,7 +370,7 @@ def log(x):
 
 
 expm1_p = _float_unop("expm1", _np_float(np.expm1),
-                      _unary_jvp(lambda x: expm1(x), lambda x, y: add(y, full_like(x, 1.0))),
+                      _ScaledTangent(lambda x: expm1(x), lambda x, y: add(y, full_like(x, 1.0))),
                       "stablehlo.exponential_minus_one")
 
 
@@ -369,7 +379,8 @@ def expm1(x):
 
 
 log1p_p = _float_unop("log1p", _np_float(np.log1p),
-                      _unary_jvp(lambda x: log1p(x), lambda x, y: div(full_like(x, 1.0), add(x, full_like(x, 1.0)))),
+                      _ScaledTangent(lambda x: log1p(x),
+                                     lambda x, y: div(full_like(x, 1.0), add(x, full_like(x, 1.0)))),
                       "stablehlo.log_plus_one")
 
 
@@ -377,14 +388,14 @@ def log1p(x):
     return log1p_p.bind(x)
 
 
-sin_p = _float_unop("sin", _np_float(np.sin), _unary_jvp(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine")
+sin_p = _float_unop("sin", _np_float(np.sin), _ScaledTangent(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine")
 
 
 def sin(x):
     return sin_p.bind(x)
 
 
-cos_p = _float_unop("cos", _np_float(np.cos), _unary_jvp(lambda x: cos(x), lambda x, y: neg(sin(x))),
+cos_p = _float_unop("cos", _np_float(np.cos), _ScaledTangent(lambda x: cos(x), lambda x, y: neg(sin(x))),
                     "stablehlo.cosine")
 
 
@@ -393,7 +404,7 @@ def cos(x):
 
 
 tan_p = _float_unop("tan", _np_float(np.tan),
-                    _unary_jvp(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan")
+                    _ScaledTangent(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan")
 
 
 def tan(x):
@@ -405,7 +416,7 @@ def _one_minus_sq(x):
 
 
 asin_p = _float_unop("asin", _np_float(np.arcsin),
-                     _unary_jvp(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin")
+                     _ScaledTangent(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin")
 
 
 def asin(x):
@@ -413,7 +424,7 @@ def asin(x):
 
 
 acos_p = _float_unop("acos", _np_float(np.arccos),
-                     _unary_jvp(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos")
+                     _ScaledTangent(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos")
 
 
 def acos(x):
@@ -425,10 +436,10 @@ def _atan_lower(ctx, x):
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
 
+_ATAN_DERIVATIVE = _ScaledTangent(lambda x: atan(x),
+                                  lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x))))
 atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1],
-                   impl=_np_float(np.arctan),
-                   jvp=_unary_jvp(lambda x: atan(x),
-                                  lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x)))),
+                   impl=_np_float(np.arctan), jvp=_ATAN_DERIVATIVE.jvp, vjp=_ATAN_DERIVATIVE.vjp,
                    transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan_lower)
 
 
@@ -436,14 +447,14 @@ def atan(x):
     return atan_p.bind(x)
 
 
-sinh_p = _float_unop("sinh", _np_float(np.sinh), _unary_jvp(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh")
+sinh_p = _float_unop("sinh", _np_float(np.sinh), _ScaledTangent(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh")
 
 
 def sinh(x):
     return sinh_p.bind(x)
 
 
-cosh_p = _float_unop("cosh", _np_float(np.cosh), _unary_jvp(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh")
+cosh_p = _float_unop("cosh", _np_float(np.cosh), _ScaledTangent(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh")
 
 
 def cosh(x):
@@ -451,7 +462,8 @@ def cosh(x):
 
 
 tanh_p = _float_unop("tanh", _np_float(np.tanh),
-                     _unary_jvp(lambda x: tanh(x), lambda x, y: sub(full_like(x, 1.0), mul(y, y))), "stablehlo.tanh")
+                     _ScaledTangent(lambda x: tanh(x), lambda x, y: sub(full_like(x, 1.0), mul(y, y))),
+                     "stablehlo.tanh")
 
 
 def tanh(x):
@@ -459,7 +471,7 @@ def tanh(x):
 
 
 logistic_p = _float_unop("logistic", _np_float(_scipy_special("expit")),
-                         _unary_jvp(lambda x: logistic(x), lambda x, y: mul(y, sub(full_like(x, 1.0), y))),
+                         _ScaledTangent(lambda x: logistic(x), lambda x, y: mul(y, sub(full_like(x, 1.0), y))),
                          "stablehlo.logistic")
 
 
@@ -468,7 +480,7 @@ def logistic(x):
 
 
 sqrt_p = _float_unop("sqrt", _np_float(np.sqrt),
-                     _unary_jvp(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt")
+                     _ScaledTangent(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt")
 
 
 def sqrt(x):
@@ -476,7 +488,7 @@ def sqrt(x):
 
 
 rsqrt_p = _float_unop("rsqrt", _np_float(lambda x: 1.0 / np.sqrt(x)),
-                      _unary_jvp(lambda x: rsqrt(x), lambda x, y: mul(full_like(x, -0.5), div(y, x))),
+                      _ScaledTangent(lambda x: rsqrt(x), lambda x, y: mul(full_like(x, -0.5), div(y, x))),
                       "stablehlo.rsqrt")
 
 
@@ -485,7 +497,7 @@ def rsqrt(x):
 
 
 erf_p = _float_unop("erf", _np_float(_scipy_special("erf")),
-                    _unary_jvp(lambda x: erf(x),
+                    _ScaledTangent(lambda x: erf(x),
                                lambda x, y: mul(full_like(x, 2.0 / math.sqrt(math.pi)), exp(neg(mul(x, x))))),
                     "chlo.erf")
 
@@ -495,7 +507,7 @@ def erf(x):
 
 
 erf_inv_p = _float_unop("erf_inv", _np_float(_scipy_special("erfinv")),
-                        _unary_jvp(lambda x: erf_inv(x),
+                        _ScaledTangent(lambda x: erf_inv(x),
                                    lambda x, y: mul(full_like(x, math.sqrt(math.pi) / 2.0), exp(mul(y, y)))),
                         "chlo.erf_inv")
 
@@ -505,7 +517,7 @@ def erf_inv(x):
 
 
 lgamma_p = _float_unop("lgamma", _np_float(_scipy_special("gammaln")),
-                       _unary_jvp(lambda x: lgamma(x), lambda x, y: digamma(x)), "chlo.lgamma")
+                       _ScaledTangent(lambda x: lgamma(x), lambda x, y: digamma(x)), "chlo.lgamma")
 
 
 def lgamma(x):
@@ -513,7 +525,7 @@ def lgamma(x):
 
 
 digamma_p = _float_unop("digamma", _np_float(_scipy_special("digamma")),
-                        _unary_jvp(lambda x: digamma(x), lambda x, y: polygamma(x, m=1)), "chlo.digamma")
+                        _ScaledTangent(lambda x: digamma(x), lambda x, y: polygamma(x, m=1)), "chlo.digamma")
 
 
 def digamma(x):
@@ -799,7 +811,7 @@ def _select_impl(p, a, b):
     return out.view(a.dtype)
 
 
-select_p = Primitive("select", shape_rule=_select_shape, impl=_select_impl, jvp=_select_jvp,
+select_p = Primitive("select", shape_rule=_select_shape, impl=_select_impl, jvp=_select_jvp, linear_in=(1, 2),
                      transpose=_select_transpose, batch=ELEMENTWISE,
                      lower=lambda ctx, p, a, b: ctx.op("stablehlo.select", [p, a, b]))
 

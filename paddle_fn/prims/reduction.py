@@ -121,9 +121,13 @@ def _reduce_chooser_jvp(reducer):
         hits = convert_element_type(eq(x, broadcast_in_dim(out, shape=shape, broadcast_dimensions=kept)),
                                     new_dtype=get_aval(t).dtype)
         return out, div(reduce_sum(mul(t, hits), axes=axes), reduce_sum(hits, axes=axes))
+    return jvp
 
+
+def _reduce_chooser_vjp(reducer):
+    """The transpose of the chooser's tangent map at cotangent `ct`: the eager tape's reverse rule (no
+    linearization)."""
     def vjp(primals, ct, *, axes):
-        """The transpose of the tangent map above at cotangent `ct`, for the eager tape (no linearization)."""
         (x,) = primals
         shape = get_aval(x).shape
         kept = tuple(i for i in range(len(shape)) if i not in axes)
@@ -131,13 +135,13 @@ def _reduce_chooser_jvp(reducer):
                                                            broadcast_dimensions=kept)), new_dtype=get_aval(ct).dtype)
         share = div(ct, reduce_sum(hits, axes=axes))
         return [mul(broadcast_in_dim(share, shape=shape, broadcast_dimensions=kept), hits)]
-    jvp.vjp = vjp
-    return jvp
+    return vjp
 
 
 reduce_max_p = Primitive("reduce_max", shape_rule=reduce_shape_rule("reduce_max", "fiub"),
                          impl=_reduce_chooser_impl(np.max, "max"),
-                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)), transpose=NONLINEAR,
+                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_max(x, axes=axes)),
+                         vjp=_reduce_chooser_vjp(lambda x, axes: reduce_max(x, axes=axes)), transpose=NONLINEAR,
                          batch=reduce_batch_rule(lambda x, axes: reduce_max(x, axes=axes)),
                          lower=reduce_lower_rule("max"))
 
@@ -149,7 +153,8 @@ def reduce_max(x, *, axes):
 
 reduce_min_p = Primitive("reduce_min", shape_rule=reduce_shape_rule("reduce_min", "fiub"),
                          impl=_reduce_chooser_impl(np.min, "min"),
-                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)), transpose=NONLINEAR,
+                         jvp=_reduce_chooser_jvp(lambda x, axes: reduce_min(x, axes=axes)),
+                         vjp=_reduce_chooser_vjp(lambda x, axes: reduce_min(x, axes=axes)), transpose=NONLINEAR,
                          batch=reduce_batch_rule(lambda x, axes: reduce_min(x, axes=axes)),
                          lower=reduce_lower_rule("min"))
 
@@ -522,7 +527,7 @@ def _dot_general_cost(avals_in, avals_out, *, dimension_numbers, preferred_eleme
 dot_general_p = Primitive("dot_general", shape_rule=_dot_general_shape, impl=_dot_general_impl,
                           jvp=bilinear_jvp(lambda lhs, rhs, **params: dot_general_p.bind(lhs, rhs, **params)),
                           transpose=_dot_general_transpose, batch=_dot_general_batch, lower=_dot_general_lower,
-                          cost=_dot_general_cost)
+                          bilinear=True, cost=_dot_general_cost)
 
 
 def dot_general(lhs, rhs, *, dimension_numbers, preferred_element_type=None):

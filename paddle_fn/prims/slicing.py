@@ -387,7 +387,7 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes):
         f"slice_sizes = {i64_array(slice_sizes)}, indices_are_sorted = false"))
 
 
-gather_p = Primitive("gather", shape_rule=_gather_shape, impl=_gather_impl, jvp=_gather_jvp,
+gather_p = Primitive("gather", shape_rule=_gather_shape, impl=_gather_impl, jvp=_gather_jvp, linear_in=(0,),
                      transpose=_gather_transpose, batch=_gather_batch, lower=_gather_lower)
 
 
