@@ -2,28 +2,21 @@
 
 The API reference is read from the sources by griffe (mkdocstrings' Python handler), which looks packages up on
 disk. paddle_fn's repository layout differs from its installed layout: the top-level folders transforms/,
-lowering/, runtime/ and nn_compat/ install as paddle_fn.transforms, ... (setup.py's ROOTS mapping). So before the
+lowering/, runtime/ and nn_compat/ install as paddle_fn.transforms, ... (ROOTS in paddle_fn/core/packages.py). So before the
 build the sources are copied into a temporary folder in the installed layout, and griffe searches there first.
 """
 from __future__ import annotations
 
-import ast
 import pathlib
 import shutil
 import tempfile
 
 from mkdocs.plugins import event_priority
 
+from paddle_fn.core.packages import ROOTS
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _tree: list[str] = []
-
-
-def package_roots() -> dict[str, str]:
-    """setup.py's ROOTS: import name -> folder in the repository."""
-    for node in ast.parse((ROOT / "setup.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "ROOTS" for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise RuntimeError("setup.py defines no ROOTS mapping")
 
 
 def _clean():
@@ -36,7 +29,7 @@ def on_config(config):
     _clean()
     tree = tempfile.mkdtemp(prefix="paddle_fn_api_")
     _tree.append(tree)
-    for name, folder in sorted(package_roots().items()):  # parents first
+    for name, folder in sorted(ROOTS.items()):  # parents first
         shutil.copytree(ROOT / folder, pathlib.Path(tree, *name.split(".")), dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     handlers = config.plugins["mkdocstrings"].config.handlers
