@@ -1,4 +1,5 @@
-"""Argument handling shared by the transforms: leaf conversion, argnums, pytree checks."""
+"""Argument handling shared by the transforms: leaf conversion, argnums, pytree checks, and `flatten_fun`, the one
+wrapper turning a function of pytrees into the function of flat leaves the core's machinery traces."""
 from __future__ import annotations
 
 import inspect
@@ -8,7 +9,7 @@ import optree
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import TransformError
-from paddle_fn.core.pytree import NAMESPACE
+from paddle_fn.core.pytree import NAMESPACE, tree_flatten
 from paddle_fn.core.trace import Tensor
 
 
@@ -69,3 +70,36 @@ def leaf_names(fun, args, kwargs):
             base = str(key)
         names.append(base + "".join(f"[{p!r}]" for p in rest))
     return names
+
+
+def split_aux(out, has_aux: bool, what: str):
+    """(output, aux) of a function's result: the pair it returns with `has_aux`, else (result, None)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TransformError(f"{what}: has_aux=True requires the function to return a pair (output, aux), got "
+                             f"{type(out).__name__}")
+    return out[0], out[1]
+
+
+class FlatOutput:
+    """What the function behind a `flatten_fun` returned on its last call: its output's tree structure, leaf
+    count and value (the value for matching out_axes against its structure), and its aux's tree structure."""
+    __slots__ = ("tree", "n_out", "value", "aux_tree")
+
+
+def flatten_fun(func, unflatten_args, *, what: str, has_aux: bool = False):
+    """(flat_fun, out): flat_fun(*leaves) calls ``func(*args, **kwargs)`` with ``(args, kwargs) =
+    unflatten_args(leaves)`` and returns its output's leaves, then its aux's with `has_aux`, as Tensors; `out`, a
+    FlatOutput, says what the last call returned. `what` names the transform and the function in errors, as
+    ``jit(f)``."""
+    out = FlatOutput()
+
+    def flat_fun(*leaves):
+        args, kwargs = unflatten_args(list(leaves))
+        value, aux = split_aux(func(*args, **kwargs), has_aux, what)
+        out_leaves, out.tree = tree_flatten(value)
+        aux_leaves, out.aux_tree = tree_flatten(aux)
+        out.n_out, out.value = len(out_leaves), value
+        return [as_leaf(o, f"{what} output") for o in out_leaves] + [as_leaf(a, f"{what} aux") for a in aux_leaves]
+    return flat_fun, out

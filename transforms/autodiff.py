@@ -15,12 +15,17 @@ from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_structure, tree_unflatten
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims.structural import broadcast_in_dim
-from paddle_fn.transforms._args import as_leaf, fun_name, normalize_argnums
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, normalize_argnums
 
 
 def _flatten_args(tree, what):
     leaves, treedef = tree_flatten(tree)
     return [as_leaf(x, what) for x in leaves], treedef
+
+
+def _positional(p_tree):
+    """Arguments rebuilt from leaves of the tuple of positional arguments `p_tree` describes."""
+    return lambda leaves: (tree_unflatten(p_tree, leaves), {})
 
 
 def _ones_like(x):
@@ -61,16 +66,9 @@ def jvp(func, primals, tangents):
             raise TransformError(f"jvp: tangent {i} has dtype {ta.dtype.name} but its primal has dtype "
                                  f"{pa.dtype.name}; cast the tangent with .astype('{pa.dtype.name}')")
     t_flat = [t if get_aval(p).dtype.kind == "f" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
-    out_tree = []
-
-    def flat_fun(*xs):
-        out = func(*tree_unflatten(p_tree, list(xs)))
-        leaves, tree = _flatten_args(out, f"jvp of {fun_name(func)}: output")
-        out_tree.append(tree)
-        return leaves
-
+    flat_fun, out = flatten_fun(func, _positional(p_tree), what=f"jvp({fun_name(func)})")
     p_out, t_out = jvp_flat(flat_fun, p_flat, t_flat)
-    return tree_unflatten(out_tree[0], p_out), tree_unflatten(out_tree[0], t_out)
+    return tree_unflatten(out.tree, p_out), tree_unflatten(out.tree, t_out)
 
 
 def linearize(func, *primals):
@@ -83,49 +81,25 @@ def linearize(func, *primals):
         2.0
     """
     p_flat, p_tree = _flatten_args(tuple(primals), "linearize primals")
-    out_tree = []
-
-    def flat_fun(*xs):
-        leaves, tree = _flatten_args(func(*tree_unflatten(p_tree, list(xs))), "linearize output")
-        out_tree.append(tree)
-        return leaves
-
+    flat_fun, out = flatten_fun(func, _positional(p_tree), what=f"linearize({fun_name(func)})")
     p_out, lin = linearize_flat(flat_fun, p_flat, transform="linearize")
 
     def f_jvp(*tangents):
         t_flat, t_tree = _flatten_args(tuple(tangents), "linearize tangents")
         if t_tree != p_tree:
             raise TransformError(f"linearize: tangents have structure {t_tree}, expected {p_tree}")
-        return tree_unflatten(out_tree[0], lin(*t_flat))
+        return tree_unflatten(out.tree, lin(*t_flat))
 
-    return tree_unflatten(out_tree[0], p_out), f_jvp
+    return tree_unflatten(out.tree, p_out), f_jvp
 
 
 # ----------------------------------------------------------------------------------------------- vjp
 
-def _split_aux(out, has_aux, transform):
-    if not has_aux:
-        return out, None
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TransformError(f"{transform}: has_aux=True requires the function to return a pair (output, aux), "
-                             f"got {type(out).__name__}")
-    return out[0], out[1]
-
-
 def _vjp_flat(func, p_flat, p_tree, has_aux, transform):
-    store = {}
-
-    def flat_fun(*xs):
-        out, aux = _split_aux(func(*tree_unflatten(p_tree, list(xs))), has_aux, transform)
-        leaves, tree = _flatten_args(out, f"{transform} of {fun_name(func)}: output")
-        aux_leaves, aux_tree = tree_flatten(aux)
-        store.update(out_tree=tree, aux_tree=aux_tree, n_out=len(leaves))
-        return leaves + [as_leaf(a, f"{transform}: aux") for a in aux_leaves]
-
+    flat_fun, out = flatten_fun(func, _positional(p_tree), what=f"{transform}({fun_name(func)})", has_aux=has_aux)
     outs, lin = linearize_flat(flat_fun, p_flat, transform=transform)
-    n = store["n_out"]
-    aux = tree_unflatten(store["aux_tree"], outs[n:]) if has_aux else None
-    return outs[:n], store["out_tree"], lin, aux
+    aux = tree_unflatten(out.aux_tree, outs[out.n_out:]) if has_aux else None
+    return outs[:out.n_out], out.tree, lin, aux
 
 
 def vjp(func, *primals, has_aux=False):

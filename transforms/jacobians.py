@@ -9,8 +9,7 @@ from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import structural as st
-from paddle_fn.transforms._args import as_leaf, normalize_argnums
-from paddle_fn.transforms.autodiff import _split_aux
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, normalize_argnums, split_aux
 
 
 def _std_basis(avals):
@@ -44,17 +43,14 @@ def _prepare(func, args, argnums, transform):
     return single, nums, p_flat, p_tree
 
 
-def _full_fun(func, args, nums, p_tree, kwargs, has_aux, store, transform):
-    def flat_fun(*xs):
+def _full_fun(func, args, nums, p_tree, kwargs, has_aux, transform):
+    """`flatten_fun` of func over the differentiated arguments (at positions `nums`), the others fixed."""
+    def unflatten_args(leaves):
         full = list(args)
-        for i, v in zip(nums, tree_unflatten(p_tree, list(xs))):
+        for i, v in zip(nums, tree_unflatten(p_tree, leaves)):
             full[i] = v
-        out, aux = _split_aux(func(*full, **kwargs), has_aux, transform)
-        leaves, out_tree = tree_flatten(out)
-        aux_leaves, aux_tree = tree_flatten(aux)
-        store.update(out_tree=out_tree, aux_tree=aux_tree, n_out=len(leaves))
-        return [as_leaf(o, f"{transform} output") for o in leaves] + [as_leaf(a, "aux") for a in aux_leaves]
-    return flat_fun
+        return full, kwargs
+    return flatten_fun(func, unflatten_args, what=f"{transform}({fun_name(func)})", has_aux=has_aux)
 
 
 def _assemble(out_avals, in_avals, out_tree, p_tree, single, blocks):
@@ -82,18 +78,18 @@ def jacfwd(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def jac(*args, **kwargs):
         single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacfwd")
-        store = {}
-        flat_fun = _full_fun(func, args, nums, p_tree, kwargs, has_aux, store, "jacfwd")
+        flat_fun, out = _full_fun(func, args, nums, p_tree, kwargs, has_aux, "jacfwd")
         in_avals = [get_aval(p) for p in p_flat]
         n, basis = _std_basis(in_avals)
+        counts = {}
 
         def pushforward(*tangents):
             outs, t_out = jvp_flat(flat_fun, p_flat, list(tangents), transform="jacfwd")
-            store["n_all"] = len(outs)
+            counts["n_all"] = len(outs)
             return outs + t_out
 
-        res = vmap_flat(pushforward, basis, [0] * len(basis), n, _PrimalsUnbatched(store), transform="jacfwd")
-        n_out = store["n_out"]
+        res = vmap_flat(pushforward, basis, [0] * len(basis), n, _PrimalsUnbatched(counts), transform="jacfwd")
+        n_out = out.n_out
         n_all = len(res) // 2
         outs, tans = res[:n_all], res[n_all:]
         out_avals = [get_aval(o) for o in outs[:n_out]]
@@ -110,9 +106,9 @@ def jacfwd(func, argnums=0, has_aux=False):
                 row.append(st.transpose(sl, permutation=perm))
                 start += ia.size
             blocks.append(row)
-        jacobian = _assemble(out_avals, in_avals, store["out_tree"], p_tree, single, blocks)
+        jacobian = _assemble(out_avals, in_avals, out.tree, p_tree, single, blocks)
         if has_aux:
-            return jacobian, tree_unflatten(store["aux_tree"], outs[n_out:])
+            return jacobian, tree_unflatten(out.aux_tree, outs[n_out:])
         return jacobian
 
     return jac
@@ -121,11 +117,11 @@ def jacfwd(func, argnums=0, has_aux=False):
 class _PrimalsUnbatched:
     """Out dims for jacfwd's vmap: primal outputs (the first half) do not vary over the basis; tangents at 0."""
 
-    def __init__(self, store):
-        self.store = store
+    def __init__(self, counts):
+        self.counts = counts
 
     def resolve(self, i, ndim):
-        return None if i < self.store["n_all"] else 0
+        return None if i < self.counts["n_all"] else 0
 
 
 def jacrev(func, argnums=0, has_aux=False):
@@ -141,10 +137,9 @@ def jacrev(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def jac(*args, **kwargs):
         single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacrev")
-        store = {}
-        flat_fun = _full_fun(func, args, nums, p_tree, kwargs, has_aux, store, "jacrev")
+        flat_fun, out = _full_fun(func, args, nums, p_tree, kwargs, has_aux, "jacrev")
         outs, lin = linearize_flat(flat_fun, p_flat, transform="jacrev")
-        n_out = store["n_out"]
+        n_out = out.n_out
         out_avals = [get_aval(o) for o in outs[:n_out]]
         in_avals = [get_aval(p) for p in p_flat]
         for a in out_avals:
@@ -167,9 +162,9 @@ def jacrev(func, argnums=0, has_aux=False):
                 row.append(st.reshape(sl, new_sizes=a.shape + ia.shape))
             blocks.append(row)
             start += a.size
-        jacobian = _assemble(out_avals, in_avals, store["out_tree"], p_tree, single, blocks)
+        jacobian = _assemble(out_avals, in_avals, out.tree, p_tree, single, blocks)
         if has_aux:
-            return jacobian, tree_unflatten(store["aux_tree"], outs[n_out:])
+            return jacobian, tree_unflatten(out.aux_tree, outs[n_out:])
         return jacobian
 
     return jac
@@ -193,7 +188,7 @@ def hessian(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def scalar_func(*args, **kwargs):
-        out, aux = _split_aux(func(*args, **kwargs), has_aux, "hessian")
+        out, aux = split_aux(func(*args, **kwargs), has_aux, f"hessian({fun_name(func)})")
         leaves, _ = tree_flatten(out)
         if len(leaves) == 1 and get_aval(as_leaf(leaves[0], "hessian")).shape == (1,):
             out = st.reshape(as_leaf(leaves[0], "hessian"), new_sizes=())

@@ -32,7 +32,7 @@ from paddle_fn.core.tape import set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
-from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names
 from paddle_fn.transforms.devices import resolve_device
 
 _LOCK = threading.RLock()
@@ -382,20 +382,16 @@ class JitFunction:
 
     # -- tracing
     def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, precision, reason):
-        store = {}
+        def unflatten_args(leaves):
+            return self._merge(*tree_unflatten(in_tree, leaves), statics, static_pos, n_args)
 
-        def flat_fun(*xs):
-            dyn_args, dyn_kwargs = tree_unflatten(in_tree, list(xs))
-            full_args, full_kwargs = self._merge(dyn_args, dyn_kwargs, statics, static_pos, n_args)
-            out_leaves, store["out_tree"] = tree_flatten(self.fun(*full_args, **full_kwargs))
-            return [as_leaf(o, f"{self._what} output") for o in out_leaves]
-
+        flat_fun, out = flatten_fun(self.fun, unflatten_args, what=self._what)
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
         captured, effects = [], []
         with default_matmul_precision(precision):  # jit functions called inside inherit it
             prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
                                             captured=captured, effects=effects)
-        return _Traced(prog, list(consts), store["out_tree"], device, precision, captured, effects, reason)
+        return _Traced(prog, list(consts), out.tree, device, precision, captured, effects, reason)
 
     def _explain_miss(self, key):
         if not self._cache:

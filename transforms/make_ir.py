@@ -7,7 +7,7 @@ from paddle_fn.core.ir import pp_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import get_aval
-from paddle_fn.transforms._args import as_leaf
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name
 
 
 class TracedProgram:
@@ -45,17 +45,13 @@ def make_ir(func, static_argnums=()):
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
         vals = [as_leaf(x, "make_ir") for x in leaves]
-        store = {}
-
-        def flat_fun(*xs):
-            d, kw = tree_unflatten(in_tree, list(xs))
+        def unflatten_args(leaves):
+            d, kw = tree_unflatten(in_tree, leaves)
             it = iter(d)
-            full = [a if i in static else next(it) for i, a in enumerate(args)]
-            out_leaves, out_tree = tree_flatten(func(*full, **kw))
-            store["out_tree"] = out_tree
-            return [as_leaf(o, "make_ir output") for o in out_leaves]
+            return [a if i in static else next(it) for i, a in enumerate(args)], kw
 
+        flat_fun, out = flatten_fun(func, unflatten_args, what=f"make_ir({fun_name(func)})")
         prog, consts = trace_to_program(flat_fun, [get_aval(v) for v in vals], transform="make_ir", check=True)
-        return TracedProgram(prog, consts, in_tree, store["out_tree"])
+        return TracedProgram(prog, consts, in_tree, out.tree)
 
     return traced

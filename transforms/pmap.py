@@ -31,7 +31,7 @@ from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, tar
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.runtime.multi_device import load_multi_device
 from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
-from paddle_fn.transforms._args import as_leaf, fun_name
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name
 from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import cached_for_program, jit_call_p, stablehlo_text
 from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, default_backend
@@ -439,18 +439,8 @@ class PmapFunction:
         return inner if simple and all(d == 0 for d in dims) else None
 
     def _trace(self, statics, static_pos, tensors, dims, in_tree, n_args, mesh, fun):
-        store = {}
-
-        def flat_fun(*xs):
-            a, kw = self._merge(xs, in_tree, statics, static_pos, n_args)
-            out = fun(*a, **kw)
-            leaves, store["tree"] = tree_flatten(out)
-            try:
-                store["axes"] = broadcast_prefix(self.out_axes, out)
-            except ValueError as e:
-                raise TransformError(f"pmap({self._name}): out_axes {self.out_axes!r} does not match the output: "
-                                     f"{e}") from None
-            return [as_leaf(o, f"pmap({self._name}) output") for o in leaves]
+        flat_fun, out = flatten_fun(fun, lambda leaves: self._merge(leaves, in_tree, statics, static_pos, n_args),
+                                    what=f"pmap({self._name})")
 
         avals = [get_aval(t) if d is None else _shard_aval(t, d, len(mesh)) for t, d in zip(tensors, dims)]
         with contextlib.ExitStack() as frames:
@@ -461,7 +451,12 @@ class PmapFunction:
             prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})")
         if any(isinstance(c, Tracer) for c in consts):
             return None
-        return _Compiled(prog, list(consts), store["tree"], list(store["axes"]), mesh)
+        try:
+            axes = broadcast_prefix(self.out_axes, out.value)
+        except ValueError as e:
+            raise TransformError(f"pmap({self._name}): out_axes {self.out_axes!r} does not match the output: "
+                                 f"{e}") from None
+        return _Compiled(prog, list(consts), out.tree, list(axes), mesh)
 
     def _reference(self, args, kwargs, static_pos, dims, in_tree, tensors):
         """The meaning of pmap under another transform: vmap with the same axis name."""

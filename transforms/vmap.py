@@ -8,7 +8,7 @@ from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims.collectives import UnnamedAxis
-from paddle_fn.transforms._args import as_leaf, fun_name, leaf_names
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names
 
 
 def _check_axis(ax, ndim, what):
@@ -84,28 +84,22 @@ def vmap(func, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
                                  "many times to map")
         else:
             size = axis_size
-        store = {}
+        flat_fun, out = flatten_fun(func, lambda leaves: tree_unflatten(in_tree, leaves),
+                                    what=f"vmap({fun_name(func)})")
 
-        def flat_fun(*xs):
-            a, kw = tree_unflatten(in_tree, list(xs))
-            out = func(*a, **kw)
-            out_leaves, out_tree = tree_flatten(out)
+        @functools.cache  # asked once per output leaf
+        def out_dims_thunk():
             try:
-                oax = broadcast_prefix(out_axes, out)
+                return broadcast_prefix(out_axes, out.value)
             except ValueError as e:
                 raise TransformError(f"[vmap] out_axes {out_axes!r} does not match the structure of the output "
-                                     f"{out_tree}: {e}") from None
-            store.update(out_tree=out_tree, out_axes=oax)
-            return [as_leaf(o, "vmap output") for o in out_leaves]
-
-        def out_dims_thunk():
-            return store["out_axes"]
+                                     f"{out.tree}: {e}") from None
 
         # an unnamed user vmap still gets a (private) name: collectives tell it from the vmaps that batching rules
         # run over sub-programs, which have none (see paddle_fn.prims.collectives)
         outs = vmap_flat(flat_fun, vals, dims, size, _LazyOutDims(out_dims_thunk),
                          axis_name=UnnamedAxis() if axis_name is None else axis_name)
-        return tree_unflatten(store["out_tree"], outs)
+        return tree_unflatten(out.tree, outs)
 
     return vmapped
 
