@@ -72,6 +72,16 @@ def leaf_names(fun, args, kwargs):
     return names
 
 
+def merge_static_args(dyn_args, dyn_kwargs, statics, static_pos, n_args):
+    """(args, kwargs) of a call: the dynamic arguments with the static values put back, `statics` holding
+    (position or keyword, value) pairs and `static_pos` the static positions among `n_args`."""
+    it, static_map = iter(dyn_args), dict(statics)
+    args = [static_map[i] if i in static_pos else next(it) for i in range(n_args)]
+    kwargs = dict(dyn_kwargs)
+    kwargs.update({k: v for k, v in statics if isinstance(k, str)})
+    return args, kwargs
+
+
 def split_aux(out, has_aux: bool, what: str):
     """(output, aux) of a function's result: the pair it returns with `has_aux`, else (result, None)."""
     if not has_aux:

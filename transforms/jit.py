@@ -32,7 +32,7 @@ from paddle_fn.core.tape import set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
-from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names, merge_static_args
 from paddle_fn.transforms.devices import resolve_device
 
 _LOCK = threading.RLock()
@@ -372,18 +372,10 @@ class JitFunction:
                             "the argument a traced (non-static) Tensor") from None
         return value
 
-    def _merge(self, dyn_args, dyn_kwargs, statics, static_pos, n_args):
-        it = iter(dyn_args)
-        static_map = dict(statics)
-        args = [static_map[i] if i in static_pos else next(it) for i in range(n_args)]
-        kwargs = dict(dyn_kwargs)
-        kwargs.update({k: v for k, v in statics if isinstance(k, str)})
-        return args, kwargs
-
     # -- tracing
     def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, precision, reason):
         def unflatten_args(leaves):
-            return self._merge(*tree_unflatten(in_tree, leaves), statics, static_pos, n_args)
+            return merge_static_args(*tree_unflatten(in_tree, leaves), statics, static_pos, n_args)
 
         flat_fun, out = flatten_fun(self.fun, unflatten_args, what=self._what)
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None

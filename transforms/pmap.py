@@ -31,7 +31,7 @@ from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, tar
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.runtime.multi_device import load_multi_device
 from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
-from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name
+from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, merge_static_args
 from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import cached_for_program, jit_call_p, stablehlo_text
 from paddle_fn.transforms.pmap_collectives import Collectives, InProcessCollectives, default_backend
@@ -422,11 +422,6 @@ class PmapFunction:
             self._cache[key] = compiled
         return self._execute(compiled, tensors, dims, devices)
 
-    def _merge(self, xs, in_tree, statics, static_pos, n_args):
-        dyn, kw = tree_unflatten(in_tree, list(xs))
-        it, static_map = iter(dyn), dict(statics)
-        return [static_map[i] if i in static_pos else next(it) for i in range(n_args)], kw
-
     def _nested_inner(self, static_pos, kwargs, dims):
         """The inner PmapFunction of ``pmap(pmap(f, 'j'), 'i')`` when the pair maps a 2-D device mesh: both map
         every argument along axis 0 into a sharded result, with names, no static arguments and in-process
@@ -439,8 +434,9 @@ class PmapFunction:
         return inner if simple and all(d == 0 for d in dims) else None
 
     def _trace(self, statics, static_pos, tensors, dims, in_tree, n_args, mesh, fun):
-        flat_fun, out = flatten_fun(fun, lambda leaves: self._merge(leaves, in_tree, statics, static_pos, n_args),
-                                    what=f"pmap({self._name})")
+        flat_fun, out = flatten_fun(
+            fun, lambda leaves: merge_static_args(*tree_unflatten(in_tree, leaves), statics, static_pos, n_args),
+            what=f"pmap({self._name})")
 
         avals = [get_aval(t) if d is None else _shard_aval(t, d, len(mesh)) for t, d in zip(tensors, dims)]
         with contextlib.ExitStack() as frames:
