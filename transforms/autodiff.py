@@ -50,21 +50,23 @@ def jvp(func, primals, tangents):
         1.0
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TransformError("jvp: primals and tangents must be tuples (or lists) of positional arguments, e.g. "
-                             "jvp(f, (x,), (v,)); got " f"{type(primals).__name__} and {type(tangents).__name__}")
+        raise TransformError(f"jvp({fun_name(func)}): primals and tangents must be tuples (or lists) of positional "
+                             f"arguments, e.g. jvp(f, (x,), (v,)); got {type(primals).__name__} and "
+                             f"{type(tangents).__name__}")
     p_flat, p_tree = _flatten_args(tuple(primals), "jvp primals")
     t_flat, t_tree = _flatten_args(tuple(tangents), "jvp tangents")
     if p_tree != t_tree:
-        raise TransformError(f"jvp: primals and tangents have different pytree structures:\n  primals:  {p_tree}\n"
-                             f"  tangents: {t_tree}\ngive one tangent per primal leaf, with the same nesting")
+        raise TransformError(f"jvp({fun_name(func)}): primals and tangents have different pytree structures:\n"
+                             f"  primals:  {p_tree}\n  tangents: {t_tree}\ngive one tangent per primal leaf, with the "
+                             "same nesting")
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         pa, ta = get_aval(p), get_aval(t)
         if pa.shape != ta.shape:
-            raise TransformError(f"jvp: tangent {i} has shape {list(ta.shape)} but its primal has shape "
-                                 f"{list(pa.shape)}; tangents must match their primals' shapes")
+            raise TransformError(f"jvp({fun_name(func)}): tangent {i} has shape {list(ta.shape)} but its primal has "
+                                 f"shape {list(pa.shape)}; tangents must match their primals' shapes")
         if pa.dtype.kind == "f" and ta.dtype != pa.dtype:
-            raise TransformError(f"jvp: tangent {i} has dtype {ta.dtype.name} but its primal has dtype "
-                                 f"{pa.dtype.name}; cast the tangent with .astype('{pa.dtype.name}')")
+            raise TransformError(f"jvp({fun_name(func)}): tangent {i} has dtype {ta.dtype.name} but its primal has "
+                                 f"dtype {pa.dtype.name}; cast the tangent with .astype('{pa.dtype.name}')")
     t_flat = [t if get_aval(p).dtype.kind == "f" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
     flat_fun, out = flatten_fun(func, _positional(p_tree), what=f"jvp({fun_name(func)})")
     p_out, t_out = jvp_flat(flat_fun, p_flat, t_flat)
@@ -87,7 +89,7 @@ def linearize(func, *primals):
     def f_jvp(*tangents):
         t_flat, t_tree = _flatten_args(tuple(tangents), "linearize tangents")
         if t_tree != p_tree:
-            raise TransformError(f"linearize: tangents have structure {t_tree}, expected {p_tree}")
+            raise TransformError(f"linearize({fun_name(func)}): tangents have structure {t_tree}, expected {p_tree}")
         return tree_unflatten(out.tree, lin(*t_flat))
 
     return tree_unflatten(out.tree, p_out), f_jvp
@@ -121,16 +123,16 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(ct):
         ct_flat, ct_tree = _flatten_args(ct, "vjp cotangent")
         if ct_tree != out_tree:
-            raise TransformError(f"vjp: the cotangent has structure {ct_tree} but the function's output has "
-                                 f"structure {out_tree}; pass one cotangent per output leaf")
+            raise TransformError(f"vjp({fun_name(func)}): the cotangent has structure {ct_tree} but the function's "
+                                 f"output has structure {out_tree}; pass one cotangent per output leaf")
         for i, (c, a) in enumerate(zip(ct_flat, out_avals)):
             ca = get_aval(c)
             if ca.shape != a.shape:
-                raise TransformError(f"vjp: cotangent {i} has shape {list(ca.shape)} but the output has shape "
-                                     f"{list(a.shape)}")
+                raise TransformError(f"vjp({fun_name(func)}): cotangent {i} has shape {list(ca.shape)} but the "
+                                     f"output has shape {list(a.shape)}")
             if a.dtype.kind == "f" and ca.dtype != a.dtype:
-                raise TransformError(f"vjp: cotangent {i} has dtype {ca.dtype.name} but the output has dtype "
-                                     f"{a.dtype.name}; cast it with .astype('{a.dtype.name}')")
+                raise TransformError(f"vjp({fun_name(func)}): cotangent {i} has dtype {ca.dtype.name} but the "
+                                     f"output has dtype {a.dtype.name}; cast it with .astype('{a.dtype.name}')")
         cts = list(ct_flat) + [Zero(a) for a in lin.out_avals[n:]]
         in_cts = lin.transpose(cts)
         return tuple(tree_unflatten(p_tree, [instantiate(c) for c in in_cts]))
@@ -173,7 +175,7 @@ def value_and_grad(func, argnums=0, has_aux=False):
         for i, p in enumerate(p_flat):
             if get_aval(p).dtype.kind != "f":
                 raise TransformError(
-                    f"grad: differentiated input {i} ({get_aval(p).str_short()}) has dtype "
+                    f"grad({fun_name(func)}): differentiated input {i} ({get_aval(p).str_short()}) has dtype "
                     f"{get_aval(p).dtype.name}; grad needs floating-point inputs. Cast it with .astype('float32') "
                     "or leave it out of argnums")
 
@@ -185,15 +187,15 @@ def value_and_grad(func, argnums=0, has_aux=False):
 
         outs, out_tree, lin, aux = _vjp_flat(f_of_diff, p_flat, tree_structure(diff), has_aux, "grad")
         if len(outs) != 1:
-            raise TransformError(f"grad: {fun_name(func)} must return a single scalar Tensor, got a {out_tree} with "
+            raise TransformError(f"grad({fun_name(func)}): must return a single scalar Tensor, got a {out_tree} with "
                                  f"{len(outs)} leaves; use vjp or jacrev for several outputs")
         out = outs[0]
         a = get_aval(out)
         if a.dtype.kind != "f":
-            raise TransformError(f"grad: {fun_name(func)} returned dtype {a.dtype.name}; grad needs a real "
+            raise TransformError(f"grad({fun_name(func)}): returned dtype {a.dtype.name}; grad needs a real "
                                  "floating-point scalar output")
         if a.size != 1:
-            raise TransformError(f"grad: {fun_name(func)} returned shape {list(a.shape)}; grad needs a scalar output "
+            raise TransformError(f"grad({fun_name(func)}): returned shape {list(a.shape)}; grad needs a scalar output "
                                  "(shape [] or [1]). Reduce it (e.g. .sum() or .mean()), or use vjp / jacrev for "
                                  "non-scalar outputs")
         cts = [_ones_like(out)] + [Zero(x) for x in lin.out_avals[1:]]

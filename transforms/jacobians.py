@@ -144,8 +144,8 @@ def jacrev(func, argnums=0, has_aux=False):
         in_avals = [get_aval(p) for p in p_flat]
         for a in out_avals:
             if a.dtype.kind != "f":
-                raise TransformError(f"jacrev: output of dtype {a.dtype.name} is not differentiable; return "
-                                     "floating-point outputs")
+                raise TransformError(f"jacrev({fun_name(func)}): output of dtype {a.dtype.name} is not "
+                                     "differentiable; return floating-point outputs")
         m, basis = _std_basis(out_avals) if out_avals else (0, [])
 
         def pullback(*cts):
