@@ -26,11 +26,11 @@ from paddle_fn.core.errors import TransformError, UnsupportedError
 from paddle_fn.core.ir import Literal, Program, work_estimate
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
-from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, new_main
+from paddle_fn.core.trace import AxisFrameTrace, Tensor, Tracer, current_dynamic_main, get_aval, new_main
 from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, target_device_flags
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.runtime.multi_device import load_multi_device
-from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES, AxisFrameTrace
+from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, merge_static_args
 from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import cached_for_program, jit_call_p, stablehlo_text

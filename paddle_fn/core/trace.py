@@ -442,6 +442,24 @@ def _escaped_message(t: Tracer) -> str:
             f"was entered at:\n{where}Return the value from the transformed function instead of storing it.")
 
 
+class AxisFrameTrace(Trace):
+    """The trace type of pmap's axis frame: a level on the interpreter stack that binds an axis name (its
+    global_data holds `axis_name` and `axis_size`) but owns no tracers; collectives under it are staged.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.core.trace import AxisFrameTrace
+        >>> AxisFrameTrace.__mro__[1].__name__
+        'Trace'
+    """
+
+    def pure(self, val):
+        raise AssertionError("pmap's axis frame owns no values")
+
+    def process_primitive(self, prim, tracers, params):
+        raise AssertionError("pmap's axis frame processes no primitives")
+
+
 class EvalTrace(Trace):
     """The bottom of the stack: runs each primitive's numpy impl."""
 

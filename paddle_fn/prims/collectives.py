@@ -24,32 +24,12 @@ from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, ZERO_TANGENT, Primitive
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, live_mains
+from paddle_fn.core.trace import Tensor, Tracer, get_aval, live_mains
 from paddle_fn.prims._rules import fmt, normalize_axis
 from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape, transpose
 from paddle_fn.prims.elementwise import convert_element_type, div, eq, select
 from paddle_fn.prims.reduction import reduce_max, reduce_min
 from paddle_fn.prims.structural import concatenate, iota, slice
-
-
-# ----------------------------------------------------------------------------------------------- axis frames
-
-class AxisFrameTrace(Trace):
-    """The trace type of pmap's axis frame: a level on the interpreter stack that binds an axis name (its
-    global_data holds `axis_name` and `axis_size`) but owns no tracers; collectives under it are staged.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> from paddle_fn.prims.collectives import AxisFrameTrace
-        >>> AxisFrameTrace.__mro__[1].__name__
-        'Trace'
-    """
-
-    def pure(self, val):
-        raise AssertionError("pmap's axis frame owns no values")
-
-    def process_primitive(self, prim, tracers, params):
-        raise AssertionError("pmap's axis frame processes no primitives")
 
 
 def _check_name(axis_name, op):
