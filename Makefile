@@ -24,6 +24,7 @@ demo: $(STAMP)
 	$(PY) examples/mnist_highlevel.py --epochs 1 --limit 320
 
 test: $(STAMP)
+	$(PY) -m ruff check --quiet .
 	$(PY) -m pytest -q -n 2 --dist loadfile tests
 
 # The documentation site (MkDocs, Material theme, mkdocstrings API reference), built offline in strict mode.

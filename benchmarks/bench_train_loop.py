@@ -326,7 +326,7 @@ def main():
         if framework not in workers:
             print(f"{framework}: not available (no interpreter that imports it)")
 
-    print(f"\n## losses after 1..4 steps (every contender starts from the same parameters)")
+    print("\n## losses after 1..4 steps (every contender starts from the same parameters)")
     for w in workers.values():
         for name, losses in w.info["losses"].items():
             print(f"  {name:32s} {' '.join(f'{v:.6f}' for v in losses)}   (first 4 steps incl. setup/compile "

@@ -232,7 +232,7 @@ def positions_dots(c: _Conv, lhs, rhs):
 def depthwise_taps(c: _Conv, lhs, rhs):
     """A depthwise convolution (one filter per channel): per window tap, the strided image slice times that tap's
     weights broadcast along the channels, summed over the taps."""
-    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    ls, rs = c.dn.lhs_spec, c.dn.rhs_spec
     acc = _accumulation_dtype(lhs)
     x = c.padded_lhs(bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
                      else lhs, ls)

@@ -19,8 +19,6 @@ if importlib.util.find_spec("mkdocs") is None:  # make test installs the docs ex
         raise ImportError("mkdocs is not installed: install paddle_fn with the docs extra (make install)")
     pytest.skip("mkdocs is not installed (pip install -e '.[docs]')", allow_module_level=True)
 
-import paddle_fn  # noqa: E402
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import copy
 import re
-import warnings
-import weakref
 from collections import OrderedDict
 
 import numpy as np

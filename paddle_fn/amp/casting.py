@@ -5,7 +5,6 @@ no effect" and computes in float32, for float16 and bfloat16 alike; paddle_fn do
 thread-local state in ``paddle_fn.amp.state`` makes the listed ops compute in the low dtype.
 """
 import contextlib
-import functools
 import warnings
 
 import paddle_fn as paddle

@@ -4,7 +4,8 @@ Every formula is evaluated in Python floats in the order Paddle evaluates it, so
 numbers here as in Paddle. The base class is in `scheduler`, the decaying schedules in `decay`, warm-up, annealing
 and cyclical ones in `cycles`; all are published as ``paddle_fn.optimizer.lr``, as Paddle keeps them in one module.
 """
-from paddle_fn.nn_compat.optimizer.lr.scheduler import LRScheduler, LRSchedulerTypeError, LRSchedulerValueError
+from paddle_fn.nn_compat.optimizer.lr.scheduler import (  # noqa: F401 - the errors are published below too
+    LRScheduler, LRSchedulerTypeError, LRSchedulerValueError)
 from paddle_fn.nn_compat.optimizer.lr.decay import (
     ExponentialDecay, InverseTimeDecay, LambdaDecay, MultiplicativeDecay, MultiStepDecay, NaturalExpDecay, NoamDecay,
     PiecewiseDecay, PolynomialDecay, ReduceOnPlateau, StepDecay)
