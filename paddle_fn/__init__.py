@@ -34,8 +34,9 @@ _tensor_api.methods.install()
 __version__ = "0.1.0"
 
 # The transforms, Paddle's other namespaces and the names the root takes from them load on first use (PEP 562), so
-# that `import paddle_fn` costs what eager code needs only (issue 12: at most 2.5x `import numpy`); vision pulls in
-# PIL, distributed sockets and subprocesses, jit the dy2static translator. name -> "module" or "module:attribute".
+# that `import paddle_fn` costs what eager code needs only (at most 2.5x `import numpy`, bench_import.py); vision
+# pulls in PIL, distributed sockets and subprocesses, jit the dy2static translator. name -> "module" or
+# "module:attribute".
 # tests/test_layering.py reads this table as the root's imports; tests/test_import_time.py checks that none of it
 # loads with the root.
 _LAZY = {

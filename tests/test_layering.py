@@ -343,3 +343,13 @@ def test_architecture_page_shows_the_same_layers():
         for name in re.findall(r"`(paddle_fn[\w./]*)`", packages):
             documented[name.replace("/__init__.py", "")] = int(layer)
     assert documented == LAYERS, "the layer table of docs/architecture.md differs from LAYERS: update one of them"
+
+
+MAX_MODULE_LINES = 1000
+
+
+def test_modules_stay_small():
+    """A module holds one concern: about 1,000 lines at most (split a family or a layer before it grows past)."""
+    too_long = {name: n for name, path in MODULES.items()
+                if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"

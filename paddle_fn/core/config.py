@@ -190,7 +190,7 @@ def flag(name: str):
 
 def log(message: str) -> None:
     """Emit a paddle_fn diagnostic (compilations, cache misses) on the 'paddle_fn' logger, shown by default."""
-    import logging  # only diagnostics need it: not loaded by `import paddle_fn`, which stays cheap (issue 12)
+    import logging  # only diagnostics need it: not loaded by `import paddle_fn`, which stays cheap
 
     logger = logging.getLogger("paddle_fn")
     if not logger.handlers and not logging.getLogger().handlers:
