@@ -59,15 +59,17 @@ def _as_list(o):
 
 
 def _rows_with_programs():
+    """(row, program, arguments) for every lowered row, once in its own dtypes and once per `lower_dtypes`."""
     out = []
     for row in all_rows():
         if not row.lower:
             continue
-        rng = np.random.default_rng(0)
-        args = [a.sample(rng) for a in row.args]
-        prog, consts = trace_to_program(lambda *xs, row=row: _as_list(row.fun(*xs)),
-                                        [get_aval(Tensor(a)) for a in args])
-        out.append((row, prog, [np.asarray(c.concrete_value()) for c in consts] + args))
+        for dtype in (None,) + tuple(row.lower_dtypes):
+            rng = np.random.default_rng(0)
+            args = [a.sample(rng, dtype if a.is_float else None) for a in row.args]
+            prog, consts = trace_to_program(lambda *xs, row=row: _as_list(row.fun(*xs)),
+                                            [get_aval(Tensor(a)) for a in args])
+            out.append((row, prog, [np.asarray(c.concrete_value()) for c in consts] + args))
     return out
 
 

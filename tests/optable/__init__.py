@@ -66,7 +66,8 @@ class OpRow:
     ref: numpy reference taking numpy arrays (None: only self-consistency checks).
     diff: indices of arguments to differentiate (default: all float arguments); () disables autodiff checks.
     batch: run the vmap-vs-loop check; lower: check the StableHLO lowering; second_order: check the
-    derivative of the VJP too.
+    derivative of the VJP too. lower_dtypes: more floating dtypes the IREE run checks the row in (its float
+    arguments sampled in that dtype), so float32 kernels are exercised beside the float64 rows.
     Tolerances (for float64 unless the row is float32), one pair per kind of comparison:
     rtol/atol: impl vs the numpy reference. fd_rtol/fd_atol (step fd_eps): the JVP vs central differences.
     second_order_rtol/atol (step second_order_eps): the JVP of the VJP vs central differences of the VJP, a
@@ -92,6 +93,7 @@ class OpRow:
     batch: bool = True
     lower: bool = True
     second_order: bool = True
+    lower_dtypes: tuple = ()
     tags: tuple = field(default_factory=tuple)
 
     @property

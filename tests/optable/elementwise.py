@@ -10,6 +10,8 @@ S = (2, 3)
 
 
 def _unary(name, fn, ref, domain="real", **kw):
+    """A float unary row, checked through IREE in float32 as well."""
+    kw.setdefault("lower_dtypes", ("float32",))
     return OpRow(name, getattr(E, f"{name}_p"), fn, (Arg(S, domain=domain),), ref, **kw)
 
 
