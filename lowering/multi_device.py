@@ -8,7 +8,9 @@ of the results back (psum: sum on the group's first device, copies to the others
 whole step on every device, with no host round trip between segments (../docs/distributed.md measures both paths).
 
 The program must hold its collectives at the top level (pmap inlines the jit calls that contain one and runs
-control flow with a collective inside on the host, through the segment path instead).
+control flow with a collective inside on the host, through the segment path instead). A collective is a primitive
+with a `lower_on_mesh` rule, set in its block to one of the `lower_*` functions below; every other equation is
+lowered per device by its rule for the CPU target.
 """
 from __future__ import annotations
 
@@ -50,8 +52,9 @@ def target_device_flags(count: int) -> tuple:
         "--iree-hal-local-target-device-backends=llvm-cpu",)
 
 
-class _Collective:
-    """Emits one collective equation for every group of the mesh: `values[k]` is device k's operand name."""
+class MeshCollective:
+    """Emits one collective equation for every group of the mesh: `values[k]` is device k's operand name. The
+    helpers below are what the collectives' `lower_on_mesh` rules (the `lower_*` functions of this module) use."""
 
     def __init__(self, ctx: FuncLowering, eqn, mesh, placed: set):
         self.ctx, self.eqn, self.params, self.placed = ctx, eqn, eqn.params, placed
@@ -107,82 +110,87 @@ class _Collective:
             total = self.binary(opname, total, self.transfer(values[k], aval, home), aval)
         return total
 
-    def emit(self, values) -> list:
+    def emit(self, values, rule) -> list:
+        """Every device's result of the collective, by `rule(self, values, group)` applied group by group."""
         results = [None] * sum(len(g) for g in self.groups)
-        rule = getattr(self, "_" + self.eqn.prim.name)
         for group in self.groups:
-            for k, r in zip(group, rule(values, group)):
+            for k, r in zip(group, rule(self, values, group)):
                 results[k] = r
         return results
 
-    def _reduction(self, values, group, opname):
+    def reduction(self, values, group, opname):
         total = self.reduce_to(values, group, opname)
         return [total] + [self.transfer(total, self.aval_out, k) for k in group[1:]]
 
-    def _psum(self, values, group):
-        return self._reduction(values, group, "stablehlo.or" if self.aval_in.dtype.name == "bool" else
-                               "stablehlo.add")
 
-    def _pmax(self, values, group):
-        return self._reduction(values, group, "stablehlo.maximum")
+# ----------------------------------------------------------------------------------------------- the collectives
+# Each is a collective primitive's `lower_on_mesh` rule (set in its block in paddle_fn/prims/collectives.py).
 
-    def _pmin(self, values, group):
-        return self._reduction(values, group, "stablehlo.minimum")
-
-    def _all_gather(self, values, group):
-        axis, tiled, aval = self.params["axis"], self.params["tiled"], self.aval_in
-        if tiled:
-            pieces, piece_aval = [values[k] for k in group], aval
-        else:  # each member's value with a new unit axis, then concatenated along it
-            shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
-            pieces, piece_aval = [self.reshape(values[k], aval, shape) for k in group], aval.update(shape=shape)
-        gathered = self.concatenate([pieces[0]] + [self.transfer(p, piece_aval, group[0]) for p in pieces[1:]],
-                                    piece_aval, axis)
-        return [gathered] + [self.transfer(gathered, self.aval_out, k) for k in group[1:]]
-
-    def _psum_scatter(self, values, group):
-        s, tiled, aval = self.params["scatter_dimension"], self.params["tiled"], self.aval_in
-        total = self.reduce_to(values, group, "stablehlo.add")
-        out = []
-        for index, k in enumerate(group):
-            part = self.block(total, aval, s, index, len(group))
-            if not tiled:
-                part_aval = aval.update(shape=aval.shape[:s] + (1,) + aval.shape[s + 1:])
-                part = self.reshape(part, part_aval, self.aval_out.shape)
-            out.append(part if k == group[0] else self.transfer(part, self.aval_out, k))
-        return out
-
-    def _ppermute(self, values, group):
-        sent = {dst: src for src, dst in self.params["perm"]}
-        out = []
-        for index, k in enumerate(group):
-            if index in sent:
-                out.append(self.transfer(values[group[sent[index]]], self.aval_in, k))
-            else:  # nothing is sent here: zeros
-                out.append(self.ctx.constant(0, self.aval_in))
-        return out
-
-    def _all_to_all(self, values, group):
-        s, c, aval = self.params["split_axis"], self.params["concat_axis"], self.aval_in
-        n = len(group)
-        chunk_shape = list(aval.shape)
-        chunk_shape[s] //= n
-        chunk_aval = aval.update(shape=tuple(chunk_shape))
-        chunks = {j: [self.block(values[k], aval, s, i, n) for i in range(n)] for j, k in enumerate(group)}
-        out = []
-        for i, k in enumerate(group):
-            received = [chunks[j][i] if group[j] == k else self.transfer(chunks[j][i], chunk_aval, k)
-                        for j in range(n)]
-            out.append(self.concatenate(received, chunk_aval, c))
-        return out
-
-    def _axis_index(self, values, group):
-        return [self.ctx.constant(np.int32(index), self.aval_out) for index in range(len(group))]
+def lower_psum(mesh, values, group):
+    return mesh.reduction(values, group, "stablehlo.or" if mesh.aval_in.dtype.name == "bool" else "stablehlo.add")
 
 
-# the collective primitives (paddle_fn/prims/collectives.py) this module lowers, by name
-COLLECTIVES = frozenset({"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all",
-                         "axis_index"})
+def lower_pmax(mesh, values, group):
+    return mesh.reduction(values, group, "stablehlo.maximum")
+
+
+def lower_pmin(mesh, values, group):
+    return mesh.reduction(values, group, "stablehlo.minimum")
+
+
+def lower_all_gather(mesh, values, group):
+    axis, tiled, aval = mesh.params["axis"], mesh.params["tiled"], mesh.aval_in
+    if tiled:
+        pieces, piece_aval = [values[k] for k in group], aval
+    else:  # each member's value with a new unit axis, then concatenated along it
+        shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
+        pieces, piece_aval = [mesh.reshape(values[k], aval, shape) for k in group], aval.update(shape=shape)
+    gathered = mesh.concatenate([pieces[0]] + [mesh.transfer(p, piece_aval, group[0]) for p in pieces[1:]],
+                                piece_aval, axis)
+    return [gathered] + [mesh.transfer(gathered, mesh.aval_out, k) for k in group[1:]]
+
+
+def lower_psum_scatter(mesh, values, group):
+    s, tiled, aval = mesh.params["scatter_dimension"], mesh.params["tiled"], mesh.aval_in
+    total = mesh.reduce_to(values, group, "stablehlo.add")
+    out = []
+    for index, k in enumerate(group):
+        part = mesh.block(total, aval, s, index, len(group))
+        if not tiled:
+            part_aval = aval.update(shape=aval.shape[:s] + (1,) + aval.shape[s + 1:])
+            part = mesh.reshape(part, part_aval, mesh.aval_out.shape)
+        out.append(part if k == group[0] else mesh.transfer(part, mesh.aval_out, k))
+    return out
+
+
+def lower_ppermute(mesh, values, group):
+    sent = {dst: src for src, dst in mesh.params["perm"]}
+    out = []
+    for index, k in enumerate(group):
+        if index in sent:
+            out.append(mesh.transfer(values[group[sent[index]]], mesh.aval_in, k))
+        else:  # nothing is sent here: zeros
+            out.append(mesh.ctx.constant(0, mesh.aval_in))
+    return out
+
+
+def lower_all_to_all(mesh, values, group):
+    s, c, aval = mesh.params["split_axis"], mesh.params["concat_axis"], mesh.aval_in
+    n = len(group)
+    chunk_shape = list(aval.shape)
+    chunk_shape[s] //= n
+    chunk_aval = aval.update(shape=tuple(chunk_shape))
+    chunks = {j: [mesh.block(values[k], aval, s, i, n) for i in range(n)] for j, k in enumerate(group)}
+    out = []
+    for i, k in enumerate(group):
+        received = [chunks[j][i] if group[j] == k else mesh.transfer(chunks[j][i], chunk_aval, k)
+                    for j in range(n)]
+        out.append(mesh.concatenate(received, chunk_aval, c))
+    return out
+
+
+def lower_axis_index(mesh, values, group):
+    return [mesh.ctx.constant(np.int32(index), mesh.aval_out) for index in range(len(group))]
 
 
 def lower_multi_device(prog: Program, mesh, *, first_device_outputs=frozenset(), name: str = "main") -> str:
@@ -208,9 +216,9 @@ def lower_multi_device(prog: Program, mesh, *, first_device_outputs=frozenset(),
 
     for eqn in prog.eqns:
         ctx.avals_in, ctx.avals_out = [v.aval for v in eqn.inputs], [v.aval for v in eqn.outputs]
-        if eqn.prim.name in COLLECTIVES:
+        if eqn.prim.lower_on_mesh is not None:
             values = [read(i, eqn.inputs[0]) if eqn.inputs else None for i in range(n)]
-            for env, out in zip(envs, _Collective(ctx, eqn, mesh, placed).emit(values)):
+            for env, out in zip(envs, MeshCollective(ctx, eqn, mesh, placed).emit(values, eqn.prim.lower_on_mesh)):
                 env[eqn.outputs[0]] = out
             continue
         for i in range(n):

@@ -30,7 +30,6 @@ from paddle_fn.core.trace import AxisFrameTrace, Tensor, Tracer, current_dynamic
 from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, target_device_flags
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.runtime.multi_device import load_multi_device
-from paddle_fn.prims.collectives import COLLECTIVE_PRIMITIVES
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, merge_static_args
 from paddle_fn.transforms.devices import devices as all_devices
 from paddle_fn.transforms.jit import cached_for_program, jit_call_p, stablehlo_text
@@ -110,7 +109,7 @@ def _split_input(t: Tensor, axis, devices, mesh_shape) -> list:
 
 def _has_collective(program) -> bool:
     for eqn in program.eqns:
-        if eqn.prim.name in COLLECTIVE_PRIMITIVES:
+        if eqn.prim.lower_on_mesh is not None:  # a collective
             return True
         if any(_has_collective(p) for p in _sub_programs(eqn)):
             return True
@@ -187,7 +186,7 @@ def _stages(program: Program) -> list:
     depth, segments, groups = {}, {}, {}
     for eqn in program.eqns:
         d = max((depth.get(v, 0) for v in eqn.inputs if not isinstance(v, Literal)), default=0)
-        if eqn.prim.name in COLLECTIVE_PRIMITIVES or _is_host_control(eqn):
+        if eqn.prim.lower_on_mesh is not None or _is_host_control(eqn):  # a collective, or control flow
             groups.setdefault(d, []).append(eqn)
             d += 1
         else:

@@ -65,6 +65,10 @@ class Primitive:
           (select's two branches, gather's operand, div's numerator); the tape transposes at those directly
       bilinear (optional): linear in each input with the others fixed (mul, dot_general, convolution); the tape
           transposes each input's cotangent with the others known
+      lower_on_mesh (optional): how a collective is emitted into one module spanning a mesh of devices,
+          ``rule(mesh, values, group) -> result names`` (lowering/multi_device.py's MeshCollective, the
+          members' operand names, the group's device indices); a primitive with one is a collective: pmap cuts its
+          programs at it, and its own `lower` may refuse a single-device program
       cost (optional): (avals_in, avals_out, **params) -> the element operations one application performs, for
           `core.ir.work_estimate` (which picks a program's driver and compiler flags); by default the larger of the
           inputs' and outputs' element counts, and a loop's body times its trip count
@@ -82,6 +86,7 @@ class Primitive:
     vjp: Any = None
     linear_in: tuple = ()
     bilinear: bool = False
+    lower_on_mesh: Any = None
     cost: Any = None
 
     def __post_init__(self):

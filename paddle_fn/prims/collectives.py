@@ -25,6 +25,7 @@ from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import Tensor, Tracer, get_aval, live_mains
+from paddle_fn.lowering import multi_device
 from paddle_fn.prims._rules import fmt, normalize_axis
 from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape, transpose
 from paddle_fn.prims.elementwise import convert_element_type, div, eq, select
@@ -183,7 +184,8 @@ def _psum_transpose(ct, x, *, axis_name):
 
 
 psum_p = Primitive("psum", shape_rule=_same_shape, impl=_unbound_impl("psum"), jvp=_psum_jvp, transpose=_psum_transpose,
-                   batch=_reduction_batch("psum", reduce_sum, lambda: psum), lower=_no_lowering("psum"))
+                   batch=_reduction_batch("psum", reduce_sum, lambda: psum), lower=_no_lowering("psum"),
+                   lower_on_mesh=multi_device.lower_psum)
 
 
 def psum(x, axis_name):
@@ -213,7 +215,8 @@ def _pextreme_jvp(which):
 
 pmax_p = Primitive("pmax", shape_rule=_same_shape, impl=_unbound_impl("pmax"),
                    jvp=_pextreme_jvp(lambda x, n: pmax(x, n)), transpose=NONLINEAR,
-                   batch=_reduction_batch("pmax", reduce_max, lambda: pmax), lower=_no_lowering("pmax"))
+                   batch=_reduction_batch("pmax", reduce_max, lambda: pmax), lower=_no_lowering("pmax"),
+                   lower_on_mesh=multi_device.lower_pmax)
 
 
 def pmax(x, axis_name):
@@ -231,7 +234,8 @@ def pmax(x, axis_name):
 
 pmin_p = Primitive("pmin", shape_rule=_same_shape, impl=_unbound_impl("pmin"),
                    jvp=_pextreme_jvp(lambda x, n: pmin(x, n)), transpose=NONLINEAR,
-                   batch=_reduction_batch("pmin", reduce_min, lambda: pmin), lower=_no_lowering("pmin"))
+                   batch=_reduction_batch("pmin", reduce_min, lambda: pmin), lower=_no_lowering("pmin"),
+                   lower_on_mesh=multi_device.lower_pmin)
 
 
 def pmin(x, axis_name):
@@ -309,7 +313,8 @@ def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, size):
 
 all_gather_p = Primitive("all_gather", shape_rule=_all_gather_shape, impl=_unbound_impl("all_gather"),
                          jvp=_all_gather_jvp, transpose=_all_gather_transpose, batch=_all_gather_batch,
-                         lower=_no_lowering("all_gather"))
+                         lower=_no_lowering("all_gather"),
+                         lower_on_mesh=multi_device.lower_all_gather)
 
 
 def all_gather(x, axis_name, axis=0, tiled=False):
@@ -376,7 +381,8 @@ def _psum_scatter_batch(vals, dims, *, axis_name, scatter_dimension, tiled, size
 
 psum_scatter_p = Primitive("psum_scatter", shape_rule=_psum_scatter_shape, impl=_unbound_impl("psum_scatter"),
                            jvp=_psum_scatter_jvp, transpose=_psum_scatter_transpose, batch=_psum_scatter_batch,
-                           lower=_no_lowering("psum_scatter"))
+                           lower=_no_lowering("psum_scatter"),
+                           lower_on_mesh=multi_device.lower_psum_scatter)
 
 
 def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
@@ -434,7 +440,8 @@ def _ppermute_batch(vals, dims, *, axis_name, perm):
 
 ppermute_p = Primitive("ppermute", shape_rule=lambda x, *, axis_name, perm: x, impl=_unbound_impl("ppermute"),
                        jvp=_ppermute_jvp, transpose=_ppermute_transpose, batch=_ppermute_batch,
-                       lower=_no_lowering("ppermute"))
+                       lower=_no_lowering("ppermute"),
+                       lower_on_mesh=multi_device.lower_ppermute)
 
 
 def ppermute(x, axis_name, perm):
@@ -508,7 +515,8 @@ def _all_to_all_batch(vals, dims, *, axis_name, split_axis, concat_axis, size):
 
 all_to_all_p = Primitive("all_to_all", shape_rule=_all_to_all_shape, impl=_unbound_impl("all_to_all"),
                          jvp=_all_to_all_jvp, transpose=_all_to_all_transpose, batch=_all_to_all_batch,
-                         lower=_no_lowering("all_to_all"))
+                         lower=_no_lowering("all_to_all"),
+                         lower_on_mesh=multi_device.lower_all_to_all)
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis):
@@ -545,7 +553,8 @@ def _axis_index_shape(*, axis_name):
 axis_index_p = Primitive("axis_index", shape_rule=_axis_index_shape, impl=_unbound_impl("axis_index"), jvp=ZERO_TANGENT,
                          transpose=NONLINEAR,
                          batch=lambda vals, dims, *, axis_name: (axis_index_p.bind(axis_name=axis_name), not_mapped),
-                         lower=_no_lowering("axis_index"))
+                         lower=_no_lowering("axis_index"),
+                         lower_on_mesh=multi_device.lower_axis_index)
 
 
 def axis_index(axis_name):
@@ -564,7 +573,3 @@ def axis_index(axis_name):
         n = main.global_data["axis_size"]
         return BatchTracer(BatchTrace(main), iota(dtype=np.dtype(np.int32), shape=(n,), dimension=0), 0)
     return axis_index_p.bind(axis_name=axis_name)
-
-
-COLLECTIVE_PRIMITIVES = frozenset(p.name for p in (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p,
-                                                   ppermute_p, all_to_all_p, axis_index_p))
