@@ -23,7 +23,7 @@ import numpy as np
 import paddle_fn.runtime as runtime
 from paddle_fn.core.config import config
 from paddle_fn.core.errors import TransformError, UnsupportedError
-from paddle_fn.core.ir import Literal, Program, work_estimate
+from paddle_fn.core.ir import Literal, Program, sub_programs, work_estimate
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import AxisFrameTrace, Tensor, Tracer, current_dynamic_main, get_aval, new_main
@@ -111,17 +111,9 @@ def _has_collective(program) -> bool:
     for eqn in program.eqns:
         if eqn.prim.lower_on_mesh is not None:  # a collective
             return True
-        if any(_has_collective(p) for p in _sub_programs(eqn)):
+        if any(_has_collective(p) for p in sub_programs(eqn)):
             return True
     return False
-
-
-def _sub_programs(eqn):
-    for p in eqn.params.values():
-        if isinstance(p, Program):
-            yield p
-        elif isinstance(p, tuple):
-            yield from (q for q in p if isinstance(q, Program))
 
 
 _HOST_CONTROL = {"scan": ("body",), "while": ("cond_prog", "body_prog"), "cond": ("branches",)}
@@ -130,7 +122,7 @@ _HOST_CONTROL = {"scan": ("body",), "while": ("cond_prog", "body_prog"), "cond":
 def _is_host_control(eqn) -> bool:
     """A scan, while_loop or cond whose sub-programs hold a collective: pmap runs the control flow on the host and
     the sub-programs' segments on the devices."""
-    return eqn.prim.name in _HOST_CONTROL and any(_has_collective(p) for p in _sub_programs(eqn))
+    return eqn.prim.name in _HOST_CONTROL and any(_has_collective(p) for p in sub_programs(eqn))
 
 
 def _host_programs(eqn) -> dict:
@@ -163,7 +155,7 @@ def _flatten(program: Program) -> Program:
                 for o, r in zip(eqn.outputs, inner.out_vars):
                     subst[o] = read(r)
                 continue
-            if not _is_host_control(eqn) and any(_has_collective(p) for p in _sub_programs(eqn)):
+            if not _is_host_control(eqn) and any(_has_collective(p) for p in sub_programs(eqn)):
                 raise UnsupportedError(
                     f"pmap: a collective inside {eqn.prim.name} is not supported (pmap performs collectives between "
                     f"compiled segments; scan, while_loop and cond run on the host around them, other primitives "
