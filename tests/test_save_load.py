@@ -111,6 +111,8 @@ def test_save_errors():
         paddle.save(layer, io.BytesIO())
     with pytest.raises(ValueError, match="protocol=1"):
         paddle.save(layer.state_dict(), io.BytesIO(), protocol=1)
+    with pytest.raises(ValueError, match="protocol=6"):
+        paddle.save(layer.state_dict(), io.BytesIO(), protocol=6)
     with pytest.raises(ValueError, match="filename is empty"):
         paddle.save(layer.state_dict(), "some_dir/")
     with pytest.raises(TypeError, match="could not read back"):

@@ -16,6 +16,7 @@ Paddle does, and are methods of the loaded layer.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -24,7 +25,7 @@ import numpy as np
 
 import paddle_fn
 from paddle_fn import Tensor
-from paddle_fn.framework.io import read_params_file, write_params_file
+from paddle_fn.framework.io import atomic_write, read_params_file, write_params_file
 from paddle_fn.static.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.dy2static import convert_function
@@ -229,12 +230,6 @@ def _check_path(path, what):
     return dirname
 
 
-def _write(prefix, model, arrays):
-    with open(prefix + ".pdmodel", "w", encoding="utf-8") as f:
-        json.dump(model, f)
-    write_params_file(prefix + ".pdiparams", arrays)
-
-
 def save(layer, path, input_spec=None, **configs):
     """Save a Layer (its ``forward`` and its other ``@to_static`` methods, with parameters and buffers) or a
     function as a program that `load` runs without the Python code (``paddle.jit.save``).
@@ -290,12 +285,16 @@ def save(layer, path, input_spec=None, **configs):
     outputs = [(name, *_export_method(owner, convert_function(fn), spec, name)) for name, owner, fn, spec in jobs]
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    info = {}
-    for name, model, arrays in outputs:
-        _write(path if name == "forward" else f"{path}.{name}", model, arrays)
-        info.update({m["name"]: {"structured_name": m["structured_name"]} for m in model["state"]})
-    with open(path + ".pdiparams.info", "w", encoding="utf-8") as f:  # one for all methods, as in Paddle
-        json.dump(info, f)
+    # one .info file for all methods, as in Paddle
+    info = {m["name"]: {"structured_name": m["structured_name"]} for _, model, _ in outputs for m in model["state"]}
+    # every file is written in full before any replaces its previous version, so a failed save leaves the previous
+    # model loadable; they replace it as the block exits, in reverse order: the parameters (the long fsync) first
+    with contextlib.ExitStack() as files:
+        json.dump(info, files.enter_context(atomic_write(path + ".pdiparams.info", "w", encoding="utf-8")))
+        for name, model, arrays in outputs:
+            prefix = path if name == "forward" else f"{path}.{name}"
+            json.dump(model, files.enter_context(atomic_write(prefix + ".pdmodel", "w", encoding="utf-8")))
+            write_params_file(files.enter_context(atomic_write(prefix + ".pdiparams")), arrays)
 
 
 # ----------------------------------------------------------------------------------------------- load

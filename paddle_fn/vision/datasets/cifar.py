@@ -2,8 +2,6 @@
 (numpy arrays, lists, dicts, bytes only: a crafted archive cannot run code)."""
 from __future__ import annotations
 
-import codecs
-import pickle
 import tarfile
 
 import numpy as np
@@ -22,18 +20,10 @@ MODE_FLAG_MAP = {"train10": "data_batch", "test10": "test_batch", "train100": "t
 
 
 class _BatchUnpickler(_SafeUnpickler):
-    """paddle.load's whitelist, plus ``_codecs.encode``: Python 3 pickles bytes at protocol 2 as
-    ``encode(text, 'latin1')`` (it only converts text; CIFAR archives rewritten by Python 3 use it)."""
+    """paddle.load's unpickler (its allow-list, dtype and memory rules), with a refusal that speaks of CIFAR."""
 
-    def find_class(self, module, name):
-        if (module, name) == ("_codecs", "encode"):
-            return codecs.encode
-        try:
-            return super().find_class(module, name)
-        except pickle.UnpicklingError:
-            raise pickle.UnpicklingError(
-                f"Cifar: the archive member references {module}.{name}; a CIFAR batch holds only numpy arrays, lists "
-                "and dicts, so this file is not a CIFAR python archive (it was refused without running it)") from None
+    refusal_hint = ("a CIFAR batch holds only numpy arrays, lists and dicts, so this file is not a CIFAR python "
+                    "archive (it was refused without running it)")
 
 
 class Cifar10(Dataset):
@@ -87,7 +77,8 @@ class Cifar10(Dataset):
         with tarfile.open(self.data_file, mode="r") as f:
             names = sorted(m.name for m in f if self.flag in m.name and m.isfile())
             for name in names:
-                batch = _BatchUnpickler(f.extractfile(name), encoding="bytes").load()
+                batch = _BatchUnpickler(f.extractfile(name), f"{type(self).__name__}: archive member {name!r}",
+                                        encoding="bytes").load()
                 if not isinstance(batch, dict) or b"data" not in batch:
                     raise ValueError(f"{type(self).__name__}: archive member {name} is not a CIFAR batch (a dict "
                                      "with b'data' and b'labels' / b'fine_labels')")
