@@ -85,6 +85,9 @@ API_PAGES = {
     "paddle_fn.distributed": "api/distributed",
     "paddle_fn.distributed.fleet": "api/distributed",
     "paddle_fn.amp": "api/amp",
+    "paddle_fn.utils": "api/utils",
+    "paddle_fn.utils.download": "api/utils",
+    "paddle_fn.utils.unique_name": "api/utils",
 }
 
 

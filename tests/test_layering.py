@@ -41,6 +41,7 @@ LAYERS = {
     "paddle_fn.optimizer": 9,
     "paddle_fn.regularizer": 9,
     "paddle_fn.jit": 9,
+    "paddle_fn.utils": 9,
     "paddle_fn.distributed": 9,
     "paddle_fn.io": 10,
     "paddle_fn.hapi": 10,
@@ -59,7 +60,7 @@ ONLY = {
 # function runs. The root imports each of them after binding the names they take from it at import time
 # (`test_names_taken_from_the_root_are_bound_first`).
 PUBLIC_API_USERS = {"paddle_fn.incubate", "paddle_fn.amp", "paddle_fn.metric", "paddle_fn.autograd",
-                    "paddle_fn.nn_compat", "paddle_fn.hapi", "paddle_fn.vision"}
+                    "paddle_fn.nn_compat", "paddle_fn.hapi", "paddle_fn.vision", "paddle_fn.utils"}
 
 # DESIGN.md: nn_compat uses the public API only. These modules need an internal, and why:
 STATEFUL_LAYER_INTERNALS = {
