@@ -82,6 +82,7 @@ API_PAGES = {
     "paddle_fn.hapi": "api/hapi",
     "paddle_fn.metric": "api/hapi",
     "paddle_fn.vision.models": "api/hapi",
+    "paddle_fn.vision.ops": "api/hapi",
     "paddle_fn.distributed": "api/distributed",
     "paddle_fn.distributed.fleet": "api/distributed",
     "paddle_fn.amp": "api/amp",

@@ -5,11 +5,12 @@ numpy arrays. paddle_fn never needs OpenCV: 'cv2' means numpy HWC arrays in RGB 
 """
 import numpy as np
 
-from paddle_fn.vision import datasets, models, transforms  # noqa: F401
+from paddle_fn.vision import datasets, models, ops, transforms  # noqa: F401
 from paddle_fn.vision.models import *  # noqa: F401,F403  (paddle.vision.resnet50, as Paddle re-exports them)
 from paddle_fn.vision.datasets.folder import _open_image
 
-__all__ = ["datasets", "get_image_backend", "image_load", "models", "set_image_backend", "transforms"] + models.__all__
+__all__ = ["datasets", "get_image_backend", "image_load", "models", "ops", "set_image_backend",
+           "transforms"] + models.__all__
 
 _BACKENDS = ("pil", "cv2")
 

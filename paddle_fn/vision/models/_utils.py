@@ -1,4 +1,5 @@
-"""Loading pretrained weights for ``paddle.vision.models`` without a network connection."""
+"""Loading pretrained weights for ``paddle.vision.models`` without a network connection, and the helpers Paddle's
+model files share (where Paddle keeps them: its own model files import them from here)."""
 import os
 
 import paddle_fn as paddle
@@ -22,3 +23,10 @@ def load_pretrained(model, arch, url, pretrained):
             f"and put it there, or pass its path as pretrained='/path/to/{os.path.basename(path)}'")
     model.set_state_dict(paddle.load(path))
     return model
+
+
+def _make_divisible(v, divisor, min_value=None):
+    """Round channels to a multiple of `divisor`, never more than 10% below `v` (MobileNet's rule)."""
+    min_value = min_value or divisor
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    return new_v + divisor if new_v < 0.9 * v else new_v

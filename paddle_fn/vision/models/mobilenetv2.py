@@ -1,18 +1,11 @@
 """MobileNetV2 (``MobileNetV2``, ``mobilenet_v2``) of ``paddle.vision.models``, with Paddle's layer names."""
 import paddle_fn as paddle
 from paddle_fn import nn
-from paddle_fn.vision.models._utils import load_pretrained
+from paddle_fn.vision.models._utils import _make_divisible, load_pretrained
 
 __all__ = ["MobileNetV2", "mobilenet_v2"]
 
 _URLS = {"mobilenetv2_1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenet_v2_x1.0.pdparams"}
-
-
-def _make_divisible(v, divisor, min_value=None):
-    """Round channels to a multiple of `divisor`, never more than 10% below `v`."""
-    min_value = min_value or divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    return new_v + divisor if new_v < 0.9 * v else new_v
 
 
 class _ConvNormActivation(nn.Sequential):
