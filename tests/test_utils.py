@@ -121,3 +121,17 @@ def test_a_failed_download_says_how_to_work_offline(tmp_path):
     with pytest.raises(RuntimeError, match="could not download .*put it at"):
         download.get_path_from_url((tmp_path / "missing.bin").as_uri(), str(tmp_path / "cache"))
     assert not list((tmp_path / "cache").iterdir())
+
+
+def test_modules_paddle_model_files_import():
+    """paddle.nn.loss, paddle.base.data_feeder and paddle.base.set_flags resolve as in Paddle."""
+    import paddle_fn.nn.loss as loss_module
+    from paddle_fn.base import data_feeder
+    assert loss_module.CrossEntropyLoss is paddle.nn.CrossEntropyLoss and paddle.nn.loss is loss_module
+    assert paddle.base.set_flags is paddle.set_flags and paddle.base.get_flags is paddle.get_flags
+    assert data_feeder.convert_dtype(paddle.bfloat16) == "uint16"
+    data_feeder.check_variable_and_dtype(paddle.ones([2]), "x", ["float32"], "op")
+    with pytest.raises(TypeError, match="The type of 'x' in op must be"):
+        data_feeder.check_variable_and_dtype([1.0], "x", ["float32"], "op")
+    with pytest.raises(TypeError, match="dtype must be any of"):
+        data_feeder.convert_dtype("float128")

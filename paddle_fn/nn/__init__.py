@@ -33,6 +33,7 @@ _alias_modules(layer, __name__ + ".layer")
 _alias_modules(initializer, __name__ + ".initializer")
 _sys.modules[__name__ + ".unique_name"] = unique_name
 
-from paddle_fn.nn_compat.layer import decode  # noqa: E402 - also importable as paddle.nn.decode
+from paddle_fn.nn_compat.layer import decode, loss  # noqa: E402 - also paddle.nn.decode and paddle.nn.loss
 
 _sys.modules[__name__ + ".decode"] = decode
+_sys.modules[__name__ + ".loss"] = loss
