@@ -10,4 +10,5 @@ from paddle_fn.runtime.device import (  # noqa: E402,F401
     Device, DeviceArray, copy_to, default_device, default_platform, device_put, devices, gpu_available,
     inline_cpu_device, set_cpu_threads)
 from paddle_fn.runtime.executable import (  # noqa: E402,F401
-    INLINE_WORK_LIMIT, Executable, load_executable, load_stablehlo, loaded_count, run_device)
+    INLINE_WORK_LIMIT, Executable, executable_cache_bytes, load_executable, load_stablehlo, loaded_count,
+    resident_bytes, run_device, set_executable_cache_bytes)

@@ -1,6 +1,7 @@
 """StableHLO text -> IREE `.vmfb` bytes, behind a persistent on-disk cache.
 
-A cold compile costs 0.35-2.5 s (the `iree-compile` subprocess); a cache hit costs a file read and a sha256.
+A cold compile costs 0.35-2.5 s (the `iree-compile` subprocess); a cache hit costs a few stats, a file read and an
+HMAC (see `disk_cache` for what the cache trusts).
 `iree.compiler` itself is imported only when something must really be compiled (the import alone is ~0.1 s).
 """
 from __future__ import annotations
@@ -213,9 +214,13 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
     """
     requested_flags = resolve_flags(target, extra_flags)
     key = cache_key(text, requested_flags, target)
+    warn = functools.partial(_report, log, warning=True)
     directory = cache_dir() if disk_cache_enabled(use_disk_cache) else None
-    if directory is not None:
-        entry = disk_cache.read(directory, key, log=lambda message: _report(log, message, warning=True))
+    secret = disk_cache.secret_key(directory, log=warn) if directory is not None else None
+    if secret is None:
+        directory = None  # an untrusted directory gets nothing from us either, not even a failed module
+    else:
+        entry = disk_cache.read(directory, key, secret, log=warn)
         if entry is not None:
             return CompiledArtifact(vmfb=entry.vmfb, flags=tuple(entry.flags), from_cache=True, key=key,
                                     compile_seconds=0.0, retried_without_data_tiling=entry.retried_without_data_tiling,
@@ -236,8 +241,7 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
     retried = DATA_TILING_FLAG in requested_flags and DATA_TILING_FLAG not in flags
     if directory is not None:
         disk_cache.write(directory, key, disk_cache.Entry(vmfb=vmfb, flags=list(flags),
-                                                          retried_without_data_tiling=retried),
-                         log=lambda message: _report(log, message, warning=True))
+                                                          retried_without_data_tiling=retried), secret, log=warn)
     return CompiledArtifact(vmfb=vmfb, flags=flags, from_cache=False, key=key, compile_seconds=seconds,
                             retried_without_data_tiling=retried, target=target)
 

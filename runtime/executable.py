@@ -8,8 +8,10 @@ once from the function's declaration instead of from each result's buffer view.
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import math
+import os
 import re
 import threading
 import time
@@ -48,17 +50,14 @@ class Executable:
     """`exe(*args) -> list[DeviceArray]`; args are numpy arrays (copied in) or DeviceArrays (used in place)."""
 
     __slots__ = ("device", "function_name", "signature", "num_inputs", "num_outputs", "_module", "_context",
-                 "_function", "_invoke_lock", "_results", "_result_types", "__weakref__")
+                 "_function", "_invoke_lock", "_results", "_result_types", "_reload", "_size", "_used", "_ref",
+                 "__weakref__")
 
-    def __init__(self, vmfb, device: Device, function: str = "main"):
-        instance = vm_instance()
-        self._module = rt.VmModule.copy_buffer(instance, vmfb)
-        self._function = self._module.lookup_function(function)
-        if self._function is None:
-            exported = [name for name in self._module.function_names if not name.startswith("__")]
-            raise ValueError(f"the compiled module has no function {function!r}; it exports {exported}")
-        self._context = rt.VmContext(instance, modules=[device.hal_module(), self._module])
+    def __init__(self, vmfb, device: Device, function: str = "main", reload: Optional[Callable[[], bytes]] = None):
         self.device, self.function_name = device, function
+        self._load(vmfb)
+        # how to get the vmfb back after `_unload` (None: never unloaded); `_used` is the resident set's clock bit
+        self._reload, self._size, self._used, self._ref = reload, _LOADED_OVERHEAD + len(vmfb), False, None
         self.signature = self._function.reflection.get("iree.abi.declaration", "")
         self.num_inputs: Optional[int] = len(_INPUT.findall(self.signature)) if self.signature else None
         self._result_types = _result_types(self.signature) if self.signature else None
@@ -67,6 +66,19 @@ class Executable:
         # results list is reused by every call (invoke empties it first), under the same lock.
         self._invoke_lock = threading.Lock()
         self._results = rt.VmVariantList(self.num_outputs or 1)
+
+    def _load(self, vmfb):
+        instance = vm_instance()
+        self._module = rt.VmModule.copy_buffer(instance, vmfb)
+        self._function = self._module.lookup_function(self.function_name)
+        if self._function is None:
+            exported = [name for name in self._module.function_names if not name.startswith("__")]
+            raise ValueError(f"the compiled module has no function {self.function_name!r}; it exports {exported}")
+        self._context = rt.VmContext(instance, modules=[self.device.hal_module(), self._module])
+
+    def _unload(self):
+        """Free the loaded module (called by the resident set, holding the invoke lock); the next call reloads."""
+        self._module = self._context = self._function = None
 
     def __repr__(self):
         return f"Executable({self.function_name!r} on {self.device}: {self.num_inputs} in, {self.num_outputs} out)"
@@ -87,11 +99,16 @@ class Executable:
         lock = self._invoke_lock
         lock.acquire()  # not `with`: its __exit__ call costs a tenth of a trivial program's run
         try:
-            self._context.invoke(self._function, inputs, results)
-            types = self._result_types or [(index, None, None) for index in range(results.size)]
-            return [DeviceArray(get(index), device, shape, dtype) for index, shape, dtype in types]
-        except (RuntimeError, ValueError) as error:
-            raise RuntimeError(self._describe_failed_call(args, error)) from error
+            if self._context is None:  # unloaded by the resident set's bound: the same program, loaded again
+                self._load(self._reload())
+                _make_resident(self)
+            self._used = True
+            try:
+                self._context.invoke(self._function, inputs, results)
+                types = self._result_types or [(index, None, None) for index in range(results.size)]
+                return [DeviceArray(get(index), device, shape, dtype) for index, shape, dtype in types]
+            except (RuntimeError, ValueError) as error:
+                raise RuntimeError(self._describe_failed_call(args, error)) from error
         finally:
             lock.release()
 
@@ -138,6 +155,103 @@ _lock = threading.Lock()
 _shared: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 _recent: collections.OrderedDict = collections.OrderedDict()
 
+# The resident set bounds what every live jit signature keeps loaded (each holds its Executable for as long as the
+# function lives): past `executable_cache_bytes`, the least recently called executables are unloaded, and loaded
+# again from the disk cache (or recompiled) on their next call. A loaded module costs about 40 KiB of resident
+# memory for a 10 KiB vmfb (benchmarks/bench_jit.py's memory section): its size is counted as the vmfb's plus
+# _LOADED_OVERHEAD. The order is a clock (second chance): calls only set `_used`, without a lock.
+_LOADED_OVERHEAD = 30 << 10
+_ENV_CACHE_BYTES = "PADDLE_FN_EXECUTABLE_CACHE_BYTES"
+_resident: collections.OrderedDict = collections.OrderedDict()  # weakref(executable) -> size, oldest first
+_resident_bytes = 0
+_dead: collections.deque = collections.deque()  # weakrefs of resident executables collected since (append is atomic)
+
+
+def _cache_bytes_from_environment() -> int:
+    value = os.environ.get(_ENV_CACHE_BYTES, "").strip()
+    if not value:
+        return 256 << 20
+    try:
+        return _checked_cache_bytes(int(value))
+    except ValueError:
+        raise ValueError(f"{_ENV_CACHE_BYTES}={value!r} is not a number of bytes >= 0 (default 268435456, "
+                         "256 MiB)") from None
+
+
+def _checked_cache_bytes(limit) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"the executable cache bound must be a number of bytes >= 0, got {limit!r}")
+    return limit
+
+
+_cache_bytes = _cache_bytes_from_environment()
+
+
+def set_executable_cache_bytes(limit: int) -> None:
+    """Keep at most about `limit` bytes of executables loaded (default 256 MiB, or PADDLE_FN_EXECUTABLE_CACHE_BYTES);
+    0 keeps only the one being called. Executables over the bound are unloaded now, least recently called first."""
+    global _cache_bytes
+    limit = _checked_cache_bytes(limit)
+    with _lock:
+        _cache_bytes = limit
+        _shrink(keep=None)
+
+
+def executable_cache_bytes() -> int:
+    return _cache_bytes
+
+
+def resident_bytes() -> int:
+    """The bytes counted for the executables loaded now through `load_stablehlo` (at most the bound, plus the one
+    being loaded)."""
+    with _lock:
+        _forget_dead()
+        return _resident_bytes
+
+
+def _make_resident(exe: Executable):
+    with _lock:
+        _make_resident_locked(exe)
+
+
+def _make_resident_locked(exe: Executable):
+    global _resident_bytes
+    if exe._ref is None:
+        exe._ref = weakref.ref(exe, _dead.append)
+    _resident[exe._ref] = exe._size
+    _resident_bytes += exe._size
+    _shrink(keep=exe)
+
+
+def _forget_dead():
+    global _resident_bytes
+    while _dead:
+        _resident_bytes -= _resident.pop(_dead.popleft(), 0)
+
+
+def _shrink(keep: Optional[Executable]):
+    """Unload the least recently called executables until the bound holds; one being called (its lock is taken)
+    is passed over, and so is `keep`, the one just loaded."""
+    global _resident_bytes
+    _forget_dead()
+    passed_over = 0
+    while _resident_bytes > _cache_bytes and passed_over < 2 * len(_resident):
+        ref, size = _resident.popitem(last=False)
+        exe = ref()
+        if exe is None:  # collected, its weakref callback not run yet
+            _resident_bytes -= size
+            continue
+        if exe is keep or exe._used or not exe._invoke_lock.acquire(blocking=False):
+            exe._used = False  # a second chance: called since the last sweep
+            _resident[ref] = size
+            passed_over += 1
+            continue
+        try:
+            exe._unload()
+        finally:
+            exe._invoke_lock.release()
+        _resident_bytes -= size
+
 
 def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_disk_cache: Optional[bool] = None,
                    log: Optional[Callable[[str], None]] = None) -> tuple:
@@ -151,10 +265,13 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
             how = "shared with an identical program already loaded"
         else:
             started = time.perf_counter()
-            artifact = compile_stablehlo(text, target=device.target, extra_flags=flags_for_work(device.target, work),
-                                         use_disk_cache=use_disk_cache, log=log)
-            exe = load_executable(artifact, device)
+            compile_it = functools.partial(compile_stablehlo, text, target=device.target,
+                                           extra_flags=flags_for_work(device.target, work),
+                                           use_disk_cache=use_disk_cache, log=log)
+            artifact = compile_it()
+            exe = Executable(artifact.vmfb, device, reload=lambda: compile_it().vmfb)
             _shared[key] = exe
+            _make_resident_locked(exe)
             origin = "loaded from the disk cache" if artifact.from_cache else \
                 f"compiled in {artifact.compile_seconds:.2f} s"
             how = f"{origin}, {time.perf_counter() - started:.3f} s in all"
