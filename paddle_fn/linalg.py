@@ -20,7 +20,7 @@ from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
-from paddle_fn.tensor._util import normalize_axes, shape_of, static_int
+from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static_int
 from paddle_fn.tensor.linalg import inner, matmul, outer
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand
 
@@ -47,10 +47,11 @@ def _matrices(op, x, *, square=False):
 
 
 def _broadcast_batch(op, x, y):
-    """Broadcast the leading (batch) dimensions of two stacks of matrices and give them x's dtype."""
+    """Broadcast the leading (batch) dimensions of two stacks of matrices and give them their promoted dtype."""
     xs, ys = shape_of(x), shape_of(y)
     batch = broadcast_shapes(op, xs[:-2], ys[:-2])
-    return broadcast_to_shape(x, batch + xs[-2:]), broadcast_to_shape(cast(y, get_aval(x).dtype), batch + ys[-2:])
+    dt = dtypes.result_dtype_tensors(get_aval(x).dtype, get_aval(y).dtype)
+    return broadcast_to_shape(cast(x, dt), batch + xs[-2:]), broadcast_to_shape(cast(y, dt), batch + ys[-2:])
 
 
 def _last(x, k=1):
@@ -83,7 +84,8 @@ def _keep(x, axes, keepdim):
 
 def cholesky(x, upper=False, name=None):
     """The Cholesky factor of symmetric positive-definite matrices: lower L with L L^T = x (or upper U = L^T
-    with U^T U = x). Reads the symmetric part (x + x^T)/2; matrices that are not positive definite give nan.
+    with U^T U = x). Reads the symmetric part (x + x^T)/2. A matrix that is not positive definite raises
+    LinAlgError eagerly, as in Paddle; under jit the check cannot run and its factor there is nan.
 
     Example:
         >>> import paddle_fn as paddle
@@ -92,7 +94,13 @@ def cholesky(x, upper=False, name=None):
         array([[2., 0.],
                [1., 2.]], dtype=float32)
     """
-    lower = la.cholesky(_matrices("cholesky", x, square=True))
+    a = _matrices("cholesky", x, square=True)
+    lower = la.cholesky(a)
+    v, out = eager_value(a), eager_value(lower)
+    if v is not None:  # a finite matrix whose factor has a nan has a non-positive leading minor
+        _raise_for_flagged("cholesky", a, np.isnan(out).any(axis=(-2, -1)) & np.isfinite(v).all(axis=(-2, -1)),
+                           "is not positive definite, so it has no Cholesky factor; check it is symmetric with "
+                           "positive eigenvalues (adding eps * I to a positive semi-definite matrix makes it definite)")
     return la.matrix_transpose(lower) if upper else lower
 
 
@@ -346,9 +354,28 @@ def _lu_solve(packed, perm, b):
     return la.triangular_solve(packed, z, lower=False)
 
 
+def _raise_for_flagged(op, a, flagged, problem):
+    """Raise LinAlgError naming the first matrix of the stack `a` that `flagged` (a bool per matrix) marks."""
+    if flagged.any():
+        where = f" (batch index {np.argwhere(flagged)[0].tolist()})" if flagged.ndim else ""
+        raise np.linalg.LinAlgError(f"paddle.linalg.{op}: the matrix{where} of x (shape {list(shape_of(a))}, "
+                                    f"{get_aval(a).dtype.name}) {problem}")
+
+
+def _check_nonsingular(op, a, packed):
+    """A zero pivot of the LU factorization means a singular matrix: raise as Paddle and numpy do rather than
+    return inf/nan."""
+    v = eager_value(packed)
+    if v is not None:
+        _raise_for_flagged(op, a, (np.diagonal(v, axis1=-2, axis2=-1) == 0).any(axis=-1),
+                           "is singular, so it has no inverse; use paddle.linalg.pinv or paddle.linalg.lstsq for a "
+                           "least-squares answer")
+
+
 def solve(x, y, name=None):
     """The solution of x @ out = y for square x (LU with partial pivoting); y is [..., n, k] or a vector [n]. A
-    singular x gives inf/nan.
+    singular x raises LinAlgError eagerly, as in Paddle; under jit the check cannot run and the result there is
+    inf/nan.
 
     Example:
         >>> import paddle_fn as paddle
@@ -364,12 +391,14 @@ def solve(x, y, name=None):
     _check_rows("solve", a, b)
     a, b = _broadcast_batch("solve", a, b)
     packed, _, perm = la.lu(a)
+    _check_nonsingular("solve", a, packed)
     out = _lu_solve(packed, perm, b)
     return st.reshape(out, new_sizes=shape_of(out)[:-1]) if vector else out
 
 
 def inv(x, name=None):
-    """The inverse of square matrices (LU with partial pivoting); a singular matrix gives inf/nan.
+    """The inverse of square matrices (LU with partial pivoting). A singular matrix raises LinAlgError eagerly, as
+    in Paddle; under jit the check cannot run and the result there is inf/nan.
 
     Example:
         >>> import paddle_fn as paddle
@@ -380,6 +409,7 @@ def inv(x, name=None):
     """
     a = _matrices("inv", x, square=True)
     packed, _, perm = la.lu(a)
+    _check_nonsingular("inv", a, packed)
     return _lu_solve(packed, perm, la.eye_like(a))
 
 

@@ -1,4 +1,4 @@
-"""Paddle 2.3 dtype promotion and broadcasting in the Tensor API."""
+"""dtype promotion (docs/tensor.md, decided 2026-11-27) and broadcasting in the Tensor API."""
 import warnings
 
 import numpy as np
@@ -36,16 +36,28 @@ def test_int_tensor_with_float_scalar_follows_the_default_dtype():
         pf.set_default_dtype("float32")
 
 
-def test_tensor_with_tensor_casts_right_operand_to_left_and_warns():
+def test_int_tensor_with_float_tensor_gives_the_float_dtype_in_either_order_without_a_warning():
     a, b = t([1.5, 2.5], "float32"), t([1, 2], "int32")
-    with pytest.warns(UserWarning, match="right operand is cast to float32"):
-        out = a + b
-    assert out.dtype == "float32"
-    np.testing.assert_allclose(out.numpy(), [2.5, 4.5])
-    with pytest.warns(UserWarning, match="cast to int32"):
-        out = b + a
-    assert out.dtype == "int32"
-    np.testing.assert_array_equal(out.numpy(), [2, 4])  # 1.5 -> 1, 2.5 -> 2 (truncation) before the add
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ab, ba = a + b, b + a
+    for out in (ab, ba):
+        assert out.dtype == "float32"
+        np.testing.assert_allclose(out.numpy(), [2.5, 4.5])  # Paddle 2.3's cast to the left gave int32 [2, 4]
+
+
+@pytest.mark.parametrize("left, right, expected", [
+    ("float16", "bfloat16", "float32"), ("float16", "float32", "float32"), ("bfloat16", "float64", "float64"),
+    ("int32", "float16", "float16"), ("int64", "float32", "float32"), ("bool", "float32", "float32"),
+    ("int32", "int64", "int64"), ("uint8", "int8", "int16"), ("uint8", "int32", "int32"), ("bool", "int32", "int32"),
+    ("float64", "complex64", "complex128"), ("int64", "complex64", "complex64"),
+])
+def test_tensor_with_tensor_promotion_table(left, right, expected):
+    from paddle_fn.core import dtypes
+    a, b = dtypes.as_dtype(left), dtypes.as_dtype(right)
+    assert dtypes.result_dtype_tensors(a, b) == expected and dtypes.result_dtype_tensors(b, a) == expected
+    if "complex" not in expected:
+        assert (t([1, 0], left) + t([1, 1], right)).dtype == expected
 
 
 def test_same_dtype_does_not_warn():
@@ -116,8 +128,7 @@ def test_new_binary_functions_promote_like_add():
     assert T.gcd(i32, 4).dtype == "int32" and T.lcm(i32, t([3, 4], "int32")).dtype == "int32"
     assert T.fmax(i32, 1.5).dtype == "float32"  # an int Tensor with a float scalar: the default float dtype
     assert T.fmin(t([1.0], "float16"), 2.0).dtype == "float16"
-    with pytest.warns(UserWarning, match="right operand is cast to float64"):
-        assert T.fmax(t([1.0], "float64"), t([1.0], "float32")).dtype == "float64"
+    assert T.fmax(t([1.0], "float32"), t([1.0], "float64")).dtype == "float64"
     assert T.rad2deg(i32).dtype == "float32" and T.logit(t([0.5], "float64")).dtype == "float64"
     assert T.kron(t([[1]], "int64"), t([[2, 3]], "int64")).dtype == "int64"
     assert T.nansum(t([1, 2], "int32")).dtype == "int64"  # sum's rule: int32 accumulates in int64

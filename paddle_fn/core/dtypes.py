@@ -5,8 +5,6 @@ numpy dtype, so user code may pass any of the three wherever a dtype is expected
 """
 from __future__ import annotations
 
-import warnings
-
 import ml_dtypes
 import numpy as np
 
@@ -161,18 +159,30 @@ def result_dtype_with_scalar(tensor_dtype: DType, scalar) -> DType:
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # a scalar of a higher kind than the Tensor's promotes it
 
 
-def result_dtype_tensors(op: str, a: DType, b: DType) -> DType:
-    """Paddle 2.3's Tensor-with-Tensor rule: no implicit promotion; the right operand is cast to the left's dtype
-    with a warning (Paddle prints the same warning)."""
+def result_dtype_tensors(a: DType, b: DType) -> DType:
+    """The dtype two Tensors of dtypes `a` and `b` promote to (decided 2026-11-27, docs/tensor.md).
+
+    bool < integer < floating < complex: the operand of the lower kind converts to the other's dtype (int32 with
+    float16 gives float16, float64 with complex64 gives complex128). Within a kind the wider dtype wins, except
+    that float16 with bfloat16 gives float32 (Paddle 3.3's table) and a signed with an unsigned integer gives a
+    signed dtype that holds both (uint8 with int8 gives int16).
+    """
     if a is b or a == b:
         return a
-    warnings.warn(
-        f"{op}: the dtypes of the two inputs differ ({a.name} and {b.name}); as in Paddle, the right operand is "
-        f"cast to {a.name}. Cast explicitly with .astype() to silence this.",
-        UserWarning,
-        stacklevel=4,
-    )
-    return a
+    if a.kind != b.kind and "c" in (a.kind, b.kind):
+        c, r = (a, b) if a.kind == "c" else (b, a)
+        return complex128 if r.kind == "f" and r.bits == 64 else c
+    if _KIND_ORDER[a.kind] != _KIND_ORDER[b.kind]:
+        return a if _KIND_ORDER[a.kind] > _KIND_ORDER[b.kind] else b
+    if a.kind == b.kind:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a.bits > b.bits else b
+    s, u = (a, b) if a.kind == "i" else (b, a)  # signed with unsigned
+    return s if s.bits > u.bits else _SIGNED_BY_BITS[min(2 * u.bits, 64)]
+
+
+_SIGNED_BY_BITS = {16: int16, 32: int32, 64: int64}
 
 
 def finfo(d):

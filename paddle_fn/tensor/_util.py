@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_fn.core.errors import ShapeError
-from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.core.errors import ConcretizationError, ShapeError
+from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import structural as st
 
 
@@ -62,3 +62,15 @@ def static_list(op: str, v, what: str) -> list:
 
 def reshape(x, shape):
     return st.reshape(x, new_sizes=tuple(shape))
+
+
+def eager_value(x) -> np.ndarray | None:
+    """The numpy value of Tensor `x` when it is known now (eager code, the eager tape included); None under a
+    transform (jit, vmap, grad), where value checks cannot run, so ops that check values eagerly (division by
+    zero, singular matrices, out-of-range labels) return the compiled result unchecked there."""
+    if isinstance(x, Tracer):
+        return None
+    try:
+        return x.concrete_value()
+    except ConcretizationError:  # a Tensor rebound to a traced value inside jit
+        return None

@@ -10,7 +10,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of
-from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, real_operand
 
 __all__ = ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"]
 
@@ -23,7 +23,7 @@ def relu(x, name=None):
         >>> paddle.relu(paddle.to_tensor([-1., 0., 2.])).numpy()
         array([0., 0., 2.], dtype=float32)
     """
-    x = as_tensor(x)
+    x = real_operand("relu", x)
     zero = st.full_like(x, 0)
     return ew.select(ew.gt(x, zero), x, zero)
 
@@ -36,7 +36,7 @@ def relu6(x, name=None):
         >>> paddle.relu6(paddle.to_tensor([-1., 3., 8.])).numpy()
         array([0., 3., 6.], dtype=float32)
     """
-    x = as_tensor(x)
+    x = real_operand("relu6", x)
     return ew.select(ew.gt(x, st.full_like(x, 6)), st.full_like(x, 6), relu(x))
 
 

@@ -17,10 +17,10 @@ from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross", "dist"]
 
 
-def _same_dtype(op, x, y):
+def _promoted(x, y):
     x, y = as_tensor(x), as_tensor(y)
-    dt = dtypes.result_dtype_tensors(op, get_aval(x).dtype, get_aval(y).dtype)
-    return x, cast(y, dt)
+    dt = dtypes.result_dtype_tensors(get_aval(x).dtype, get_aval(y).dtype)
+    return cast(x, dt), cast(y, dt)
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
@@ -34,7 +34,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> paddle.matmul(paddle.ones([5, 2, 3]), paddle.ones([3])).shape
         [5, 2]
     """
-    x, y = _same_dtype("matmul", x, y)
+    x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)
     if not xs or not ys:
         raise ShapeError(f"matmul: operands must be at least 1-D, got shapes {list(xs)} and {list(ys)}")
@@ -102,7 +102,7 @@ def dot(x, y, name=None):
         >>> paddle.dot(paddle.to_tensor([1., 2.]), paddle.to_tensor([3., 4.])).numpy()
         array(11., dtype=float32)
     """
-    x, y = _same_dtype("dot", x, y)
+    x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)
     if xs != ys or len(xs) not in (1, 2):
         raise ShapeError(f"dot: x and y must be 1-D or 2-D with the same shape, got {list(xs)} and {list(ys)}")
@@ -174,7 +174,7 @@ def outer(x, y, name=None):
         array([[ 1., 10.],
                [ 2., 20.]], dtype=float32)
     """
-    x, y = _same_dtype("outer", x, y)
+    x, y = _promoted(x, y)
     nx, ny = get_aval(x).size, get_aval(y).size
     xb = st.broadcast_in_dim(st.reshape(x, new_sizes=(nx,)), shape=(nx, ny), broadcast_dimensions=(0,))
     yb = st.broadcast_in_dim(st.reshape(y, new_sizes=(ny,)), shape=(nx, ny), broadcast_dimensions=(1,))
@@ -189,7 +189,7 @@ def inner(x, y, name=None):
         >>> paddle.inner(paddle.ones([2, 3]), paddle.ones([4, 3])).shape
         [2, 4]
     """
-    x, y = _same_dtype("inner", x, y)
+    x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)
     if xs[-1:] != ys[-1:]:
         raise ShapeError(f"inner: the last dimensions differ: x has shape {list(xs)}, y has shape {list(ys)}")
@@ -221,7 +221,7 @@ def kron(x, y, name=None):
         array([[ 1,  2],
                [10, 20]])
     """
-    x, y = _same_dtype("kron", x, y)
+    x, y = _promoted(x, y)
     rank = max(get_aval(x).ndim, get_aval(y).ndim)
     xs = (1,) * (rank - get_aval(x).ndim) + shape_of(x)
     ys = (1,) * (rank - get_aval(y).ndim) + shape_of(y)
@@ -242,7 +242,7 @@ def cross(x, y, axis=None, name=None):
         >>> paddle.cross(paddle.to_tensor([1., 0., 0.]), paddle.to_tensor([0., 1., 0.])).numpy()
         array([0., 0., 1.], dtype=float32)
     """
-    x, y = _same_dtype("cross", x, y)
+    x, y = _promoted(x, y)
     shape = broadcast_shapes("cross", shape_of(x), shape_of(y))
     x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if axis is None:

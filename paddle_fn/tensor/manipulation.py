@@ -7,6 +7,7 @@ shares one implementation of bounds handling, negative indices and autodiff.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -165,8 +166,8 @@ def concat(x, axis=0, name=None):
     if not isinstance(x, (list, tuple)) or not x:
         raise TypeError("concat: x must be a non-empty list or tuple of Tensors")
     xs = [as_tensor(t) for t in x]
-    dt = get_aval(xs[0]).dtype
-    xs = [cast(t, dtypes.result_dtype_tensors("concat", dt, get_aval(t).dtype)) for t in xs]
+    dt = functools.reduce(dtypes.result_dtype_tensors, [get_aval(t).dtype for t in xs])
+    xs = [cast(t, dt) for t in xs]
     rank = get_aval(xs[0]).ndim
     ax = normalize_axis("concat", axis, rank)
     ref = shape_of(xs[0])

@@ -6,18 +6,19 @@ follow Paddle 3: a reduction to a single value (axis=None, keepdim=False) is a 0
 from __future__ import annotations
 
 import math as _math
+import warnings
 
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.errors import DTypeError
+from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
-from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
-from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, is_scalar
+from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of
+from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, is_scalar, real_operand
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow", "maximum",
@@ -31,14 +32,19 @@ __all__ = [
 
 
 def cast(x, dtype):
-    """Convert `x` to `dtype` (float -> int truncates toward zero).
+    """Convert `x` to `dtype` (float -> int truncates toward zero; complex -> real keeps the real part, as
+    Paddle's cast: the one conversion that drops an imaginary part, because it is asked for by name).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.cast(paddle.to_tensor([1.7, -1.7]), 'int32').numpy()
         array([ 1, -1], dtype=int32)
+        >>> paddle.cast(paddle.to_tensor([3 + 4j]), 'float32').numpy()
+        array([3.], dtype=float32)
     """
-    return ew.convert_element_type(as_tensor(x), new_dtype=dtypes.as_dtype(dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return ew.convert_element_type(as_tensor(x), new_dtype=dtypes.as_dtype(dtype))
 
 
 # ---------------------------------------------------------------------------------------------- arithmetic
@@ -96,8 +102,23 @@ def _signs_differ(a, b):
     return ew.ne(ew.lt(a, zero), ew.lt(b, zero))
 
 
+def _check_integer_divisor(op, y):
+    """Integer division by zero has no value: raise as Paddle does (numpy gives 0, StableHLO -1, the compiled
+    program too, since under jit the divisor is not known)."""
+    if get_aval(y).dtype.kind not in "iu":
+        return
+    v = eager_value(y)
+    if v is not None and not v.all():
+        where = tuple(int(i) for i in np.argwhere(v == 0)[0])
+        raise ZeroDivisionError(f"{op}: integer division by zero: the {get_aval(y).dtype.name} divisor of shape "
+                                f"{list(v.shape)} (after broadcasting) is 0 at index {list(where)}; replace the zeros "
+                                f"first (e.g. paddle.where(y == 0, 1, y)) or divide in floating point "
+                                f"(x.astype('float32'))")
+
+
 def floor_divide(x, y, name=None):
-    """Elementwise floor(x / y), rounding toward negative infinity as Python's ``//``.
+    """Elementwise floor(x / y), rounding toward negative infinity as Python's ``//``. An integer divisor holding
+    0 raises ZeroDivisionError eagerly; under jit the check cannot run and the result there is -1.
 
     Example:
         >>> import paddle_fn as paddle
@@ -105,6 +126,7 @@ def floor_divide(x, y, name=None):
         array([ 3, -4])
     """
     x, y = binary_operands("floor_divide", x, y)
+    _check_integer_divisor("floor_divide", y)
     if get_aval(x).dtype.kind == "f":
         return ew.floor(ew.div(x, y))
     q = ew.div(x, y)  # truncates toward zero; step down where the division was inexact and signs differ
@@ -114,7 +136,8 @@ def floor_divide(x, y, name=None):
 
 
 def mod(x, y, name=None):
-    """Elementwise remainder with the sign of the divisor (Python's ``%``); aliases remainder, floor_mod.
+    """Elementwise remainder with the sign of the divisor (Python's ``%``); aliases remainder, floor_mod. An integer
+    divisor holding 0 raises ZeroDivisionError eagerly; under jit the check cannot run and the result there is x.
 
     Example:
         >>> import paddle_fn as paddle
@@ -122,6 +145,7 @@ def mod(x, y, name=None):
         array([1, 2])
     """
     x, y = binary_operands("mod", x, y)
+    _check_integer_divisor("mod", y)
     r = ew.rem(x, y)
     needs_shift = ew.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
     return ew.select(needs_shift, ew.add(r, y), r)
@@ -375,7 +399,7 @@ def trunc(input, name=None):  # noqa: A002 - Paddle's parameter name
         >>> paddle.trunc(paddle.to_tensor([-1.7, 1.7])).numpy()
         array([-1.,  1.], dtype=float32)
     """
-    x = as_tensor(input)
+    x = real_operand("trunc", input)
     if get_aval(x).dtype.kind != "f":
         return x
     return ew.select(ew.lt(x, st.full_like(x, 0)), ew.ceil(x), ew.floor(x))
@@ -420,6 +444,18 @@ def _reduce(op, prim_fn, x, axis, keepdim):
     rank = get_aval(x).ndim
     axes = normalize_axes(op, axis, rank)
     return _finish(prim_fn(x, axes=axes) if axes else x, rank, axes, keepdim)
+
+
+def _extreme(op, prim_fn, x, axis, keepdim):
+    """max/min: an empty axis has no extreme value (the reduction's identity, -inf or inf, is not one)."""
+    x = as_tensor(x)
+    a = get_aval(x)
+    axes = normalize_axes(op, axis, a.ndim)
+    if 0 in [a.shape[i] for i in axes]:
+        raise ShapeError(f"{op}: cannot reduce over an empty axis: x has shape {list(a.shape)} ({a.dtype.name}) "
+                         f"and axis {axis} includes a dimension of size 0; check the input is non-empty first "
+                         f"(x.size > 0) or reduce over another axis")
+    return _finish(prim_fn(x, axes=axes) if axes else x, a.ndim, axes, keepdim)
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
@@ -468,7 +504,7 @@ def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
         >>> paddle.max(paddle.to_tensor([[1, 5], [7, 2]]), axis=-1).numpy()
         array([5, 7])
     """
-    return _reduce("max", red.reduce_max, x, axis, keepdim)
+    return _extreme("max", red.reduce_max, x, axis, keepdim)
 
 
 def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
@@ -479,7 +515,7 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
         >>> paddle.min(paddle.to_tensor([[1, 5], [7, 2]])).numpy()
         array(1)
     """
-    return _reduce("min", red.reduce_min, x, axis, keepdim)
+    return _extreme("min", red.reduce_min, x, axis, keepdim)
 
 
 def amax(x, axis=None, keepdim=False, name=None):
@@ -490,7 +526,7 @@ def amax(x, axis=None, keepdim=False, name=None):
         >>> paddle.amax(paddle.to_tensor([1., 3., 2.])).numpy()
         array(3., dtype=float32)
     """
-    return _reduce("amax", red.reduce_max, x, axis, keepdim)
+    return _extreme("amax", red.reduce_max, x, axis, keepdim)
 
 
 def amin(x, axis=None, keepdim=False, name=None):
@@ -501,7 +537,7 @@ def amin(x, axis=None, keepdim=False, name=None):
         >>> paddle.amin(paddle.to_tensor([1., 3., 2.])).numpy()
         array(1., dtype=float32)
     """
-    return _reduce("amin", red.reduce_min, x, axis, keepdim)
+    return _extreme("amin", red.reduce_min, x, axis, keepdim)
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):

@@ -1,10 +1,10 @@
 """Operand preparation for the Paddle-level ops: conversion, dtype promotion and numpy broadcasting.
 
 Primitives neither broadcast nor promote; every binary op in `paddle_fn.tensor` goes through
-`binary_operands`, which applies Paddle 2.3's rules:
+`binary_operands`, which applies the rules decided 2026-11-27 (docs/tensor.md):
 
-* Tensor with Tensor of another dtype: no promotion table; the right operand is cast to the left's dtype
-  with a warning (`dtypes.result_dtype_tensors`).
+* Tensor with Tensor of another dtype: both convert to the dtype they promote to (`dtypes.result_dtype_tensors`):
+  ``int32 Tensor * float32 Tensor -> float32``, whichever is on the left; float16 with bfloat16 gives float32.
 * Tensor with a Python scalar: the Tensor's dtype wins unless the scalar is of a higher kind
   (`dtypes.result_dtype_with_scalar`): ``int32 Tensor + 1.0 -> float32``.
 * Shapes broadcast as in numpy; a mismatch raises ShapeError "Broadcast dimension mismatch".
@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, adopt, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
@@ -74,7 +74,15 @@ def python_to_numpy(data, dtype=None) -> np.ndarray:
 
 
 def cast(x, dtype):
-    return ew.convert_element_type(x, new_dtype=dtypes.as_dtype(dtype))
+    """`x` converted to `dtype` on an op's behalf; never drops an imaginary part (only an explicit
+    ``paddle.cast``/``astype`` does, as Paddle's cast)."""
+    dtype = dtypes.as_dtype(dtype)
+    a = get_aval(x)
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        raise DTypeError(f"complex numbers are not supported by this op yet: it would convert a "
+                         f"{a.dtype.name} Tensor of shape {list(a.shape)} to {dtype.name} and drop the imaginary "
+                         f"part; keep the real part explicitly with x.astype('{dtype.name}') if that is what you mean")
+    return ew.convert_element_type(x, new_dtype=dtype)
 
 
 def broadcast_shapes(op: str, *shapes) -> tuple:
@@ -152,33 +160,41 @@ def binary_operands(op: str, x, y):
         x, y = as_tensor(x, dt), cast(y, dt)
     else:
         x, y = as_tensor(x), as_tensor(y)
-        dt = dtypes.result_dtype_tensors(op, get_aval(x).dtype, get_aval(y).dtype)
+        dt = dtypes.result_dtype_tensors(get_aval(x).dtype, get_aval(y).dtype)
         x, y = cast(x, dt), cast(y, dt)
     shape = broadcast_shapes(op, get_aval(x).shape, get_aval(y).shape)
     return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
 
 
 def nary_operands(op: str, *xs):
-    """Promote (cast to the first Tensor's dtype) and broadcast several operands."""
-    first = next((x for x in xs if not is_scalar(x)), None)
-    if first is None:
-        xs = (as_tensor(xs[0]),) + xs[1:]
-        first = xs[0]
-    dt = get_aval(as_tensor(first)).dtype
-    out = []
+    """Promote (as `binary_operands`: Tensors to their common dtype, then Python scalars weakly) and broadcast
+    several operands."""
+    tensors = [as_tensor(x) for x in xs if not is_scalar(x)] or [as_tensor(xs[0])]
+    dt = functools.reduce(dtypes.result_dtype_tensors, [get_aval(x).dtype for x in tensors])
     for x in xs:
         if is_scalar(x):
-            out.append(as_tensor(x, dtypes.result_dtype_with_scalar(dt, x)))
-        else:
-            x = as_tensor(x)
-            out.append(cast(x, dtypes.result_dtype_tensors(op, dt, get_aval(x).dtype)))
+            dt = dtypes.result_dtype_with_scalar(dt, x)
+    out = [as_tensor(x, dt) if is_scalar(x) else cast(as_tensor(x), dt) for x in xs]
     shape = broadcast_shapes(op, *[get_aval(x).shape for x in out])
     return [broadcast_to_shape(x, shape) for x in out]
 
 
-def float_operand(op: str, x):
-    """Ops defined on real numbers only: integer and bool Tensors compute in the default float dtype."""
+def real_operand(op: str, x):
+    """`x` as a Tensor, for an op that is defined on real numbers only: a complex one raises rather than lose its
+    imaginary part or be ordered as numpy orders complex numbers."""
     x = as_tensor(x)
+    a = get_aval(x)
+    if a.dtype.kind == "c":
+        raise DTypeError(f"{op}: complex numbers are not supported by {op} yet (got a {a.dtype.name} Tensor of "
+                         f"shape {list(a.shape)}); to apply {op} to the real part, pass "
+                         f"x.astype('{dtypes.default_float_dtype().name}')")
+    return x
+
+
+def float_operand(op: str, x):
+    """Ops defined on real numbers only: integer and bool Tensors compute in the default float dtype; complex
+    ones raise (`real_operand`)."""
+    x = real_operand(op, x)
     if get_aval(x).dtype.kind != "f":
         x = cast(x, dtypes.default_float_dtype())
     return x

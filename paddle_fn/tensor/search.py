@@ -220,7 +220,8 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         array([2])
     """
     seq, values = as_tensor(sorted_sequence), as_tensor(values)
-    values = cast(values, get_aval(seq).dtype) if get_aval(values).dtype != get_aval(seq).dtype else values
+    dt = dtypes.result_dtype_tensors(get_aval(seq).dtype, get_aval(values).dtype)
+    seq, values = cast(seq, dt), cast(values, dt)
     ss, vs = shape_of(seq), shape_of(values)
     if len(ss) > 1 and ss[:-1] != vs[:-1]:
         raise ShapeError(f"searchsorted: sorted_sequence of shape {list(ss)} must be 1-D or share the leading "

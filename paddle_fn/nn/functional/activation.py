@@ -10,7 +10,7 @@ from paddle_fn.tensor import activation as act
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.manipulation import split
-from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, float_operand
+from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, float_operand, real_operand
 from paddle_fn.nn.functional._shared import _channel_axis
 
 __all__ = ["celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
@@ -150,7 +150,7 @@ def thresholded_relu(x, threshold=1.0, name=None):
         >>> F.thresholded_relu(paddle.to_tensor([0.5, 2.])).numpy()
         array([0., 2.], dtype=float32)
     """
-    x = as_tensor(x)
+    x = real_operand("thresholded_relu", x)
     return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, 0))
 
 

@@ -20,7 +20,8 @@ def _conv_operands(op, n, x, weight, groups, data_format):
     """Checked operands of an n-D convolution: (x, weight, channel_last, dimension numbers, groups)."""
     x = float_operand(op, x)
     weight = as_tensor(weight)
-    weight = cast(weight, dtypes.result_dtype_tensors(op, get_aval(x).dtype, get_aval(weight).dtype))
+    dt = dtypes.result_dtype_tensors(get_aval(x).dtype, get_aval(weight).dtype)
+    x, weight = cast(x, dt), cast(weight, dt)
     if get_aval(x).ndim != n + 2 or get_aval(weight).ndim != n + 2:
         raise ShapeError(f"{op}: expected a {n + 2}-D input and weight, got shapes {list(shape_of(x))} and "
                          f"{list(shape_of(weight))}")

@@ -6,7 +6,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import shape_of, static_int
+from paddle_fn.tensor._util import eager_value, shape_of, static_int
 from paddle_fn.tensor.logic import equal
 from paddle_fn.tensor.manipulation import gather, reshape
 from paddle_fn.tensor.promotion import as_tensor, cast
@@ -44,6 +44,8 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 
 def one_hot(x, num_classes, name=None):
     """float32 one-hot vectors of length `num_classes` for the int Tensor `x`: shape x.shape + [num_classes].
+    A label outside [0, num_classes) raises ValueError eagerly, as in Paddle; under jit the labels are not known
+    and such a label gives a row of zeros.
 
     Example:
         >>> import paddle_fn as paddle
@@ -56,6 +58,11 @@ def one_hot(x, num_classes, name=None):
     if get_aval(x).dtype.kind not in "iu":
         raise DTypeError(f"one_hot: x must be an integer Tensor, got {get_aval(x).dtype.name}")
     n = static_int("one_hot", num_classes, "num_classes")
+    v = eager_value(x)
+    if v is not None and v.size and (v.min() < 0 or v.max() >= n):
+        bad = v[(v < 0) | (v >= n)].reshape(-1)[0]
+        raise ValueError(f"one_hot: label {bad} is out of range for num_classes={n} (x: {get_aval(x).dtype.name}, "
+                         f"shape {list(v.shape)}); labels must lie in [0, {n}): raise num_classes or fix the labels")
     shape = shape_of(x) + (n,)
     classes = st.iota(dtype=get_aval(x).dtype, shape=shape, dimension=len(shape) - 1)
     spread = st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(len(shape) - 1)))
