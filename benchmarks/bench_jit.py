@@ -303,7 +303,7 @@ def bench_mlp(args, summary):
     results = interleaved({name: m.step for name, m in models.items()}, args.reps, inner=args.inner)
     print_results(f"MLP step time ({args.reps} interleaved repetitions x {args.inner} steps)", results,
                   reference="paddle_fn jit")
-    print("  (last column: how many times faster paddle_fn jit is than that contender)")
+    print("  (last column: paddle_fn jit's time over that contender's; below 1, paddle_fn jit is faster)")
     for name, why in skipped.items():
         not_installed(name, why)
     summary["mlp"] = results
