@@ -12,20 +12,25 @@ Files, for ``save(layer, "dir/model")`` (Paddle's names; none is a pickle, none 
   ``paddle.load("dir/model")`` uses to return a state_dict.
 
 Other methods converted with ``@to_static`` are saved as ``dir/model.<method>.pdmodel`` / ``.pdiparams``, as
-Paddle does, and are methods of the loaded layer.
+Paddle does, and are methods of the loaded layer. ``dir/model.pdmodel`` lists them (``"methods"``), and `load` reads
+exactly the files listed: another ``dir/model.<name>.pdmodel`` placed beside them is never read (docs/security.md).
+A model saved before that list existed loads its ``forward`` only, with a warning.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
+import math
 import os
+import warnings
+import zipfile
 
 import numpy as np
 
 import paddle_fn
 from paddle_fn import Tensor
-from paddle_fn.framework.io import atomic_write, read_params_file, write_params_file
+from paddle_fn.framework.io import _MEMORY_FACTOR, _MEMORY_SLACK, atomic_write, read_params_file, write_params_file
 from paddle_fn.static.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.dy2static import convert_function
@@ -287,6 +292,10 @@ def save(layer, path, input_spec=None, **configs):
         os.makedirs(dirname, exist_ok=True)
     # one .info file for all methods, as in Paddle
     info = {m["name"]: {"structured_name": m["structured_name"]} for _, model, _ in outputs for m in model["state"]}
+    # load reads exactly the methods listed here, so a file planted beside the model cannot add or replace one
+    for name, model, _ in outputs:
+        if name == "forward":
+            model["methods"] = [n for n, _, _ in outputs]
     # every file is written in full before any replaces its previous version, so a failed save leaves the previous
     # model loadable; they replace it as the block exits, in reverse order: the parameters (the long fsync) first
     with contextlib.ExitStack() as files:
@@ -430,18 +439,155 @@ def _is_tracer(t):
     return type(t).__name__.endswith("Tracer")
 
 
-def _read(prefix):
+_PADDLE_HELP = ("paddle_fn cannot run a PaddlePaddle program, nor read PaddlePaddle's .pdiparams weight format; "
+                "write the model as a paddle_fn Layer in Python and load its weights as a state_dict: in "
+                "PaddlePaddle, paddle.save(paddle.jit.load({prefix!r}).state_dict(), 'model.pdparams'), then in "
+                "paddle_fn layer.set_state_dict(paddle.load('model.pdparams'))")
+
+
+def _paddle_format(prefix, model_file, what):
+    return ValueError(f"paddle.jit.load: {model_file} is {what}, which paddle_fn does not read (paddle_fn's "
+                      "paddle.jit.save writes a JSON .pdmodel of its own); " + _PADDLE_HELP.format(prefix=prefix))
+
+
+def _read_model(prefix, method):
+    """The JSON model of one saved method, refusing with a clear error what paddle_fn's jit.save did not write."""
     model_file = prefix + ".pdmodel"
     if not os.path.exists(model_file):
-        raise ValueError(f"paddle.jit.load: {model_file} does not exist; give the path prefix passed to "
-                         "paddle.jit.save")
-    with open(model_file, encoding="utf-8") as f:
-        model = json.load(f)
+        if method == "forward" and os.path.exists(prefix + ".json"):
+            raise _paddle_format(prefix, prefix + ".json", "PaddlePaddle 3's JSON/PIR program format")
+        if method == "forward":
+            raise ValueError(f"paddle.jit.load: {model_file} does not exist; give the path prefix passed to "
+                             "paddle.jit.save")
+        raise ValueError(f"paddle.jit.load: {prefix}.pdmodel lists the saved method '{method}', but {model_file} "
+                         "does not exist (the save is incomplete or the file was removed); save the model again")
+    with open(model_file, "rb") as f:
+        raw = f.read()
+    try:
+        model = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _paddle_format(prefix, model_file, "not JSON: PaddlePaddle's protobuf program format, or a damaged "
+                             "file") from None
     if not isinstance(model, dict) or model.get("format") != FORMAT:
-        raise ValueError(f"paddle.jit.load: {model_file} is not a paddle_fn model (Paddle's protobuf .pdmodel files "
-                         "cannot be read); save the model with paddle_fn's paddle.jit.save")
-    return model, read_params_file(prefix + ".pdiparams")
+        if isinstance(model, dict) and {"base_code", "program"} & set(model):
+            raise _paddle_format(prefix, model_file, "PaddlePaddle 3's JSON/PIR program format")
+        raise ValueError(f"paddle.jit.load: {model_file} is not a paddle_fn model (format "
+                         f"{model.get('format') if isinstance(model, dict) else None!r}, expected {FORMAT!r}); "
+                         "save the model with paddle_fn's paddle.jit.save")
+    if model.get("name") != method:  # a file copied or renamed from another method or model
+        raise ValueError(f"paddle.jit.load: {model_file} holds the program of '{model.get('name')}', not of "
+                         f"'{method}'; it was renamed or copied in: save the model again")
+    return model
 
+
+class _Refused(ValueError):
+    """A parameter file refused with a complete message (not wrapped as an unreadable archive)."""
+
+
+def _check_params_file(path):
+    """Refuse a ``.pdiparams`` archive whose arrays would take more memory than the memory rule of paddle.load
+    allows (docs/security.md), before numpy allocates them: numpy sizes each array from its header, and a crafted
+    header can ask for terabytes."""
+    if not os.path.exists(path):
+        raise ValueError(f"paddle.jit.load: {path} does not exist; the weights are saved beside the .pdmodel file by "
+                         "paddle.jit.save: save the model again")
+    size = os.path.getsize(path)
+    bound = _MEMORY_FACTOR * size + _MEMORY_SLACK
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+                    elif version == (2, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+                    else:
+                        raise ValueError(f"an .npy format version {version} that paddle.jit.save does not write")
+                    header = member.tell()
+                nbytes = math.prod(shape) * dtype.itemsize
+                # numpy allocates the whole array before reading a compressed or zipped member: its declared size
+                # must be there (jit.save stores members uncompressed, so a real file holds every byte)
+                if nbytes > info.file_size - header:
+                    raise _Refused(f"paddle.jit.load: {path}: member {info.filename!r} declares a {dtype} array of "
+                                   f"shape {shape} ({nbytes:,} bytes) but holds {max(info.file_size - header, 0):,}; "
+                                   "the file is damaged or crafted: save the model again")
+                total += nbytes
+                if total > bound:
+                    raise _Refused(f"paddle.jit.load: {path}: its arrays ask for {total:,} bytes; a saved model "
+                                   f"stores its data uncompressed, so paddle_fn allows {_MEMORY_FACTOR}x the file's "
+                                   f"{size:,} bytes plus {_MEMORY_SLACK >> 20} MiB and refused it before allocating "
+                                   "(it is damaged or crafted): save the model again")
+    except _Refused:
+        raise
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as e:
+        raise ValueError(f"paddle.jit.load: {path} is not a parameter file paddle.jit.save writes (an .npz archive "
+                         f"of numeric arrays): {e}; it is damaged or crafted, or PaddlePaddle's own .pdiparams "
+                         "format, which paddle_fn does not read: save the model again with paddle_fn") from None
+
+
+def _read_params(path):
+    _check_params_file(path)
+    return read_params_file(path)
+
+
+def _saved_methods(model, prefix):
+    """The methods `save` listed in the forward model, or ``["forward"]`` (with a warning when other method files
+    lie beside it) for a model saved before the list was written: those files are never read."""
+    listed = model.get("methods")
+    if listed is None:
+        dirname, base = os.path.split(prefix)
+        others = sorted(entry for entry in os.listdir(dirname or ".")
+                        if entry.startswith(base + ".") and entry.endswith(".pdmodel") and entry != base + ".pdmodel")
+        if others:
+            warnings.warn(f"paddle.jit.load: {prefix}.pdmodel was saved by an older paddle_fn that did not list the "
+                          f"saved methods, so only forward is loaded and {others} are not read (any file placed "
+                          "beside the model could otherwise add or replace a method); save the model again with "
+                          "paddle.jit.save to load its other methods", stacklevel=3)
+        return ["forward"]
+    # a method becomes an attribute of the loaded layer (a saved `double` hides Layer.double, as on the original
+    # class), so a name must not reach TranslatedLayer's own machinery or a file path outside the prefix
+    reserved = set(vars(TranslatedLayer)) - {"forward"}
+    if (not isinstance(listed, list) or "forward" not in listed or len(set(listed)) != len(listed)
+            or not all(isinstance(n, str) and n.isidentifier() and not n.startswith("__") and n not in reserved
+                       for n in listed)):
+        raise ValueError(f"paddle.jit.load: {prefix}.pdmodel lists the saved methods {listed!r}; expected distinct "
+                         "Python identifiers, 'forward' among them, none a name TranslatedLayer uses itself: the "
+                         "file is damaged or crafted; save the model again")
+    return listed
+
+
+def _state_key(meta):
+    return [(m["name"], list(m["shape"]), m["dtype"]) for m in meta]
+
+
+def _check_arrays(model, arrays, prefix, method, state):
+    """Check the stored weights and constants against the model's metadata at load, rather than failing later
+    inside the compiler with a message that names neither the parameter nor the file."""
+    params_file = f"{prefix}.pdiparams"
+    if method != "forward" and _state_key(model["state"]) != _state_key(state):
+        raise ValueError(f"paddle.jit.load: {prefix}.pdmodel (method '{method}') expects other parameters and "
+                         "buffers than the model's forward: the files come from different saves; save the model "
+                         "again")
+    for m in model["state"] if method == "forward" else ():  # a method runs with forward's state
+        name = m["name"]
+        dtype = _as_dtype(m["dtype"])
+        want = np.dtype(np.uint16) if dtype == paddle_fn.bfloat16 else np.dtype(dtype.np)
+        found = arrays.get(name)
+        if found is None:
+            raise ValueError(f"paddle.jit.load: {params_file} has no array for the {m['kind']} '{name}' "
+                             f"({m['structured_name']}) that {prefix}.pdmodel expects; save the model again")
+        if list(found.shape) != list(m["shape"]) or found.dtype != want:
+            raise ValueError(f"paddle.jit.load: the {m['kind']} '{name}' ({m['structured_name']}) in {params_file} "
+                             f"has shape {list(found.shape)} and dtype {found.dtype}, but {prefix}.pdmodel expects "
+                             f"shape {list(m['shape'])} and dtype {m['dtype']}; the weights file does not belong to "
+                             "this model: save the model again")
+    for keys in model["consts"].values():
+        for key, _ in keys:
+            if key not in arrays:
+                raise ValueError(f"paddle.jit.load: {params_file} has no array for the constant '{key}' that "
+                                 f"{prefix}.pdmodel expects; save the model again")
 
 def load(path, **configs):
     """Load what `save` wrote as a `TranslatedLayer` (``paddle.jit.load``). The files are read as data: no code
@@ -470,21 +616,21 @@ def load(path, **configs):
     if configs:
         raise NotImplementedError(f"paddle.jit.load: the configs {sorted(configs)} (for Paddle's own model files) "
                                   "are not supported")
-    dirname = _check_path(path, "paddle.jit.load")
-    model, arrays = _read(path)
-    models = {"forward": model}
-    base = os.path.basename(path)
-    for entry in sorted(os.listdir(dirname or ".")):
-        if entry.startswith(base + ".") and entry.endswith(".pdmodel") and entry != base + ".pdmodel":
-            method = entry[len(base) + 1:-len(".pdmodel")]
-            if "." not in method:
-                models[method] = _read(os.path.join(dirname, base + "." + method))[0]
+    _check_path(path, "paddle.jit.load")
+    model = _read_model(path, "forward")
+    arrays = _read_params(path + ".pdiparams")
+    _check_arrays(model, arrays, path, "forward", model["state"])
+    models, sources = {"forward": model}, {"forward": arrays}
+    for name in _saved_methods(model, path):
+        if name != "forward":
+            prefix = f"{path}.{name}"
+            models[name], sources[name] = _read_model(prefix, name), _read_params(prefix + ".pdiparams")
+            _check_arrays(models[name], sources[name], prefix, name, model["state"])
     programs = {name: _Program(m) for name, m in models.items()}
     consts = {}
     for name, m in models.items():
-        source = arrays if name == "forward" else _read(os.path.join(dirname, f"{base}.{name}"))[1]
+        source = sources[name]
         consts[name] = {mode: [paddle_fn.to_tensor(source[key]).astype(dtype) if dtype != "bfloat16" else
                                paddle_fn.to_tensor(source[key].view(paddle_fn.bfloat16.np))
                                for key, dtype in keys] for mode, keys in m["consts"].items()}
     return TranslatedLayer(programs, model["state"], arrays, consts)
-
