@@ -168,3 +168,6 @@ def test_params_archives_are_held_to_the_memory_rule(tmp_path):
     assert os.path.getsize(path + ".pdiparams") < 1 << 20
     with pytest.raises(ValueError, match=r"its arrays ask for 67,108,... bytes; .* paddle_fn allows 4x the file's"):
         load(path)
+    # paddle.load of the same prefix reads the same archive through the same check
+    with pytest.raises(ValueError, match=r"paddle\.load: .*its arrays ask for"):
+        paddle.load(path)

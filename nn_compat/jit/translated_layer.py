@@ -21,16 +21,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import math
 import os
 import warnings
-import zipfile
 
 import numpy as np
 
 import paddle_fn
 from paddle_fn import Tensor
-from paddle_fn.framework.io import _MEMORY_FACTOR, _MEMORY_SLACK, atomic_write, read_params_file, write_params_file
+from paddle_fn.framework.io import atomic_write, read_params_file, write_params_file
 from paddle_fn.static.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.dy2static import convert_function
@@ -480,56 +478,8 @@ def _read_model(prefix, method):
     return model
 
 
-class _Refused(ValueError):
-    """A parameter file refused with a complete message (not wrapped as an unreadable archive)."""
-
-
-def _check_params_file(path):
-    """Refuse a ``.pdiparams`` archive whose arrays would take more memory than the memory rule of paddle.load
-    allows (docs/security.md), before numpy allocates them: numpy sizes each array from its header, and a crafted
-    header can ask for terabytes."""
-    if not os.path.exists(path):
-        raise ValueError(f"paddle.jit.load: {path} does not exist; the weights are saved beside the .pdmodel file by "
-                         "paddle.jit.save: save the model again")
-    size = os.path.getsize(path)
-    bound = _MEMORY_FACTOR * size + _MEMORY_SLACK
-    total = 0
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                with archive.open(info) as member:
-                    version = np.lib.format.read_magic(member)
-                    if version == (1, 0):
-                        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
-                    elif version == (2, 0):
-                        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
-                    else:
-                        raise ValueError(f"an .npy format version {version} that paddle.jit.save does not write")
-                    header = member.tell()
-                nbytes = math.prod(shape) * dtype.itemsize
-                # numpy allocates the whole array before reading a compressed or zipped member: its declared size
-                # must be there (jit.save stores members uncompressed, so a real file holds every byte)
-                if nbytes > info.file_size - header:
-                    raise _Refused(f"paddle.jit.load: {path}: member {info.filename!r} declares a {dtype} array of "
-                                   f"shape {shape} ({nbytes:,} bytes) but holds {max(info.file_size - header, 0):,}; "
-                                   "the file is damaged or crafted: save the model again")
-                total += nbytes
-                if total > bound:
-                    raise _Refused(f"paddle.jit.load: {path}: its arrays ask for {total:,} bytes; a saved model "
-                                   f"stores its data uncompressed, so paddle_fn allows {_MEMORY_FACTOR}x the file's "
-                                   f"{size:,} bytes plus {_MEMORY_SLACK >> 20} MiB and refused it before allocating "
-                                   "(it is damaged or crafted): save the model again")
-    except _Refused:
-        raise
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as e:
-        raise ValueError(f"paddle.jit.load: {path} is not a parameter file paddle.jit.save writes (an .npz archive "
-                         f"of numeric arrays): {e}; it is damaged or crafted, or PaddlePaddle's own .pdiparams "
-                         "format, which paddle_fn does not read: save the model again with paddle_fn") from None
-
-
 def _read_params(path):
-    _check_params_file(path)
-    return read_params_file(path)
+    return read_params_file(path, who="paddle.jit.load")
 
 
 def _saved_methods(model, prefix):

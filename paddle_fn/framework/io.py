@@ -28,6 +28,7 @@ import secrets
 import stat
 import struct
 import sys
+import zipfile
 
 import numpy as np
 
@@ -581,9 +582,57 @@ def _to_tensor(a: np.ndarray, name=None) -> Tensor:
     return t
 
 
-def read_params_file(path: str) -> dict:
+class _ParamsRefused(ValueError):
+    """A parameter file refused with a complete message (not wrapped as an unreadable archive)."""
+
+
+def _check_params_file(path, who):
+    """Refuse a ``.pdiparams`` archive whose arrays would take more memory than the memory rule of paddle.load
+    allows (docs/security.md), before numpy allocates them: numpy sizes each array from its header, and a crafted
+    header can ask for terabytes."""
+    if not os.path.exists(path):
+        raise ValueError(f"{who}: {path} does not exist; the weights are saved beside the .pdmodel file by "
+                         "paddle.jit.save: save the model again")
+    size = os.path.getsize(path)
+    bound = _MEMORY_FACTOR * size + _MEMORY_SLACK
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+                    elif version == (2, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+                    else:
+                        raise ValueError(f"an .npy format version {version} that paddle.jit.save does not write")
+                    header = member.tell()
+                nbytes = math.prod(shape) * dtype.itemsize
+                # numpy allocates the whole array before reading a compressed or zipped member: its declared size
+                # must be there (jit.save stores members uncompressed, so a real file holds every byte)
+                if nbytes > info.file_size - header:
+                    raise _ParamsRefused(f"{who}: {path}: member {info.filename!r} declares a {dtype} array of "
+                                   f"shape {shape} ({nbytes:,} bytes) but holds {max(info.file_size - header, 0):,}; "
+                                   "the file is damaged or crafted: save the model again")
+                total += nbytes
+                if total > bound:
+                    raise _ParamsRefused(f"{who}: {path}: its arrays ask for {total:,} bytes; a saved model "
+                                   f"stores its data uncompressed, so paddle_fn allows {_MEMORY_FACTOR}x the file's "
+                                   f"{size:,} bytes plus {_MEMORY_SLACK >> 20} MiB and refused it before allocating "
+                                   "(it is damaged or crafted): save the model again")
+    except _ParamsRefused:
+        raise
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as e:
+        raise ValueError(f"{who}: {path} is not a parameter file paddle.jit.save writes (an .npz archive "
+                         f"of numeric arrays): {e}; it is damaged or crafted, or PaddlePaddle's own .pdiparams "
+                         "format, which paddle_fn does not read: save the model again with paddle_fn") from None
+
+
+def read_params_file(path: str, who: str = "paddle.load") -> dict:
     """The arrays of a ``.pdiparams`` file written by ``paddle.jit.save`` (an ``.npz`` archive, read without
-    pickle), by parameter name."""
+    pickle), by parameter name, after `_check_params_file` (`who` names the caller in its errors)."""
+    _check_params_file(path, who)
     with np.load(path, allow_pickle=False) as archive:
         return {k: archive[k] for k in archive.files}
 
