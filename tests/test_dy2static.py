@@ -519,3 +519,42 @@ def test_global_draws_under_to_static_equal_eager_after_the_same_seed():
     assert float(eager[0].sum()) < 0  # the branch is not taken: eager draws twice per call, as the program
     for a, b in zip(eager, compiled):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+_TRACED_CALLS = 0
+
+
+def test_a_python_side_effect_runs_while_tracing_and_warns_once():
+    """`count += 1` in a to_static function runs once per traced signature (Paddle's dygraph: once per call):
+    tracing that rebinds a global or a closure variable warns once; Tensors updated in place do not warn."""
+    import warnings
+
+    @paddle.jit.to_static
+    def counted(x):
+        global _TRACED_CALLS
+        _TRACED_CALLS += 1
+        return x * 2
+
+    def make_counter():
+        seen = 0
+
+        @paddle.jit.to_static
+        def step(x):
+            nonlocal seen
+            seen += 1
+            return x + 1
+        return step
+
+    @paddle.jit.to_static
+    def pure(x):
+        return paddle.tanh(x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            counted(paddle.ones([2]))
+        make_counter()(paddle.ones([2]))
+        pure(paddle.ones([2]))
+    messages = [str(w.message) for w in caught if "tracing changed" in str(w.message)]
+    assert _TRACED_CALLS == 1 and len(messages) == 2
+    assert "global '_TRACED_CALLS'" in messages[0] and "closure variable 'seen'" in messages[1]

@@ -229,6 +229,7 @@ class StaticFunction:
         self._jitted = None
         self._traced = []
         self._warned = False
+        self._warned_side_effect = False
         self._prints = {}  # program signature -> what its print() calls print after each call
         self._draws = {}  # program signature -> how many global random draws one call of it makes
         self._last_call = None
@@ -326,11 +327,44 @@ class StaticFunction:
     def _converted(self):
         return program_translator.convert_function(self._function)
 
+    def _python_state(self):
+        """(name, kind, value) of the globals the function reads and of its closure variables, Tensors left out
+        (their in-place updates are part of the program): what a Python side effect while tracing rebinds."""
+        function = inspect.unwrap(self._function)
+        code, state = getattr(function, "__code__", None), []
+        if code is None:
+            return state
+        names = getattr(function, "__globals__", {})
+        state += [(name, "global", names[name]) for name in code.co_names if name in names]
+        for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+            try:
+                state.append((name, "closure variable", cell.cell_contents))
+            except ValueError:  # an empty cell: the variable is assigned later
+                pass
+        return [(name, kind, value) for name, kind, value in state if not isinstance(value, Tensor)]
+
+    def _warn_side_effects(self, before):
+        """Warn once when tracing rebound a global or closure variable (``count += 1``): Python code runs while a
+        signature is traced, not on each call of the compiled program, so the change will not repeat."""
+        if self._warned_side_effect:
+            return
+        now = {(name, kind): value for name, kind, value in self._python_state()}
+        changed = [f"{kind} '{name}'" for name, kind, value in before if now.get((name, kind), value) is not value]
+        if changed:
+            self._warned_side_effect = True
+            warnings.warn(f"paddle.jit.to_static({self._name}): tracing changed the Python {', '.join(changed)}. "
+                          "Python code in a to_static function runs when an input signature is first traced, not on "
+                          "every call, so this change will not happen again on later calls (Paddle's dygraph would "
+                          "repeat it). Keep such state in a Tensor updated in place, or return it from the "
+                          "function.", stacklevel=4)
+
     def _traced_body(self, signature, run):
         """Run `run()` as the body of the program with signature `signature`: the Tensors given to print() become
         outputs after the result (printed by `_finish` after each call)."""
+        before = self._python_state()
         with convert_operators.collect_prints(current_dynamic_main().level) as collector:
             out = run()
+        self._warn_side_effects(before)
         self._prints[signature] = collector.entries
         for leaf in paddle_fn.tree_flatten(out)[0]:
             if isinstance(leaf, convert_operators.UndefinedVar):
