@@ -323,3 +323,15 @@ def test_every_collective_primitive_has_a_mesh_lowering():
                getattr(v.lower, "__qualname__", "").startswith("_no_lowering")}
     assert with_mesh == defined == {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all",
                                     "axis_index"}
+
+
+def test_a_collective_needs_both_of_its_pmap_rules():
+    """A collective half-declared (a mesh lowering without the host rule pmap's segment path needs, or the
+    reverse) is refused when its block runs, not when a pmap first cuts at it."""
+    from paddle_fn.core.primitive import NONLINEAR, Primitive
+    rules = dict(shape_rule=lambda x: x, impl=lambda x: x, jvp=NONLINEAR, transpose=NONLINEAR, batch=NONLINEAR,
+                 lower=lambda ctx, x: x)
+    with pytest.raises(TypeError, match="'half_collective': a collective needs both lower_on_mesh and run_on_host"):
+        Primitive("half_collective", **rules, lower_on_mesh=lambda mesh, values, group: values)
+    with pytest.raises(TypeError, match="'other_half': a collective needs both"):
+        Primitive("other_half", **rules, run_on_host=lambda backend, values, first: values)

@@ -23,12 +23,13 @@ import numpy as np
 import paddle_fn.runtime as runtime
 from paddle_fn.core.config import config
 from paddle_fn.core.errors import TransformError, UnsupportedError
-from paddle_fn.core.ir import Literal, Program, sub_programs, work_estimate
+from paddle_fn.core.ir import Literal, Program, sub_program_params, sub_programs, work_estimate
 from paddle_fn.core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import AxisFrameTrace, Tensor, Tracer, current_dynamic_main, get_aval, new_main
 from paddle_fn.lowering.multi_device import lower_multi_device, mesh_groups, target_device_flags
 from paddle_fn.lowering.simplify import simplify
+from paddle_fn.prims.control_flow import cond_p, scan_p, while_p
 from paddle_fn.runtime.multi_device import load_multi_device
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, merge_static_args
 from paddle_fn.transforms.devices import devices as all_devices
@@ -116,22 +117,20 @@ def _has_collective(program) -> bool:
     return False
 
 
-_HOST_CONTROL = {"scan": ("body",), "while": ("cond_prog", "body_prog"), "cond": ("branches",)}
+_HOST_CONTROL = (scan_p, while_p, cond_p)  # the control flow `_run_control` can run on the host
 
 
 def _is_host_control(eqn) -> bool:
     """A scan, while_loop or cond whose sub-programs hold a collective: pmap runs the control flow on the host and
     the sub-programs' segments on the devices."""
-    return eqn.prim.name in _HOST_CONTROL and any(_has_collective(p) for p in sub_programs(eqn))
+    return eqn.prim in _HOST_CONTROL and any(_has_collective(p) for p in sub_programs(eqn))
 
 
 def _host_programs(eqn) -> dict:
-    """Each sub-program of a host-run control-flow equation, flattened and split: name -> [(program, stages)]."""
-    out = {}
-    for key in _HOST_CONTROL[eqn.prim.name]:
-        progs = eqn.params[key] if isinstance(eqn.params[key], tuple) else (eqn.params[key],)
-        out[key] = [(flat, _stages(flat)) for flat in map(_flatten, progs)]
-    return out
+    """Each sub-program of a host-run control-flow equation, flattened and split: param name -> [(program,
+    stages)]."""
+    return {key: [(flat, _stages(flat)) for flat in map(_flatten, progs)]
+            for key, progs in sub_program_params(eqn).items()}
 
 
 def _flatten(program: Program) -> Program:
@@ -229,22 +228,6 @@ def _executables(program: Program, devices, name):
             exes.append(runtime.load_executable(artifacts[d.target], d))
         return exes
     return cached_for_program(program, ("pmap", tuple(devices)), build)
-
-
-def _host_collective(backend: Collectives, eqn, values, first):
-    """Perform one collective equation on the host: `values` are the per-device operands (numpy)."""
-    p, name = eqn.params, eqn.prim.name
-    if name == "axis_index":
-        return [np.asarray(first + i, np.int32) for i in range(len(values))]
-    if name in ("psum", "pmax", "pmin"):
-        return backend.all_reduce(values, {"psum": "sum", "pmax": "max", "pmin": "min"}[name])
-    if name == "all_gather":
-        return backend.all_gather(values, p["axis"], p["tiled"])
-    if name == "psum_scatter":
-        return backend.reduce_scatter(values, p["scatter_dimension"], p["tiled"])
-    if name == "ppermute":
-        return backend.ppermute(values, p["perm"])
-    return backend.all_to_all(values, p["split_axis"], p["concat_axis"])
 
 
 # ----------------------------------------------------------------------------------------------- pmap
@@ -485,12 +468,12 @@ class PmapFunction:
             else:
                 values = [np.asarray(read(env, v).concrete_value()) for env in envs for v in stage.inputs]
                 if len(mesh) == 1:
-                    results = _host_collective(self.backend, stage, values or [None] * n, first)
+                    results = stage.prim.run_on_host(self.backend, values or [None] * n, first, **stage.params)
                 else:  # over one axis of the mesh: each group of devices along it separately
                     results = [None] * n
                     for group in mesh_groups(mesh, stage.params["axis_name"]):
-                        part = _host_collective(self.backend, stage, [values[k] if values else None
-                                                                       for k in group], 0)
+                        part = stage.prim.run_on_host(self.backend, [values[k] if values else None for k in group],
+                                                      0, **stage.params)
                         for k, r in zip(group, part):
                             results[k] = r
                 out_aval = stage.outputs[0].aval
@@ -519,15 +502,15 @@ class PmapFunction:
     def _run_control(self, eqn, programs, envs, devices, mesh):
         """A scan, while_loop or cond with collectives inside: the loop or the choice runs here, the sub-programs'
         stages on the devices."""
-        p, name = eqn.params, eqn.prim.name
+        p = eqn.params
         args = [[_read(env, v) for v in eqn.inputs] for env in envs]
-        if name == "cond":
+        if eqn.prim is cond_p:
             indices = [int(a[0].concrete_value()) for a in args]
             n_branches = len(programs["branches"])
             index = self._same_everywhere([i if 0 <= i < n_branches else n_branches - 1 for i in indices],
                                           "the branch")
             outs = self._run_program(*programs["branches"][index], [a[1:] for a in args], devices, mesh)
-        elif name == "while":
+        elif eqn.prim is while_p:
             nc, nb = p["cond_nconsts"], p["body_nconsts"]
             cond_consts, body_consts = [a[:nc] for a in args], [a[nc:nc + nb] for a in args]
             outs = [a[nc + nb:] for a in args]

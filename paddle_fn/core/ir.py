@@ -206,15 +206,21 @@ def typecheck_program(prog: Program) -> None:
 
 # ----------------------------------------------------------------------------------------------- cost
 
-def sub_programs(eqn: Eqn) -> list:
-    """The Programs an equation holds in its params (a control-flow body, branches, a jitted function)."""
-    subs = []
-    for p in eqn.params.values():
+def sub_program_params(eqn: Eqn) -> dict:
+    """The params of an equation that hold Programs (a control-flow body, branches, a jitted function), each as
+    a tuple of its Programs in order: name -> (Program, ...)."""
+    found = {}
+    for key, p in eqn.params.items():
         if isinstance(p, Program):
-            subs.append(p)
-        elif isinstance(p, tuple):
-            subs.extend(q for q in p if isinstance(q, Program))
-    return subs
+            found[key] = (p,)
+        elif isinstance(p, tuple) and any(isinstance(q, Program) for q in p):
+            found[key] = tuple(q for q in p if isinstance(q, Program))
+    return found
+
+
+def sub_programs(eqn: Eqn) -> list:
+    """The Programs an equation holds in its params, in params order."""
+    return [p for progs in sub_program_params(eqn).values() for p in progs]
 
 
 def work_estimate(prog: Program) -> float:

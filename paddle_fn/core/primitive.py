@@ -69,6 +69,10 @@ class Primitive:
           ``rule(mesh, values, group) -> result names`` (lowering/multi_device.py's MeshCollective, the
           members' operand names, the group's device indices); a primitive with one is a collective: pmap cuts its
           programs at it, and its own `lower` may refuse a single-device program
+      run_on_host (required with lower_on_mesh): how pmap's segment path performs the collective between
+          compiled segments, ``rule(backend, values, first, **params) -> one result per value`` (a
+          `transforms.pmap_collectives.Collectives`, the members' numpy values in axis order, the axis index of
+          the first member)
       cost (optional): (avals_in, avals_out, **params) -> the element operations one application performs, for
           `core.ir.work_estimate` (which picks a program's driver and compiler flags); by default the larger of the
           inputs' and outputs' element counts, and a loop's body times its trip count
@@ -87,12 +91,16 @@ class Primitive:
     linear_in: tuple = ()
     bilinear: bool = False
     lower_on_mesh: Any = None
+    run_on_host: Any = None
     cost: Any = None
 
     def __post_init__(self):
         for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):
             if getattr(self, f) is None:
                 raise TypeError(f"primitive {self.name!r} has no {f} rule; give one or an explicit marker")
+        if (self.lower_on_mesh is None) != (self.run_on_host is None):
+            raise TypeError(f"primitive {self.name!r}: a collective needs both lower_on_mesh and run_on_host (pmap "
+                            "runs it inside one multi-device module or between compiled segments)")
         if self.name in _REGISTRY:
             raise ValueError(f"primitive {self.name!r} is defined twice")
         _REGISTRY[self.name] = self

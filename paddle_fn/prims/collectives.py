@@ -147,6 +147,12 @@ def _no_lowering(name):
     return lower
 
 
+def _all_reduce_on_host(op):
+    def run_on_host(backend, values, first, *, axis_name):
+        return backend.all_reduce(values, op)
+    return run_on_host
+
+
 def _bind(prim, x, op, **params):
     """The common wrapper body: find the frame, raise the operand to it, bind."""
     _check_name(params["axis_name"], op)
@@ -185,7 +191,7 @@ def _psum_transpose(ct, x, *, axis_name):
 
 psum_p = Primitive("psum", shape_rule=_same_shape, impl=_unbound_impl("psum"), jvp=_psum_jvp, transpose=_psum_transpose,
                    batch=_reduction_batch("psum", reduce_sum, lambda: psum), lower=_no_lowering("psum"),
-                   lower_on_mesh=multi_device.lower_psum)
+                   lower_on_mesh=multi_device.lower_psum, run_on_host=_all_reduce_on_host("sum"))
 
 
 def psum(x, axis_name):
@@ -216,7 +222,7 @@ def _pextreme_jvp(which):
 pmax_p = Primitive("pmax", shape_rule=_same_shape, impl=_unbound_impl("pmax"),
                    jvp=_pextreme_jvp(lambda x, n: pmax(x, n)), transpose=NONLINEAR,
                    batch=_reduction_batch("pmax", reduce_max, lambda: pmax), lower=_no_lowering("pmax"),
-                   lower_on_mesh=multi_device.lower_pmax)
+                   lower_on_mesh=multi_device.lower_pmax, run_on_host=_all_reduce_on_host("max"))
 
 
 def pmax(x, axis_name):
@@ -235,7 +241,7 @@ def pmax(x, axis_name):
 pmin_p = Primitive("pmin", shape_rule=_same_shape, impl=_unbound_impl("pmin"),
                    jvp=_pextreme_jvp(lambda x, n: pmin(x, n)), transpose=NONLINEAR,
                    batch=_reduction_batch("pmin", reduce_min, lambda: pmin), lower=_no_lowering("pmin"),
-                   lower_on_mesh=multi_device.lower_pmin)
+                   lower_on_mesh=multi_device.lower_pmin, run_on_host=_all_reduce_on_host("min"))
 
 
 def pmin(x, axis_name):
@@ -314,7 +320,9 @@ def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, size):
 all_gather_p = Primitive("all_gather", shape_rule=_all_gather_shape, impl=_unbound_impl("all_gather"),
                          jvp=_all_gather_jvp, transpose=_all_gather_transpose, batch=_all_gather_batch,
                          lower=_no_lowering("all_gather"),
-                         lower_on_mesh=multi_device.lower_all_gather)
+                         lower_on_mesh=multi_device.lower_all_gather,
+                         run_on_host=lambda backend, values, first, *, axis_name, axis, tiled, size:
+                         backend.all_gather(values, axis, tiled))
 
 
 def all_gather(x, axis_name, axis=0, tiled=False):
@@ -382,7 +390,9 @@ def _psum_scatter_batch(vals, dims, *, axis_name, scatter_dimension, tiled, size
 psum_scatter_p = Primitive("psum_scatter", shape_rule=_psum_scatter_shape, impl=_unbound_impl("psum_scatter"),
                            jvp=_psum_scatter_jvp, transpose=_psum_scatter_transpose, batch=_psum_scatter_batch,
                            lower=_no_lowering("psum_scatter"),
-                           lower_on_mesh=multi_device.lower_psum_scatter)
+                           lower_on_mesh=multi_device.lower_psum_scatter,
+                           run_on_host=lambda backend, values, first, *, axis_name, scatter_dimension, tiled, size:
+                           backend.reduce_scatter(values, scatter_dimension, tiled))
 
 
 def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
@@ -441,7 +451,8 @@ def _ppermute_batch(vals, dims, *, axis_name, perm):
 ppermute_p = Primitive("ppermute", shape_rule=lambda x, *, axis_name, perm: x, impl=_unbound_impl("ppermute"),
                        jvp=_ppermute_jvp, transpose=_ppermute_transpose, batch=_ppermute_batch,
                        lower=_no_lowering("ppermute"),
-                       lower_on_mesh=multi_device.lower_ppermute)
+                       lower_on_mesh=multi_device.lower_ppermute,
+                       run_on_host=lambda backend, values, first, *, axis_name, perm: backend.ppermute(values, perm))
 
 
 def ppermute(x, axis_name, perm):
@@ -516,7 +527,9 @@ def _all_to_all_batch(vals, dims, *, axis_name, split_axis, concat_axis, size):
 all_to_all_p = Primitive("all_to_all", shape_rule=_all_to_all_shape, impl=_unbound_impl("all_to_all"),
                          jvp=_all_to_all_jvp, transpose=_all_to_all_transpose, batch=_all_to_all_batch,
                          lower=_no_lowering("all_to_all"),
-                         lower_on_mesh=multi_device.lower_all_to_all)
+                         lower_on_mesh=multi_device.lower_all_to_all,
+                         run_on_host=lambda backend, values, first, *, axis_name, split_axis, concat_axis, size:
+                         backend.all_to_all(values, split_axis, concat_axis))
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis):
@@ -554,7 +567,9 @@ axis_index_p = Primitive("axis_index", shape_rule=_axis_index_shape, impl=_unbou
                          transpose=NONLINEAR,
                          batch=lambda vals, dims, *, axis_name: (axis_index_p.bind(axis_name=axis_name), not_mapped),
                          lower=_no_lowering("axis_index"),
-                         lower_on_mesh=multi_device.lower_axis_index)
+                         lower_on_mesh=multi_device.lower_axis_index,
+                         run_on_host=lambda backend, values, first, *, axis_name:
+                         [np.asarray(first + i, np.int32) for i in range(len(values))])
 
 
 def axis_index(axis_name):
