@@ -217,7 +217,7 @@ def test_tcp_hub_refuses_strangers_and_wrong_tokens():
     time.sleep(0.2)
     with socket.create_connection(("127.0.0.1", port)) as stranger:  # garbage is dropped, not unpickled
         stranger.sendall(b"\x00" * 8 + b"junk")
-    with pytest.raises(DistributedError, match="refused this process: its job token"):
+    with pytest.raises(DistributedError, match="could not prove it holds this job's secret, so nothing was sent"):
         TCPCommunicator(1, 2, "127.0.0.1", port, 2.0, token="wrong")
     with pytest.raises(DistributedError, match=r"refused this process: rank 2 is not in \[0, 2\)"):
         TCPCommunicator(2, 2, "127.0.0.1", port, 2.0, token="secret")

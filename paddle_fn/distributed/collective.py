@@ -193,7 +193,9 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
 
 
 def all_gather_object(object_list, obj, group=None):
-    """Append every rank's picklable `obj` to `object_list` (rank order), as in Paddle.
+    """Append every rank's `obj` to `object_list` (rank order), as in Paddle. Over the TCP transport (``launch``,
+    ``spawn``) `obj` travels as ``paddle.save`` writes it: Tensors, numpy arrays, numbers, strings and
+    lists/tuples/dicts of them.
 
     Example:
         >>> import paddle_fn.distributed as dist

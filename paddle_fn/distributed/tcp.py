@@ -6,9 +6,20 @@ checks that all ranks called the same collective, and -- because it sees every r
 rank is missing when a collective waits too long, or which one crashed (its connection closed without a
 goodbye). ``send``/``recv`` are forwarded through the hub. The data volume of data-parallel training on a few
 local processes is small enough for this star; large jobs should run under ``mpirun``.
+
+Nothing received from the network is unpickled. A message is JSON with numpy arrays as raw bytes after it (plain
+numeric dtypes, named, never rebuilt from pickled state); the objects of ``all_gather_object`` travel as ``paddle.save``
+writes them and are read as ``paddle.load`` reads a checkpoint. A process joins by HMAC challenge-response over the job's
+secret in both directions: the hub proves it holds the secret before a rank sends it anything but a nonce, and a
+rank proves it before the hub reads anything but its hello. The secret itself never crosses the network.
 """
+import hashlib
+import hmac
+import io
 import json
+import math
 import pickle
+import secrets
 import selectors
 import socket
 import struct
@@ -17,19 +28,89 @@ import threading
 import time
 from collections import deque
 
+import ml_dtypes
+import numpy as np
+
 from paddle_fn.distributed.comm import (
     OP_NAMES, SUM, Communicator, CollectiveTimeout, DistributedError, check_op, reduce_arrays, signature)
+from paddle_fn.framework.io import load, save
 
-_HEADER = struct.Struct(">Q")
+_HEADER = struct.Struct(">Q")  # every message: its length, then its bytes
+_META = struct.Struct(">I")    # a data message's bytes: its JSON part's length, the JSON, then the arrays' bytes
 # How long a rank waits beyond the timeout for the hub's verdict before it gives up on the hub itself.
 _HUB_GRACE = 30.0
 _TICK = 0.05
 _MAX_HELLO = 4096
 _HELLO_TIMEOUT = 5.0
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# the dtypes an array may arrive in, by name
+_WIRE_DTYPES = {np.dtype(t).name: np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
+    np.float32, np.float64, np.complex64, np.complex128, ml_dtypes.bfloat16)}
+
+
+def _encode(obj) -> bytes:
+    """A message (tuples, lists, str-keyed dicts, numbers, strings, None, bytes and numpy arrays) as JSON followed by
+    the arrays' and byte strings' raw bytes."""
+    blobs = []
+
+    def walk(x):
+        if isinstance(x, np.ndarray):
+            if x.dtype.name not in _WIRE_DTYPES:
+                raise DistributedError(f"the TCP transport sends arrays of numeric and bool dtypes, got {x.dtype}")
+            blobs.append(np.ascontiguousarray(x).tobytes())
+            return {"array": [x.dtype.name, list(x.shape)]}
+        if isinstance(x, bytes):
+            blobs.append(x)
+            return {"bytes": len(x)}
+        if isinstance(x, (list, tuple)):
+            return [walk(v) for v in x]
+        if isinstance(x, dict):
+            return {"dict": [[k, walk(v)] for k, v in x.items()]}
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        raise DistributedError(f"the TCP transport cannot send a {type(x).__name__}")
+
+    meta = json.dumps(walk(obj)).encode()
+    return _META.pack(len(meta)) + meta + b"".join(blobs)
+
+
+def _decode(data: bytearray):
+    """The message `_encode` wrote; a malformed one raises ValueError (arrays are checked against the bytes
+    that follow before any is made)."""
+    (meta_len,) = _META.unpack_from(data)
+    view, offset = memoryview(data), _META.size + meta_len
+
+    def take(nbytes):
+        nonlocal offset
+        if not 0 <= nbytes <= len(data) - offset:
+            raise ValueError("a message's arrays need more bytes than it holds")
+        offset += nbytes
+        return view[offset - nbytes:offset]
+
+    def walk(x):
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        if not isinstance(x, dict):
+            return x
+        if "array" in x:
+            name, shape = x["array"]
+            dtype = _WIRE_DTYPES[name]
+            if not all(isinstance(d, int) and d >= 0 for d in shape):
+                raise ValueError(f"bad array shape {shape}")
+            return np.frombuffer(take(math.prod(shape) * dtype.itemsize), dtype).reshape(shape)
+        if "bytes" in x:
+            return bytes(take(x["bytes"]))
+        return {str(k): walk(v) for k, v in x["dict"]}
+
+    obj = walk(json.loads(bytes(view[_META.size:_META.size + meta_len])))
+    if offset != len(data):
+        raise ValueError("a message holds bytes after its arrays")
+    return obj
 
 
 def _send_msg(sock, obj):
-    data = pickle.dumps(obj, protocol=5)
+    data = _encode(obj)
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
@@ -45,34 +126,69 @@ def _recv_exact(sock, n):
 
 
 def _recv_msg(sock):
-    """The next message, or None when the peer closed the connection."""
+    """The next message, or None when the peer closed the connection; ValueError when it is not one `_encode`
+    wrote."""
     head = _recv_exact(sock, _HEADER.size)
     if head is None:
         return None
     body = _recv_exact(sock, _HEADER.unpack(head)[0])
-    return None if body is None else pickle.loads(body)
+    if body is None:
+        return None
+    try:
+        return _decode(bytearray(body))
+    except (KeyError, TypeError, struct.error) as error:  # an unknown dtype, a misshapen part
+        raise ValueError(f"a malformed message ({type(error).__name__}: {error})") from None
 
 
-def _send_hello(sock, rank, token):
-    data = json.dumps({"rank": rank, "token": token}).encode()
+def _send_json(sock, obj):
+    data = json.dumps(obj).encode()
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
-def _recv_hello(sock):
-    """(rank, token) from a new connection, read as JSON: nothing from an unauthenticated peer is unpickled."""
+def _recv_json(sock):
+    """A handshake message (a small JSON object) from a peer not yet authenticated, or None when it is not one."""
     head = _recv_exact(sock, _HEADER.size)
     if head is None or _HEADER.unpack(head)[0] > _MAX_HELLO:
         return None
     body = _recv_exact(sock, _HEADER.unpack(head)[0])
     try:
-        hello = json.loads(body)
-        return int(hello["rank"]), str(hello["token"])
-    except (TypeError, ValueError, KeyError):
+        message = json.loads(body)
+    except (TypeError, ValueError):
         return None
+    return message if isinstance(message, dict) else None
+
+
+def _proof(secret, role, nonce_hex):
+    """What only a holder of the job's secret can answer to a nonce; `role` keeps the hub's answers and the
+    ranks' apart."""
+    return hmac.new(secret.encode(), f"{role}:{nonce_hex}".encode(), hashlib.sha256).hexdigest()
 
 
 def _bind_host(host):
-    return host if host in ("127.0.0.1", "localhost", "::1") else ""
+    return host if host in _LOOPBACK else ""
+
+
+def pickle_object(obj) -> bytes:
+    """`obj` as ``paddle.save`` writes it, for ``all_gather_object``: what ``paddle.load`` could not read back
+    is refused here, not on the receiving ranks."""
+    buffer = io.BytesIO()
+    try:
+        save(obj, buffer)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"all_gather_object: {str(error).removeprefix('paddle.save: ')} (objects travel between "
+                          "ranks as paddle.save writes them)") from None
+    return buffer.getvalue()
+
+
+def unpickle_object(data, source):
+    """An object another rank sent, read as ``paddle.load`` reads a checkpoint (never runs code)."""
+    try:
+        return load(io.BytesIO(data))
+    except pickle.UnpicklingError as error:
+        why = str(error).removeprefix("paddle.load: the buffer ")
+        raise DistributedError(f"{source} {why} (objects exchanged over the TCP transport are read like "
+                               "checkpoints: Tensors, numpy arrays, numbers, strings and lists/tuples/dicts of "
+                               "them)") from None
 
 
 class _Hub(threading.Thread):
@@ -124,33 +240,61 @@ class _Hub(threading.Thread):
             self.listener.close()
             self.finished.set()
 
+    def _drop(self, sock, why=None, proven=False):
+        """Close a connection that has not joined, telling the peer `why` when it is a process of some job (in a
+        data message once the hub has proven itself to it, before that in a handshake message)."""
+        self.sel.unregister(sock)
+        if why is not None:
+            why = f"the coordinator at {self.address} refused this process: {why}"
+            try:
+                _send_msg(sock, ("error", why)) if proven else _send_json(sock, {"error": why})
+            except OSError:
+                pass
+        sock.close()
+
+    def _on_hello(self, sock):
+        """A new connection's hello, {"rank", "nonce"}: the hub answers with its proof and its own nonce."""
+        hello = _recv_json(sock)
+        rank, nonce = (hello or {}).get("rank"), (hello or {}).get("nonce")
+        if type(rank) is not int or not isinstance(nonce, str) or len(nonce) != 32:
+            return self._drop(sock)  # a stranger: nothing is said to it
+        if not 0 <= rank < self.size:
+            return self._drop(sock, f"rank {rank} is not in [0, {self.size})")
+        if rank in self.socks:
+            return self._drop(sock, f"rank {rank} is already in the job")
+        challenge = secrets.token_hex(16)
+        _send_json(sock, {"proof": _proof(self.token, "hub", nonce), "nonce": challenge})
+        self.sel.modify(sock, selectors.EVENT_READ, ("proving", rank, challenge))
+
+    def _on_proof(self, sock, rank, challenge):
+        """A rank's answer to the hub's nonce: with it the rank joins; without it nothing more is read."""
+        answer = (_recv_json(sock) or {}).get("proof")
+        if not isinstance(answer, str) or not hmac.compare_digest(answer, _proof(self.token, f"rank {rank}",
+                                                                                  challenge)):
+            return self._drop(sock, "it could not prove it holds the job's secret (PADDLE_FN_DIST_TOKEN)",
+                              proven=True)
+        if rank in self.socks:
+            return self._drop(sock, f"rank {rank} is already in the job", proven=True)
+        sock.settimeout(None)
+        self.sel.modify(sock, selectors.EVENT_READ, rank)
+        self.socks[rank] = sock
+        if len(self.socks) == self.size:
+            for r in range(self.size):
+                self._reply(r, ("welcome",))
+
     def _on_readable(self, sock, rank):
         try:
-            msg = _recv_hello(sock) if rank == "new" else _recv_msg(sock)
-        except OSError:  # connection reset: the process died
+            if rank == "new":
+                return self._on_hello(sock)
+            if isinstance(rank, tuple):
+                return self._on_proof(sock, *rank[1:])
+            msg = _recv_msg(sock)
+        except OSError:  # connection reset: the process died, or a stranger went away
+            if not isinstance(rank, int):
+                return self._drop(sock)
             msg = None
-        if rank == "new":
-            hello = msg
-            if hello is None or hello[1] != self.token or not 0 <= hello[0] < self.size or hello[0] in self.socks:
-                self.sel.unregister(sock)  # a stranger, a wrong job token, or a rank that joined twice
-                if hello is not None:
-                    why = (f"rank {hello[0]} is already in the job" if hello[0] in self.socks else
-                           f"rank {hello[0]} is not in [0, {self.size})" if not 0 <= hello[0] < self.size else
-                           "its job token (PADDLE_FN_DIST_TOKEN) differs")
-                    try:
-                        _send_msg(sock, ("error", f"the coordinator at {self.address} refused this process: {why}"))
-                    except OSError:
-                        pass
-                sock.close()
-                return
-            sock.settimeout(None)
-            rank = hello[0]
-            self.sel.modify(sock, selectors.EVENT_READ, rank)
-            self.socks[rank] = sock
-            if len(self.socks) == self.size:
-                for r in range(self.size):
-                    self._reply(r, ("welcome",))
-            return
+        except ValueError:  # a joined rank's malformed message: not one of paddle_fn's
+            msg = None
         if msg is None or msg[0] == "bye":
             self.sel.unregister(sock)
             sock.close()
@@ -253,15 +397,22 @@ class _Hub(threading.Thread):
 class TCPCommunicator(Communicator):
     """A rank of a job coordinated over TCP at `host:port` (rank 0 also runs the hub there).
 
-    `token` is the job's shared secret (``launch`` and ``spawn`` give each job a random one in
-    ``PADDLE_FN_DIST_TOKEN``): the hub drops connections that do not present it, before reading anything else
-    from them. Messages between members of the job are pickled, so a job must run on a trusted network.
+    `token` is the job's secret (``launch`` and ``spawn`` give each job a random one in ``PADDLE_FN_DIST_TOKEN``).
+    The hub and each rank prove to each other that they hold it (HMAC over fresh nonces) before either reads
+    anything else, and it never crosses the network. A job without one is allowed on a loopback address only.
     """
     backend = "tcp"
 
     def __init__(self, rank, size, host, port, timeout, token=""):
         self.rank, self.size, self.timeout = rank, size, float(timeout)
         self.address = f"{host}:{port}"
+        if not token and host not in _LOOPBACK:
+            raise DistributedError(
+                f"rank {rank}: the job's coordinator {self.address} is not a loopback address and the job has no "
+                "secret (PADDLE_FN_DIST_TOKEN is empty), so any machine that reaches it could join. Start the job "
+                "with `python -m paddle_fn.distributed.launch` or `paddle.distributed.spawn` (they make one), set "
+                "PADDLE_FN_DIST_TOKEN to the same random value in every rank's environment (python -c \"import "
+                "secrets; print(secrets.token_hex(16))\"), or run the job under mpirun")
         self._hub = None
         if rank == 0:
             self._hub = _Hub(host, port, size, self.timeout, token)
@@ -271,8 +422,29 @@ class TCPCommunicator(Communicator):
         self._p2p = {}           # src -> deque of arrays received ahead of recv()
         self._broken = None
         self._error = None
-        _send_hello(self._sock, rank, token)
+        self._join(token)
         self._wait(lambda m: m[0] == "welcome", self.timeout + _HUB_GRACE, "joining the job")
+
+    def _join(self, token):
+        """The handshake: the hub proves it holds the secret before this rank proves it does."""
+        nonce = secrets.token_hex(16)
+        self._sock.settimeout(self.timeout + _HUB_GRACE)
+        try:
+            _send_json(self._sock, {"rank": self.rank, "nonce": nonce})
+            answer = _recv_json(self._sock) or {}
+        except OSError as exc:
+            raise DistributedError(f"rank {self.rank}: joining the job at {self.address} failed: {exc}") from None
+        if isinstance(answer.get("error"), str):
+            raise DistributedError(answer["error"])
+        proof, challenge = answer.get("proof"), answer.get("nonce")
+        if not isinstance(proof, str) or not isinstance(challenge, str) or \
+                not hmac.compare_digest(proof, _proof(token, "hub", nonce)):
+            self._sock.close()
+            raise DistributedError(
+                f"rank {self.rank}: the process answering at {self.address} could not prove it holds this job's "
+                "secret, so nothing was sent to it: either this rank's PADDLE_FN_DIST_TOKEN differs from rank "
+                "0's, or another program answers at that address")
+        _send_json(self._sock, {"proof": _proof(token, f"rank {self.rank}", challenge)})
 
     def install_crash_hook(self):
         """Remember an uncaught exception, so that leaving the job at exit tells the others this rank crashed
@@ -311,7 +483,7 @@ class TCPCommunicator(Communicator):
                 msg = _recv_msg(self._sock)
             except socket.timeout:
                 continue
-            except OSError:
+            except (OSError, ValueError):
                 msg = None
             if msg is None:
                 self._broken = f"rank {self.rank}: {what}: rank 0 (the coordinator) exited or crashed"
@@ -357,7 +529,8 @@ class TCPCommunicator(Communicator):
                                 list(arrays) if self.rank == src else None, src=src)
 
     def all_gather_object(self, obj):
-        return self._collective("all_gather_object", signature("all_gather_object"), obj)
+        gathered = self._collective("all_gather_object", signature("all_gather_object"), pickle_object(obj))
+        return [unpickle_object(data, f"all_gather_object: rank {r}'s object") for r, data in enumerate(gathered)]
 
     def barrier(self):
         self._collective("barrier", signature("barrier"))
