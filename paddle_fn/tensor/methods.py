@@ -12,7 +12,7 @@ import numpy as np
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, search,
-                              stat)
+                              stacking, stat)
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -31,6 +31,8 @@ _METHOD_SOURCES = {
              "dist"],
     search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
+    stacking: ["tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
+               "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
             "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
             "isnan", "isinf", "isfinite", "isclose", "allclose", "equal_all", "is_floating_point", "is_integer",
