@@ -27,8 +27,8 @@ from paddle_fn.prims.collectives import (  # noqa: F401
 
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
-    paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, randn, randperm, seed,
-    standard_normal)
+    paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, rand_like, randint_like,
+    randn, randn_like, randperm, seed, standard_normal)
 
 _tensor_api.methods.install()
 __version__ = "0.1.0"

@@ -668,5 +668,68 @@ def randperm(n, dtype="int64", name=None):
     return el.convert_element_type(perm, new_dtype=dtypes.as_dtype(dtype))
 
 
+def _like(fn, x, dtype):
+    """The shape and dtype a ``*_like`` function draws: `x`'s, or `dtype`."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    return tuple(get_aval(x).shape), dtypes.as_dtype(get_aval(x).dtype if dtype is None else dtype)
+
+
+def _finish(out, requires_grad):
+    out.stop_gradient = not requires_grad
+    return out
+
+
+def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):  # noqa: A002 - Paddle's name
+    """Uniform floats in [0, 1) of `input`'s shape and dtype (or `dtype`), from the global key. `device` is accepted
+    for Paddle's signature: results are made where every eager Tensor is.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.rand_like(paddle.zeros([2, 3], 'float64'))
+        >>> x.shape, x.dtype
+        ([2, 3], paddle.float64)
+    """
+    shape, dt = _like("rand_like", input, dtype)
+    if dt.kind != "f":
+        raise DTypeError(f"rand_like: draws floats, but the dtype is {dt.name}; pass dtype='float32'")
+    return _finish(uniform(_GLOBAL.next(), shape, dt), requires_grad)
+
+
+def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
+    """Standard normal floats of `x`'s shape and dtype (or `dtype`), from the global key; `device` as in
+    `rand_like`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.randn_like(paddle.zeros([4])).shape
+        [4]
+    """
+    shape, dt = _like("randn_like", x, dtype)
+    if dt.kind != "f":
+        raise DTypeError(f"randn_like: draws floats, but the dtype is {dt.name}; pass dtype='float32'")
+    return _finish(normal(_GLOBAL.next(), shape, dt), requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None):
+    """Uniform integers in [low, high) (in [0, low) when `high` is None) of `x`'s shape, in `x`'s dtype (or
+    `dtype`), from the global key.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> v = paddle.randint_like(paddle.zeros([50], 'int32'), 3, 6).numpy()
+        >>> v.dtype, bool(v.min() >= 3 and v.max() < 6)
+        (dtype('int32'), True)
+    """
+    shape, dt = _like("randint_like", x, dtype)
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint_like: low must be less than high, got low={low}, high={high}")
+    drawn = randint(_GLOBAL.next(), shape, low, high, "int64")
+    return el.convert_element_type(drawn, new_dtype=dt)
+
+
 PADDLE_API = {"seed": seed, "rand": rand, "randn": randn, "standard_normal": standard_normal,
-              "randint": paddle_randint, "uniform": paddle_uniform, "normal": paddle_normal, "randperm": randperm}
+              "randint": paddle_randint, "uniform": paddle_uniform, "normal": paddle_normal, "randperm": randperm,
+              "rand_like": rand_like, "randn_like": randn_like, "randint_like": randint_like}

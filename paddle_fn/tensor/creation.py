@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from paddle_fn.core import dtypes
@@ -21,7 +22,7 @@ from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
-           "diagflat", "logspace"]
+           "diagflat", "logspace", "from_numpy", "asarray", "finfo", "iinfo"]
 
 
 def _float_or(dtype):
@@ -452,3 +453,81 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     base_t = st.full((int(num),), _concrete_number("logspace", base, "base"), work)
     out = ew.pow(base_t, exponents)
     return cast(ew.round_(out) if dtype.kind != "f" else out, dtype)
+
+
+def from_numpy(ndarray):
+    """A Tensor holding `ndarray`'s values, with its dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> import paddle_fn as paddle
+        >>> paddle.from_numpy(np.arange(3, dtype=np.int16)).dtype
+        paddle.int16
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}; use paddle.to_tensor "
+                        "for other data")
+    return to_tensor(ndarray)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """`obj` (a Tensor, numpy array, number or nested list) as a Tensor, as Paddle 3's ``asarray``. Tensors are
+    immutable values here, so ``copy`` (True, False or None) never changes a result; with ``copy=False`` a
+    dtype conversion is still made, where the array API would raise.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.asarray([[1, 2], [3, 4]], dtype='float32').tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    if copy not in (None, True, False):
+        raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
+    if isinstance(obj, Tensor):
+        out = obj if dtype is None else cast(obj, dtype)
+        return out if requires_grad == (not out.stop_gradient) else to_tensor(out, stop_gradient=not requires_grad)
+    return to_tensor(obj, dtype=dtype, place=device, stop_gradient=not requires_grad)
+
+
+class finfo:
+    """The limits of a floating dtype, as Paddle's ``paddle.finfo``: `bits`, `eps`, `min`, `max`, `tiny` (the same
+    as `smallest_normal`), `resolution` and `dtype` (its name).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.finfo(paddle.float32).eps, paddle.finfo('bfloat16').bits
+        (1.1920928955078125e-07, 16)
+    """
+
+    def __init__(self, dtype):
+        d = dtypes.as_dtype(dtype)
+        if d.kind != "f":
+            raise TypeError(f"finfo: {d.name} is not a floating dtype; use paddle.iinfo for integer dtypes")
+        info = ml_dtypes.finfo(d.np)
+        self.dtype, self.bits = d.name, int(info.bits)
+        self.eps, self.min, self.max = float(info.eps), float(info.min), float(info.max)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return (f"paddle.finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, resolution={self.resolution:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
+
+
+class iinfo:
+    """The limits of an integer dtype, as Paddle's ``paddle.iinfo``: `bits`, `min`, `max` and `dtype` (its name).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.iinfo(paddle.int8).min, paddle.iinfo('uint8').max
+        (-128, 255)
+    """
+
+    def __init__(self, dtype):
+        d = dtypes.as_dtype(dtype)
+        if d.kind not in "iu":
+            raise TypeError(f"iinfo: {d.name} is not an integer dtype; use paddle.finfo for floating dtypes")
+        info = np.iinfo(d.np)
+        self.dtype, self.bits, self.min, self.max = d.name, int(info.bits), int(info.min), int(info.max)
+
+    def __repr__(self):
+        return f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"

@@ -23,14 +23,15 @@ from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, sta
 from paddle_fn.tensor.creation import zeros
 from paddle_fn.tensor.indexing import _normalized_index, _scatter_update, getitem
 from paddle_fn.tensor.math import multiply
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, nary_operands
+from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, nary_operands
+from paddle_fn.tensor.promotion import broadcast_shapes as shapes_broadcast
 
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "diff", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
            "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
            "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis",
-           "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "tolist",
-           "multiplex"]
+           "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "broadcast_shapes",
+           "tolist", "multiplex"]
 
 
 def reshape(x, shape, name=None):
@@ -333,7 +334,7 @@ def broadcast_to(x, shape, name=None):
     """
     x = as_tensor(x)
     shape = tuple(static_list("broadcast_to", shape, "shape"))
-    if broadcast_shapes("broadcast_to", shape_of(x), shape) != shape:
+    if shapes_broadcast("broadcast_to", shape_of(x), shape) != shape:
         raise ShapeError(f"broadcast_to: cannot broadcast shape {list(shape_of(x))} to {list(shape)}")
     return broadcast_to_shape(x, shape)
 
@@ -376,7 +377,7 @@ def broadcast_tensors(input, name=None):  # noqa: A002
         [[2, 3], [2, 3]]
     """
     xs = [as_tensor(t) for t in input]
-    shape = broadcast_shapes("broadcast_tensors", *[shape_of(t) for t in xs])
+    shape = shapes_broadcast("broadcast_tensors", *[shape_of(t) for t in xs])
     return [broadcast_to_shape(t, shape) for t in xs]
 
 
@@ -476,7 +477,7 @@ def take_along_axis(arr, indices, axis):
     if get_aval(indices).ndim != rank:
         raise ShapeError(f"take_along_axis: indices (shape {list(shape_of(indices))}) must have the rank of arr "
                          f"(shape {list(shape_of(arr))})")
-    out_shape = list(broadcast_shapes("take_along_axis", tuple(s for i, s in enumerate(shape_of(arr)) if i != ax),
+    out_shape = list(shapes_broadcast("take_along_axis", tuple(s for i, s in enumerate(shape_of(arr)) if i != ax),
                                       tuple(s for i, s in enumerate(shape_of(indices)) if i != ax)))
     out_shape.insert(ax, shape_of(indices)[ax])
     n = shape_of(arr)[ax]
@@ -508,7 +509,7 @@ def where(condition, x=None, y=None, name=None):
     if get_aval(condition).dtype != dtypes.bool_:
         condition = cast(condition, dtypes.bool_)
     xb, yb = nary_operands("where", x, y)
-    shape = broadcast_shapes("where", shape_of(condition), shape_of(xb))
+    shape = shapes_broadcast("where", shape_of(condition), shape_of(xb))
     return ew.select(broadcast_to_shape(condition, shape), broadcast_to_shape(xb, shape),
                      broadcast_to_shape(yb, shape))
 
@@ -878,7 +879,18 @@ def broadcast_shape(x_shape, y_shape):
         >>> paddle.broadcast_shape([2, 1, 3], [4, 1])
         [2, 4, 3]
     """
-    return list(broadcast_shapes("broadcast_shape", tuple(x_shape), tuple(y_shape)))
+    return list(shapes_broadcast("broadcast_shape", tuple(x_shape), tuple(y_shape)))
+
+
+def broadcast_shapes(*shapes):
+    """The shape any number of shapes broadcast to (numpy's rules), as a list.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.broadcast_shapes([2, 1], [3], (4, 1, 1))
+        [4, 2, 3]
+    """
+    return list(shapes_broadcast("broadcast_shapes", *[tuple(s) for s in shapes]))
 
 
 def tolist(x):

@@ -11,8 +11,8 @@ import numpy as np
 
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, search,
-                              stacking, stat)
+from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, pointwise,
+                              products, search, stacking, stat)
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -29,8 +29,12 @@ _METHOD_SOURCES = {
                    "unique_consecutive"],
     linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
              "dist"],
+    products: ["tensordot", "mv", "baddbmm", "block_diag", "combinations", "cdist", "vander", "trapezoid",
+               "cumulative_trapezoid"],
     search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
+    pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
+                "nextafter", "isposinf", "isneginf", "isreal"],
     stacking: ["tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
                "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
