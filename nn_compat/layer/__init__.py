@@ -1,7 +1,7 @@
 """`paddle.nn.layer`: the Layer base class and the layers, organised by family as Paddle's are (``layers`` for
 `Layer`, ``container``, ``common``, ``activation``, ``conv``, ``norm``, ``pooling``, ``loss``, ``distance``,
-``vision``)."""
-from paddle_fn.nn_compat.layer import activation, common, conv, distance, loss, norm, pooling, vision
+``vision``; ``padding`` holds Paddle 3.3's fixed-mode padding layers, ZeroPad1D to CircularPad3D)."""
+from paddle_fn.nn_compat.layer import activation, common, conv, distance, loss, norm, padding, pooling, vision
 from paddle_fn.nn_compat.layer.activation import *  # noqa: F401,F403 - the families' __all__ are the public names
 from paddle_fn.nn_compat.layer.common import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.container import LayerDict, LayerList, ParameterList, Sequential
@@ -12,6 +12,7 @@ from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
 from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.loss_ctc import CTCLoss  # noqa: F401
 from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.padding import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
 from paddle_fn.nn_compat.layer.rnn import *  # noqa: F401,F403
@@ -22,4 +23,4 @@ from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "CTCLoss", "dynamic_decode"]
+__all__ += padding.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "CTCLoss", "dynamic_decode"]

@@ -9,7 +9,8 @@ from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
            "LogSigmoid", "LogSoftmax", "Maxout", "Mish", "PReLU", "ReLU", "ReLU6", "SELU", "Sigmoid", "SiLU",
-           "Softmax", "Softplus", "Softshrink", "Softsign", "Swish", "Tanh", "Tanhshrink", "ThresholdedReLU"]
+           "Silu", "Softmax", "Softmax2D", "Softplus", "Softshrink", "Softsign", "Swish", "Tanh", "Tanhshrink",
+           "ThresholdedReLU"]
 
 
 class _Elementwise(Layer):
@@ -320,6 +321,32 @@ class Softmax(_Elementwise):
         super().__init__(name, axis=axis)
 
 
+class Softmax2D(_Elementwise):
+    """Softmax over the channel axis (axis -3) of a 3-D ``[C, H, W]`` or 4-D ``[N, C, H, W]`` input, so every
+    pixel's channel values sum to 1 (`paddle.nn.functional.softmax` with ``axis=-3``).
+
+    Args:
+        name (str, optional): shown in the repr.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> m = paddle.nn.Softmax2D()
+        >>> m
+        Softmax2D()
+        >>> m(paddle.zeros([1, 4, 2, 3])).sum(axis=1).tolist()
+        [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
+    """
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError(f"Softmax2D: expects a 3-D [C, H, W] or 4-D [N, C, H, W] input, got shape {x.shape}; "
+                             "for softmax along another axis use paddle.nn.Softmax(axis=...)")
+        return F.softmax(x, axis=-3)
+
+
 class LogSoftmax(_Elementwise):
     """``log(softmax(x))`` along `axis`, computed stably (`paddle.nn.functional.log_softmax`).
 
@@ -411,6 +438,9 @@ class SiLU(_Elementwise):
             raise NotImplementedError("SiLU: inplace=True is not supported (Tensors are immutable values here); "
                                       "use x = paddle.nn.SiLU()(x)")
         super().__init__(name)
+
+
+Silu = SiLU  # Paddle 3.3's second name for the same class (paddle.nn.Silu is paddle.nn.SiLU)
 
 
 class Mish(_Elementwise):

@@ -1,5 +1,5 @@
-"""Common layers (`paddle.nn.layer.common`): Linear, Bilinear, Embedding, the dropouts, Flatten, Identity, the
-padding layers, the upsampling layers, CosineSimilarity and Unfold, over `paddle.nn.functional`."""
+"""Common layers (`paddle.nn.layer.common`): Linear, Bilinear, Embedding, the dropouts, Flatten, Unflatten, Identity,
+the PadND layers, the upsampling layers, CosineSimilarity and Unfold, over `paddle.nn.functional`."""
 from __future__ import annotations
 
 import paddle_fn
@@ -7,8 +7,8 @@ import paddle_fn.nn.functional as F
 from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["AlphaDropout", "Bilinear", "CosineSimilarity", "Dropout", "Dropout2D", "Dropout3D", "Embedding",
-           "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D", "Unfold", "Upsample", "UpsamplingBilinear2D",
-           "UpsamplingNearest2D", "ZeroPad2D"]
+           "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D", "Unflatten", "Unfold", "Upsample",
+           "UpsamplingBilinear2D", "UpsamplingNearest2D", "ZeroPad2D"]
 
 
 class Linear(Layer):
@@ -105,6 +105,35 @@ class Flatten(Layer):
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
         return paddle_fn.flatten(input, start_axis=self.start_axis, stop_axis=self.stop_axis)
+
+
+class Unflatten(Layer):
+    """Split the axis `axis` into the axes `shape` (`paddle.unflatten`), the inverse of `Flatten`.
+
+    Args:
+        axis (int): the axis to split (negative counts from the end).
+        shape (list|tuple|Tensor): the sizes it splits into; their product is the axis's size, and one of them
+            may be -1 (inferred).
+        name (str, optional): shown in the repr.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> m = paddle.nn.Unflatten(1, [2, -1])
+        >>> m
+        Unflatten(axis=1, shape=[2, -1])
+        >>> m(paddle.ones([4, 6, 8])).shape
+        [4, 2, 3, 8]
+    """
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis, self.shape, self.name = axis, shape, name
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return paddle_fn.unflatten(input, axis=self.axis, shape=self.shape)
+
+    def extra_repr(self):
+        return f"axis={self.axis}, shape={self.shape}{_name_suffix(self.name)}"
 
 
 class Bilinear(Layer):

@@ -28,7 +28,7 @@ from paddle_fn.nn.functional.norm import (  # noqa: F401
 from paddle_fn.nn.functional.pooling import (  # noqa: F401
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,
     adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
-from paddle_fn.nn.functional.vision import pixel_shuffle  # noqa: F401
+from paddle_fn.nn.functional.vision import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: F401
 
 __all__ = [
     # activations
@@ -48,7 +48,8 @@ __all__ = [
     "layer_norm", "batch_norm", "batch_norm_with_stats", "instance_norm", "group_norm", "normalize",
     "local_response_norm",
     # padding / resampling
-    "pad", "zeropad2d", "interpolate", "upsample", "pixel_shuffle", "unfold", "diag_embed",
+    "pad", "zeropad2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "unfold", "diag_embed",
     # distances
     "cosine_similarity", "pairwise_distance", "label_smooth",
     # losses
