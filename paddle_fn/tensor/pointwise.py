@@ -251,6 +251,13 @@ def nextafter(x, y, name=None):
     return ew.select(ew.eq(x, y), y, ew.select(ew.or_(ew.ne(x, x), ew.ne(y, y)), ew.add(x, y), out))
 
 
+def _equals_infinity(op, x, infinity):
+    x = real_operand(op, x)
+    if get_aval(x).dtype.kind != "f":
+        return _filled(x, False, dtypes.bool_)  # integers and bools are never infinite
+    return ew.eq(x, _const(x, infinity))
+
+
 def isposinf(x, name=None):
     """Whether each element is +inf.
 
@@ -259,10 +266,7 @@ def isposinf(x, name=None):
         >>> paddle.isposinf(paddle.to_tensor([float('inf'), -float('inf'), 1.0])).tolist()
         [True, False, False]
     """
-    x = real_operand("isposinf", x)
-    if get_aval(x).dtype.kind != "f":
-        return _filled(x, False, dtypes.bool_)
-    return ew.eq(x, _const(x, np.inf))
+    return _equals_infinity("isposinf", x, np.inf)
 
 
 def isneginf(x, name=None):
@@ -273,10 +277,7 @@ def isneginf(x, name=None):
         >>> paddle.isneginf(paddle.to_tensor([float('inf'), -float('inf'), 1.0])).tolist()
         [False, True, False]
     """
-    x = real_operand("isneginf", x)
-    if get_aval(x).dtype.kind != "f":
-        return _filled(x, False, dtypes.bool_)
-    return ew.eq(x, _const(x, -np.inf))
+    return _equals_infinity("isneginf", x, -np.inf)
 
 
 def isreal(x, name=None):
