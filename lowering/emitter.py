@@ -67,7 +67,7 @@ def constant_text(value, aval: ShapedArray) -> str:
     a = np.broadcast_to(np.asarray(value, dtype=aval.dtype.np), aval.shape)
     flat = a.reshape(-1)
     if flat.size == 0:
-        return "dense<>" if aval.ndim <= 1 else "dense<[]>"
+        return "dense<>"
     if flat.size == 1 or np.all(flat == flat[0]) and not (aval.dtype.kind == "f" and np.isnan(flat[0])):
         return f"dense<{_scalar_text(flat[0], aval.dtype)}>"
 

@@ -224,3 +224,12 @@ def test_large_float32_sums_are_as_accurate_as_numpy():
         got = pf.jit(fun)(pf.to_tensor(x)).numpy()
         assert got.dtype == np.float32
         assert np.abs(got - want).max() / np.abs(want).max() < 5e-7, (x.shape, np.abs(got - want).max())
+
+
+@pytest.mark.parametrize("shape", [[0], [3, 0], [0, 3], [2, 0, 4], [0, 0]])
+def test_empty_constants_compile(shape):
+    """A constant with no elements, of any rank, is a valid literal (it used to print `dense<[]>` for a type
+    of rank 2 and up, which IREE rejected)."""
+    out = pf.jit(lambda x: pf.zeros(shape) + x.sum())(pf.ones([2]))
+    assert out.shape == shape
+    assert pf.jit(lambda n: pf.tril_indices(0, 0) + n)(pf.to_tensor(1)).shape == [2, 0]
