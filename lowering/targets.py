@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import f64_math, llvm_cpu_conv, llvm_cpu_scan, llvm_cpu_sum
+from paddle_fn.lowering import f64_math, llvm_cpu_conv, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig
 
 
 @dataclass(frozen=True)
@@ -46,13 +46,20 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "mode copied its residual stacks per step (an LSTM step 65 ms for 13 ms of work); 8 steps per "
                  "iteration copy an eighth as often"),
 ) + tuple(
+    Override(name, "llvm-cpu", llvm_cpu_trig.lower_trig(name), iree="3.13",
+             evidence="tests/test_lowering.py::test_float32_sin_and_cos_reduce_large_arguments; "
+                      "tests/test_f64_lowering.py (float64, which keeps its expansion)",
+             why="IREE's CPU " + name + " reduces by a float32 multiple of pi/2: the error grows as 2.8e-8 |x| "
+                 "(sin(1e10) gave -6e21); float32 arguments are reduced in float64 first (see "
+                 "lowering/llvm_cpu_trig.py); float64 " + name + " uses its expansion, as the rows below")
+    for name in ("sin", "cos")) + tuple(
     Override(name, "llvm-cpu", f64_math.lower_on_llvm_cpu(name), iree="3.13",
              evidence="tests/test_f64_lowering.py (every expansion against numpy/scipy, ulps)",
              why="float64 " + name + ": IREE's CPU code calls libm functions its embedded linker cannot resolve, or "
                  "loses accuracy (expm1, log1p, sinh, cosh near 0)" + (
                      "; float32 atan2 gives nan for 0/0 and inf/inf and +pi for -0 over a negative x"
                      if name == "atan2" else ""))
-    for name in f64_math.F64_EXPANSIONS)}
+    for name in f64_math.F64_EXPANSIONS if name not in ("sin", "cos"))}
 
 
 def lowering_rule(prim, target: str):
