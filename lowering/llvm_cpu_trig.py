@@ -4,13 +4,14 @@ IREE 3.13's CPU sine and cosine reduce their argument by a float32 multiple of p
 2.8e-8 |x|: 2.8e-4 at |x| = 1e4 (a positional encoding's range), 2.8e-3 at 1e5, and sin(1e10) came out as -6e21
 (`tests/test_lowering.py::test_float32_sin_and_cos_reduce_large_arguments`). Here x is reduced in float64 by a
 multiple of pi (Cody-Waite: pi in three parts of 26 significant bits, so each product with a part is exact for
-multiples below 2^26) to r in [-pi/2, pi/2], where IREE's own sine is accurate:
+multiples below 2^26) to r in [-pi/2, pi/2], and IREE's own sine is applied to |r| (it is accurate on
+[0, pi/2], but on (-0.134, 0) its error is up to 6e-8 absolute: sin(-1e-10) gave +6.2e-8):
 
     sin(x) = (-1)^n sin(r)     with n = round(x / pi),        r = x - n pi
     cos(x) = -(-1)^n sin(r)    with n = round(x / pi - 1/2),  r = x - (n + 1/2) pi
 
 (cos through the sine of its reduced argument, so it keeps its relative accuracy next to its zeros). Errors stay
-at float32 rounding for |x| < 2^26 pi (about 2e8), at 2x the time of IREE's own (0.57 against 0.29 ms for 2^20
+at float32 rounding for |x| < 2^26 pi (about 2e8), at 2x the time of IREE's own (0.5-0.57 against 0.29 ms for 2^20
 elements; numpy takes 4.6). Beyond that, where one float32 step of x spans millions of periods, sin gives 0 and cos
 gives 0 (numpy gives the sine of the float's exact value there). float64 keeps its own expansion (`f64_math`).
 """
@@ -52,8 +53,8 @@ def _constant(value, like):
 
 
 def _reduce(x, shift):
-    """(r, sign) in x's dtype: r = x - (n + shift) pi in [-pi/2, pi/2] with n = round(x / pi - shift), and
-    sign = (-1)^n, negated for cos (shift 1/2). r = 0 where |x| is beyond 2^26 pi and the reduction is not exact:
+    """(|r|, sign) in x's dtype: r = x - (n + shift) pi in [-pi/2, pi/2] with n = round(x / pi - shift), and
+    sign = (-1)^n, negated for cos (shift 1/2) and where r < 0. r = 0 where |x| is beyond 2^26 pi and the reduction is not exact:
     three more passes would make it exact for every float32, at 2x the time of the whole function, for arguments
     whose float32 step spans millions of periods. nan and inf give nan."""
     wide = bind("convert_element_type", x, new_dtype=dtypes.float64)
@@ -66,8 +67,20 @@ def _reduce(x, shift):
     for part in _PI:
         r = bind("sub", r, bind("mul", multiple, _constant(part, wide)))
     r = bind("select", bind("gt", bind("abs", r), _constant(_IN_RANGE, r)), _constant(0.0, r), r)  # nan stays
+    # IREE's sine is accurate for positive arguments only: sin(r) = -sin(-r)
+    sign = bind("select", bind("lt", r, _constant(0.0, r)), bind("neg", sign), sign)
     narrow = get_aval(x).dtype
-    return bind("convert_element_type", r, new_dtype=narrow), bind("convert_element_type", sign, new_dtype=narrow)
+    return (bind("convert_element_type", bind("abs", r), new_dtype=narrow),
+            bind("convert_element_type", sign, new_dtype=narrow))
+
+
+def _signed(x, out, name):
+    """sin keeps the sign of a zero (IREE's sine of -0.0 is +0.0)."""
+    if name != "sin":
+        return out
+    zero = bind("broadcast_in_dim", Tensor(np.zeros((), get_aval(x).dtype.np)), shape=get_aval(x).shape,
+                broadcast_dimensions=())
+    return bind("select", bind("eq", x, zero), x, out)
 
 
 def lower_trig(name: str):
@@ -82,7 +95,7 @@ def lower_trig(name: str):
             return float64_rule(ctx, x)
         prog, consts = stage(lambda v: list(_reduce(v, shift)), [aval])
         r, sign = inline(ctx, prog, consts, [x])
-        sine = generic_rule("sin")(ctx, r)  # IREE's own sine, on [-pi/2, pi/2]
-        prog, consts = stage(lambda s, k: [bind("mul", s, k)], [aval, aval])
-        return inline(ctx, prog, consts, [sine, sign])[0]
+        sine = generic_rule("sin")(ctx, r)  # IREE's own sine, on [0, pi/2]
+        prog, consts = stage(lambda v, s, k: [_signed(v, bind("mul", s, k), name)], [aval, aval, aval])
+        return inline(ctx, prog, consts, [x, sine, sign])[0]
     return lower
