@@ -52,14 +52,20 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU " + name + " reduces by a float32 multiple of pi/2: the error grows as 2.8e-8 |x| "
                  "(sin(1e10) gave -6e21); float32 arguments are reduced in float64 first (see "
                  "lowering/llvm_cpu_trig.py); float64 " + name + " uses its expansion, as the rows below")
-    for name in ("sin", "cos")) + tuple(
+    for name in ("sin", "cos")) + (
+    Override("tan", "llvm-cpu", llvm_cpu_trig.lower_tan, iree="3.13",
+             evidence="tests/test_lowering.py::test_float32_sin_is_relatively_accurate_for_small_and_negative_"
+                      "arguments; tests/test_f64_lowering.py (float64, which keeps its expansion)",
+             why="IREE's CPU float32 tan is wrong on (-0.134, 0) (tan(-1e-10) gave 6.2e-8): it is applied to |x| "
+                 "and given x's sign; float64 tan uses its expansion"),
+) + tuple(
     Override(name, "llvm-cpu", f64_math.lower_on_llvm_cpu(name), iree="3.13",
              evidence="tests/test_f64_lowering.py (every expansion against numpy/scipy, ulps)",
              why="float64 " + name + ": IREE's CPU code calls libm functions its embedded linker cannot resolve, or "
                  "loses accuracy (expm1, log1p, sinh, cosh near 0)" + (
                      "; float32 atan2 gives nan for 0/0 and inf/inf and +pi for -0 over a negative x"
                      if name == "atan2" else ""))
-    for name in f64_math.F64_EXPANSIONS if name not in ("sin", "cos"))}
+    for name in f64_math.F64_EXPANSIONS if name not in ("sin", "cos", "tan"))}
 
 
 def lowering_rule(prim, target: str):
