@@ -12,7 +12,7 @@ import numpy as np
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, pointwise,
-                              products, search, stacking, stat)
+                              products, search, selection, stacking, stat)
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -35,6 +35,7 @@ _METHOD_SOURCES = {
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
                 "nextafter", "isposinf", "isneginf", "isreal"],
+    selection: ["take", "index_fill"],
     stacking: ["tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
                "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
