@@ -49,7 +49,9 @@ _IN_RANGE = 2.0
 
 
 def _constant(value, like):
-    return bind("broadcast_in_dim", Tensor(np.asarray(value, np.float64)), shape=get_aval(like).shape,
+    """`value` in `like`'s dtype and shape."""
+    aval = get_aval(like)
+    return bind("broadcast_in_dim", Tensor(np.asarray(value, aval.dtype.np)), shape=aval.shape,
                 broadcast_dimensions=())
 
 
@@ -79,9 +81,7 @@ def _signed(x, out, name):
     """sin keeps the sign of a zero (IREE's sine of -0.0 is +0.0)."""
     if name != "sin":
         return out
-    zero = bind("broadcast_in_dim", Tensor(np.zeros((), get_aval(x).dtype.np)), shape=get_aval(x).shape,
-                broadcast_dimensions=())
-    return bind("select", bind("eq", x, zero), x, out)
+    return bind("select", bind("eq", x, _constant(0, x)), x, out)
 
 
 def lower_trig(name: str):
@@ -112,8 +112,7 @@ def lower_tan(ctx, x):
     tangent = generic_rule("tan")(ctx, inline(ctx, prog, consts, [x])[0])
 
     def signed(v, t):
-        zero = bind("broadcast_in_dim", Tensor(np.zeros((), aval.dtype.np)), shape=aval.shape,
-                    broadcast_dimensions=())
+        zero = _constant(0, v)
         return [bind("select", bind("eq", v, zero), v, bind("select", bind("lt", v, zero), bind("neg", t), t))]
     prog, consts = stage(signed, [aval, aval])
     return inline(ctx, prog, consts, [x, tangent])[0]

@@ -1,13 +1,40 @@
 """Vision layers (`paddle.nn.layer.vision`): PixelShuffle, PixelUnshuffle and ChannelShuffle."""
 from __future__ import annotations
 
+import numpy as np
+
 import paddle_fn.nn.functional as F
 from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
 
 
-class PixelShuffle(Layer):
+class _Rearrange4D(Layer):
+    """A layer over a 4-D-input rearrangement of `paddle.nn.functional.vision`: ``forward(x) = F.<fn>(x, factor,
+    data_format)``; the repr is Paddle's."""
+    _fn = None
+    _factor_name = ""
+
+    def __init__(self, factor, data_format="NCHW", name=None):
+        super().__init__()
+        what = type(self).__name__
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError(f"{what}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+        if isinstance(factor, bool) or not isinstance(factor, (int, np.integer)) or factor <= 0:
+            raise ValueError(f"{what}: {self._factor_name} must be a positive int, got {factor!r}")
+        self._factor, self._data_format, self._name = factor, data_format, name
+
+    def forward(self, x):
+        return type(self)._fn(x, self._factor, self._data_format)
+
+    def extra_repr(self):
+        text = f"{self._factor_name}={self._factor}"
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        return text + (f", name={self._name}" if self._name else "")
+
+
+class PixelShuffle(_Rearrange4D):
     """Rearrange ``[N, C*r*r, H, W]`` into ``[N, C, H*r, W*r]`` (`paddle.nn.functional.pixel_shuffle`).
 
     Args:
@@ -24,45 +51,11 @@ class PixelShuffle(Layer):
         [1, 2, 6, 6]
     """
 
+    _fn = staticmethod(F.pixel_shuffle)
+    _factor_name = "upscale_factor"
+
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
-        super().__init__()
-        if data_format not in ("NCHW", "NHWC"):
-            raise ValueError(f"PixelShuffle: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
-        self._upscale_factor, self._data_format, self._name = upscale_factor, data_format, name
-
-    def forward(self, x):
-        return F.pixel_shuffle(x, self._upscale_factor, self._data_format)
-
-    def extra_repr(self):
-        text = f"upscale_factor={self._upscale_factor}"
-        if self._data_format != "NCHW":
-            text += f", data_format={self._data_format}"
-        return text + (f", name={self._name}" if self._name else "")
-
-
-class _Rearrange4D(Layer):
-    """A layer over a 4-D-input rearrangement of `paddle.nn.functional.vision`: ``forward(x) = F.<fn>(x, factor,
-    data_format)``; the repr is Paddle's."""
-    _fn = None
-    _factor_name = ""
-
-    def __init__(self, factor, data_format="NCHW", name=None):
-        super().__init__()
-        what = type(self).__name__
-        if data_format not in ("NCHW", "NHWC"):
-            raise ValueError(f"{what}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
-        if isinstance(factor, bool) or not isinstance(factor, int) or factor <= 0:
-            raise ValueError(f"{what}: {self._factor_name} must be a positive int, got {factor!r}")
-        self._factor, self._data_format, self._name = factor, data_format, name
-
-    def forward(self, x):
-        return type(self)._fn(x, self._factor, self._data_format)
-
-    def extra_repr(self):
-        text = f"{self._factor_name}={self._factor}"
-        if self._data_format != "NCHW":
-            text += f", data_format={self._data_format}"
-        return text + (f", name={self._name}" if self._name else "")
+        super().__init__(upscale_factor, data_format, name)
 
 
 class PixelUnshuffle(_Rearrange4D):

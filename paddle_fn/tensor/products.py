@@ -13,7 +13,6 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import reduction as red
-from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_list
 from paddle_fn.tensor.creation import meshgrid, ones_like, to_tensor, zeros
@@ -144,9 +143,7 @@ def block_diag(inputs, name=None):
     rows, start = [], 0
     for b in blocks:
         r, c = shape_of(b)
-        # only non-empty padding: a zero-width constant fails to compile under jit (IREE rejects `dense<[]>`)
-        pads = [zeros([r, w], dt) if w else None for w in (start, total - start - c)]
-        rows.append(concat([t for t in (pads[0], b, pads[1]) if t is not None], axis=1))
+        rows.append(concat([zeros([r, start], dt), b, zeros([r, total - start - c], dt)], axis=1))
         start += c
     return concat(rows, axis=0)
 
@@ -186,11 +183,11 @@ def combinations(x, r=2, with_replacement=False, name=None):
     if r < 0:
         raise ValueError(f"combinations: r must be a non-negative int, got {r}")
     if r == 0:
-        return _empty_like(x, [0])
+        return zeros([0], get_aval(x).dtype)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     index = np.array(list(pick(range(shape_of(x)[0]), r)), dtype=np.int64).reshape(-1)
     if index.size == 0:
-        return _empty_like(x, [0, r])
+        return zeros([0, r], get_aval(x).dtype)
     return reshape(gather(x, to_tensor(index)), [-1, r])
 
 
@@ -235,13 +232,6 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     return m.pow(m.sum(m.pow(d, p), axis=-1), 1.0 / p)
 
 
-def _empty_like(x, shape):
-    """An empty Tensor of x's dtype sliced from x, not a constant: jit cannot compile a zero-size constant
-    (IREE rejects the `dense<[]>` literal of a [3, 0] tensor)."""
-    # the primitive reshape: Paddle's reshape reads a 0 in `shape` as "copy this input dimension"
-    return st.reshape(_slice_axis(reshape(x, [-1]), 0, 0, 0), new_sizes=tuple(shape))
-
-
 def vander(x, n=None, increasing=False, name=None):
     """The Vandermonde matrix of 1-D `x`: column j is x ** (n - 1 - j) (increasing=True: x ** j); n defaults
     to len(x). The dtype is x's.
@@ -261,7 +251,7 @@ def vander(x, n=None, increasing=False, name=None):
     if n < 0:
         raise ValueError(f"vander: n must be non-negative, got {n}")
     if n == 0:
-        return _empty_like(x, [length, 0])
+        return zeros([length, 0], get_aval(x).dtype)
     # repeated products instead of pow: exact for integers and differentiable at x == 0
     columns = [ones_like(x)]
     for _ in range(n - 1):

@@ -163,7 +163,7 @@ def vstack(x, name=None):
         >>> paddle.vstack([paddle.to_tensor([1, 2]), paddle.to_tensor([3, 4])]).tolist()
         [[1, 2], [3, 4]]
     """
-    return concat([_at_least(t, 2) for t in _tensors("vstack", x)], axis=0)
+    return _rows("vstack", x)
 
 
 def row_stack(x, name=None):
@@ -174,7 +174,11 @@ def row_stack(x, name=None):
         >>> paddle.row_stack([paddle.ones([3]), paddle.zeros([3])]).shape
         [2, 3]
     """
-    return concat([_at_least(t, 2) for t in _tensors("row_stack", x)], axis=0)
+    return _rows("row_stack", x)
+
+
+def _rows(op, x):
+    return concat([_at_least(t, 2) for t in _tensors(op, x)], axis=0)
 
 
 def hstack(x, name=None):

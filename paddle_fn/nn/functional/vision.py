@@ -37,10 +37,8 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
         array([[[[0., 1.],
                  [2., 3.]]]], dtype=float32)
     """
-    x = as_tensor(x)
-    r = static_int("pixel_shuffle", upscale_factor, "upscale_factor")
-    if data_format == "NHWC":
-        x = transpose(x, [0, 3, 1, 2])
+    x = _check_4d("pixel_shuffle", as_tensor(x), data_format)
+    r = _positive_int("pixel_shuffle", upscale_factor, "upscale_factor")
     n, c, h, w = shape_of(x)
     if c % (r * r):
         raise ShapeError(f"pixel_shuffle: {c} channels are not divisible by upscale_factor**2 = {r * r}")
