@@ -8,6 +8,7 @@ import struct
 import threading
 import time
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -118,7 +119,6 @@ def test_a_job_without_a_secret_is_refused_off_loopback():
 
 
 def test_messages_carry_arrays_as_raw_bytes_of_named_dtypes():
-    import ml_dtypes
     message = ["coll", 7, {"op": 0}, [np.arange(6, dtype=np.float32).reshape(2, 3),
                                      np.ones(3, ml_dtypes.bfloat16), np.array(True)], b"\x00\x01", None, -1.5]
     back = tcp._decode(bytearray(tcp._encode(message)))

@@ -1,6 +1,7 @@
 """to_static's dynamic-to-static conversion: Python control flow on Tensors compiled as cond/while, print, the
 converted code, Dropout's global RNG inside a program, gradients through converted branches."""
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -527,8 +528,6 @@ _TRACED_CALLS = 0
 def test_a_python_side_effect_runs_while_tracing_and_warns_once():
     """`count += 1` in a to_static function runs once per traced signature (Paddle's dygraph: once per call):
     tracing that rebinds a global or a closure variable warns once; Tensors updated in place do not warn."""
-    import warnings
-
     @paddle.jit.to_static
     def counted(x):
         global _TRACED_CALLS
