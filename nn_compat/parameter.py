@@ -3,7 +3,7 @@
 A Parameter *is* a Tensor (a subclass), so it passes through every op, transform and ``isinstance(p,
 paddle.Tensor)`` check unchanged; the subclass only adds Paddle's parameter attributes. Like every Tensor it is
 an immutable value behind a handle: ``p.set_value(v)``, in-place ops and optimizers rebind the handle
-(``Tensor._rebind``), so everyone holding ``p`` (a Layer, an optimizer, a state_dict) sees the update.
+(``paddle.assign(value, output=p)``), so everyone holding ``p`` (a Layer, an optimizer, a state_dict) sees the update.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _placeholder(shape, dtype) -> np.ndarray:
 def _rebind(handle: Tensor, value: Tensor) -> None:
     """Make `handle` refer to `value` (any shape and dtype; a traced value makes the handle forward to it).
     This is the mechanism behind every in-place method (see paddle_fn.tensor.inplace)."""
-    handle._rebind(value)
+    paddle_fn.assign(value, output=handle)
 
 
 def _untracked(t: Tensor) -> Tensor:
@@ -75,7 +75,7 @@ def _is_traced(t) -> bool:
     if not isinstance(t, Tensor):
         return False
     r = t.resolve()
-    return any(c.__name__ == "Tracer" for c in type(r).__mro__)
+    return isinstance(r, paddle_fn.Tracer)
 
 
 def _to_value(value, what: str) -> Tensor:

@@ -187,6 +187,19 @@ def test_stateful_layer_uses_only_the_public_api():
     assert not bad, "nn_compat uses the public paddle_fn API only (DESIGN.md):\n" + "\n".join(bad)
 
 
+def test_stateful_layer_updates_handles_through_the_public_api():
+    # nn_compat updates a Parameter with paddle.assign(value, output=p) and asks isinstance(x, paddle_fn.Tracer),
+    # as a user's Layer code would: never the Tensor internals (_rebind) or a class name
+    bad = []
+    for name, path in MODULES.items():
+        if _package_of(name) != "paddle_fn.nn_compat":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "._rebind(" in line or re.search(r"__name__.*Tracer", line):
+                bad.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not bad, "nn_compat uses Tensor internals:\n" + "\n".join(bad)
+
+
 def _import_time_edges():
     """package -> {package: an example import}, for the imports that run when a module is imported: module-level
     ones, each also running the __init__ of the packages around the imported module (except paddle_fn's own,

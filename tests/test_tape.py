@@ -442,3 +442,29 @@ def test_set_value_copies_without_history():
     assert w.is_leaf and not w.stop_gradient
     (w * w).sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [6.0, 12.0])
+
+
+def test_autograd_state_is_one_slot_that_most_tensors_leave_empty():
+    assert not {"_grad_node", "_grad", "_grad_hooks", "_leaf"} & set(paddle.Tensor.__slots__)
+    x = paddle.to_tensor([1.0, 2.0])
+    assert (x * 2.0)._autograd is None  # nothing recorded: no state at all
+    w = paddle.to_tensor([3.0, 4.0], stop_gradient=False)
+    y = (w * x).sum()
+    assert y._autograd is not None and y._autograd.node is not None and w._autograd is None
+    y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), [1.0, 2.0])
+    assert w._autograd.grad is w.grad and w.is_leaf and not y.is_leaf
+
+
+def test_assign_with_output_rebinds_it_as_paddle_does():
+    # Paddle 3.3.1: output takes x's shape, dtype and gradient history and is returned
+    x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    out = paddle.zeros([2, 2], dtype="int64")
+    kept = out.snapshot()
+    assert paddle.assign(x * 2.0, output=out) is out
+    assert out.shape == [3] and out.dtype == paddle.float32 and not out.stop_gradient
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])
+    assert kept.shape == [2, 2]  # the old value is untouched: values are never written
+    with pytest.raises(TypeError, match="output must be a Tensor"):
+        paddle.assign(x, output=np.zeros(3))

@@ -434,7 +434,7 @@ class TranslatedLayer(Layer):
 
 
 def _is_tracer(t):
-    return type(t).__name__.endswith("Tracer")
+    return isinstance(t, paddle_fn.Tracer)
 
 
 _PADDLE_HELP = ("paddle_fn cannot run a PaddlePaddle program, nor read PaddlePaddle's .pdiparams weight format; "

@@ -5,7 +5,7 @@ An optimizer holds a list of Parameters (or of parameter groups), the learning r
 ``step()`` reads each parameter's ``.grad`` (filled by ``loss.backward()``), and delegates the arithmetic to the
 pure kernels of ``paddle_fn.nn_compat.optimizer.functional`` (one formula in one place): gradient clipping, weight
 decay, then the optimizer's own update. The new values are written back by rebinding the Parameter handles
-(``Tensor._rebind``), under ``paddle.no_grad()`` so that the tape records nothing, so every holder of a parameter
+(``paddle.assign(new, output=param)``), under ``paddle.no_grad()`` so that the tape records nothing, so every holder of a parameter
 (its Layer, a ``state_dict``) sees the update.
 
 Paddle's observable state is kept under Paddle's names: ``_parameter_list``, ``_param_groups``,
@@ -69,7 +69,7 @@ class _LearningRateVar(paddle.Tensor):
         value = np.asarray(optimizer.get_lr(), dtype=self.dtype.np)
         if value != self.numpy():
             with paddle.no_grad(), paddle.ensure_compile_time_eval():
-                self._rebind(paddle.Tensor(value))
+                paddle.assign(paddle.Tensor(value), output=self)
 
 
 class Optimizer:
@@ -501,12 +501,12 @@ class Optimizer:
             new_targets, new_state = kernel.update(list(grads), state, [t.detach() for t in targets],
                                                    learning_rate=self._lr_tensor())
             for p, t, new in zip(params, targets, new_targets):
-                t._rebind(new)
+                paddle.assign(new, output=t)
                 if t is not p:   # a float32 master weight: the parameter is its rounded copy
-                    p._rebind(new.astype(p.dtype))
+                    paddle.assign(new.astype(p.dtype), output=p)
             for k in kernel.accumulators:
                 for a, new in zip(accs, new_state[k]):
-                    a[k]._rebind(new)
+                    paddle.assign(new, output=a[k])
 
     def _target(self, param):
         """What the kernel updates: the parameter, or its float32 master weight (multi_precision)."""
@@ -636,7 +636,7 @@ class Optimizer:
             for pname, value in masters.items():
                 t = _as_tensor(value, f"{type(self).__name__}.set_state_dict").astype(paddle.float32)
                 if pname in self._master_weights:
-                    self._master_weights[pname]._rebind(self._loaded(t, self._master_weights[pname], pname))
+                    paddle.assign(self._loaded(t, self._master_weights[pname], pname), output=self._master_weights[pname])
                 else:
                     self._master_weights[pname] = t.detach()
         self._accumulators_holder = state_dict
@@ -645,6 +645,6 @@ class Optimizer:
                 saved = self._saved_key(state_dict, var.name)
                 if saved is None:
                     raise KeyError(f"{type(self).__name__}.set_state_dict: optimizer Tensor {var.name} not found")
-                var._rebind(self._loaded(state_dict[saved], var, saved))
+                paddle.assign(self._loaded(state_dict[saved], var, saved), output=var)
 
     load_state_dict = set_state_dict

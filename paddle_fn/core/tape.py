@@ -23,7 +23,7 @@ import numpy as np
 from paddle_fn.core.autodiff import UndefinedPrimal, Zero, add_any, is_differentiable, linearize_flat
 from paddle_fn.core import hooks
 from paddle_fn.core.primitive import LINEAR, ZERO_TANGENT
-from paddle_fn.core.trace import Tensor, Tracer, adopt, current_dynamic_main, grad_mode
+from paddle_fn.core.trace import AutogradState, Tensor, Tracer, adopt, current_dynamic_main, grad_mode
 
 CONST, LEAF, INNER = 0, 1, 2
 
@@ -52,17 +52,25 @@ def _entries(args):
     for x in args:
         if not isinstance(x, Tensor) or x.stop_gradient:
             entries.append((CONST, x))
-        elif x._grad_node is None:
-            entries.append((LEAF, x if x._leaf is None else x._leaf, _value_ref(x), x))
+            continue
+        state = x._autograd
+        if state is None or state.node is None:
+            leaf = None if state is None else state.leaf
+            entries.append((LEAF, x if leaf is None else leaf, _value_ref(x), x))
         else:
-            entries.append((INNER, x._grad_node[0], x._grad_node[1], x.snapshot()))
+            entries.append((INNER, state.node[0], state.node[1], x.snapshot()))
     return entries
 
 
 def _link(node, outs):
     for i, o in enumerate(outs):
         if is_differentiable(o.aval):
-            o._grad_node, o.stop_gradient = (node, i), False
+            state = o._autograd
+            if state is None:
+                o._autograd = AutogradState((node, i))
+            else:
+                state.node = (node, i)
+            o.stop_gradient = False
 
 
 def record(prim, params, args, outs):

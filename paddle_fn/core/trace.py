@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import operator
 import os
 import sys
 import threading
@@ -36,6 +37,38 @@ def _shaped_array(shape: tuple, dtype: np.dtype) -> ShapedArray:
     return ShapedArray(shape, dtypes.as_dtype(dtype))
 
 
+class AutogradState:
+    """What the eager tape knows of one Tensor handle. Only handles the tape touched have one (``Tensor._autograd``
+    stays None on almost every Tensor, and on every Tracer).
+
+    node: (tape node, output index) when the tape recorded how this value was computed; grad: the gradient
+    `backward` accumulated here (``Tensor.grad``); hooks: ``register_hook``'s hooks on a leaf; leaf: on a snapshot
+    of a leaf that needs a gradient, that leaf (the gradient belongs to the user's handle).
+    """
+    __slots__ = ("node", "grad", "hooks", "leaf")
+
+    def __init__(self, node=None):
+        self.node = node
+        self.grad = self.hooks = self.leaf = None
+
+
+def _autograd_field(field: str, doc: str) -> property:
+    get_field = operator.attrgetter(field)
+
+    def get(self):
+        state = self._autograd
+        return None if state is None else get_field(state)
+
+    def set(self, value):
+        state = self._autograd
+        if state is None:
+            if value is None:
+                return
+            state = self._autograd = AutogradState()
+        setattr(state, field, value)
+    return property(get, set, doc=doc)
+
+
 class Tensor:
     """An immutable n-d array. Eagerly it holds a read-only numpy array; under a transform it is a Tracer.
 
@@ -44,13 +77,11 @@ class Tensor:
     """
     __array_priority__ = 100
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
-    # _grad_node: (tape node, output index) when the eager tape recorded how this value was computed;
-    # _grad: the gradient `backward` accumulated here (Tensor.grad); _grad_hooks: register_hook's hooks;
-    # _leaf: on a snapshot of a leaf that needs a gradient, that leaf (the gradient belongs to the user's handle);
-    # persistable: Paddle's flag for state (parameters, optimizer accumulators, the learning rate): a compiled
-    # function reads such a Tensor it closed over afresh on every call instead of tracing again when it changes
-    __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "_name",
-                 "_grad_node", "_grad", "_grad_hooks", "_leaf", "persistable")
+    # _autograd: the eager tape's AutogradState, or None; persistable: Paddle's flag for state (parameters,
+    # optimizer accumulators, the learning rate): a compiled function reads such a Tensor it closed over afresh on
+    # every call instead of tracing again when it changes
+    __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "_name", "_autograd",
+                 "persistable")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -59,36 +90,45 @@ class Tensor:
             if v is value or v.base is not None or not flags.owndata:
                 v = v.copy()  # the caller's array (or a view of one) stays theirs, and writeable
             v.setflags(write=False)
-        self._value = v
-        self._device_array = self._aval = self._alias = None
-        self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
+        self._set_fields(v, None, None, stop_gradient)
+
+    def _set_fields(self, value, device_array, aval, stop_gradient) -> None:
+        """Every field of a new handle: the one place they are set, whichever way the handle was made (`Tensor()`,
+        `from_device_array`, `snapshot`, an op's result, a Tracer)."""
+        self._value, self._device_array, self._aval, self._alias = value, device_array, aval, None
+        self._name = self._autograd = None
         self.persistable = False
         self.stop_gradient = stop_gradient
+
+    @classmethod
+    def _make(cls, value, device_array, aval, stop_gradient: bool = True) -> "Tensor":
+        """A handle on `value` (a read-only numpy array) or `device_array`, taken as they are."""
+        t = cls.__new__(cls)
+        t._set_fields(value, device_array, aval, stop_gradient)
+        return t
+
+    _grad_node = _autograd_field("node", "(tape node, output index) of the op that computed this value, or None")
+    _grad = _autograd_field("grad", "the gradient backward() accumulated here, or None")
+    _grad_hooks = _autograd_field("hooks", "register_hook's hooks on this leaf, or None")
+    _leaf = _autograd_field("leaf", "on a snapshot of a leaf that needs a gradient, that leaf; else None")
 
     @classmethod
     def from_device_array(cls, array, stop_gradient: bool = True, aval: ShapedArray | None = None) -> "Tensor":
         """A Tensor backed by a device buffer (anything with `.shape`, `.dtype`, `.to_numpy()`), converted to
         numpy only when its value is asked for. `aval`, when the caller knows it, spares asking the buffer."""
-        t = cls.__new__(cls)
-        t._value = t._alias = None
-        t._aval = aval
-        t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
-        t.persistable = False
-        t._device_array = array
-        t.stop_gradient = stop_gradient
-        return t
+        return cls._make(None, array, aval, stop_gradient)
 
     def snapshot(self) -> "Tensor":
         """A new handle on the same (immutable) value: unaffected if this handle is later updated in place."""
         if self._alias is not None:
             return self._alias
-        t = Tensor.__new__(Tensor)
-        t._value, t._device_array, t._aval, t._alias = self._value, self._device_array, self._aval, None
-        t._name = t._grad = t._grad_hooks = None
-        t.persistable = False
-        t._grad_node = self._grad_node
-        t._leaf = (self if self._leaf is None else self._leaf) if self._grad_node is None and not self.stop_gradient else None
-        t.stop_gradient = self.stop_gradient
+        t = Tensor._make(self._value, self._device_array, self._aval, self.stop_gradient)
+        node = self._grad_node
+        if node is not None:
+            t._grad_node = node
+        elif not self.stop_gradient:
+            leaf = self._leaf
+            t._leaf = self if leaf is None else leaf
         return t
 
     def holds_value_of(self, snapshot: "Tensor") -> bool:
@@ -294,10 +334,7 @@ class Tracer(Tensor):
 
     def __init__(self, trace: "Trace"):
         self._trace = trace
-        self._value = self._device_array = self._aval = self._alias = None
-        self._name = self._grad_node = self._grad = self._grad_hooks = self._leaf = None
-        self.persistable = False
-        self.stop_gradient = True
+        self._set_fields(None, None, None, True)
 
     @property
     def aval(self) -> ShapedArray:
@@ -569,11 +606,8 @@ def _result(x, aval) -> Tensor:
     if a.shape != aval.shape:
         raise AssertionError(f"impl produced shape {a.shape}, shape rule says {aval.shape}")
     a.setflags(False)  # positional: numpy's keyword parsing would double the cost of this call
-    t = Tensor.__new__(Tensor)
-    t._value, t._device_array, t._aval, t._alias = a, None, aval, None
-    t._name = t._grad_node = t._grad = t._grad_hooks = t._leaf = None
-    t.persistable = False
-    t.stop_gradient = True
+    t = Tensor.__new__(Tensor)  # Tensor._make, without a call: this runs once per eager op
+    t._set_fields(a, None, aval, True)
     return t
 
 

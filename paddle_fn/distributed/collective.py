@@ -10,7 +10,7 @@ import numpy as np
 from paddle_fn.core.trace import Tensor, Tracer
 from paddle_fn.distributed import comm as _comm
 from paddle_fn.distributed import env
-from paddle_fn.tensor.creation import to_tensor
+from paddle_fn.tensor.creation import assign, to_tensor
 
 
 class ReduceOp:
@@ -148,7 +148,7 @@ def _array(tensor, what, name="tensor"):
 
 
 def _set(tensor, array):
-    tensor._rebind(to_tensor(np.asarray(array).reshape(tensor.shape), dtype=tensor.dtype))
+    assign(to_tensor(np.asarray(array).reshape(tensor.shape), dtype=tensor.dtype), output=tensor)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):

@@ -20,7 +20,7 @@ from paddle_fn.distributed import comm as _comm
 from paddle_fn.distributed import env
 from paddle_fn.distributed.collective import _comm_for, get_group
 from paddle_fn.nn_compat.layer.layers import Layer
-from paddle_fn.tensor.creation import to_tensor
+from paddle_fn.tensor.creation import assign, to_tensor
 
 _MB = 1024 * 1024
 
@@ -291,7 +291,7 @@ class DataParallel(Layer):
             value = to_tensor(flat[offset:offset + n].astype(dtype).reshape(p.shape))
             offset += n
             if id(p) in ready:
-                ready[id(p)]._rebind(value)
+                assign(value, output=ready[id(p)])
             else:  # unused here but maybe used on another rank: its averaged gradient still lands in .grad
                 p.grad = value if p.grad is None else p.grad + value
 

@@ -12,7 +12,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, Primitive
 from paddle_fn.core.trace import Tracer, get_aval
-from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type, on_signed_view, tensor_type
+from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type, tensor_type
 from paddle_fn.lowering.precision import lower_product
 from paddle_fn.prims import _blas
 from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_like
@@ -325,7 +325,7 @@ def _cumulative_lower(op):
 cumsum_p = Primitive("cumsum", shape_rule=_cumulative_shape("cumsum"), impl=_cumulative_impl(np.add), jvp=LINEAR,
                      transpose=lambda ct, x, *, axis, reverse: [cumsum(ct, axis=axis, reverse=not reverse)],
                      batch=_cumulative_batch(lambda x, **p: cumsum(x, **p)),
-                     lower=on_signed_view(_cumulative_lower("add")))
+                     lower=_cumulative_lower("add"))
 
 
 def cumsum(x, *, axis: int, reverse: bool = False):
@@ -347,7 +347,7 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
 
 cumprod_p = Primitive("cumprod", shape_rule=_cumulative_shape("cumprod"), impl=_cumulative_impl(np.multiply),
                       jvp=_cumprod_jvp, transpose=NONLINEAR, batch=_cumulative_batch(lambda x, **p: cumprod(x, **p)),
-                      lower=on_signed_view(_cumulative_lower("mul")))
+                      lower=_cumulative_lower("mul"))
 
 
 def cumprod(x, *, axis: int, reverse: bool = False):

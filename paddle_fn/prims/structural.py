@@ -15,7 +15,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, unsupported
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering.emitter import i64_array, on_signed_view
+from paddle_fn.lowering.emitter import i64_array
 from paddle_fn.prims._rules import check_dims, fmt, normalize_axis, scalar_like, shift_dims
 from paddle_fn.prims.base import (  # noqa: F401 - re-exported as part of the shape family
     broadcast_in_dim, broadcast_in_dim_p, full, full_like, reduce_sum, reshape, reshape_p, transpose, transpose_p)
@@ -292,9 +292,8 @@ def _rev_batch(vals, dims, *, dimensions):
 
 rev_p = Primitive("rev", shape_rule=_rev_shape, impl=lambda x, *, dimensions: np.flip(x, axis=dimensions), jvp=LINEAR,
                   transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions=dimensions)], batch=_rev_batch,
-                  lower=on_signed_view(lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x],
-                                                                            attrs=f"dims = {list(dimensions)}",
-                                                                            sep=", ")))
+                  lower=lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x], attrs=f"dims = {list(dimensions)}",
+                                                             sep=", "))
 
 
 def rev(x, *, dimensions):

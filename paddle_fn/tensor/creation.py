@@ -276,20 +276,26 @@ def clone(x, name=None):
 
 
 def assign(x, output=None):
-    """Return `x` (a Tensor, numpy array, scalar or nested list) as a new Tensor; `output` is not supported
-    because Tensors are immutable.
+    """Return `x` (a Tensor, numpy array, scalar or nested list) as a new Tensor, or make `output` hold it.
+
+    With `output`, as in Paddle, the Tensor `output` takes `x`'s value, shape and dtype (and, under the eager tape,
+    its gradient history: a gradient reaching `output` flows to `x`) and is returned. Values are never written:
+    `output` is a handle that now refers to `x`'s value, so anything that held `output`'s old value keeps it.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.assign([[1, 2], [3, 4]]).shape
         [2, 2]
+        >>> out = paddle.zeros([2])
+        >>> paddle.assign(paddle.to_tensor([5.0, 6.0]), output=out) is out, out.numpy()
+        (True, array([5., 6.], dtype=float32))
     """
-    if output is not None:
-        raise TypeError("assign: `output` (writing into an existing Tensor) is not supported: Tensors are "
-                        "immutable; use the returned Tensor (out = paddle.assign(x))")
-    if isinstance(x, Tensor):
-        return clone(x)
-    return to_tensor(x)
+    if output is None:
+        return clone(x) if isinstance(x, Tensor) else to_tensor(x)
+    if not isinstance(output, Tensor):
+        raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
+    output._rebind(x if isinstance(x, Tensor) else to_tensor(x))
+    return output
 
 
 def _tri_mask(op, x, diagonal, lower):
