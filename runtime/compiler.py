@@ -206,8 +206,10 @@ def cache_dir() -> str:
 
 
 def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), use_disk_cache: Optional[bool] = None,
-                      log: Optional[Callable[[str], None]] = None) -> CompiledArtifact:
-    """Compile StableHLO text for `target` to a `.vmfb`, or fetch it from the disk cache.
+                      log: Optional[Callable[[str], None]] = None,
+                      cached_only: bool = False) -> Optional[CompiledArtifact]:
+    """Compile StableHLO text for `target` to a `.vmfb`, or fetch it from the disk cache (only that, returning None
+    when it is not there, with `cached_only`).
 
     On failure, retries with the system linker (float64 libm symbols on llvm-cpu) and then without data tiling;
     raises `CompileError` when every attempt fails.
@@ -225,6 +227,8 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
             return CompiledArtifact(vmfb=entry.vmfb, flags=tuple(entry.flags), from_cache=True, key=key,
                                     compile_seconds=0.0, retried_without_data_tiling=entry.retried_without_data_tiling,
                                     target=target)
+    if cached_only:
+        return None
     started = time.perf_counter()
     flags, attempts = requested_flags, 0
     while True:

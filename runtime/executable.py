@@ -154,6 +154,7 @@ KEEP_RECENT = 32
 _lock = threading.Lock()
 _shared: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 _recent: collections.OrderedDict = collections.OrderedDict()
+_loading: dict = {}  # (text hash, device) -> the lock its compile holds
 
 # The resident set bounds what every live jit signature keeps loaded (each holds its Executable for as long as the
 # function lives): past `executable_cache_bytes`, the least recently called executables are unloaded, and loaded
@@ -254,32 +255,50 @@ def _shrink(keep: Optional[Executable]):
 
 
 def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_disk_cache: Optional[bool] = None,
-                   log: Optional[Callable[[str], None]] = None) -> tuple:
+                   log: Optional[Callable[[str], None]] = None, cached_only: bool = False) -> Optional[tuple]:
     """Compile (or fetch from the disk cache) and load StableHLO `text` for `device`, on the device `run_device`
-    picks for `work`. Returns (executable, how it was obtained: a few words for a log)."""
+    picks for `work`. Returns (executable, how it was obtained: a few words for a log); with `cached_only`, None
+    instead of compiling when the program is neither loaded nor in the disk cache.
+
+    A compile holds only its own program's lock, so other programs load and run while it runs (a compile in a
+    background thread does not stall the caller's other functions); a second caller of the same text waits for it.
+    """
     device = run_device(device, work)
     key = (hashlib.sha256(text.encode()).hexdigest(), device)
     with _lock:
         exe = _shared.get(key)
         if exe is not None:
-            how = "shared with an identical program already loaded"
-        else:
-            started = time.perf_counter()
-            compile_it = functools.partial(compile_stablehlo, text, target=device.target,
-                                           extra_flags=flags_for_work(device.target, work),
-                                           use_disk_cache=use_disk_cache, log=log)
-            artifact = compile_it()
-            exe = Executable(artifact.vmfb, device, reload=lambda: compile_it().vmfb)
+            _note_recent_locked(key, exe)
+            return exe, "shared with an identical program already loaded"
+        program_lock = _loading.setdefault(key, threading.Lock())
+    with program_lock:
+        with _lock:
+            exe = _shared.get(key)  # loaded by the caller this one waited for
+            if exe is not None:
+                _note_recent_locked(key, exe)
+                return exe, "shared with an identical program already loaded"
+        started = time.perf_counter()
+        compile_it = functools.partial(compile_stablehlo, text, target=device.target,
+                                       extra_flags=flags_for_work(device.target, work),
+                                       use_disk_cache=use_disk_cache, log=log)
+        artifact = compile_it(cached_only=cached_only)
+        if artifact is None:
+            return None
+        exe = Executable(artifact.vmfb, device, reload=lambda: compile_it().vmfb)
+        with _lock:
             _shared[key] = exe
+            _loading.pop(key, None)
             _make_resident_locked(exe)
-            origin = "loaded from the disk cache" if artifact.from_cache else \
-                f"compiled in {artifact.compile_seconds:.2f} s"
-            how = f"{origin}, {time.perf_counter() - started:.3f} s in all"
-        _recent[key] = exe
-        _recent.move_to_end(key)
-        while len(_recent) > KEEP_RECENT:
-            _recent.popitem(last=False)
-    return exe, how
+            _note_recent_locked(key, exe)
+    origin = "loaded from the disk cache" if artifact.from_cache else f"compiled in {artifact.compile_seconds:.2f} s"
+    return exe, f"{origin}, {time.perf_counter() - started:.3f} s in all"
+
+
+def _note_recent_locked(key, exe: Executable):
+    _recent[key] = exe
+    _recent.move_to_end(key)
+    while len(_recent) > KEEP_RECENT:
+        _recent.popitem(last=False)
 
 
 def loaded_count() -> int:

@@ -1,6 +1,11 @@
 import os
 
-import pytest
+# The suite checks compiled code: a jitted function's first call waits for its compile instead of running op by op
+# meanwhile (tests/test_background_compile.py turns that on). Set before paddle_fn is imported, and inherited by
+# the subprocesses tests start.
+os.environ["PADDLE_FN_BACKGROUND_COMPILE"] = "0"
+
+import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,

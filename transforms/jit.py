@@ -27,11 +27,12 @@ from paddle_fn.core.ir import work_estimate
 from paddle_fn.core.primitive import Primitive, symbolic_zeros
 from paddle_fn.core.program_transforms import batch_program, linearize_program, transpose_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.core.tape import set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
+from paddle_fn.transforms import background_compile
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names, merge_static_args
 from paddle_fn.transforms.devices import resolve_device
 
@@ -44,12 +45,13 @@ class _ProgramCache:
     """What jit keeps for one program: why it was traced (for the compile log), its executable per device and
     the programs derived from it by the jit_call rules (and by pmap)."""
 
-    __slots__ = ("reason", "executables", "derived")
+    __slots__ = ("reason", "executables", "derived", "compiling")
 
     def __init__(self):
         self.reason = "derived from a traced program by a transform"
         self.executables: dict = {}
         self.derived: dict = {}
+        self.compiling: dict = {}  # (device, precision) -> its background compile (background_compile.py)
 
 
 # Programs are plain data (core/ir.py); what is derived from one lives here, weakly keyed, so it goes with it.
@@ -76,25 +78,45 @@ def cached_for_program(program, key, build):
 
 def stablehlo_text(program, precision: str = "float32", target: str = "llvm-cpu") -> str:
     """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main`` with its
-    float32 products at `precision` (lowering/precision.py), for the IREE backend `target` (lowering/targets.py)."""
-    return lower_program(simplify(program), name="main", matmul_precision=precision, target=target)
+    float32 products at `precision` (lowering/precision.py), for the IREE backend `target` (lowering/targets.py).
+    Lowered once per (program, precision, target)."""
+    return cached_for_program(program, ("stablehlo", precision, target), lambda: lower_program(
+        simplify(program), name="main", matmul_precision=precision, target=target))
 
 
-def _executable(program, device, name, precision):
+def _executable(program, device, name, precision, *, background=False):
+    """The executable of `program` on `device`. With `background` (a call that can run the program op by op
+    instead), None while it is compiled in a background thread (transforms/background_compile.py)."""
     cache = _cache_of(program)
     exe = cache.executables.get((device, precision))
-    if exe is None:
-        with _LOCK:
-            exe = cache.executables.get((device, precision))
-            if exe is None:
-                exe, how = runtime.load_stablehlo(stablehlo_text(program, precision, device.target), device,
-                                                  work=work_estimate(program),
-                                                  use_disk_cache=config.disk_cache,
-                                                  log=log if config.log_compiles else None)
-                if config.log_compiles:
-                    log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(program.eqns)} equations)")
-                cache.executables[device, precision] = exe
+    if exe is not None:
+        return exe
+    load = functools.partial(_load, program, cache, device, name, precision)
+    if background and config.jit_background_compile and background_compile.worth_running_op_by_op(program):
+        return background_compile.executable_or_none(cache.compiling, (device, precision), load, name)
+    return load()
+
+
+def _load(program, cache, device, name, precision, cached_only=False):
+    """Compile (or fetch from the disk cache) and load `program`; None when `cached_only` and it is in neither.
+    The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
+    loaded = runtime.load_stablehlo(stablehlo_text(program, precision, device.target), device,
+                                    work=work_estimate(program), use_disk_cache=config.disk_cache,
+                                    log=log if config.log_compiles else None, cached_only=cached_only)
+    if loaded is None:
+        return None
+    exe, how = loaded
+    if config.log_compiles:
+        log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(program.eqns)} equations)")
+    cache.executables[device, precision] = exe
     return exe
+
+
+def _op_by_op(program, tensors):
+    """`program`'s outputs evaluated with the primitives' eager implementations, while it compiles. Nothing is
+    recorded on the tape: a compiled call records nothing either (its caller decided that)."""
+    with set_grad_enabled(False):
+        return eval_program(program, [], tensors)
 
 
 def _run(exe, tensors, out_avals):
@@ -111,12 +133,13 @@ def _jit_call_shape(*avals, program, name, device, precision):
 
 
 def _jit_call_impl(*arrays, program, name, device, precision):
-    exe = _executable(program, device, name, precision)
-    return [t.concrete_value() for t in _run(exe, [Tensor(a) for a in arrays], program.out_avals)]
+    return [t.concrete_value() for t in _jit_call_eager(*[Tensor(a) for a in arrays], program=program, name=name,
+                                                        device=device, precision=precision)]
 
 
 def _jit_call_eager(*tensors, program, name, device, precision):
-    return _run(_executable(program, device, name, precision), tensors, program.out_avals)
+    exe = _executable(program, device, name, precision, background=True)
+    return _op_by_op(program, tensors) if exe is None else _run(exe, tensors, program.out_avals)
 
 
 @symbolic_zeros
@@ -259,11 +282,15 @@ class _Traced:
             needs_tape = needs_tape or not t.stop_gradient
         return bool(self.effects) or not (needs_tape and grad_mode.enabled)
 
-    def run(self, tensors, name):
-        """Run the executable on the constants and `tensors`; the outputs stay on the device."""
+    def run(self, tensors, name, *, background=True):
+        """Run the executable on the constants and `tensors`; the outputs stay on the device. With `background`,
+        while the program compiles in the background, evaluate it op by op instead."""
         exe = self.executable
         if exe is None:
-            exe = self.executable = _executable(self.program, self.device, name, self.precision)
+            exe = self.executable = _executable(self.program, self.device, name, self.precision,
+                                                background=background)
+            if exe is None:
+                return _op_by_op(self.program, list(self.consts) + list(tensors))
         if self.const_inputs is None:
             self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), self.device))
                                  if c.device_array is None else c for c in self.consts]
@@ -533,7 +560,7 @@ class Compiled:
             raise TransformError(f"compiled jit({jitted._name}) was lowered for inputs {self.input_types} (and the "
                                  f"static arguments given then) but was called with {got}; lower it again for the "
                                  "new signature")
-        return tree_unflatten(traced.out_tree, traced.run(tensors, jitted._name))
+        return tree_unflatten(traced.out_tree, traced.run(tensors, jitted._name, background=False))
 
     def as_text(self) -> str:
         return self.lowered.as_text()

@@ -7,6 +7,9 @@
     matmul_precision      PADDLE_FN_MATMUL_PRECISION: float32 products in compiled programs: "float32" (exact, the
                           default), "bf16x3" (three bfloat16 products, near float32) or "bfloat16" (one product);
                           see `default_matmul_precision` and ``jit(..., matmul_precision=...)``
+    jit_background_compile  PADDLE_FN_BACKGROUND_COMPILE=0 makes a jitted function's first call wait for its
+                          compile; by default (on) it runs the traced program op by op while IREE compiles it in a
+                          background thread (see paddle_fn.transforms.background_compile)
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
                           multi-device IREE module per step) or "segments" (per-device segments, host collectives)
 """
@@ -59,7 +62,7 @@ class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
     _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
-              "pmap_strategy")
+              "pmap_strategy", "jit_background_compile")
     # settings whose value is checked (and put in canonical form) however it is set
     _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy}
 
@@ -70,6 +73,7 @@ class Config:
         self.default_device = None
         self.matmul_precision = os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32")
         self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
+        self.jit_background_compile = _env_flag("PADDLE_FN_BACKGROUND_COMPILE", True)
 
     def update(self, name: str, value) -> None:
         """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""

@@ -1,0 +1,128 @@
+"""jit's background compile (transforms/background_compile.py): until a program's executable is ready its calls
+evaluate the traced program op by op, with eager's results, the trace runs once, and later calls run the
+executable; warm programs, while loops and ahead-of-time compiles do not take that path; a failed background
+compile leaves correct results and one warning."""
+import warnings
+
+import numpy as np
+import pytest
+
+import paddle_fn as paddle
+from paddle_fn.core.config import config
+from paddle_fn.runtime import DeviceArray
+import paddle_fn.runtime as runtime
+from paddle_fn.transforms import background_compile
+from paddle_fn.transforms.background_compile import wait_for_background_compiles
+
+
+@pytest.fixture(autouse=True)
+def background(monkeypatch, tmp_path):
+    monkeypatch.setattr(config, "jit_background_compile", True)
+    monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))  # an empty disk cache: every program compiles
+    yield
+    wait_for_background_compiles()
+
+
+def _compiled(t) -> bool:
+    return isinstance(t._device_array, DeviceArray)
+
+
+def test_first_calls_run_op_by_op_and_later_calls_the_executable():
+    traces = []
+
+    def f(x, w):
+        traces.append(1)
+        return paddle.tanh(x @ w) * 3.0 + 1.0
+
+    x, w = paddle.randn([8, 16]), paddle.randn([16, 5])
+    g = paddle.jit(f)
+    first = g(x, w)
+    assert not _compiled(first)  # the executable is not ready: evaluated op by op
+    np.testing.assert_array_equal(first.numpy(), f(x, w).numpy())  # exactly what eager code computes
+    wait_for_background_compiles()
+    later = g(x, w)
+    assert _compiled(later)
+    np.testing.assert_allclose(later.numpy(), first.numpy(), rtol=1e-6)
+    assert len(traces) == 2  # one trace for jit, one eager call above: Python runs once per signature
+
+
+def test_a_warm_program_runs_compiled_on_its_first_call():
+    def f(x):
+        return paddle.exp(x).sum()
+
+    x = paddle.ones([4])
+    paddle.jit(f)(x)
+    wait_for_background_compiles()
+    assert _compiled(paddle.jit(f)(x))  # a new jit of the same program: in the disk cache, so loaded at once
+
+
+def test_a_while_loop_compiles_before_its_first_call_returns():
+    def f(x):
+        return paddle.while_loop(lambda v: v.sum() < 100.0, lambda v: v * 2.0, x)
+
+    assert background_compile.equations_evaluated(paddle.jit(f).lower(paddle.ones([3])).program) == float("inf")
+    assert _compiled(paddle.jit(f)(paddle.ones([3])))
+
+
+def test_a_long_scan_compiles_before_its_first_call_returns():
+    def step(c, x):
+        return c * 0.5 + x, c
+
+    def f(xs):
+        return paddle.scan(step, paddle.zeros([2]), xs)[0]
+
+    short, long = paddle.ones([4, 2]), paddle.ones([background_compile.EQUATION_BUDGET, 2])
+    assert not _compiled(paddle.jit(f)(short))
+    assert _compiled(paddle.jit(f)(long))
+
+
+def test_effects_and_the_tape_are_unchanged_while_compiling():
+    net = paddle.nn.Linear(3, 2)
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+
+    @paddle.jit.to_static
+    def step(x):
+        loss = net(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    x = paddle.ones([4, 3])
+    w0 = net.weight.numpy().copy()
+    losses = [float(step(x)) for _ in range(3)]
+    assert losses[0] > losses[1] > losses[2]  # each call updated the parameters, compiled or op by op
+    assert not np.allclose(net.weight.numpy(), w0)
+
+    # under the eager tape a jitted function is recorded and differentiated as before
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    paddle.jit(lambda v: (v * v).sum())(w).backward()
+    np.testing.assert_allclose(w.grad.numpy(), [2.0, 4.0])
+
+
+def test_a_failed_background_compile_warns_once_and_keeps_correct_results(monkeypatch):
+    def broken(*args, **kwargs):
+        if not kwargs.get("cached_only"):
+            raise RuntimeError("IREE said no")
+        return None
+
+    monkeypatch.setattr(runtime, "load_stablehlo", broken)
+    g = paddle.jit(lambda x: x * 2.0 + 1.0)
+    x = paddle.to_tensor([1.0, 2.0])
+    np.testing.assert_allclose(g(x).numpy(), [3.0, 5.0])
+    wait_for_background_compiles()
+    with pytest.warns(RuntimeWarning, match="compiling in the background failed.*IREE said no"):
+        np.testing.assert_allclose(g(x).numpy(), [3.0, 5.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(g(x).numpy(), [3.0, 5.0])  # once only
+
+
+def test_ahead_of_time_compile_and_the_switch_wait_for_the_executable(monkeypatch):
+    def f(x):
+        return paddle.sin(x) * 4.0
+
+    x = paddle.ones([5])
+    assert _compiled(paddle.jit(f).lower(x).compile()(x))
+    monkeypatch.setattr(config, "jit_background_compile", False)
+    assert _compiled(paddle.jit(lambda v: paddle.cos(v) * 4.0)(x))

@@ -1,0 +1,97 @@
+"""Compiling in the background: a jitted function's first calls run its program op by op while IREE compiles it.
+
+IREE takes 1-4 s to compile a training step (docs/architecture.md, "What the lowering relies on in IREE"), several
+times XLA's compile, and most of it is code generation that no flag shortens. A program that is neither loaded nor
+in the disk cache is therefore compiled in a background thread (the compiler is a subprocess, so the thread holds
+no GIL), and until the executable is ready each call evaluates the program already traced with the primitives'
+eager implementations: what paddle_fn computes without jit, from the same program, so Python side effects still
+happen once, at trace time. The first call of a step then costs about one eager step instead of a compile, and
+the calls after the compile run the executable. Results agree with the compiled ones as eager results do (to
+float rounding; docs/jit.md).
+
+Not every program is worth running op by op while it compiles: a `while_loop` may iterate without bound, and a
+long scan evaluates its body once per step in Python. Those compile before their first call returns, as does
+everything when ``paddle_fn.config.jit_background_compile`` is False (PADDLE_FN_BACKGROUND_COMPILE=0), and
+``jit(f).lower(x).compile()`` always. A compile that fails in the background warns once and leaves the function
+running op by op, with correct results; the same program compiled in the foreground raises the CompileError.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import warnings
+
+from paddle_fn.core.ir import sub_program_params
+
+# Programs that evaluate more equations than this in one call compile before it returns: at some tens of
+# microseconds per equation in Python, running them op by op could take longer than compiling.
+EQUATION_BUDGET = 20_000
+
+# One compile at a time: IREE's code generation already uses both cores of a small machine, and a queue keeps
+# the first-called function's compile first.
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="paddle_fn-compile")
+_LOCK = threading.Lock()
+
+
+class _Failed:
+    """A background compile that raised: the function runs op by op from then on."""
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def equations_evaluated(program, budget: float = EQUATION_BUDGET) -> float:
+    """How many equations one call of `program` evaluates op by op (a scan's body once per step, both branches of
+    a cond); infinity for a while loop. Stops counting past `budget`."""
+    total = 0.0
+    for eqn in program.eqns:
+        if eqn.prim.name == "while":
+            return float("inf")
+        inner = sum(equations_evaluated(p, budget) for progs in sub_program_params(eqn).values() for p in progs)
+        total += 1 + inner * (eqn.params.get("length", 1) if eqn.prim.name == "scan" else 1)
+        if total > budget:
+            break
+    return total
+
+
+def worth_running_op_by_op(program) -> bool:
+    """Whether `program` may run op by op while it compiles: no while loop, at most EQUATION_BUDGET equations."""
+    return equations_evaluated(program) <= EQUATION_BUDGET
+
+
+def executable_or_none(pending: dict, slot, load, name: str):
+    """The executable `load(cached_only)` returns for `slot`, when it is loaded or in the disk cache (fetched now)
+    or compiled by an earlier call's background compile; else None, after starting that compile if it is not
+    running. `pending` (slot -> Future) belongs to the program."""
+    future = pending.get(slot)
+    if future is None:
+        exe = load(cached_only=True)
+        if exe is not None:
+            return exe
+        with _LOCK:
+            if slot not in pending:
+                pending[slot] = _POOL.submit(load, cached_only=False)
+        return None
+    if isinstance(future, _Failed) or not future.done():
+        return None
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - any compile failure leaves the function running op by op
+        pending[slot] = _Failed(error)
+        warnings.warn(f"jit({name}): compiling in the background failed; the function keeps running op by op "
+                      f"(correct, slower). Compile it in the foreground to see the error: "
+                      f"jit(f).lower(*args).compile(). The error: {error}", RuntimeWarning, stacklevel=4)
+        return None
+
+
+def wait_for_background_compiles(timeout: float | None = None) -> None:
+    """Block until the compiles started in the background so far have finished (for benchmarks and tests).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.transforms.background_compile import wait_for_background_compiles
+        >>> _ = paddle.jit(lambda x: x * 2.0)(paddle.ones([3]))
+        >>> wait_for_background_compiles()
+    """
+    _POOL.submit(lambda: None).result(timeout)
