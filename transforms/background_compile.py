@@ -18,6 +18,7 @@ running op by op, with correct results; the same program compiled in the foregro
 from __future__ import annotations
 
 import concurrent.futures
+import queue
 import threading
 import warnings
 
@@ -27,10 +28,41 @@ from paddle_fn.core.ir import sub_program_params
 # microseconds per equation in Python, running them op by op could take longer than compiling.
 EQUATION_BUDGET = 20_000
 
-# One compile at a time: IREE's code generation already uses both cores of a small machine, and a queue keeps
-# the first-called function's compile first.
-_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="paddle_fn-compile")
 _LOCK = threading.Lock()
+
+
+class _Compiler:
+    """One daemon thread running compiles in order. One at a time: IREE's code generation already uses both cores
+    of a small machine, and the first-called function's compile comes first. A daemon, unlike a thread pool's
+    workers, does not keep a finished script waiting at exit for a compile it no longer needs (the disk cache's
+    writes are atomic, so one cut short leaves nothing behind)."""
+
+    def __init__(self):
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = None
+        self._starting = threading.Lock()
+
+    def submit(self, fn, *args, **kwargs) -> concurrent.futures.Future:
+        future = concurrent.futures.Future()
+        self._jobs.put((future, fn, args, kwargs))
+        with self._starting:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="paddle_fn-compile", daemon=True)
+                self._thread.start()
+        return future
+
+    def _work(self):
+        while True:
+            future, fn, args, kwargs = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller that waits on the future
+                future.set_exception(error)
+
+
+_COMPILER = _Compiler()
 
 
 class _Failed:
@@ -71,7 +103,7 @@ def executable_or_none(pending: dict, slot, load, name: str):
             return exe
         with _LOCK:
             if slot not in pending:
-                pending[slot] = _POOL.submit(load, cached_only=False)
+                pending[slot] = _COMPILER.submit(load, cached_only=False)
         return None
     if isinstance(future, _Failed) or not future.done():
         return None
@@ -94,4 +126,4 @@ def wait_for_background_compiles(timeout: float | None = None) -> None:
         >>> _ = paddle.jit(lambda x: x * 2.0)(paddle.ones([3]))
         >>> wait_for_background_compiles()
     """
-    _POOL.submit(lambda: None).result(timeout)
+    _COMPILER.submit(lambda: None).result(timeout)
