@@ -86,8 +86,8 @@ class Literal:
 
 @dataclass(frozen=True)
 class Eqn:
-    """One primitive application. `source` is the user's (file, line, function) that staged it (None when
-    unknown); program transforms keep it, so an error found in a compiled program names the user's line."""
+    """One primitive application. `source` is the `SourceLine` of the user code that staged it (None when unknown);
+    program transforms keep it, so an error found in a compiled program names the user's line."""
     prim: Any
     inputs: tuple
     params: dict
@@ -99,11 +99,30 @@ class Eqn:
         return Eqn(self.prim, tuple(inputs), self.params, self.outputs, self.source)
 
 
+class SourceLine:
+    """Where user code staged an equation: its function's code object and the offset of the instruction. The line
+    number is found only when shown (reading a frame's line costs more than staging the equation)."""
+    __slots__ = ("code", "offset")
+
+    def __init__(self, code, offset: int):
+        self.code, self.offset = code, offset
+
+    def location(self) -> tuple:
+        """(filename, line, function)."""
+        line = next((n for start, end, n in self.code.co_lines() if start <= self.offset < end and n is not None),
+                    self.code.co_firstlineno)
+        return self.code.co_filename, line, self.code.co_name
+
+    def __repr__(self):
+        return f"SourceLine({format_source(self)})"
+
+
 def format_source(source, full_path: bool = True) -> str:
-    """An equation's `source` as ``file:line (in function)``; the file's base name when not `full_path`."""
+    """A `SourceLine` or a (filename, line, function) as ``file:line (in function)``; the file's base name when not
+    `full_path`."""
     if source is None:
         return "an unknown line"
-    filename, line, function = source
+    filename, line, function = source.location() if isinstance(source, SourceLine) else source
     return f"{filename if full_path else os.path.basename(filename)}:{line} (in {function})"
 
 

@@ -12,8 +12,8 @@ import threading
 import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError
-from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main, user_locations
+from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, SourceLine, Var, typecheck_program
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main, user_frames
 
 
 class _Attribution(threading.local):
@@ -39,11 +39,11 @@ def restore_attribution(previous) -> None:
 
 
 def _staging_source():
-    """(file, line, function) of the innermost user frame (outside paddle_fn) staging an equation now."""
+    """The `SourceLine` of the innermost user frame (outside paddle_fn) staging an equation now."""
     source = _attribution.source
     if source is None:
-        found = user_locations(sys._getframe(1), limit=1)
-        source = found[0] if found else None
+        frame = next(user_frames(sys._getframe(1)), None)
+        source = None if frame is None else SourceLine(frame.f_code, frame.f_lasti)
     return source
 
 

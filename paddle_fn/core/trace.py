@@ -416,14 +416,17 @@ def _library_frame(filename: str) -> bool:
     return path.startswith(library_folders()) or os.path.basename(path) == "contextlib.py"
 
 
-def user_locations(frame, limit=3) -> tuple:
-    """(filename, line, function) of the innermost user-code frames (outside paddle_fn), cheap to collect."""
-    found = []
-    while frame is not None and len(found) < limit:
-        code = frame.f_code
-        if not _library_frame(code.co_filename):
-            found.append((code.co_filename, frame.f_lineno, code.co_name))
+def user_frames(frame):
+    """The frames of user code (outside paddle_fn) from `frame` outwards."""
+    while frame is not None:
+        if not _library_frame(frame.f_code.co_filename):
+            yield frame
         frame = frame.f_back
+
+
+def user_locations(frame, limit=3) -> tuple:
+    """(filename, line, function) of the innermost user-code frames (outside paddle_fn), outermost first."""
+    found = [(f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in itertools.islice(user_frames(frame), limit)]
     return tuple(reversed(found))
 
 
@@ -540,9 +543,10 @@ def _check_finite(prim, values, outs) -> None:
         if any(np.asarray(v).dtype.kind == "f" and not np.isfinite(v).all() for v in values):
             return
         where = user_locations(sys._getframe(1), limit=1)
+        where = where[0] if where else None
         raise CheckError(
             f"{prim.name} produced NaN or Inf (num_nan={int(np.isnan(out).sum())}, num_inf={int(np.isinf(out).sum())}"
-            f" of {out.size}) from finite inputs, at {format_source(where[0] if where else None)} (FLAGS_check_nan_inf or "
+            f" of {out.size}) from finite inputs, at {format_source(where)} (FLAGS_check_nan_inf or "
             "\"nan\" in paddle_fn.config.checks is on)")
 
 
