@@ -191,3 +191,14 @@ def test_checks_inside_loops_and_branches():
     np.testing.assert_array_equal(paddle.jit(branch, checks="nan")(minus_one, paddle.to_tensor(-1.0)).numpy(), [-2])
     with pytest.raises(CheckError, match="nan check failed in log"):  # the branch taken is checked
         paddle.jit(branch, checks="nan")(minus_one, paddle.to_tensor(1.0))
+
+
+def test_one_hot_labels_are_checked_under_jit_and_raise_under_eager_vmap():
+    one_hot = paddle.nn.functional.one_hot
+    labels = paddle.to_tensor([0, 5])
+    np.testing.assert_array_equal(paddle.jit(lambda i: one_hot(i, 3))(labels).numpy()[1], [0, 0, 0])  # unchecked
+    with pytest.raises(IndexCheckError, match=r"one_hot: 1 of the 2 labels \(\[2\] int64\) are out of range for "
+                                              r"num_classes=3"):
+        paddle.jit(lambda i: one_hot(i, 3), checks="index")(labels)
+    with pytest.raises(IndexCheckError, match="out of range for num_classes=3"):  # concrete values: raised at once
+        paddle.vmap(lambda i: one_hot(i, 3))(labels)
