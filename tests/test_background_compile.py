@@ -126,3 +126,13 @@ def test_ahead_of_time_compile_and_the_switch_wait_for_the_executable(monkeypatc
     assert _compiled(paddle.jit(f).lower(x).compile()(x))
     monkeypatch.setattr(config, "jit_background_compile", False)
     assert _compiled(paddle.jit(lambda v: paddle.cos(v) * 4.0)(x))
+
+
+def test_a_checked_function_compiles_before_its_first_call_returns():
+    def take(x, i):
+        return x[i]
+
+    x = paddle.arange(5, dtype="float32")
+    assert _compiled(paddle.jit(take, checks="index")(x, paddle.to_tensor(2)))
+    with pytest.raises(IndexError, match="index check failed"):
+        paddle.jit(take, checks="index")(x, paddle.to_tensor(7))  # the check runs on the first call too

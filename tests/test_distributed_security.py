@@ -148,3 +148,30 @@ def test_gathered_objects_are_read_like_checkpoints(tmp_path):
     with pytest.raises(DistributedError, match="rank 1's object"):
         tcp.unpickle_object(pickle.dumps(_Planted(str(marker))), "all_gather_object: rank 1's object")
     assert not marker.exists() and not os.path.exists(str(marker))
+
+
+def test_launch_holds_the_coordinator_port_until_rank_0_listens_on_it(monkeypatch):
+    """launch/spawn bind the coordinator's socket themselves and hand it to rank 0, so another local process can
+    never bind the chosen port between its choice and the hub's start (it could with a port released first)."""
+    from paddle_fn.distributed.launch.utils import LISTENER_FD, job_endpoints
+    listener, ports = job_endpoints(2)
+    port = ports[0]
+    with socket.socket() as squatter, pytest.raises(OSError):
+        squatter.bind(("127.0.0.1", port))
+    monkeypatch.setenv(LISTENER_FD, str(os.dup(listener.fileno())))
+    listener.close()
+    comm = TCPCommunicator(0, 1, "127.0.0.1", port, 3.0, token="secret")
+    try:
+        assert comm._hub.listener.getsockname() == ("127.0.0.1", port)
+        assert LISTENER_FD not in os.environ  # taken once: a process rank 0 starts does not inherit it
+        comm.barrier()
+    finally:
+        comm.close()
+
+
+def test_a_busy_started_port_is_refused_clearly():
+    from paddle_fn.distributed.launch.utils import job_endpoints
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"coordinator port {port} on 127.0.0.1 cannot be bound"):
+            job_endpoints(2, port)

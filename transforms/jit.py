@@ -20,8 +20,8 @@ import numpy as np
 
 import paddle_fn.runtime as runtime
 from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, is_undefined
-from paddle_fn.core.config import (canonical_precision, config, default_matmul_precision, log,
-                                    matmul_precision_now)
+from paddle_fn.core.config import (canonical_checks, canonical_precision, config, default_matmul_precision,
+                                    global_checks, log, matmul_precision_now)
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.ir import work_estimate
 from paddle_fn.core.primitive import Primitive, symbolic_zeros
@@ -34,6 +34,7 @@ from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.transforms import background_compile
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names, merge_static_args
+from paddle_fn.transforms.checks import CHECK_AVALS, add_checks, raise_failed
 from paddle_fn.transforms.devices import resolve_device
 
 _LOCK = threading.RLock()
@@ -84,32 +85,52 @@ def stablehlo_text(program, precision: str = "float32", target: str = "llvm-cpu"
         simplify(program), name="main", matmul_precision=precision, target=target))
 
 
-def _executable(program, device, name, precision, *, background=False):
-    """The executable of `program` on `device`. With `background` (a call that can run the program op by op
-    instead), None while it is compiled in a background thread (transforms/background_compile.py)."""
+def _requests_checks(program) -> bool:
+    """Whether a jit called inside `program` (at any depth) asked for runtime checks of its own."""
+    return any(eqn.prim is jit_call_p and (eqn.params["checks"] or _requests_checks(eqn.params["program"]))
+               for eqn in program.eqns)
+
+
+def checked_program(program, checks):
+    """(the program jit compiles for `program` under runtime `checks`, the CheckSites its extra outputs report):
+    `program` itself and () when neither it nor a jit inside it is checked (transforms/checks.py)."""
+    if not checks and not _requests_checks(program):
+        return program, ()
+    return cached_for_program(program, ("checks", checks), lambda: add_checks(program, checks, jit_call_p))
+
+
+def _executable(program, device, name, precision, checks, *, background=False):
+    """(the executable of `program` on `device`, the CheckSites of its check outputs), compiled once per key. With
+    `background` (a call that can run the program op by op instead), None while it is compiled in a background
+    thread (transforms/background_compile.py); never in checked mode, whose checks live in the compiled program."""
     cache = _cache_of(program)
-    exe = cache.executables.get((device, precision))
-    if exe is not None:
-        return exe
-    load = functools.partial(_load, program, cache, device, name, precision)
-    if background and config.jit_background_compile and background_compile.worth_running_op_by_op(program):
-        return background_compile.executable_or_none(cache.compiling, (device, precision), load, name)
+    key = (device, precision, checks)
+    found = cache.executables.get(key)
+    if found is not None:
+        return found
+    load = functools.partial(_load, program, cache, key, name)
+    if (background and not checks and config.jit_background_compile
+            and background_compile.worth_running_op_by_op(program)):
+        return background_compile.executable_or_none(cache.compiling, key, load, name)
     return load()
 
 
-def _load(program, cache, device, name, precision, cached_only=False):
-    """Compile (or fetch from the disk cache) and load `program`; None when `cached_only` and it is in neither.
-    The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
-    loaded = runtime.load_stablehlo(stablehlo_text(program, precision, device.target), device,
-                                    work=work_estimate(program), use_disk_cache=config.disk_cache,
+def _load(program, cache, key, name, cached_only=False):
+    """Compile (or fetch from the disk cache) and load `program` for `key`; None when `cached_only` and it is in
+    neither. The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
+    device, precision, checks = key
+    compiled, sites = checked_program(program, checks)
+    loaded = runtime.load_stablehlo(stablehlo_text(compiled, precision, device.target), device,
+                                    work=work_estimate(compiled), use_disk_cache=config.disk_cache,
                                     log=log if config.log_compiles else None, cached_only=cached_only)
     if loaded is None:
         return None
     exe, how = loaded
     if config.log_compiles:
-        log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(program.eqns)} equations)")
-    cache.executables[device, precision] = exe
-    return exe
+        log(f"jit({name}) on {exe.device}: {how} ({cache.reason}; {len(compiled.eqns)} equations"
+            f"{', checks ' + ','.join(checks) if checks else ''})")
+    found = cache.executables[key] = (exe, sites)
+    return found
 
 
 def _op_by_op(program, tensors):
@@ -119,63 +140,72 @@ def _op_by_op(program, tensors):
         return eval_program(program, [], tensors)
 
 
-def _run(exe, tensors, out_avals):
-    """Call `exe` on the Tensors' device buffers (host values are copied in). The results stay on the device as
-    Tensors that already know their avals (the program's), so the next call's cache key costs no query."""
+def _run(exe, sites, tensors, out_avals, name):
+    """Call `exe` on the Tensors' device buffers (host values are copied in); with check `sites` (the program is
+    checked), raise the first failed check. The results stay on the device as Tensors that already know their avals
+    (the program's), so the next call's cache key costs no query."""
     outs = exe(*[array if (array := t.device_array) is not None else t.concrete_value() for t in tensors])
+    if sites:
+        outs, found = outs[:-len(CHECK_AVALS)], outs[-len(CHECK_AVALS):]
+        raise_failed(name, sites, *[Tensor.from_device_array(o, aval=a).concrete_value()
+                                    for o, a in zip(found, CHECK_AVALS)])
     return [Tensor.from_device_array(o, aval=a) for o, a in zip(outs, out_avals)]
 
 
 # ----------------------------------------------------------------------------------------------- jit_call
 
-def _jit_call_shape(*avals, program, name, device, precision):
+def _jit_call_shape(*avals, program, name, device, precision, checks):
     return program.out_avals
 
 
-def _jit_call_impl(*arrays, program, name, device, precision):
+def _jit_call_impl(*arrays, program, name, device, precision, checks):
     return [t.concrete_value() for t in _jit_call_eager(*[Tensor(a) for a in arrays], program=program, name=name,
-                                                        device=device, precision=precision)]
+                                                        device=device, precision=precision, checks=checks)]
 
 
-def _jit_call_eager(*tensors, program, name, device, precision):
-    exe = _executable(program, device, name, precision, background=True)
-    return _op_by_op(program, tensors) if exe is None else _run(exe, tensors, program.out_avals)
+def _jit_call_eager(*tensors, program, name, device, precision, checks):
+    found = _executable(program, device, name, precision, checks, background=True)
+    if found is None:
+        return _op_by_op(program, tensors)
+    return _run(*found, tensors, program.out_avals, name)
 
 
 @symbolic_zeros
-def _jit_call_jvp(primals, tangents, *, program, name, device, precision):
+def _jit_call_jvp(primals, tangents, *, program, name, device, precision, checks):
     nonzero = tuple(not isinstance(t, Zero) and is_differentiable(get_aval(p)) for p, t in zip(primals, tangents))
     n_out = len(program.out_vars)
+    same = {"device": device, "precision": precision, "checks": checks}
     if not any(nonzero):
-        outs = jit_call_p.bind(*primals, program=program, name=name, device=device, precision=precision)
+        outs = jit_call_p.bind(*primals, program=program, name=name, **same)
         return outs, [None] * n_out
     known, linear, _, out_nonzero = cached_for_program(program, ("jvp", nonzero),
                                                        lambda: linearize_program(program, nonzero))
-    outs = jit_call_p.bind(*primals, program=known, name=name, device=device, precision=precision)
+    outs = jit_call_p.bind(*primals, program=known, name=name, **same)
     primal_out, residuals = outs[:n_out], outs[n_out:]
     live = [instantiate(t) for t, nz in zip(tangents, nonzero) if nz]
-    t_out = iter(jit_call_p.bind(*residuals, *live, program=linear, name=f"jvp({name})", device=device,
-                                 precision=precision))
+    t_out = iter(jit_call_p.bind(*residuals, *live, program=linear, name=f"jvp({name})", **same))
     return primal_out, [next(t_out) if nz else None for nz in out_nonzero]
 
 
-def _jit_call_transpose(cts, *args, program, name, device, precision):
+def _jit_call_transpose(cts, *args, program, name, device, precision, checks):
     linear = tuple(is_undefined(x) for x in args)
     transposed = cached_for_program(program, ("transpose", linear), lambda: transpose_program(program, linear))
     known = [x for x, lin in zip(args, linear) if not lin]
     in_cts = iter(jit_call_p.bind(*known, *[instantiate(c) for c in cts], program=transposed,
-                                  name=f"transpose({name})", device=device, precision=precision))
+                                  name=f"transpose({name})", device=device, precision=precision, checks=checks))
     return [next(in_cts) if lin else None for lin in linear]
 
 
-def _jit_call_batch(vals, dims, *, program, name, device, precision):
+def _jit_call_batch(vals, dims, *, program, name, device, precision, checks):
     size = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
     batched, out_dims = cached_for_program(program, ("batch", tuple(dims), size),
                                            lambda: batch_program(program, list(dims), size))
-    return jit_call_p.bind(*vals, program=batched, name=f"vmap({name})", device=device, precision=precision), out_dims
+    return jit_call_p.bind(*vals, program=batched, name=f"vmap({name})", device=device, precision=precision,
+                           checks=checks), out_dims
 
 
-def _jit_call_lower(ctx, *args, program, name, device, precision):
+def _jit_call_lower(ctx, *args, program, name, device, precision, checks):
+    # `checks` are compiled in before lowering: `checked_program` inlines a checked jit_call with its checks
     outer, ctx.matmul_precision = ctx.matmul_precision, precision  # the inner function's own setting
     try:
         return ctx.inline(program, list(args))
@@ -194,12 +224,13 @@ class _Traced:
     """One signature's traced program and the device it runs on: its constants (kept on the device after the first
     call), its output tree, the Tensors the function closed over and the in-place updates it makes (effects)."""
 
-    __slots__ = ("program", "consts", "out_tree", "out_avals", "single_output", "device", "precision", "captured",
-                 "effects", "grad_state", "closes_over_tracers", "consts_need_grad", "const_inputs", "executable")
+    __slots__ = ("program", "consts", "out_tree", "out_avals", "single_output", "device", "precision", "checks",
+                 "captured", "effects", "grad_state", "closes_over_tracers", "consts_need_grad", "const_inputs",
+                 "executable", "check_sites")
 
-    def __init__(self, program, consts, out_tree, device, precision, captured, effects, reason):
+    def __init__(self, program, consts, out_tree, device, precision, checks, captured, effects, reason):
         self.program, self.consts, self.out_tree, self.device = program, consts, out_tree, device
-        self.out_avals, self.precision = program.out_avals, precision
+        self.out_avals, self.precision, self.checks = program.out_avals, precision, checks
         self.single_output = out_tree.is_leaf()
         # (weak reference to the handle, snapshot of its value when traced): a handle nobody holds any more (a
         # temporary made while tracing) cannot be updated in place, so it drops out of the checks of each call
@@ -211,7 +242,7 @@ class _Traced:
         self.grad_state = [(h, h.grad) for h, snap in captured if snap.is_leaf and not snap.stop_gradient]
         self.closes_over_tracers = any(isinstance(c, Tracer) for c in consts)
         self.consts_need_grad = any(not c.stop_gradient for c in consts)
-        self.const_inputs = self.executable = None
+        self.const_inputs = self.executable = self.check_sites = None
         _cache_of(program).reason = reason
 
     def sync_closure(self) -> bool:
@@ -287,14 +318,16 @@ class _Traced:
         while the program compiles in the background, evaluate it op by op instead."""
         exe = self.executable
         if exe is None:
-            exe = self.executable = _executable(self.program, self.device, name, self.precision,
-                                                background=background)
-            if exe is None:
+            found = _executable(self.program, self.device, name, self.precision, self.checks, background=background)
+            if found is None:
                 return _op_by_op(self.program, list(self.consts) + list(tensors))
+            exe, self.check_sites = found
+            self.executable = exe
         if self.const_inputs is None:
             self.const_inputs = [Tensor.from_device_array(runtime.device_put(c.concrete_value(), self.device))
                                  if c.device_array is None else c for c in self.consts]
-        return _run(exe, self.const_inputs + tensors if self.const_inputs else tensors, self.out_avals)
+        return _run(exe, self.check_sites, self.const_inputs + tensors if self.const_inputs else tensors,
+                    self.out_avals, name)
 
 
 # Leaves a positional argument can be without flattening (what `as_leaf` accepts)
@@ -325,7 +358,7 @@ def _describe(structure) -> str:
 class JitFunction:
     """A function compiled with IREE on first call for each argument signature (see `jit`)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), device=None, matmul_precision=None):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), device=None, matmul_precision=None, checks=None):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
@@ -334,6 +367,8 @@ class JitFunction:
         self.device = device
         # None: the precision in effect at each call (default_matmul_precision, config.matmul_precision)
         self.matmul_precision = None if matmul_precision is None else canonical_precision(matmul_precision)
+        # None: the checks in effect at each call (config.checks, FLAGS_check_nan_inf)
+        self.checks = None if checks is None else canonical_checks(checks)
         self._cache: dict = {}
         self._bound = weakref.WeakKeyDictionary()
         self._name = fun_name(fun)
@@ -352,11 +387,11 @@ class JitFunction:
             bound = self._bound.get(obj)
         except TypeError:  # an unhashable instance: no reuse across attribute lookups
             return JitFunction(functools.partial(self.fun, obj), device=self.device,
-                               matmul_precision=self.matmul_precision)
+                               matmul_precision=self.matmul_precision, checks=self.checks)
         if bound is None:
             bound = JitFunction(functools.wraps(self.fun)(functools.partial(self.fun, obj)),
                                 tuple(i - 1 for i in self.static_argnums if i > 0), self.static_argnames,
-                                device=self.device, matmul_precision=self.matmul_precision)
+                                device=self.device, matmul_precision=self.matmul_precision, checks=self.checks)
             self._bound[obj] = bound
         return bound
 
@@ -400,7 +435,8 @@ class JitFunction:
         return value
 
     # -- tracing
-    def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, precision, reason):
+    def _trace(self, dyn_args, dyn_kwargs, statics, static_pos, n_args, in_tree, avals, device, precision, checks,
+               reason):
         def unflatten_args(leaves):
             return merge_static_args(*tree_unflatten(in_tree, leaves), statics, static_pos, n_args)
 
@@ -410,17 +446,17 @@ class JitFunction:
         with default_matmul_precision(precision):  # jit functions called inside inherit it
             prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
                                             captured=captured, effects=effects)
-        return _Traced(prog, list(consts), out.tree, device, precision, captured, effects, reason)
+        return _Traced(prog, list(consts), out.tree, device, precision, checks, captured, effects, reason)
 
     def _explain_miss(self, key):
         if not self._cache:
             return "first call"
         if not (config.explain_cache_misses or config.log_compiles):
             return "new signature"
-        structure, avals, statics, device, precision = key
+        structure, avals, statics, device, precision, checks = key
         reasons = []
         for other in self._cache:
-            o_structure, o_avals, o_statics, o_device, o_precision = other
+            o_structure, o_avals, o_statics, o_device, o_precision, o_checks = other
             diff = []
             if o_structure != structure:
                 diff.append(f"the argument structure changed from {_describe(o_structure)} to {_describe(structure)}")
@@ -434,6 +470,8 @@ class JitFunction:
                 diff.append(f"device changed from {o_device} to {device}")
             if o_precision != precision:
                 diff.append(f"matmul precision changed from {o_precision} to {precision}")
+            if o_checks != checks:
+                diff.append(f"runtime checks changed from {o_checks or 'none'} to {checks or 'none'}")
             reasons.append(diff)
         msg = "; ".join(min(reasons, key=len))
         if config.explain_cache_misses:
@@ -455,7 +493,8 @@ class JitFunction:
             avals = tuple([t.aval for t in tensors])
         device = resolve_device(self.device)
         precision = self.matmul_precision or matmul_precision_now()
-        key = (structure, avals, statics, device, precision)
+        checks = global_checks.kinds if self.checks is None else self.checks
+        key = (structure, avals, statics, device, precision, checks)
         traced = self._cache.get(key)
         if traced is not None and traced.captured and not traced.sync_closure():
             # Paddle semantics: a global Tensor updated in place (w.set_value(...), w[i] = v) is seen by the next
@@ -468,8 +507,7 @@ class JitFunction:
         if traced is None:
             in_tree = tree_flatten((dyn_args, dyn_kwargs))[1] if isinstance(structure, int) else structure
             traced = self._trace(dyn_args, dyn_kwargs, statics, static_pos, len(args), in_tree, avals, device,
-                                 precision,
-                                 self._explain_miss(key))
+                                 precision, checks, self._explain_miss(key))
             if not traced.closes_over_tracers:
                 self._cache[key] = traced  # a closure over another transform's values is traced afresh
         return traced, tensors
@@ -480,7 +518,7 @@ class JitFunction:
             outs = traced.run(tensors, self._name)
         else:
             outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name,
-                                   device=traced.device, precision=traced.precision)
+                                   device=traced.device, precision=traced.precision, checks=traced.checks)
         if traced.effects:
             n = len(outs) - len(traced.effects)
             traced.write_back(outs[n:])
@@ -519,10 +557,12 @@ class Lowered:
     def as_text(self, target: str | None = None) -> str:
         """The StableHLO module that `compile()` compiles (for another IREE backend with `target`, e.g. 'cuda':
         the lowering chooses forms per target)."""
-        return stablehlo_text(self._traced.program, self._traced.precision, target or self.device.target)
+        compiled, _ = checked_program(self._traced.program, self._traced.checks)
+        return stablehlo_text(compiled, self._traced.precision, target or self.device.target)
 
     def compile(self) -> "Compiled":
-        _executable(self._traced.program, self.device, self._jitted._name, self._traced.precision)
+        _executable(self._traced.program, self.device, self._jitted._name, self._traced.precision,
+                    self._traced.checks)
         return Compiled(self)
 
     def cross_compile(self, target: str, extra_flags=()):
@@ -569,7 +609,7 @@ class Compiled:
         return f"Compiled(jit({self.lowered._jitted._name}), in={self.input_types}, out={self.output_types})"
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_precision=None):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_precision=None, checks=None):
     """Compile `fun` with IREE: traced once per argument signature, then run as one executable.
 
     Args:
@@ -581,6 +621,13 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_
         matmul_precision: how float32 matrix products (matmul, linear, conv, einsum) are compiled: "float32"
             (exact), "bf16x3" (three bfloat16 products, near float32, fast on tensor cores) or "bfloat16" (one
             product). None (the default): `paddle_fn.default_matmul_precision` / ``config.matmul_precision``.
+        checks: runtime checks compiled into the program, reported after the call as a CheckError naming the op
+            and the line of `fun` that staged it: "index" (gather, scatter and dynamic-slice start indices in
+            range; unchecked, they are clamped), "div" (integer division by zero), "linalg" (cholesky, lu,
+            triangular_solve, qr, eigh, svd failing) and "nan" (an op making NaN or Inf from finite inputs); "all"
+            or True for all, a list or comma-separated string of kinds, or () for none. None (the default):
+            ``config.checks``, or all of them while ``FLAGS_check_nan_inf`` is set; the default is unchecked, and
+            an unchecked program has no check code in it.
 
     Outputs stay on the device as Tensors and convert to numpy only when asked (``.numpy()``, printing).
 
@@ -594,10 +641,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, device=device,
-                                 matmul_precision=matmul_precision)
+                                 matmul_precision=matmul_precision, checks=checks)
     if isinstance(fun, JitFunction):
-        if not (static_argnums or static_argnames or device or matmul_precision):
+        if not (static_argnums or static_argnames or device or matmul_precision or checks is not None):
             return fun
         fun = fun.fun  # re-jit the original function with the new options
-    return JitFunction(fun, static_argnums, static_argnames, device, matmul_precision)
+    return JitFunction(fun, static_argnums, static_argnames, device, matmul_precision, checks)
 

@@ -23,6 +23,22 @@ class TracedProgram:
     def __str__(self):
         return pp_program(self.program, const_count=len(self.consts))
 
+    def pretty_print(self, source_info: bool = False) -> str:
+        """The program as text; with `source_info`, each equation ends with the file, line and function of the
+        user code that staged it (as JAX's ``jaxpr.pretty_print(source_info=True)``).
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> def f(x):
+            ...     return paddle.sin(x) * 2.0
+            >>> print(paddle.make_ir(f)(paddle.ones([3])).pretty_print(source_info=True))
+            { lambda ; a:f32[3]. let
+                b:f32[3] = sin a  # <doctest ...>:2 (in f)
+                ...
+              in (d) }
+        """
+        return pp_program(self.program, const_count=len(self.consts), source=source_info)
+
     __repr__ = __str__
 
 

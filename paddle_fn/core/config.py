@@ -12,6 +12,9 @@
                           background thread (see paddle_fn.transforms.background_compile)
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
                           multi-device IREE module per step) or "segments" (per-device segments, host collectives)
+    checks                PADDLE_FN_CHECKS: the runtime checks compiled into every ``jit`` program: none (the
+                          default), "all", or kinds among "index", "div", "linalg", "nan" (comma-separated in the
+                          variable); with "nan", eager ops check their results too. See docs/jit.md, "Checked mode"
 """
 from __future__ import annotations
 
@@ -49,6 +52,34 @@ def canonical_precision(value) -> str:
                      f"{', '.join(_PRECISION_ALIASES)})")
 
 
+# The kinds of runtime checks a checked jit compiles in (JAX checkify's error sets, Paddle's FLAGS_check_nan_inf):
+# start indices in range (gather, scatter, dynamic slices), integer divisors not zero, decompositions that did not
+# fail (cholesky, lu, triangular_solve, qr, eigh, svd), and no op making NaN or Inf out of finite inputs.
+CHECK_KINDS = ("index", "div", "linalg", "nan")
+
+
+def canonical_checks(value) -> tuple:
+    """The check kinds `value` names, as a sorted tuple of CHECK_KINDS: None, False, "none" or "" for none; True or
+    "all" for all; a kind, a comma-separated string of kinds, or an iterable of kinds.
+
+    Example:
+        >>> from paddle_fn.core.config import canonical_checks
+        >>> canonical_checks("nan,index"), canonical_checks(True), canonical_checks(None)
+        (('index', 'nan'), ('div', 'index', 'linalg', 'nan'), ())
+    """
+    if value is None or value is False or value in ("none", ""):
+        return ()
+    if value is True or value == "all":
+        return tuple(sorted(CHECK_KINDS))
+    kinds = value.split(",") if isinstance(value, str) else list(value)
+    kinds = [k.strip() if isinstance(k, str) else k for k in kinds]
+    unknown = [k for k in kinds if k not in CHECK_KINDS]
+    if unknown:
+        raise ValueError(f"unknown runtime check {unknown[0]!r}; the checks are {', '.join(CHECK_KINDS)} (or 'all', "
+                         "or None for none)")
+    return tuple(sorted(set(kinds)))
+
+
 PMAP_STRATEGIES = ("auto", "module", "segments")
 
 
@@ -58,13 +89,39 @@ def _pmap_strategy(value) -> str:
     return value
 
 
+# Paddle's global flags that change behaviour here, with their defaults (Paddle's set_flags / get_flags).
+_FLAGS = {
+    # Paddle 2.5's migration switch: Tensor.numpy() of a 0-D Tensor returns shape (1,), for code written
+    # against Paddle 2.3's shape-[1] scalars (``loss.numpy()[0]``)
+    "FLAGS_set_to_1d": False,
+    # Paddle's numerics check: every check kind compiled into jit programs, and eager ops raise on a NaN or Inf
+    # result (as Paddle's dygraph does); ``config.checks`` chooses kinds one by one
+    "FLAGS_check_nan_inf": False,
+}
+
+
+class _GlobalChecks:
+    """The check kinds in effect now, ``config.checks`` joined with all of them under FLAGS_check_nan_inf; kept
+    up to date by both setters, because eager ops read `eager_nan` on every call."""
+    kinds: tuple = ()
+    eager_nan = False
+
+
+global_checks = _GlobalChecks()
+
+
+def _refresh_checks(configured) -> None:
+    kinds = canonical_checks(True) if _FLAGS["FLAGS_check_nan_inf"] else configured
+    global_checks.kinds, global_checks.eager_nan = kinds, "nan" in kinds
+
+
 class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
     _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
-              "pmap_strategy", "jit_background_compile")
+              "pmap_strategy", "jit_background_compile", "checks")
     # settings whose value is checked (and put in canonical form) however it is set
-    _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy}
+    _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy, "checks": canonical_checks}
 
     def __init__(self):
         self.disk_cache = _env_flag("PADDLE_FN_DISK_CACHE", True)
@@ -74,6 +131,7 @@ class Config:
         self.matmul_precision = os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32")
         self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
         self.jit_background_compile = _env_flag("PADDLE_FN_BACKGROUND_COMPILE", True)
+        self.checks = os.environ.get("PADDLE_FN_CHECKS", "")
 
     def update(self, name: str, value) -> None:
         """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""
@@ -84,6 +142,8 @@ class Config:
     def __setattr__(self, name, value):
         check = self._CHECKS.get(name)
         super().__setattr__(name, value if check is None else check(value))
+        if name == "checks":
+            _refresh_checks(self.checks)
 
     def __repr__(self):
         return "Config(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ")"
@@ -133,14 +193,6 @@ def matmul_precision_now() -> str:
     return config.matmul_precision if scoped is None else scoped
 
 
-# Paddle's global flags that change behaviour here, with their defaults (Paddle's set_flags / get_flags).
-_FLAGS = {
-    # Paddle 2.5's migration switch: Tensor.numpy() of a 0-D Tensor returns shape (1,), for code written
-    # against Paddle 2.3's shape-[1] scalars (``loss.numpy()[0]``)
-    "FLAGS_set_to_1d": False,
-}
-
-
 def _known_flag(name) -> str:
     if not isinstance(name, str) or name not in _FLAGS:
         raise ValueError(f"Flag {name!r} is not a paddle_fn flag; the flags that exist here are "
@@ -173,6 +225,7 @@ def set_flags(flags: dict) -> None:
             raise TypeError(f"{name} is a bool flag; got {value!r}")
         checked[name] = bool(value)
     _FLAGS.update(checked)
+    _refresh_checks(config.checks)
 
 
 def get_flags(flags) -> dict:

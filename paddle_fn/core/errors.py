@@ -27,3 +27,12 @@ class TransformError(PaddleFnError, ValueError):
 
 class UnsupportedError(PaddleFnError, NotImplementedError):
     """A primitive does not support a transform; the message says what to use instead."""
+
+
+class CheckError(PaddleFnError, RuntimeError):
+    """A runtime check failed: one a checked ``jit`` compiled into its program, or an eager NaN/Inf check under
+    FLAGS_check_nan_inf. The message names the op, the check and the user's line that staged the op."""
+
+
+class IndexCheckError(CheckError, IndexError):
+    """An index check of a checked ``jit`` failed: a start index out of range (eagerly, an IndexError)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -85,10 +86,44 @@ class Literal:
 
 @dataclass(frozen=True)
 class Eqn:
+    """One primitive application. `source` is the `SourceLine` of the user code that staged it (None when unknown);
+    program transforms keep it, so an error found in a compiled program names the user's line."""
     prim: Any
     inputs: tuple
     params: dict
     outputs: tuple
+    source: Any = field(default=None, compare=False)
+
+    def with_inputs(self, inputs) -> "Eqn":
+        """The same equation reading `inputs`."""
+        return Eqn(self.prim, tuple(inputs), self.params, self.outputs, self.source)
+
+
+class SourceLine:
+    """Where user code staged an equation: its function's code object and the offset of the instruction. The line
+    number is found only when shown (reading a frame's line costs more than staging the equation)."""
+    __slots__ = ("code", "offset")
+
+    def __init__(self, code, offset: int):
+        self.code, self.offset = code, offset
+
+    def location(self) -> tuple:
+        """(filename, line, function)."""
+        line = next((n for start, end, n in self.code.co_lines() if start <= self.offset < end and n is not None),
+                    self.code.co_firstlineno)
+        return self.code.co_filename, line, self.code.co_name
+
+    def __repr__(self):
+        return f"SourceLine({format_source(self)})"
+
+
+def format_source(source, full_path: bool = True) -> str:
+    """A `SourceLine` or a (filename, line, function) as ``file:line (in function)``; the file's base name when not
+    `full_path`."""
+    if source is None:
+        return "an unknown line"
+    filename, line, function = source.location() if isinstance(source, SourceLine) else source
+    return f"{filename if full_path else os.path.basename(filename)}:{line} (in {function})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,9 +165,9 @@ def _name_gen():
         yield s
 
 
-def _pp_param(v, indent):
+def _pp_param(v, indent, source):
     if isinstance(v, Program):
-        body = pp_program(v, indent + 4)
+        body = pp_program(v, indent + 4, source=source)
         return "\n" + body
     if isinstance(v, np.ndarray):
         if v.size <= 8:
@@ -143,11 +178,13 @@ def _pp_param(v, indent):
     if callable(v) and not isinstance(v, type):
         return getattr(v, "__name__", type(v).__name__)
     if isinstance(v, tuple) and v and all(isinstance(p, Program) for p in v):
-        return "(" + ",".join("\n" + pp_program(p, indent + 4) for p in v) + ")"
+        return "(" + ",".join("\n" + pp_program(p, indent + 4, source=source) for p in v) + ")"
     return repr(v)
 
 
-def pp_program(prog: Program, indent: int = 0, const_count: int = 0) -> str:
+def pp_program(prog: Program, indent: int = 0, const_count: int = 0, source: bool = False) -> str:
+    """The program as text; with `source`, each equation ends with ``# file:line (in function)`` of the user code
+    that staged it."""
     names: dict = {}
     gen = _name_gen()
 
@@ -170,9 +207,10 @@ def pp_program(prog: Program, indent: int = 0, const_count: int = 0) -> str:
     lines = [head]
     for eqn in prog.eqns:
         lhs = " ".join(decl(v) for v in eqn.outputs)
-        params = " ".join(f"{k}={_pp_param(v, indent + 4)}" for k, v in sorted(eqn.params.items()))
+        params = " ".join(f"{k}={_pp_param(v, indent + 4, source)}" for k, v in sorted(eqn.params.items()))
         rhs = eqn.prim.name + (f"[{params}]" if params else "") + " " + " ".join(name(v) for v in eqn.inputs)
-        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}")
+        where = f"  # {format_source(eqn.source, full_path=False)}" if source and eqn.source is not None else ""
+        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}{where}")
     outs = ", ".join(name(v) for v in prog.out_vars)
     lines.append(f"{pad}  in ({outs}) }}")
     return "\n".join(lines)

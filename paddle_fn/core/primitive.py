@@ -76,6 +76,9 @@ class Primitive:
       cost (optional): (avals_in, avals_out, **params) -> the element operations one application performs, for
           `core.ir.work_estimate` (which picks a program's driver and compiler flags); by default the larger of the
           inputs' and outputs' element counts, and a loop's body times its trip count
+      error_check (optional): (inputs, outputs, **params) -> a list of `RuntimeCheck`, what a checked ``jit``
+          (transforms/checks.py) compiles into the program after this primitive: indices in range, a divisor not
+          zero, a decomposition that did not fail; written with public ops on the equation's traced values
     """
     name: str
     _: KW_ONLY
@@ -93,6 +96,7 @@ class Primitive:
     lower_on_mesh: Any = None
     run_on_host: Any = None
     cost: Any = None
+    error_check: Any = None
 
     def __post_init__(self):
         for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):
@@ -117,6 +121,22 @@ class Primitive:
     @property
     def is_linear(self):
         return self.jvp is LINEAR
+
+
+@dataclass(frozen=True)
+class RuntimeCheck:
+    """One condition a checked ``jit`` verifies while the program runs (see `Primitive.error_check`).
+
+    kind: the check set it belongs to, "index", "div", "linalg" or "nan" (transforms/checks.py's CHECK_KINDS).
+    failures: an integer 0-D traced value, the number of failing elements (the check passes when it is 0).
+    detail: a second integer 0-D traced value that the message quotes, or None.
+    message: what failed, formatted with ``{failures}`` and ``{detail}`` after the call (shapes and bounds are
+        written in when the check is made).
+    """
+    kind: str
+    failures: Any
+    detail: Any
+    message: str
 
 
 def symbolic_zeros(jvp_rule):

@@ -6,11 +6,45 @@ the program together with those constants so callers pass them in again (closure
 """
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError
-from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main
+from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, SourceLine, Var, typecheck_program
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main, user_frames
+
+
+class _Attribution(threading.local):
+    """The user's line that equations staged now are attributed to while a transform re-evaluates a program (each
+    equation it stages descends from the equation being evaluated); None: find it by walking the stack."""
+    source = None
+
+
+_attribution = _Attribution()
+
+
+def attribute_to(source):
+    """Attribute the equations staged from now on to `source` (an equation's; None keeps the current one) and
+    return the previous attribution, for `restore_attribution`."""
+    previous = _attribution.source
+    if source is not None:
+        _attribution.source = source
+    return previous
+
+
+def restore_attribution(previous) -> None:
+    _attribution.source = previous
+
+
+def _staging_source():
+    """The `SourceLine` of the innermost user frame (outside paddle_fn) staging an equation now."""
+    source = _attribution.source
+    if source is None:
+        frame = next(user_frames(sys._getframe(1)), None)
+        source = None if frame is None else SourceLine(frame.f_code, frame.f_lasti)
+    return source
 
 
 class StagingTracer(Tracer):
@@ -119,7 +153,7 @@ def _inline_literals(prog: Program, consts, keep=frozenset()):
     def sub(x):
         return literals.get(x, x) if isinstance(x, Var) else x
 
-    eqns = tuple(Eqn(e.prim, tuple(sub(x) for x in e.inputs), e.params, e.outputs) for e in prog.eqns)
+    eqns = tuple(e.with_inputs(sub(x) for x in e.inputs) for e in prog.eqns)
     outs = tuple(sub(x) for x in prog.out_vars)
     return Program(tuple(keep_vars) + prog.in_vars[n_consts:], eqns, outs), keep_vals
 
@@ -172,7 +206,8 @@ class StagingTrace(Trace):
         out_avals = prim.abstract_eval_list([t.aval for t in tracers], params)
         provenance = frozenset().union(*[t.provenance for t in tracers])
         outs = [StagingTracer(self, a, provenance) for a in out_avals]
-        b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
+        b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs),
+                          _staging_source()))
         if grad_mode.recording and any(not t.stop_gradient for t in tracers):
             grad_mode.recorder(prim, params, tracers, outs)  # the eager tape, inside a compiled Paddle train step
         return outs
@@ -219,7 +254,8 @@ def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=
 
 
 def eval_program(prog: Program, consts, args):
-    """Evaluate a program by binding its primitives to the given values (so it runs under any transform)."""
+    """Evaluate a program by binding its primitives to the given values (so it runs under any transform); what a
+    transform stages meanwhile keeps the user's line of the equation it came from."""
     env = {}
     for v, x in zip(prog.in_vars, list(consts) + list(args)):
         env[v] = x
@@ -227,10 +263,15 @@ def eval_program(prog: Program, consts, args):
     def read(v):
         return Tensor(v.val) if isinstance(v, Literal) else env[v]
 
-    for eqn in prog.eqns:
-        outs = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
-        if not eqn.prim.multiple_results:
-            outs = [outs]
-        for v, o in zip(eqn.outputs, outs):
-            env[v] = o
+    outer = _attribution.source
+    try:
+        for eqn in prog.eqns:
+            _attribution.source = eqn.source or outer
+            outs = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
+            if not eqn.prim.multiple_results:
+                outs = [outs]
+            for v, o in zip(eqn.outputs, outs):
+                env[v] = o
+    finally:
+        _attribution.source = outer
     return [read(v) for v in prog.out_vars]

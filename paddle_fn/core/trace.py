@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from paddle_fn.core import config, dtypes
-from paddle_fn.core.errors import ConcretizationError, EscapedTracerError
-from paddle_fn.core.ir import ShapedArray
+from paddle_fn.core.errors import CheckError, ConcretizationError, EscapedTracerError
+from paddle_fn.core.ir import ShapedArray, format_source
 from paddle_fn.core.packages import library_folders
 
 
@@ -453,14 +453,17 @@ def _library_frame(filename: str) -> bool:
     return path.startswith(library_folders()) or os.path.basename(path) == "contextlib.py"
 
 
-def _user_locations(frame, limit=3) -> tuple:
-    """(filename, line, function) of the innermost user-code frames (outside paddle_fn), cheap to collect."""
-    found = []
-    while frame is not None and len(found) < limit:
-        code = frame.f_code
-        if not _library_frame(code.co_filename):
-            found.append((code.co_filename, frame.f_lineno, code.co_name))
+def user_frames(frame):
+    """The frames of user code (outside paddle_fn) from `frame` outwards."""
+    while frame is not None:
+        if not _library_frame(frame.f_code.co_filename):
+            yield frame
         frame = frame.f_back
+
+
+def user_locations(frame, limit=3) -> tuple:
+    """(filename, line, function) of the innermost user-code frames (outside paddle_fn), outermost first."""
+    found = [(f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in itertools.islice(user_frames(frame), limit)]
     return tuple(reversed(found))
 
 
@@ -555,6 +558,8 @@ def eval_primitive(prim, args, params) -> list | None:
                     _OUT_AVALS.clear()
                 _OUT_AVALS[key] = out_avals
         out = prim.impl(*values, **params)
+        if config.global_checks.eager_nan:
+            _check_finite(prim, values, out if prim.multiple_results else [out])
         if prim.multiple_results:
             outs = [_result(o, a) for o, a in zip(out, out_avals)]
         else:
@@ -562,6 +567,24 @@ def eval_primitive(prim, args, params) -> list | None:
     if needs_grad and grad_mode.recording:
         grad_mode.recorder(prim, params, args, outs)
     return outs
+
+
+def _check_finite(prim, values, outs) -> None:
+    """Eager checked mode ("nan" in config.checks, FLAGS_check_nan_inf): raise when an op's real floating-point
+    result holds NaN or Inf although its floating-point inputs were finite (Paddle's dygraph raises on the first
+    such op; a value that was already NaN or Inf is reported where it was made, not at each op it flows through)."""
+    for out in outs:
+        out = np.asarray(out)
+        if out.dtype.kind != "f" or np.isfinite(out).all():
+            continue
+        if any(np.asarray(v).dtype.kind == "f" and not np.isfinite(v).all() for v in values):
+            return
+        where = user_locations(sys._getframe(1), limit=1)
+        where = where[0] if where else None
+        raise CheckError(
+            f"{prim.name} produced NaN or Inf (num_nan={int(np.isnan(out).sum())}, num_inf={int(np.isinf(out).sum())}"
+            f" of {out.size}) from finite inputs, at {format_source(where)} (FLAGS_check_nan_inf or "
+            "\"nan\" in paddle_fn.config.checks is on)")
 
 
 # Shape rules memoized by (primitive, input avals, params): eager code asks the same question on every step, and a
@@ -667,7 +690,7 @@ def new_main(trace_type, global_data=None, *, transform: str | None = None, dyna
     """Push a new level for a transform; on exit it is popped and marked dead (escape detection)."""
     state = _state
     main = MainTrace(len(state.stack), trace_type, global_data, transform)
-    main.created_at = _user_locations(sys._getframe(2))  # formatted only if a tracer escapes
+    main.created_at = user_locations(sys._getframe(2))  # formatted only if a tracer escapes
     state.stack.append(main)
     if dynamic:
         state.dynamic.append(main)

@@ -11,14 +11,16 @@ import pickle
 import time
 import traceback
 
-from paddle_fn.distributed.launch.utils import free_ports, job_token, parse_devices, worker_env
+from paddle_fn.distributed.launch.utils import LISTENER_FD, job_endpoints, job_token, parse_devices, worker_env
 
 _OPTIONS = ("start_method", "gpus", "xpus", "selected_devices", "selected_gpus", "started_port", "ips", "backend",
             "print_config")
 
 
-def _worker(func, args, env, error_queue, return_queue):
+def _worker(func, args, env, error_queue, return_queue, listener):
     os.environ.update(env)
+    if listener is not None:  # rank 0: the coordinator's socket, bound by spawn (see job_endpoints)
+        os.environ[LISTENER_FD] = str(listener.detach())
     try:
         return_queue.put(func(*args))
     except KeyboardInterrupt:
@@ -127,16 +129,19 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
         except Exception as exc:
             raise TypeError(f"spawn: func and args are sent to new processes, so they must be picklable (func a "
                             f"module-level function, not a lambda or a nested function): {exc}") from None
-    ports, token = free_ports(nprocs, options.get("started_port")), job_token()
+    listener, ports = job_endpoints(nprocs, options.get("started_port"))
+    token = job_token()
     if options.get("print_config"):
         print(f"spawn: {nprocs} processes, endpoints {['127.0.0.1:%d' % p for p in ports]}")
     ctx = multiprocessing.get_context(start_method)
     processes, errors, returns = [], [], []
     for rank in range(nprocs):
         eq, rq = ctx.SimpleQueue(), ctx.SimpleQueue()
-        p = ctx.Process(target=_worker, args=(func, args, worker_env(rank, nprocs, ports, token, devices), eq, rq),
-                        daemon=daemon)
+        p = ctx.Process(target=_worker, args=(func, args, worker_env(rank, nprocs, ports, token, devices), eq, rq,
+                                              listener if rank == 0 else None), daemon=daemon)
         p.start()
+        if rank == 0:
+            listener.close()  # the process holds it now
         processes.append(p)
         errors.append(eq)
         returns.append(rq)

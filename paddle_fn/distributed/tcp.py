@@ -18,6 +18,7 @@ import hmac
 import io
 import json
 import math
+import os
 import pickle
 import secrets
 import selectors
@@ -33,6 +34,7 @@ import numpy as np
 
 from paddle_fn.distributed.comm import (
     OP_NAMES, SUM, Communicator, CollectiveTimeout, DistributedError, check_op, reduce_arrays, signature)
+from paddle_fn.distributed.launch.utils import LISTENER_FD
 from paddle_fn.framework.io import load, save
 
 _HEADER = struct.Struct(">Q")  # every message: its length, then its bytes
@@ -168,6 +170,19 @@ def _bind_host(host):
     return host if host in _LOOPBACK else ""
 
 
+def _listener(host, port):
+    """The hub's listening socket: the one launch/spawn bound for this job and handed to this process (so the
+    port was never free for another process to take), else a new one bound now."""
+    handed = os.environ.pop(LISTENER_FD, None)
+    if handed is not None:
+        sock = socket.socket(fileno=int(handed))
+        sock.set_inheritable(False)
+        if sock.getsockname()[1] == port:
+            return sock
+        sock.close()  # not this job's coordinator address (the environment was changed by hand)
+    return socket.create_server((_bind_host(host), port), reuse_port=False)
+
+
 def pickle_object(obj) -> bytes:
     """`obj` as ``paddle.save`` writes it, for ``all_gather_object``: what ``paddle.load`` could not read back
     is refused here, not on the receiving ranks."""
@@ -197,7 +212,7 @@ class _Hub(threading.Thread):
     def __init__(self, host, port, size, timeout, token):
         super().__init__(name="paddle_fn-dist-hub", daemon=True)
         self.size, self.timeout, self.address, self.token = size, timeout, f"{host}:{port}", token
-        self.listener = socket.create_server((_bind_host(host), port), reuse_port=False)
+        self.listener = _listener(host, port)
         self.listener.setblocking(False)
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.listener, selectors.EVENT_READ, None)

@@ -21,9 +21,10 @@ __all__ = ["Compiled", "JitFunction", "Lowered", "StaticFunction", "TranslatedLa
 class _CallableModule(_types.ModuleType):
     """The type of the ``paddle_fn.jit`` module: calling it is calling the jit transform."""
 
-    def __call__(self, fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_precision=None):
+    def __call__(self, fun=None, *, static_argnums=(), static_argnames=(), device=None, matmul_precision=None,
+                 checks=None):
         return _jit_transform(fun, static_argnums=static_argnums, static_argnames=static_argnames, device=device,
-                              matmul_precision=matmul_precision)
+                              matmul_precision=matmul_precision, checks=checks)
 
 
 _sys.modules[__name__].__class__ = _CallableModule

@@ -13,11 +13,12 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError
-from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
+from paddle_fn.core.primitive import (ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, RuntimeCheck,
+                                      symbolic_zeros)
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
 from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
-from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
+from paddle_fn.prims.base import broadcast_in_dim, full, full_like, hlo_binop, reduce_sum, reshape
 
 
 class _ScaledTangent:
@@ -195,9 +196,21 @@ def _div_transpose(ct, x, y):
     return [div(ct, y), None]
 
 
+def _integer_divisor_check(name):
+    """A checked jit's "div" check of an integer `name`: no divisor is zero (compiled, the result is undefined)."""
+    def check(inputs, outputs):
+        divisor = get_aval(inputs[1])
+        if divisor.dtype.kind not in "iu":
+            return []
+        zeros = count_true(eq(inputs[1], full_like(divisor, 0)))
+        return [RuntimeCheck("div", zeros, None, f"{name} of integers by zero: {{failures}} of the {divisor.size} "
+                             f"divisors ({fmt(divisor)}) are 0")]
+    return check
+
+
 div_p = Primitive("div", shape_rule=_binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
                   linear_in=(0,), transpose=_div_transpose, batch=ELEMENTWISE,
-                  lower=_lower_binop("stablehlo.divide"))
+                  lower=_lower_binop("stablehlo.divide"), error_check=_integer_divisor_check("div"))
 
 
 def div(x, y):
@@ -226,7 +239,8 @@ def _rem_jvp(primals, tangents):
 
 
 rem_p = Primitive("rem", shape_rule=_binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.remainder"))
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.remainder"),
+                  error_check=_integer_divisor_check("rem"))
 
 
 def rem(x, y):
@@ -911,6 +925,30 @@ def convert_element_type(x, *, new_dtype):
     if get_aval(x).dtype == new_dtype:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
+
+
+def count_true(mask):
+    """The number of True elements of a bool Tensor, as an int32 0-D Tensor (what a `RuntimeCheck` counts).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.prims.elementwise import count_true, nonfinite_count
+        >>> count_true(paddle.to_tensor([[True, False], [True, True]])).item()
+        3
+        >>> nonfinite_count([paddle.to_tensor([1.0, float("nan")]), paddle.to_tensor([float("-inf")])]).item()
+        2
+    """
+    flat = reshape(mask, new_sizes=(get_aval(mask).size,))  # IREE's CPU backend fails on a large reduce over 2 axes
+    return reduce_sum(convert_element_type(flat, new_dtype=dtypes.int32), axes=(0,))
+
+
+def nonfinite_count(values):
+    """How many elements of the real floating-point `values` are NaN or Inf, together, as an int32 0-D Tensor."""
+    total = full((), 0, dtypes.int32)
+    for v in values:
+        if get_aval(v).dtype.kind == "f":
+            total = add(total, count_true(not_(is_finite(v))))
+    return total
 
 
 # ---------------------------------------------------------------------------------------------- bitcast_convert_type

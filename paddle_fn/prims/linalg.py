@@ -22,14 +22,14 @@ from paddle_fn.core.autodiff import Zero, is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front, vmap_flat
 from paddle_fn.core.errors import DTypeError, ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
-from paddle_fn.core.primitive import NONLINEAR, Primitive, symbolic_zeros
+from paddle_fn.core.primitive import NONLINEAR, Primitive, RuntimeCheck, symbolic_zeros
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, and_, convert_element_type, div, eq, ge, gt, lt, mul, ne,  # noqa: A004
-                                         neg, select, sqrt, sub)
+                                         neg, nonfinite_count, select, sqrt, sub)
 from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, sort
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice
@@ -301,10 +301,23 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
     return fori_loop(0, n, row, full_like(b, 0))
 
 
+def _failure_check(name, failure):
+    """A checked jit's "linalg" check of decomposition `name`: finite inputs gave a NaN or Inf result, which is
+    how the compiled algorithms report `failure` (eagerly, the op raises)."""
+    def check(inputs, outputs, **params):
+        shapes = ", ".join(fmt(get_aval(x)) for x in inputs)
+        zero = full_like(ShapedArray((), dtypes.int32), 0)  # inputs holding NaN or Inf are not this op's failure
+        failures = select(eq(nonfinite_count(inputs), zero), nonfinite_count(outputs), zero)
+        return [RuntimeCheck("linalg", failures, None,
+                             f"{name} of {shapes}: {failure} ({{failures}} NaN or Inf values in its result)")]
+    return check
+
+
 triangular_solve_p = Primitive("triangular_solve", shape_rule=_triangular_solve_shape, impl=_triangular_solve_impl,
                                jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
                                batch=_batch_rule(lambda: triangular_solve_p),
-                               lower=_lower_algorithm(_triangular_solve_algorithm))
+                               lower=_lower_algorithm(_triangular_solve_algorithm),
+                               error_check=_failure_check("triangular_solve", "the triangular matrix is singular"))
 
 
 def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: bool = False):
@@ -366,7 +379,8 @@ def _cholesky_algorithm(a):
 
 cholesky_p = Primitive("cholesky", shape_rule=_cholesky_shape, impl=_cholesky_impl, jvp=_cholesky_jvp,
                        transpose=NONLINEAR, batch=_batch_rule(lambda: cholesky_p),
-                       lower=_lower_algorithm(_cholesky_algorithm))
+                       lower=_lower_algorithm(_cholesky_algorithm),
+                       error_check=_failure_check("cholesky", "the matrix is not positive definite"))
 
 
 def cholesky(a):
@@ -459,7 +473,7 @@ def _lu_algorithm(a):
 
 lu_p = Primitive("lu", shape_rule=_lu_shape, impl=_lu_impl, jvp=_lu_jvp, transpose=NONLINEAR,
                  batch=_batch_rule(lambda: lu_p), lower=_lower_algorithm(_lu_algorithm, multiple_results=True),
-                 multiple_results=True)
+                 multiple_results=True, error_check=_failure_check("lu", "the factorization failed"))
 
 
 def lu(a):
@@ -539,7 +553,7 @@ def _qr_algorithm(a, *, full_matrices):
 
 qr_p = Primitive("qr", shape_rule=_qr_shape, impl=_qr_impl, jvp=_qr_jvp, transpose=NONLINEAR,
                  batch=_batch_rule(lambda: qr_p), lower=_lower_algorithm(_qr_algorithm, multiple_results=True),
-                 multiple_results=True)
+                 multiple_results=True, error_check=_failure_check("qr", "the factorization failed"))
 
 
 def qr(a, *, full_matrices: bool = False):
@@ -656,7 +670,7 @@ def _off_diagonal_ratio(m):
 
 eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jvp, transpose=NONLINEAR,
                    batch=_batch_rule(lambda: eigh_p), lower=_lower_algorithm(_eigh_algorithm, multiple_results=True),
-                   multiple_results=True)
+                   multiple_results=True, error_check=_failure_check("eigh", "the eigensolver failed"))
 
 
 def eigh(a):
@@ -743,7 +757,7 @@ def _column_coherence(w):
 
 svd_p = Primitive("svd", shape_rule=_svd_shape, impl=_svd_impl, jvp=_svd_jvp, transpose=NONLINEAR,
                   batch=_batch_rule(lambda: svd_p), lower=_lower_algorithm(_svd_algorithm, multiple_results=True),
-                  multiple_results=True)
+                  multiple_results=True, error_check=_failure_check("svd", "the decomposition failed"))
 
 
 def svd(a):

@@ -3,6 +3,7 @@ dimension numbers). Each block gives every rule of one primitive."""
 from __future__ import annotations
 
 import builtins
+import math
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -11,13 +12,13 @@ from paddle_fn.core.autodiff import is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front, moveaxis
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
-from paddle_fn.core.primitive import Primitive
+from paddle_fn.core.primitive import Primitive, RuntimeCheck
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import i64_array, tensor_type
 from paddle_fn.prims._rules import check_dims, fmt, shift_dims
 from paddle_fn.prims.base import broadcast_in_dim, full, full_like, reduce_sum, reshape, transpose
-from paddle_fn.prims.elementwise import add, clamp, gt, lt, not_, or_, select
+from paddle_fn.prims.elementwise import add, clamp, count_true, gt, lt, not_, or_, select
 from paddle_fn.prims.structural import concatenate, iota, slice
 
 
@@ -31,6 +32,18 @@ def _check_start_indices(name, x, starts):
     if len({s.dtype for s in starts}) > 1:
         raise DTypeError(f"{name}: start indices have different dtypes "
                          f"({', '.join(s.dtype.name for s in starts)}); cast them to one integer dtype")
+
+
+def _start_checks(name, operand, starts, window):
+    """A checked jit's "index" checks of a dynamic slice or update: each 0-D start lies in [0, size - window]."""
+    checks = []
+    for axis, (start, size, k) in enumerate(zip(starts, operand.shape, window)):
+        aval = get_aval(start)
+        outside = or_(lt(start, full_like(aval, 0)), gt(start, full_like(aval, size - k)))
+        checks.append(RuntimeCheck("index", count_true(outside), start, (
+            f"{name}: start index {{detail}} along axis {axis} is out of range for operand {fmt(operand)} with a "
+            f"window of {k} (starts must lie in [0, {size - k}])")))
+    return checks
 
 
 def _as_start_indices(starts):
@@ -100,7 +113,9 @@ def _dynamic_slice_lower(ctx, x, *starts, slice_sizes):
 
 dynamic_slice_p = Primitive("dynamic_slice", shape_rule=_dynamic_slice_shape, impl=_dynamic_slice_impl,
                             jvp=_dynamic_slice_jvp, transpose=_dynamic_slice_transpose, batch=_dynamic_slice_batch,
-                            lower=_dynamic_slice_lower)
+                            lower=_dynamic_slice_lower,
+                            error_check=lambda inputs, outputs, *, slice_sizes: _start_checks(
+                                "dynamic_slice", get_aval(inputs[0]), inputs[1:], slice_sizes))
 
 
 def dynamic_slice(x, *start_indices, slice_sizes):
@@ -159,7 +174,10 @@ dynamic_update_slice_p = Primitive("dynamic_update_slice", shape_rule=_dynamic_u
                                    impl=_dynamic_update_slice_impl, jvp=_dynamic_update_slice_jvp,
                                    transpose=_dynamic_update_slice_transpose, batch=_dynamic_update_slice_batch,
                                    lower=lambda ctx, x, update, *starts: ctx.op("stablehlo.dynamic_update_slice",
-                                                                                [x, update, *starts]))
+                                                                                [x, update, *starts]),
+                                   error_check=lambda inputs, outputs: _start_checks(
+                                       "dynamic_update_slice", get_aval(inputs[0]), inputs[2:],
+                                       get_aval(inputs[1]).shape))
 
 
 def dynamic_update_slice(x, update, *start_indices):
@@ -300,6 +318,24 @@ def _in_bounds_mask(operand_shape, indices, index_map, window_sizes, result_shap
     return broadcast_in_dim(not_(any_outside), shape=result_shape, broadcast_dimensions=batch_positions)
 
 
+def _index_vector_checks(name, operand, indices, index_map, window):
+    """A checked jit's "index" checks of a gather or scatter: along each operand axis the index vectors start, every
+    start lies in [0, size - window] (compiled, a start outside is clamped)."""
+    aval = get_aval(indices)
+    batch, n = aval.shape[:-1], aval.shape[-1]
+    checks = []
+    for k, axis in enumerate(index_map):
+        starts = reshape(slice(indices, start_indices=(0,) * len(batch) + (k,), limit_indices=batch + (k + 1,),
+                               strides=(1,) * aval.ndim), new_sizes=batch)
+        low, high = full(batch, 0, aval.dtype), full(batch, operand.shape[axis] - window[axis], aval.dtype)
+        outside = or_(lt(starts, low), gt(starts, high))
+        checks.append(RuntimeCheck("index", count_true(outside), None, (
+            f"{name}: {{failures}} of the {math.prod(batch)} start indices along axis {axis} of operand "
+            f"{fmt(operand)} are out of range (indices {fmt(aval)}, component {k} of {n}; with a window of "
+            f"{window[axis]} they must lie in [0, {operand.shape[axis] - window[axis]}])")))
+    return checks
+
+
 # -------------------------------------------------------------------------------- gather
 
 _GATHER_TERMS = ("offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
@@ -388,7 +424,9 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes):
 
 
 gather_p = Primitive("gather", shape_rule=_gather_shape, impl=_gather_impl, jvp=_gather_jvp, linear_in=(0,),
-                     transpose=_gather_transpose, batch=_gather_batch, lower=_gather_lower)
+                     transpose=_gather_transpose, batch=_gather_batch, lower=_gather_lower,
+                     error_check=lambda inputs, outputs, *, dimension_numbers, slice_sizes: _index_vector_checks(
+                         "gather", get_aval(inputs[0]), inputs[1], dimension_numbers.start_index_map, slice_sizes))
 
 
 def gather(operand, indices, *, dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple, mode: str = "clip"):
@@ -443,6 +481,14 @@ def _scatter_shape_rule(name):
                              f"{list(indices.shape[:-1])}, and each window must fit inside the operand")
         return operand
     return rule
+
+
+def _scatter_checks(name):
+    def check(inputs, outputs, *, dimension_numbers):
+        operand, updates = get_aval(inputs[0]), get_aval(inputs[2])
+        return _index_vector_checks(name, operand, inputs[1], dimension_numbers.scatter_dims_to_operand_dims,
+                                    _scatter_window_sizes(operand.shape, updates.shape, dimension_numbers))
+    return check
 
 
 def _scatter_impl_of(combine):
@@ -592,7 +638,8 @@ scatter_add_p = Primitive("scatter_add", shape_rule=_scatter_shape_rule("scatter
                           impl=_scatter_impl_of(_scatter_add_combine), jvp=_scatter_add_jvp,
                           transpose=_scatter_add_transpose, batch=_scatter_batch_rule(lambda: scatter_add_p),
                           lower=_scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region(
-                                    "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)))
+                                    "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)),
+                          error_check=_scatter_checks("scatter_add"))
 
 
 def _check_scatter_mode(name, mode):
@@ -635,7 +682,8 @@ def _return_new_value_region(ctx, dtype):
 
 scatter_p = Primitive("scatter", shape_rule=_scatter_shape_rule("scatter"), impl=_scatter_impl_of(_scatter_combine),
                       jvp=_scatter_jvp, transpose=_scatter_transpose, batch=_scatter_batch_rule(lambda: scatter_p),
-                      lower=_scatter_lower_rule(lambda: scatter_p, _return_new_value_region))
+                      lower=_scatter_lower_rule(lambda: scatter_p, _return_new_value_region),
+                      error_check=_scatter_checks("scatter"))
 
 
 def scatter(operand, indices, updates, *, dimension_numbers: ScatterDimensionNumbers, mode: str = "clip"):

@@ -18,7 +18,7 @@ import dataclasses
 
 import numpy as np
 
-from paddle_fn.core.config import matmul_precision_now
+from paddle_fn.core.config import global_checks, matmul_precision_now
 from paddle_fn.core.dtypes import DType, as_dtype
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
 from paddle_fn.core.primitive import all_primitives
@@ -250,4 +250,4 @@ class ExportedProgram:
     def call(self, sizes, inputs):
         prog = self.specialise(sizes)
         return jit_call_p.bind(*inputs, program=prog, name=self.name, device=resolve_device(None),
-                               precision=matmul_precision_now())
+                               precision=matmul_precision_now(), checks=global_checks.kinds)

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from paddle_fn.distributed.launch.utils import free_ports, job_token, parse_devices, worker_env
+from paddle_fn.distributed.launch.utils import LISTENER_FD, job_endpoints, job_token, parse_devices, worker_env
 
 _GRACE = 5.0
 
@@ -58,15 +58,21 @@ def launch(training_script, training_script_args=(), nproc_per_node=None, device
     if devices is not None and len(devices) != n:
         raise SystemExit(f"launch: {n} processes but {len(devices)} devices ({','.join(devices)})")
     os.makedirs(log_dir, exist_ok=True)
-    ports, token = free_ports(n, started_port), job_token()
+    listener, ports = job_endpoints(n, started_port)
+    token = job_token()
     print(f"LAUNCH INFO: {n} processes, endpoints {','.join(f'127.0.0.1:{p}' for p in ports)}, "
           f"logs in {log_dir}/workerlog.N", flush=True)
     workers, threads, logs = [], [], []
     for rank in range(n):
         env = dict(os.environ, **worker_env(rank, n, ports, token, devices))
+        handed = (listener.fileno(),) if rank == 0 else ()  # rank 0's coordinator listens on the bound socket
+        if handed:
+            env[LISTENER_FD] = str(listener.fileno())
         log = open(os.path.join(log_dir, f"workerlog.{rank}"), "wb")
         proc = subprocess.Popen([sys.executable, "-u", training_script, *training_script_args], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=handed)
+        if handed:
+            listener.close()
         t = threading.Thread(target=_echo, args=(proc.stdout, log, sys.stdout.buffer if rank == 0 else None),
                              daemon=True)
         t.start()

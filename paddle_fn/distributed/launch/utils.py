@@ -19,6 +19,35 @@ def free_ports(count, started_port=None):
             s.close()
 
 
+# The environment variable naming, in rank 0's process, the descriptor of the coordinator's listening socket that
+# launch/spawn bound and handed over (the hub listens on it instead of binding the port again)
+LISTENER_FD = "PADDLE_FN_DIST_LISTENER_FD"
+
+
+def job_endpoints(count, started_port=None):
+    """(the coordinator's listening socket, `count` local ports with its port first): the socket is bound now, on
+    `started_port` or a port the OS picks, and stays open until rank 0 takes it over, so no other process can take
+    the port between its choice and the coordinator's start. The other ports only name endpoints (nothing binds
+    them).
+
+    Example:
+        >>> from paddle_fn.distributed.launch.utils import job_endpoints
+        >>> listener, ports = job_endpoints(2)
+        >>> listener.getsockname()[1] == ports[0], len(ports)
+        (True, 2)
+        >>> listener.close()
+    """
+    port = None if started_port is None else int(started_port)
+    try:
+        listener = socket.create_server(("127.0.0.1", port or 0))
+    except OSError as error:
+        raise OSError(f"the job's coordinator port {port} on 127.0.0.1 cannot be bound ({error.strerror}); choose "
+                      "another started_port or leave it out to let the system pick a free one") from None
+    first = listener.getsockname()[1]
+    others = free_ports(count - 1, None if port is None else port + 1)
+    return listener, [first] + others
+
+
 def job_token():
     """A random secret for one job: the coordinator only admits processes that present it."""
     return secrets.token_hex(16)

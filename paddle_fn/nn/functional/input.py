@@ -5,6 +5,8 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims._rules import fmt
+from paddle_fn.prims.assertion import check
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import eager_value, shape_of, static_int
 from paddle_fn.tensor.logic import equal
@@ -45,7 +47,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 def one_hot(x, num_classes, name=None):
     """float32 one-hot vectors of length `num_classes` for the int Tensor `x`: shape x.shape + [num_classes].
     A label outside [0, num_classes) raises ValueError eagerly, as in Paddle; under jit the labels are not known
-    and such a label gives a row of zeros.
+    and such a label gives a row of zeros, unless checked mode's "index" checks are on (docs/jit.md).
 
     Example:
         >>> import paddle_fn as paddle
@@ -63,6 +65,11 @@ def one_hot(x, num_classes, name=None):
         bad = v[(v < 0) | (v >= n)].reshape(-1)[0]
         raise ValueError(f"one_hot: label {bad} is out of range for num_classes={n} (x: {get_aval(x).dtype.name}, "
                          f"shape {list(v.shape)}); labels must lie in [0, {n}): raise num_classes or fix the labels")
+    if v is None:  # traced: the condition checked mode verifies
+        a = get_aval(x)
+        in_range = ew.and_(ew.ge(x, st.full(a.shape, 0, a.dtype)), ew.lt(x, st.full(a.shape, n, a.dtype)))
+        x = check(x, in_range, kind="index", message=f"one_hot: {{failures}} of the {a.size} labels ({fmt(a)}) are out "
+                  f"of range for num_classes={n}; labels must lie in [0, {n})")
     shape = shape_of(x) + (n,)
     classes = st.iota(dtype=get_aval(x).dtype, shape=shape, dimension=len(shape) - 1)
     spread = st.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(len(shape) - 1)))
