@@ -103,3 +103,33 @@ def test_to_tensor_and_array_of_traced_values_stack():
     np.testing.assert_array_equal(np.asarray(pm.numpy()), [[[1.0, 2.0], [-1.0, -2.0]]])
     with pytest.raises(ValueError, match="ragged"):
         paddle.jit(lambda v: paddle.to_tensor([v, v[:2]]))(x)
+
+
+def test_grad_names_unknown_keywords_and_accepts_allow_int():
+    f = lambda x, n: (x * n.astype("float32")).sum()  # noqa: E731
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'") as e:
+        paddle.grad(f, bogus=True)
+    assert "tape" not in str(e.value)
+    gx, gn = paddle.grad(f, argnums=(0, 1), allow_int=True)(paddle.ones([2]), paddle.to_tensor([2, 3]))
+    assert gx.tolist() == [2.0, 3.0] and gn.tolist() == [0, 0] and gn.dtype == paddle.int64
+    with pytest.raises(paddle.TransformError, match="allow_int=True"):
+        paddle.grad(f, argnums=1)(paddle.ones([2]), paddle.to_tensor([2, 3]))
+    (v, _), g = paddle.value_and_grad(lambda x, n: ((x * 2).sum(), n), has_aux=True, allow_int=True)(
+        paddle.ones([2]), paddle.to_tensor(1))
+    assert v.item() == 4.0 and g.tolist() == [2.0, 2.0]
+
+
+def test_traced_value_errors_name_the_transform_and_its_own_static_knob():
+    def branchy(x):
+        return x if x.sum() > 0 else -x
+
+    with pytest.raises(paddle.ConcretizationError) as e:
+        paddle.jit(branchy)(paddle.ones([2]))
+    assert "compiled" in str(e.value) and "jit's static_argnums" in str(e.value)
+    with pytest.raises(paddle.ConcretizationError) as e:
+        paddle.pmap(branchy)(paddle.ones([1, 2]))
+    assert "static_broadcasted_argnums" in str(e.value) and "jit's static_argnums" not in str(e.value)
+    for transform in (paddle.vmap(branchy), paddle.vmap(paddle.grad(lambda x: branchy(x).sum()))):
+        with pytest.raises(paddle.ConcretizationError) as e:
+            transform(paddle.ones([3, 2]))
+        assert "compiled" not in str(e.value) and "static_argnums" not in str(e.value)
