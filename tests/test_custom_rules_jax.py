@@ -2,13 +2,19 @@
 JAX's numbers (recorded by tests/data/gen_jax_custom_rules.py from jax 0.10.2 into jax_custom_rules.json)."""
 import json
 import os
+import sys
 from functools import partial
 
 import numpy as np
 import pytest
 
 import paddle_fn as paddle
-from paddle_fn import custom_jvp, custom_vjp, grad, jit, vjp, vmap, while_loop
+from paddle_fn import custom_jvp, custom_vjp, grad, jit, vmap
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "jax_tutorials")
+sys.path.insert(0, EXAMPLES)
+from custom_derivatives import (  # noqa: E402  (the notebook's functions, ported in the example)
+    clip_gradient, conv_f, log1pexp, log1pexp_plain, newton_sqrt, safe_norm)
 
 with open(os.path.join(os.path.dirname(__file__), "data", "jax_custom_rules.json")) as f:
     JAX = json.load(f)
@@ -26,22 +32,6 @@ def t(x):
 
 # ----------------------------------------------------------------------------------------------- log1pexp
 
-def log1pexp_plain(x):
-    return paddle.log(1. + paddle.exp(x))
-
-
-@custom_jvp
-def log1pexp(x):
-    return paddle.log(1. + paddle.exp(x))
-
-
-@log1pexp.defjvp
-def log1pexp_jvp(primals, tangents):
-    x, = primals
-    x_dot, = tangents
-    return log1pexp(x), x_dot * (1 - 1 / (1 + paddle.exp(x)))
-
-
 def test_log1pexp():
     with np.errstate(all="ignore"):  # exp(100) overflows: the plain gradient is nan, as in JAX
         close("log1pexp_plain_grad_100", grad(log1pexp_plain)(t(100.)))
@@ -50,31 +40,11 @@ def test_log1pexp():
     close("log1pexp_vmap_jit_grad", vmap(jit(grad(log1pexp)))(paddle.arange(3.)))
 
 
-@custom_jvp
-def conv_f(x):
-    return x / (1 + paddle.sqrt(x))
-
-
-@conv_f.defjvp
-def conv_f_jvp(primals, tangents):
-    x, = primals
-    x_dot, = tangents
-    return conv_f(x), ((paddle.sqrt(x) + 2) / (2 * (paddle.sqrt(x) + 1) ** 2)) * x_dot
-
-
 def test_differentiation_convention():
     close("convention_grad_0", grad(conv_f)(t(0.)))
 
 
 # ----------------------------------------------------------------------------------------------- clip_gradient
-
-@custom_vjp
-def clip_gradient(lo, hi, x):
-    return x
-
-
-clip_gradient.defvjp(lambda lo, hi, x: (x, (lo, hi)), lambda res, g: (None, None, paddle.clip(g, res[0], res[1])))
-
 
 def test_clip_gradient_keeps_python_residuals():
     ts = paddle.linspace(0, 10, 11)
@@ -194,45 +164,6 @@ def test_traced_nondiff_arg_of_custom_vjp_is_refused():
 
 # ----------------------------------------------------------------------------------------------- fixed_point
 
-@partial(custom_vjp, nondiff_argnums=(0,))
-def fixed_point(f, a, x_guess):
-    def cond_fun(carry):
-        x_prev, x = carry
-        return paddle.abs(x_prev - x) > 1e-6
-
-    def body_fun(carry):
-        _, x = carry
-        return x, f(a, x)
-
-    _, x_star = while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))
-    return x_star
-
-
-def fixed_point_fwd(f, a, x_init):
-    x_star = fixed_point(f, a, x_init)
-    return x_star, (a, x_star)
-
-
-def rev_iter(f, packed, u):
-    a, x_star, x_star_bar = packed
-    _, vjp_x = vjp(lambda x: f(a, x), x_star)
-    return x_star_bar + vjp_x(u)[0]
-
-
-def fixed_point_rev(f, res, x_star_bar):
-    a, x_star = res
-    _, vjp_a = vjp(lambda a: f(a, x_star), a)
-    a_bar, = vjp_a(fixed_point(partial(rev_iter, f), (a, x_star, x_star_bar), x_star_bar))
-    return a_bar, paddle.zeros_like(x_star)
-
-
-fixed_point.defvjp(fixed_point_fwd, fixed_point_rev)
-
-
-def newton_sqrt(a):
-    return fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)
-
-
 def test_implicit_differentiation_of_a_fixed_point():
     close("newton_sqrt", newton_sqrt(t(2.)))
     close("newton_sqrt_grad", grad(newton_sqrt)(t(2.)))
@@ -241,19 +172,6 @@ def test_implicit_differentiation_of_a_fixed_point():
 
 
 # ----------------------------------------------------------------------------------------------- safe norm
-
-@custom_jvp
-def safe_norm(x):
-    return paddle.sqrt(paddle.sum(x ** 2))
-
-
-@safe_norm.defjvp
-def safe_norm_jvp(primals, tangents):
-    x, = primals
-    tx, = tangents
-    n = safe_norm(x)
-    return n, paddle.where(n == 0, 0., paddle.vdot(x, tx) / paddle.where(n == 0, 1., n))
-
 
 def test_safe_norm():
     close("safe_norm_grads", [grad(safe_norm)(paddle.zeros([2])), grad(safe_norm)(t([3., 4.]))])
