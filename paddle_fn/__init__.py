@@ -19,6 +19,8 @@ from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, 
 from paddle_fn.core.trace import Tensor, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from paddle_fn.prims import remat as checkpoint_policies  # noqa: F401  (nothing_saveable, dots_saveable, ...)
+from paddle_fn.prims.remat import checkpoint, remat  # noqa: F401
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
 from paddle_fn.core.config import config, default_matmul_precision, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401

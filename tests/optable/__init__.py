@@ -103,7 +103,7 @@ class OpRow:
         return tuple(i for i, a in enumerate(self.args) if a.is_float)
 
 
-FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "jit", "conv", "linalg",
+FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "remat", "jit", "conv", "linalg",
             "collectives")
 
 
