@@ -1,6 +1,6 @@
 """custom_jvp / custom_vjp ported from JAX's custom-derivatives notebook and autodiff cookbook, cell by cell, with
-JAX's numbers (recorded by tests/data/gen_jax_custom_rules.py from jax 0.10.2 into jax_custom_rules.json)."""
-import json
+JAX's numbers (recorded from jax 0.10.2 by examples/jax_tutorials/record_jax.py into jax_numbers.json; the
+notebook's functions themselves are ported in examples/jax_tutorials/custom_derivatives.py)."""
 import os
 import sys
 from functools import partial
@@ -13,11 +13,12 @@ from paddle_fn import custom_jvp, custom_vjp, grad, jit, vmap
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "jax_tutorials")
 sys.path.insert(0, EXAMPLES)
+from common import jax_numbers  # noqa: E402
 from custom_derivatives import (  # noqa: E402  (the notebook's functions, ported in the example)
     clip_gradient, conv_f, log1pexp, log1pexp_plain, newton_sqrt, safe_norm)
 
-with open(os.path.join(os.path.dirname(__file__), "data", "jax_custom_rules.json")) as f:
-    JAX = json.load(f)
+JAX = jax_numbers("custom_derivatives")
+
 
 
 def close(name, got):

@@ -1,7 +1,7 @@
 """JAX's "Custom derivative rules for Python code" notebook (and the cookbook's implicit differentiation), ported:
 log1pexp with a stable JVP, a differentiation convention, clip_gradient with Python-float residuals, the fixed
 point differentiated implicitly (grad of grad too), and a norm whose gradient at 0 is 0. tests/test_custom_rules_jax.py
-tests these functions further."""
+tests these functions further, against more of the notebook's cells that record_jax.py recorded."""
 from functools import partial
 
 import numpy as np
@@ -111,7 +111,7 @@ def cells(reduced: bool = True) -> dict:
         "newton_sqrt": newton_sqrt(t(2.)),
         "newton_sqrt_grad": grad(newton_sqrt)(t(2.)),
         "newton_sqrt_grad_grad": grad(grad(newton_sqrt))(t(2.)),
-        "safe_norm_grad_0": grad(safe_norm)(paddle.zeros([2])),
+        "safe_norm_grads": paddle.stack([grad(safe_norm)(paddle.zeros([2])), grad(safe_norm)(t([3., 4.]))]),
     }
 
 
