@@ -237,10 +237,11 @@ def grad(*args, **kwargs):
     if unknown:
         raise TypeError(f"grad(func, {', '.join(f'{k}={v!r}' for k, v in _FUNCTIONAL_GRAD_PARAMETERS.items() if k != 'func')}) "
                         f"got an unexpected keyword argument {', '.join(map(repr, unknown))}")
-    if len(args) > len(_FUNCTIONAL_GRAD_PARAMETERS):
-        raise TypeError(f"grad(func, ...) takes at most {len(_FUNCTIONAL_GRAD_PARAMETERS)} positional arguments, got "
-                        f"{len(args)}; pass the options by keyword. Paddle's tape form takes Tensors first: "
-                        "paddle.grad(outputs, inputs, grad_outputs=None, ...)")
+    if len(args) > 3:  # JAX's order goes on with holomorphic; here the options after has_aux are keywords
+        raise TypeError(f"grad(func, argnums, has_aux) takes at most 3 positional arguments, got {len(args)}; pass "
+                        "allow_int by keyword. Paddle's tape form takes Tensors first: paddle.grad(outputs, inputs, "
+                        "grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False, "
+                        "no_grad_vars=None)")
     return _functional_grad(*args, **kwargs)
 
 
