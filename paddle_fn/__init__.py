@@ -19,12 +19,15 @@ from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, 
 from paddle_fn.core.trace import Tensor, Tracer, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from paddle_fn.prims import remat as checkpoint_policies  # noqa: F401  (nothing_saveable, dots_saveable, ...)
+from paddle_fn.prims.remat import checkpoint, remat  # noqa: F401
 from paddle_fn.prims.elementwise import stop_gradient  # noqa: F401
 from paddle_fn.core.config import config, default_matmul_precision, get_flags, set_flags  # noqa: F401
 from paddle_fn.core.tape import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from paddle_fn.prims.collectives import (  # noqa: F401
     all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter)
 
+from paddle_fn import tree  # noqa: F401,E402  (JAX's jax.tree functions)
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, rand_like, randint_like,
@@ -56,7 +59,11 @@ _LAZY = {
     "vmap": "paddle_fn.transforms:vmap",
     "CPUPlace": "paddle_fn.transforms.devices:CPUPlace",
     "CUDAPlace": "paddle_fn.transforms.devices:CUDAPlace",
+    "block_until_ready": "paddle_fn.transforms.devices:block_until_ready",
+    "device_count": "paddle_fn.transforms.devices:device_count",
+    "device_get": "paddle_fn.transforms.devices:device_get",
     "device_put": "paddle_fn.transforms.devices:device_put",
+    "local_device_count": "paddle_fn.transforms.devices:local_device_count",
     "devices": "paddle_fn.transforms.devices:devices",
     "get_device": "paddle_fn.transforms.devices:get_device",
     "is_compiled_with_cuda": "paddle_fn.transforms.devices:is_compiled_with_cuda",
@@ -82,6 +89,7 @@ _LAZY = {
     "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name
     "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
     "static": "paddle_fn.static",  # InputSpec
+    "test_util": "paddle_fn.test_util",  # check_grads (JAX's)
     "vision": "paddle_fn.vision",  # datasets, transforms, models
     "cholesky": "paddle_fn.linalg:cholesky",
     "det": "paddle_fn.linalg:det",

@@ -335,3 +335,38 @@ def test_a_collective_needs_both_of_its_pmap_rules():
         Primitive("half_collective", **rules, lower_on_mesh=lambda mesh, values, group: values)
     with pytest.raises(TypeError, match="'other_half': a collective needs both"):
         Primitive("other_half", **rules, run_on_host=lambda backend, values, first: values)
+
+
+def test_collectives_take_pytrees_under_pmap_and_vmap(cpus, strategy):
+    from typing import NamedTuple
+
+    class Grads(NamedTuple):
+        w: object
+        b: object
+
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+
+    def step(v):
+        tree = {"w": v, "parts": [v * 2.0, Grads(v, v[0])]}
+        mean = pf.pmean(tree, "i")
+        return (mean, pf.psum(Grads(v, v[1]), "i"), pf.pmax([v], "i"), pf.pmin((v,), "i"),
+                pf.all_gather({"a": v}, "i"), pf.ppermute([v], "i", [(k, (k + 1) % 4) for k in range(4)]),
+                pf.psum(1.0, "i"))
+
+    for mapped in (pf.pmap(step, axis_name="i", devices=cpus), pf.vmap(step, axis_name="i")):
+        mean, total, mx, mn, gathered, shifted, count = mapped(pf.to_tensor(x))
+        assert set(mean) == {"w", "parts"} and isinstance(mean["parts"][1], Grads) and isinstance(total, Grads)
+        np.testing.assert_allclose(_np(mean["w"]), np.broadcast_to(x.mean(0), (4, 2)))
+        np.testing.assert_allclose(_np(mean["parts"][0]), np.broadcast_to(2 * x.mean(0), (4, 2)))
+        np.testing.assert_allclose(_np(mean["parts"][1].b), np.full(4, x[:, 0].mean()))
+        np.testing.assert_allclose(_np(total.w), np.broadcast_to(x.sum(0), (4, 2)))
+        np.testing.assert_allclose(_np(total.b), np.full(4, x[:, 1].sum()))
+        np.testing.assert_allclose(_np(mx[0]), np.broadcast_to(x.max(0), (4, 2)))
+        np.testing.assert_allclose(_np(mn[0]), np.broadcast_to(x.min(0), (4, 2)))
+        np.testing.assert_allclose(_np(gathered["a"]), np.broadcast_to(x, (4, 4, 2)))
+        np.testing.assert_allclose(_np(shifted[0]), np.roll(x, 1, axis=0))
+        np.testing.assert_allclose(_np(count), np.full(4, 4.0))
+    swapped = pf.vmap(lambda v: pf.all_to_all({"a": v}, "i", 0, 0), axis_name="i")(pf.to_tensor(x[:2]))
+    np.testing.assert_allclose(_np(swapped["a"]), x[:2].T)
+    scattered = pf.vmap(lambda v: pf.psum_scatter([v], "i", tiled=True), axis_name="i")(pf.to_tensor(x[:2]))
+    np.testing.assert_allclose(_np(scattered[0]), x[:2].sum(0)[:, None])

@@ -154,10 +154,12 @@ def _check_callable(func, transform):
     raise TransformError(f"paddle_fn.{transform}: expected a function, got {type(func).__name__}")
 
 
-def value_and_grad(func, argnums=0, has_aux=False):
+def value_and_grad(func, argnums=0, has_aux=False, allow_int=False):
     """Return a function computing ``(func(*args), grad)`` (``((value, aux), grad)`` with has_aux).
 
     The output must be a real scalar: shape [] or a one-element Tensor of shape [1], which Paddle also accepts.
+    Differentiated inputs must be floating point unless ``allow_int=True`` (as JAX): an integer input then gets a
+    zero gradient of its own dtype and shape (JAX's float0 has no counterpart here).
 
     Example:
         >>> import paddle_fn as paddle
@@ -173,11 +175,11 @@ def value_and_grad(func, argnums=0, has_aux=False):
         diff = tuple(args[i] for i in nums)
         p_flat, p_tree = _flatten_args(diff, "grad")
         for i, p in enumerate(p_flat):
-            if get_aval(p).dtype.kind != "f":
+            if get_aval(p).dtype.kind != "f" and not (allow_int and get_aval(p).dtype.kind in "iub"):
                 raise TransformError(
                     f"grad({fun_name(func)}): differentiated input {i} ({get_aval(p).str_short()}) has dtype "
-                    f"{get_aval(p).dtype.name}; grad needs floating-point inputs. Cast it with .astype('float32') "
-                    "or leave it out of argnums")
+                    f"{get_aval(p).dtype.name}; grad needs floating-point inputs. Cast it with .astype('float32'), "
+                    "leave it out of argnums, or pass allow_int=True for a zero gradient")
 
         def f_of_diff(*d):
             full = list(args)
@@ -231,16 +233,25 @@ def grad(*args, **kwargs):
     if "outputs" in kwargs or isinstance(first, Tensor) or (
             isinstance(first, (list, tuple)) and first and all(isinstance(t, Tensor) for t in first)):
         return tape.grad(*args, **kwargs)
-    if len(args) > 3 or set(kwargs) - {"func", "argnums", "has_aux"}:
-        raise TypeError("grad(func, argnums=0, has_aux=False) got more arguments than it takes; Paddle's tape form "
-                        "takes Tensors first: paddle.grad(outputs, inputs, grad_outputs=None, retain_graph=None, "
-                        "create_graph=False, allow_unused=False, no_grad_vars=None)")
+    unknown = sorted(set(kwargs) - set(_FUNCTIONAL_GRAD_PARAMETERS))
+    if unknown:
+        raise TypeError(f"grad(func, {', '.join(f'{k}={v!r}' for k, v in _FUNCTIONAL_GRAD_PARAMETERS.items() if k != 'func')}) "
+                        f"got an unexpected keyword argument {', '.join(map(repr, unknown))}")
+    if len(args) > 3:  # JAX's order goes on with holomorphic; here the options after has_aux are keywords
+        raise TypeError(f"grad(func, argnums, has_aux) takes at most 3 positional arguments, got {len(args)}; pass "
+                        "allow_int by keyword. Paddle's tape form takes Tensors first: paddle.grad(outputs, inputs, "
+                        "grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False, "
+                        "no_grad_vars=None)")
     return _functional_grad(*args, **kwargs)
 
 
-def _functional_grad(func, argnums=0, has_aux=False):
+# JAX's grad parameters (the function form) and their defaults, for the error that names an unknown keyword
+_FUNCTIONAL_GRAD_PARAMETERS = {"func": None, "argnums": 0, "has_aux": False, "allow_int": False}
+
+
+def _functional_grad(func, argnums=0, has_aux=False, allow_int=False):
     _check_callable(func, "grad")
-    vg = value_and_grad(func, argnums, has_aux)
+    vg = value_and_grad(func, argnums, has_aux, allow_int)
 
     @functools.wraps(func)
     def grad_f(*args, **kwargs):

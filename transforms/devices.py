@@ -125,6 +125,53 @@ def device_put(x, device=None):
     return tree_map(put, x)
 
 
+def device_get(x):
+    """The values of a pytree of Tensors as numpy arrays (``jax.device_get``); other leaves pass through.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.device_get({"w": paddle.to_tensor([1.0, 2.0]), "step": 3})
+        {'w': array([1., 2.], dtype=float32), 'step': 3}
+    """
+    return tree_map(lambda leaf: leaf.numpy() if isinstance(leaf, Tensor) else leaf, x)
+
+
+def device_count(platform: str | None = None) -> int:
+    """How many devices of `platform` there are (None: the default device's platform), as ``jax.device_count``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.device_count("cpu") >= 1
+        True
+    """
+    return len(_devices(platform or resolve_device(None).platform))
+
+
+def local_device_count(platform: str | None = None) -> int:
+    """The devices of this process (``jax.local_device_count``): every device, since a process sees only its own.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.local_device_count() == paddle.device_count()
+        True
+    """
+    return device_count(platform)
+
+
+def block_until_ready(x):
+    """Return `x` (a pytree) once every Tensor in it is computed, as ``jax.block_until_ready``. A jitted call returns
+    after its program has run (IREE invokes it synchronously), so this returns at once; JAX code and benchmarks
+    that call it port unchanged (see docs/jit.md).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> out = paddle.block_until_ready({"y": paddle.jit(paddle.sin)(paddle.ones([2]))})
+        >>> out["y"].shape
+        [2]
+    """
+    return tree_map(lambda leaf: leaf.block_until_ready() if isinstance(leaf, Tensor) else leaf, x)
+
+
 def is_compiled_with_cuda() -> bool:
     """True when an NVIDIA GPU can be used here: IREE's CUDA driver is present and creates a device.
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, SourceLine, Var, typecheck_program
-from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, new_main, user_frames
+from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, live_mains, new_main, user_frames
 
 
 class _Attribution(threading.local):
@@ -215,11 +215,34 @@ class StagingTrace(Trace):
     def concretize(self, tracer):
         names = sorted(getattr(tracer, "provenance", ()))
         source = f", derived from argument {', '.join(names)}," if names else ""
+        what = self.main.transform or "staging"
         raise ConcretizationError(
-            f"a value traced by {self.main.transform or 'staging'} (abstract value {tracer.aval.str_short()}{source}) "
-            "has no concrete value: only its shape and dtype are known while the function is compiled. Use "
-            "paddle_fn.cond / paddle_fn.where instead of Python `if` on it, paddle_fn.while_loop instead of "
-            "`while`, or mark the argument static (jit's static_argnums)")
+            f"a value traced by {what} (abstract value {tracer.aval.str_short()}{source}) has no concrete value: "
+            f"only its shape and dtype are known {_when_traced(what)}. Use paddle_fn.cond / paddle_fn.where instead "
+            f"of Python `if` on it, paddle_fn.while_loop instead of `while`{_static_hint()}")
+
+
+def _compiling_transform() -> str | None:
+    """The outermost live transform that compiles the function (jit, to_static, pmap), if any."""
+    return next((m.transform for m in live_mains() if m.transform and m.transform.startswith(_COMPILING)), None)
+
+
+_COMPILING = ("jit", "to_static", "pmap")
+
+
+def _when_traced(what: str) -> str:
+    return "while the function is compiled" if _compiling_transform() else f"while {what} traces the function"
+
+
+def _static_hint() -> str:
+    """How to make an argument static, for the transform that compiles (pmap's knob differs from jit's); none
+    outside them, where static arguments do not exist."""
+    compiling = _compiling_transform()
+    if compiling is None:
+        return ""
+    if compiling.startswith("pmap"):
+        return ", or mark the argument static (pmap's static_broadcasted_argnums)"
+    return ", or mark the argument static (jit's static_argnums)"
 
 
 def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None,

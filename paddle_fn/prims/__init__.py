@@ -6,7 +6,7 @@ reduce_sum), elementwise, structural, slicing, reduction, then the families buil
 from paddle_fn.core import hooks
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
-    assertion, base, collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction,
+    assertion, base, collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, remat,
     slicing, structural)
 
 

@@ -13,10 +13,15 @@ the axis.
 - Inside pmap the collective is staged as an equation; pmap splits the program there and performs it between the
   compiled segments through a `Collectives` backend (transforms/pmap_collectives.py).
 
+Each public collective takes a pytree (a dict, list, tuple or NamedTuple of Tensors, as JAX's do) and applies
+itself to every leaf: `pmean(grads, 'batch')` is the data-parallel step.
+
 Outside both, or with a name nothing binds, the wrapper raises NameError at trace time. IREE's CPU drivers have no
 collectives, so a collective cannot be compiled into one single-device program: its lowering rule says so.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -24,6 +29,7 @@ from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, ZERO_TANGENT, Primitive
+from paddle_fn.core.pytree import tree_map
 from paddle_fn.core.trace import Tensor, Tracer, get_aval, live_mains
 from paddle_fn.lowering import multi_device
 from paddle_fn.prims._rules import fmt, normalize_axis
@@ -31,6 +37,16 @@ from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape, transpos
 from paddle_fn.prims.elementwise import convert_element_type, div, eq, select
 from paddle_fn.prims.reduction import reduce_max, reduce_min
 from paddle_fn.prims.structural import concatenate, iota, slice
+
+
+def _on_pytrees(collective):
+    """The collective applied to every leaf of a pytree (one Tensor is a pytree of one leaf)."""
+    @functools.wraps(collective)
+    def on_leaves(x, *args, **kwargs):
+        if isinstance(x, Tensor):
+            return collective(x, *args, **kwargs)
+        return tree_map(lambda leaf: collective(leaf, *args, **kwargs), x)
+    return on_leaves
 
 
 def _check_name(axis_name, op):
@@ -194,6 +210,7 @@ psum_p = Primitive("psum", shape_rule=_same_shape, impl=_unbound_impl("psum"), j
                    lower_on_mesh=multi_device.lower_psum, run_on_host=_all_reduce_on_host("sum"))
 
 
+@_on_pytrees
 def psum(x, axis_name):
     """Sum `x` over the mapped axis `axis_name`; every member gets the total.
 
@@ -225,6 +242,7 @@ pmax_p = Primitive("pmax", shape_rule=_same_shape, impl=_unbound_impl("pmax"),
                    lower_on_mesh=multi_device.lower_pmax, run_on_host=_all_reduce_on_host("max"))
 
 
+@_on_pytrees
 def pmax(x, axis_name):
     """The elementwise maximum of `x` over the mapped axis `axis_name`.
 
@@ -244,6 +262,7 @@ pmin_p = Primitive("pmin", shape_rule=_same_shape, impl=_unbound_impl("pmin"),
                    lower_on_mesh=multi_device.lower_pmin, run_on_host=_all_reduce_on_host("min"))
 
 
+@_on_pytrees
 def pmin(x, axis_name):
     """The elementwise minimum of `x` over the mapped axis `axis_name`.
 
@@ -257,6 +276,7 @@ def pmin(x, axis_name):
     return _bind(pmin_p, x, "pmin", axis_name=axis_name)
 
 
+@_on_pytrees
 def pmean(x, axis_name):
     """The mean of `x` over the mapped axis `axis_name` (`psum` divided by the axis size); integer inputs give
     float32.
@@ -325,6 +345,7 @@ all_gather_p = Primitive("all_gather", shape_rule=_all_gather_shape, impl=_unbou
                          backend.all_gather(values, axis, tiled))
 
 
+@_on_pytrees
 def all_gather(x, axis_name, axis=0, tiled=False):
     """Every member's `x`, stacked along a new axis `axis` (or concatenated along `axis` when `tiled=True`).
 
@@ -395,6 +416,7 @@ psum_scatter_p = Primitive("psum_scatter", shape_rule=_psum_scatter_shape, impl=
                            backend.reduce_scatter(values, scatter_dimension, tiled))
 
 
+@_on_pytrees
 def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
     """Sum `x` over the mapped axis and give member i the i-th slice of dimension `scatter_dimension` of the
     total (that dimension must equal the axis size), or the i-th block of it when `tiled=True`.
@@ -455,6 +477,7 @@ ppermute_p = Primitive("ppermute", shape_rule=lambda x, *, axis_name, perm: x, i
                        run_on_host=lambda backend, values, first, *, axis_name, perm: backend.ppermute(values, perm))
 
 
+@_on_pytrees
 def ppermute(x, axis_name, perm):
     """Send each member's `x` to another: `perm` is a list of (source, destination) index pairs; a member that
     no pair sends to gets zeros.
@@ -532,6 +555,7 @@ all_to_all_p = Primitive("all_to_all", shape_rule=_all_to_all_shape, impl=_unbou
                          backend.all_to_all(values, split_axis, concat_axis))
 
 
+@_on_pytrees
 def all_to_all(x, axis_name, split_axis, concat_axis):
     """Split `x` along `split_axis` into one chunk per member, send chunk j to member j, and concatenate the
     chunks received along `concat_axis` (in member order).

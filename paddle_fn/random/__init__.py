@@ -20,9 +20,11 @@ computation is batched. Other details:
 
 * ``key(seed)`` holds the 64-bit two's complement of ``seed`` as ``[hi, lo]``.
 * ``split(key, n)[i]`` is ``(y1, y2)`` for counter ``(0, i)``, so ``fold_in(key, i) == split(key, n)[i]``.
-* ``uniform`` uses ``p`` random bits for a float of precision ``p`` (24 for float32, 53 for float64, which
-  takes the top 21 bits of ``y1`` and all 32 bits of ``y2``). It forms ``k * 2**-p`` exactly and then scales.
-* ``normal`` is ``sqrt(2) * erf_inv(u)`` with ``u`` uniform in the open interval (-1, 1), as in JAX.
+* ``uniform`` makes JAX's float: the top ``nmant`` random bits as the mantissa of a number in [1, 2), minus 1
+  (23 bits for float32; for float64 the 52 bits are y1 and the top 20 bits of y2, JAX's 64-bit draw ``y1:y2``),
+  then ``u * (max - min) + min`` rounded once. ``normal`` is ``sqrt(2) * erf_inv(u)`` with ``u`` uniform in the
+  open interval (-1, 1); ``randint``, ``permutation``, ``choice`` and ``categorical`` follow JAX's algorithms too,
+  so the same key gives JAX's numbers (docs/random.md says which bit for bit).
 
 **Paddle-style API**: `seed`, `rand`, `randn`, `standard_normal`, `randperm`, `paddle_randint`,
 `paddle_uniform` and `paddle_normal`. `PADDLE_API` maps their Paddle names to them. They draw from a global key:
@@ -39,9 +41,10 @@ from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, glob
                                           randn, randn_like, randperm, seed, standard_normal, traced_draws,
                                           traced_global_key)
 from paddle_fn.random.keys import PRNGKey, fold_in, key, random_bits, split
+from paddle_fn.random.continuous import categorical, cauchy, choice, exponential, gumbel, laplace, logistic
 from paddle_fn.random.samplers import bernoulli, normal, permutation, randint, truncated_normal, uniform
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "random_bits", "uniform", "normal", "truncated_normal", "bernoulli", "randint",
-           "permutation", "seed", "rand", "randn", "standard_normal", "paddle_randint", "paddle_uniform",
+           "permutation", "choice", "categorical", "exponential", "laplace", "logistic", "gumbel", "cauchy", "seed", "rand", "randn", "standard_normal", "paddle_randint", "paddle_uniform",
            "paddle_normal", "randperm", "rand_like", "randn_like", "randint_like", "traced_global_key",
            "traced_draws", "global_key_state", "advance_global_key", "global_key_is_traced", "PADDLE_API"]

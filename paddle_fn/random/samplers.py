@@ -1,5 +1,7 @@
-"""The functional samplers: pure functions of a key (`uniform`, `normal`, `truncated_normal`, `bernoulli`,
-`randint`, `permutation`)."""
+"""The functional samplers that make their draws from uniform bits: `uniform`, `normal`, `truncated_normal`,
+`bernoulli`, `randint`, `permutation`, `choice`. Each follows JAX's construction step by step, so the same key
+gives the same numbers as ``jax.random`` (tests/test_random_jax.py compares the bits with recorded JAX draws).
+"""
 from __future__ import annotations
 
 import math
@@ -10,29 +12,34 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as el
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
-from paddle_fn.prims.reduction import sort
+from paddle_fn.random.keys import (
+    _broadcast_operand, _const, _float_dtype, _full, _static_shape, _words, random_bits, split)
 
 _MASK32 = 0xFFFFFFFF
-
-
-from paddle_fn.random.keys import (_broadcast_operand, _const, _float_dtype, _full, _static_shape, _words, fold_in, random_bits)
 
 
 # ----------------------------------------------------------------------------------------------- distributions
 
 def _unit_interval(fn, key, shape, dt):
-    """Uniform floats k * 2**-p in [0, 1), k a random p-bit integer, p the dtype's precision (exact in dt)."""
-    precision = dtypes.finfo(dt).nmant + 1
+    """JAX's uniform [0, 1): the top `nmant` random bits become the mantissa of a float in [1, 2), minus 1. That is
+    ``k * 2**-nmant`` for the nmant-bit integer k, formed here exactly without a bitcast (float64 has no 64-bit
+    unsigned integer here: its 52 bits are the 32 of y1 and the top 20 of y2, as JAX's 64-bit draw ``y1:y2``)."""
+    nmant = dtypes.finfo(dt).nmant
     y1, y2 = _words(fn, key, shape)
-    if precision <= 32:
-        k = el.shift_right_logical(el.xor(y1, y2), _full(shape, 32 - precision, dtypes.uint32))
-        return el.mul(el.convert_element_type(k, new_dtype=dt), _full(shape, 2.0 ** -precision, dt))
-    # float64: 21 high bits of y1 and 32 bits of y2 make a 53-bit integer, assembled exactly in float64
-    hi = el.convert_element_type(el.shift_right_logical(y1, _full(shape, 64 - precision, dtypes.uint32)),
-                                 new_dtype=dt)
-    k = el.add(el.mul(hi, _full(shape, 2.0 ** 32, dt)), el.convert_element_type(y2, new_dtype=dt))
-    return el.mul(k, _full(shape, 2.0 ** -precision, dt))
+    if dt.bits == 64:
+        hi = el.convert_element_type(y1, new_dtype=dt)
+        lo = el.convert_element_type(el.shift_right_logical(y2, _full(shape, 12, dtypes.uint32)), new_dtype=dt)
+        k = el.add(el.mul(hi, _full(shape, 2.0 ** 20, dt)), lo)
+    else:
+        bits = el.xor(y1, y2)
+        if dt.bits == 16:  # JAX draws 16 bits: the low half of the 32-bit word
+            bits = el.and_(bits, _full(shape, 0xFFFF, dtypes.uint32))
+        k = el.convert_element_type(el.shift_right_logical(bits, _full(shape, dt.bits - nmant, dtypes.uint32)),
+                                    new_dtype=dt)
+    return el.mul(k, _full(shape, 2.0 ** -nmant, dt))
 
 
 def uniform(key, shape=(), dtype=None, min=0.0, max=1.0):  # noqa: A002 - Paddle's argument names
@@ -58,7 +65,33 @@ def _uniform(fn, key, shape, dt, min, max):  # noqa: A002
     lo = _broadcast_operand(fn, "min", min, shape, dt)
     hi = _broadcast_operand(fn, "max", max, shape, dt)
     u = _unit_interval(fn, key, shape, dt)
-    return el.max(lo, el.add(el.mul(u, el.sub(hi, lo)), lo))
+    return el.max(lo, _fused_multiply_add(u, el.sub(hi, lo), lo))
+
+
+def _fused_multiply_add(a, b, c):
+    """``a * b + c`` rounded once, as XLA's CPU code computes JAX's ``u * (max - min) + min`` (a fused
+    multiply-add). Below float64 the product is exact in float64, so one float64 sum and the final rounding give
+    it; float64 adds the product's rounding error, found exactly by Dekker's splitting, to the sum."""
+    dt = get_aval(a).dtype
+    if dt.bits < 64:
+        wide = [el.convert_element_type(x, new_dtype=dtypes.float64) for x in (a, b, c)]
+        return el.convert_element_type(el.add(el.mul(wide[0], wide[1]), wide[2]), new_dtype=dt)
+    shape = get_aval(a).shape
+    product = el.mul(a, b)
+    (a_hi, a_lo), (b_hi, b_lo) = _split_float64(a, shape), _split_float64(b, shape)
+    product_error = el.add(el.add(el.add(el.sub(el.mul(a_hi, b_hi), product), el.mul(a_hi, b_lo)),
+                                  el.mul(a_lo, b_hi)), el.mul(a_lo, b_lo))
+    total = el.add(product, c)
+    z = el.sub(total, product)
+    sum_error = el.add(el.sub(product, el.sub(total, z)), el.sub(c, z))
+    return el.add(total, el.add(sum_error, product_error))
+
+
+def _split_float64(x, shape):
+    """Veltkamp's split of x into a high part of 26 bits and the exact remainder."""
+    t = el.mul(_full(shape, 2.0 ** 27 + 1.0, dtypes.float64), x)
+    hi = el.sub(t, el.sub(t, x))
+    return hi, el.sub(x, hi)
 
 
 def normal(key, shape=(), dtype=None):
@@ -78,7 +111,7 @@ def normal(key, shape=(), dtype=None):
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
-    """Standard normal floats truncated to [lower, upper] (inverse-CDF sampling, as JAX).
+    """Standard normal floats truncated to the open interval (lower, upper), by inverse-CDF sampling as JAX.
 
     Args:
         lower: the lower bound, a Python scalar or a Tensor (infinities allowed).
@@ -88,7 +121,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     Example:
         >>> from paddle_fn import random
         >>> x = random.truncated_normal(random.key(0), -1.0, 2.0, [1000]).numpy()
-        >>> bool(x.min() >= -1.0 and x.max() <= 2.0)
+        >>> bool(x.min() > -1.0 and x.max() < 2.0)
         True
     """
     dt = _float_dtype("truncated_normal", dtype)
@@ -97,12 +130,29 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     shape = _static_shape("truncated_normal", shape)
     lo = _broadcast_operand("truncated_normal", "lower", lower, shape, dt)
     hi = _broadcast_operand("truncated_normal", "upper", upper, shape, dt)
-    inv_sqrt2 = _full(shape, 1 / math.sqrt(2.0), dt)
-    u = _uniform("truncated_normal", key, shape, dt, el.erf(el.mul(lo, inv_sqrt2)), el.erf(el.mul(hi, inv_sqrt2)))
-    # keep erf_inv finite where a bound is infinite (erf = -1 or 1)
-    nextafter = np.nextafter(np.array([-1, 1], dt.np), np.array(0, dt.np))
-    u = el.clamp(_const(nextafter[0], dt), u, _const(nextafter[1], dt))
-    return el.clamp(lo, el.mul(_full(shape, math.sqrt(2.0), dt), el.erf_inv(u)), hi)
+    sqrt2 = _full(shape, math.sqrt(2.0), dt)
+    u = _uniform("truncated_normal", key, shape, dt, el.erf(el.div(lo, sqrt2)), el.erf(el.div(hi, sqrt2)))
+    out = el.mul(sqrt2, el.erf_inv(u))
+    # rounding (or u at a bound, where erf_inv is infinite) must not leave the open interval
+    return el.clamp(_next_float(lo, up=True), out, _next_float(hi, up=False))
+
+
+def _next_float(x, *, up):
+    """The float next to each element of x towards +inf (`up`) or -inf, as ``nextafter``: one step of the bit
+    pattern read as a signed integer (whose order follows the magnitude), with zeros stepping to the smallest
+    subnormal and an infinity in its own direction kept."""
+    dt = get_aval(x).dtype
+    shape = get_aval(x).shape
+    int_dt = {16: dtypes.int16, 32: dtypes.int32, 64: dtypes.int64}[dt.bits]
+    bits = el.bitcast_convert_type(x, new_dtype=int_dt)
+    one = _full(shape, 1, int_dt)
+    zero = _full(shape, 0.0, dt)
+    grows = el.gt(x, zero) if up else el.lt(x, zero)  # moving away from zero: the magnitude grows
+    stepped = el.bitcast_convert_type(el.select(grows, el.add(bits, one), el.sub(bits, one)), new_dtype=dt)
+    tiny = float(np.nextafter(np.zeros((), dt.np), np.ones((), dt.np) * (1 if up else -1)))
+    stepped = el.select(el.eq(x, zero), _full(shape, tiny, dt), stepped)
+    infinite = _full(shape, np.inf if up else -np.inf, dt)
+    return el.select(el.eq(x, infinite), x, stepped)
 
 
 def bernoulli(key, p=0.5, shape=None):
@@ -124,11 +174,13 @@ def bernoulli(key, p=0.5, shape=None):
     return el.lt(u, _broadcast_operand("bernoulli", "p", p, shape, dt))
 
 
-def randint(key, shape, minval, maxval, dtype="int64"):
-    """Uniform integers in [minval, maxval) (minval where maxval <= minval).
+def randint(key, shape, minval, maxval, dtype="int32"):
+    """Uniform integers in [minval, maxval) (minval where maxval <= minval), as JAX: two 32-bit draws combined
+    modulo ``maxval - minval``, which keeps the bias below ``(maxval - minval)**2 / 2**64``.
 
-    Each value is a 63-bit random integer reduced modulo ``maxval - minval``, so the bias is at most
-    ``(maxval - minval) / 2**63``. ``maxval - minval`` must fit in int64.
+    For 8-, 16- and 32-bit dtypes (JAX's default is int32) the numbers are JAX's, bit for bit. int64 (JAX under
+    x64 uses 64-bit unsigned arithmetic, which paddle_fn has no dtype for) takes a 63-bit integer modulo the span
+    instead, with ``maxval - minval`` fitting in int64.
 
     Args:
         minval: the lower bound (inclusive), a Python int or an integer Tensor broadcastable to `shape`; clipped to
@@ -138,7 +190,7 @@ def randint(key, shape, minval, maxval, dtype="int64"):
 
     Example:
         >>> from paddle_fn import random
-        >>> x = random.randint(random.key(0), [1000], 3, 7, 'int32').numpy()
+        >>> x = random.randint(random.key(0), [1000], 3, 7).numpy()
         >>> x.dtype, sorted(set(x.tolist()))
         (dtype('int32'), [3, 4, 5, 6])
     """
@@ -148,10 +200,45 @@ def randint(key, shape, minval, maxval, dtype="int64"):
     shape = _static_shape("randint", shape)
     lo = _broadcast_operand("randint", "minval", minval, shape, dtypes.int64)
     hi = _broadcast_operand("randint", "maxval", maxval, shape, dtypes.int64)
-    if dt.bits < 64:
+    if dt.bits == 64:
+        return _randint63(key, shape, lo, hi, dt)
+    if dt.bits < 32:  # as JAX: sampled in int32 (less bias), the bounds clipped to the dtype's range first
         info = np.iinfo(dt.np)
         lo = el.clamp(_const(info.min, dtypes.int64), lo, _const(info.max, dtypes.int64))
         hi = el.clamp(_const(info.min, dtypes.int64), hi, _const(info.max + 1, dtypes.int64))
+    sampled = dt if dt.bits == 32 else dtypes.int32
+    info = np.iinfo(sampled.np)
+    hi_out_of_range = el.gt(hi, _full(shape, info.max, dtypes.int64))
+    lo = el.clamp(_const(info.min, dtypes.int64), lo, _const(info.max, dtypes.int64))
+    hi = el.clamp(_const(info.min, dtypes.int64), hi, _const(info.max, dtypes.int64))
+    # the span as a uint32: 1 when empty, one more when maxval was clipped (0, the full range 2**32, if that wraps)
+    empty = el.le(hi, lo)
+    span64 = el.add(el.sub(hi, lo), el.convert_element_type(el.and_(hi_out_of_range, el.not_(empty)),
+                                                             new_dtype=dtypes.int64))
+    span64 = el.select(empty, _full(shape, 1, dtypes.int64), span64)
+    span = el.convert_element_type(el.and_(span64, _full(shape, _MASK32, dtypes.int64)), new_dtype=dtypes.uint32)
+    k1, k2 = (st.reshape(k, new_sizes=(2,)) for k in _split_rows(split(key)))
+    higher, lower = random_bits(k1, shape), random_bits(k2, shape)
+    # (higher * 2**32 + lower) mod span, with uint32 products that wrap as JAX's do
+    multiplier = _unsigned_rem(_full(shape, 2 ** 16, dtypes.uint32), span)
+    multiplier = _unsigned_rem(el.mul(multiplier, multiplier), span)
+    offset = el.add(el.mul(_unsigned_rem(higher, span), multiplier), _unsigned_rem(lower, span))
+    offset = _unsigned_rem(offset, span)
+    return el.convert_element_type(el.add(lo, el.convert_element_type(offset, new_dtype=dtypes.int64)), new_dtype=dt)
+
+
+def _split_rows(keys):
+    return [st.slice(keys, start_indices=(i, 0), limit_indices=(i + 1, 2)) for i in (0, 1)]
+
+
+def _unsigned_rem(x, span):
+    """``x % span`` with XLA's meaning of a zero divisor (the dividend comes back), which is the full range."""
+    zero = el.eq(span, _full(get_aval(span).shape, 0, dtypes.uint32))
+    safe = el.select(zero, _full(get_aval(span).shape, 1, dtypes.uint32), span)
+    return el.select(zero, x, el.rem(x, safe))
+
+
+def _randint63(key, shape, lo, hi, dt):
     y1, y2 = _words("randint", key, shape)
     high31 = el.convert_element_type(el.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
     bits63 = el.or_(el.shift_left(high31, _full(shape, 32, dtypes.int64)),
@@ -160,11 +247,17 @@ def randint(key, shape, minval, maxval, dtype="int64"):
     return el.convert_element_type(el.add(lo, el.rem(bits63, span)), new_dtype=dt)
 
 
-def permutation(key, x_or_n, axis=0):
-    """A random permutation of ``range(n)`` (int64) for an int `n`, or `x` shuffled along `axis`.
+def _as_operand(x):
+    return x if isinstance(x, Tensor) else Tensor(np.asarray(x))
 
-    Every slice along `axis` moves the same way. The permutation sorts random uint32 sort keys, over
-    ``ceil(3 * ln(n) / ln(2**32))`` rounds (one round below n = 1625), which makes ties between keys unlikely.
+
+def permutation(key, x_or_n, axis=0):
+    """A random permutation of ``range(n)`` (int32, as JAX) for an int `n`, or `x` shuffled along `axis`; JAX's
+    numbers for the same key.
+
+    Every slice along `axis` moves the same way. As JAX, the permutation sorts random uint32 sort keys over
+    ``ceil(3 * ln(n) / ln(2**32 - 1))`` rounds, each with a key split from the previous one, which makes ties
+    between keys unlikely.
 
     Example:
         >>> from paddle_fn import random
@@ -174,22 +267,39 @@ def permutation(key, x_or_n, axis=0):
     if isinstance(x_or_n, (int, np.integer)) and not isinstance(x_or_n, (bool, np.bool_)):
         if x_or_n < 0:
             raise ValueError(f"permutation: n must be non-negative, got {x_or_n}")
-        x, axis = st.iota(dtype=dtypes.int64, shape=(int(x_or_n),), dimension=0), 0
-    else:
-        x = x_or_n if isinstance(x_or_n, Tensor) else Tensor(np.asarray(x_or_n))
-        shape = get_aval(x).shape
-        if not shape:
-            raise ShapeError("permutation: x is 0-d; pass a Python int n to permute range(n), or a Tensor of "
-                             "rank >= 1")
-        if not -len(shape) <= axis < len(shape):
-            raise ShapeError(f"permutation: axis {axis} is out of range for x of shape {list(shape)}")
-        axis %= len(shape)
+        return _shuffle(key, st.iota(dtype=dtypes.int32, shape=(int(x_or_n),), dimension=0))
+    x = _as_operand(x_or_n)
     shape = get_aval(x).shape
-    n = shape[axis]
-    rounds = math.ceil(3 * math.log(n) / math.log(2 ** 32)) if n > 1 else 0
-    for r in range(rounds):
-        sort_keys = random_bits(fold_in(key, r), (n,))
-        sort_keys = st.broadcast_in_dim(sort_keys, shape=shape, broadcast_dimensions=(axis,))
-        _, x = sort(sort_keys, x, dimension=axis, is_stable=True, num_keys=1)
+    if not shape:
+        raise ShapeError("permutation: x is 0-d; pass a Python int n to permute range(n), or a Tensor of "
+                         "rank >= 1")
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(f"permutation: axis {axis} is out of range for x of shape {list(shape)}")
+    axis %= len(shape)
+    if len(shape) == 1:
+        return _shuffle(key, x)
+    order = _shuffle(key, st.iota(dtype=dtypes.int32, shape=(shape[axis],), dimension=0))
+    return _take(x, order, axis)
+
+
+def _shuffle(key, x):
+    """Sort the 1-D `x` by fresh random uint32 keys, JAX's number of rounds, splitting the key before each."""
+    n = get_aval(x).shape[0]
+    rounds = int(np.ceil(3 * np.log(max(1, n)) / np.log(_MASK32)))
+    for _ in range(rounds):
+        key, subkey = (st.reshape(k, new_sizes=(2,)) for k in _split_rows(split(key)))
+        _, x = red.sort(random_bits(subkey, (n,)), x, dimension=0, is_stable=True, num_keys=1)
     return x
 
+
+def _take(x, indices, axis):
+    """x's slices along `axis` at the 1-D `indices`."""
+    shape = get_aval(x).shape
+    slice_sizes = tuple(1 if d == axis else n for d, n in enumerate(shape))
+    dnums = sl.GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape))),
+                                      collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    out = sl.gather(x, st.reshape(indices, new_sizes=(get_aval(indices).shape[0], 1)), dimension_numbers=dnums,
+                    slice_sizes=slice_sizes)
+    perm = list(range(1, len(shape)))
+    perm.insert(axis, 0)
+    return st.transpose(out, permutation=tuple(perm))

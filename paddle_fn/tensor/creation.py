@@ -22,7 +22,18 @@ from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
-           "diagflat", "logspace", "from_numpy", "asarray", "finfo", "iinfo"]
+           "diagflat", "logspace", "from_numpy", "asarray", "array", "finfo", "iinfo", "pi", "e", "inf", "nan"]
+
+# Paddle's and numpy's constants (``paddle.pi``, ``jnp.pi``): Python floats, so they keep full precision until they
+# meet a Tensor and take its dtype.
+pi = math.pi
+"""π as a Python float."""
+e = math.e
+"""Euler's number as a Python float."""
+inf = math.inf
+"""Positive infinity as a Python float."""
+nan = math.nan
+"""Not a number, as a Python float."""
 
 
 def _float_or(dtype):
@@ -62,12 +73,39 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         arr = np.array(data.concrete_value())
         if dtype is not None:
             arr = arr.astype(dtypes.as_dtype(dtype).np)
+    elif isinstance(data, (list, tuple)) and _holds_traced(data):
+        return _stacked(data, dtype)
     else:
         arr = python_to_numpy(data, dtype)
     dtypes.as_dtype(arr.dtype)  # rejects unsupported numpy dtypes (complex, object, strings) with a clear error
     out = adopt(arr)  # a fresh array (python_to_numpy and np.array copy): no second copy
     out.stop_gradient = stop_gradient
     return out
+
+
+def _holds_traced(data) -> bool:
+    if isinstance(data, Tensor):
+        return isinstance(data, Tracer) or data._alias is not None
+    return isinstance(data, (list, tuple)) and any(_holds_traced(d) for d in data)
+
+
+def _stacked(data, dtype):
+    """A nested list holding traced Tensors (under jit, vmap, pmap or grad) stacked with ops, as ``jnp.array`` does:
+    the dtype and shape are what the same list of concrete values would give, and a ragged list is refused alike."""
+    def placeholder(d):
+        if isinstance(d, Tensor):
+            return np.zeros(shape_of(d), get_aval(d).dtype.np)
+        if isinstance(d, (list, tuple)):
+            return [placeholder(e) for e in d]
+        return d
+    target = dtypes.as_dtype(python_to_numpy(placeholder(data), dtype).dtype)
+
+    def build(d):
+        if isinstance(d, (list, tuple)):
+            parts = [build(e) for e in d]
+            return st.concatenate(*[st.expand_dims(p, dimensions=(0,)) for p in parts], dimension=0)
+        return as_tensor(d, dtype=target)
+    return build(data)
 
 
 def full(shape, fill_value, dtype=None, name=None):
@@ -492,6 +530,20 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         out = obj if dtype is None else cast(obj, dtype)
         return out if requires_grad == (not out.stop_gradient) else to_tensor(out, stop_gradient=not requires_grad)
     return to_tensor(obj, dtype=dtype, place=device, stop_gradient=not requires_grad)
+
+
+def array(object, dtype=None):  # noqa: A002 - JAX's and numpy's parameter name
+    """`object` as a new Tensor: JAX's ``jnp.array`` name for `to_tensor`, so ported code runs unchanged. A list
+    of traced values (under jit, vmap, pmap or grad) is stacked.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.array([[1, 2], [3, 4]], dtype='float32').tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+        >>> paddle.vmap(lambda v: paddle.array([v, 2 * v]))(paddle.to_tensor([1.0, 2.0])).tolist()
+        [[1.0, 2.0], [2.0, 4.0]]
+    """
+    return to_tensor(object, dtype=dtype)
 
 
 class finfo:

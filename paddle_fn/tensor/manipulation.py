@@ -120,16 +120,21 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return st.reshape(x, new_sizes=a.shape[:s] + (merged,) + a.shape[e + 1:])
 
 
-def transpose(x, perm, name=None):
-    """Permute the dimensions: output dimension i is input dimension perm[i].
+def transpose(x, perm=None, name=None):
+    """Permute the dimensions: output dimension i is input dimension perm[i]. Without `perm` the axes are
+    reversed, as ``x.T`` and ``jnp.transpose(x)`` do (Paddle requires `perm`; giving it means the same).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.transpose(paddle.ones([2, 3, 4]), [2, 0, 1]).shape
         [4, 2, 3]
+        >>> paddle.transpose(paddle.ones([2, 3, 4])).shape
+        [4, 3, 2]
     """
     x = as_tensor(x)
     rank = get_aval(x).ndim
+    if perm is None:
+        return st.transpose(x, permutation=tuple(reversed(range(rank))))
     perm = [normalize_axis("transpose", p, rank) for p in static_list("transpose", perm, "perm")]
     if sorted(perm) != list(range(rank)):
         raise ShapeError(f"transpose: perm {perm} is not a permutation of the {rank} axes of a tensor of shape "

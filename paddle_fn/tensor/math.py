@@ -477,15 +477,21 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    """Arithmetic mean over `axis` (None: all); needs a floating-point input.
+    """Arithmetic mean over `axis` (None: all); needs a floating-point input, or a bool one, whose mean is the
+    fraction of True values in the default float dtype (as ``jnp.mean``; accuracy = ``(pred == y).mean()``).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.mean(paddle.to_tensor([[1., 2.], [3., 4.]]), axis=1).numpy()
         array([1.5, 3.5], dtype=float32)
+        >>> paddle.mean(paddle.to_tensor([True, False, True, True])).item()
+        0.75
     """
     x = as_tensor(x)
     a = get_aval(x)
+    if a.dtype.kind == "b":
+        x = ew.convert_element_type(x, new_dtype=dtypes.default_float_dtype())
+        a = get_aval(x)
     if a.dtype.kind != "f":
         raise DTypeError(f"mean: expected a floating-point input, got {a.dtype.name} (shape {list(a.shape)}); "
                          "cast it first, e.g. x.astype('float32').mean()")

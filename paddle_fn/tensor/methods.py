@@ -122,6 +122,18 @@ def _transposed(self):
     return manipulation.transpose(self, list(range(n - 1, -1, -1))) if n > 1 else self
 
 
+def _block_until_ready(self):
+    """This Tensor, once its value is computed (``jax.Array.block_until_ready``). Eager ops and jitted calls return
+    after computing (IREE runs a program synchronously), so that is at once; see docs/jit.md on timing.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.jit(paddle.cos)(paddle.zeros([2])).block_until_ready().tolist()
+        [1.0, 1.0]
+    """
+    return self
+
+
 def install():
     """Attach operators and methods to `Tensor` (and so to every Tracer)."""
     for module, names in _METHOD_SOURCES.items():
@@ -130,6 +142,7 @@ def install():
     for name, fn in _operators().items():
         setattr(Tensor, name, fn)
     Tensor.astype = _astype
+    Tensor.block_until_ready = _block_until_ready
     Tensor.T = property(_transposed)
     Tensor.at = property(indexing.at)
     inplace.install()

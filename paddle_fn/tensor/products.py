@@ -21,7 +21,7 @@ from paddle_fn.tensor.linalg import _promoted, bmm, matmul
 from paddle_fn.tensor.manipulation import _slice_axis, concat, diff, gather, reshape, stack, unsqueeze
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
-__all__ = ["tensordot", "mv", "baddbmm", "block_diag", "cartesian_prod", "combinations", "cdist", "vander",
+__all__ = ["tensordot", "vdot", "mv", "baddbmm", "block_diag", "cartesian_prod", "combinations", "cdist", "vander",
            "tril_indices", "triu_indices", "trapezoid", "cumulative_trapezoid"]
 
 _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
@@ -76,6 +76,22 @@ def tensordot(x, y, axes=2, name=None):
             raise ShapeError(f"tensordot: dimension {a} of x (shape {list(xs)}) has size {xs[a]} but dimension {b} "
                              f"of y (shape {list(ys)}) has size {ys[b]}; contracted dimensions must match")
     return red.dot_general(x, y, dimension_numbers=((tuple(ax_x), tuple(ax_y)), ((), ())))
+
+
+def vdot(x, y):
+    """The dot product of x and y flattened (JAX's and numpy's ``vdot``, on real dtypes): a 0-D Tensor. Paddle's
+    ``dot`` keeps Paddle's meaning (row-wise products of 2-D inputs); this is the name a JAX port reaches for.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.vdot(paddle.to_tensor([[1., 2.], [3., 4.]]), paddle.ones([2, 2])).item()
+        10.0
+    """
+    x, y = _promoted(x, y)
+    if int(np.prod(shape_of(x))) != int(np.prod(shape_of(y))):
+        raise ShapeError(f"vdot: x (shape {list(shape_of(x))}) and y (shape {list(shape_of(y))}) must have the same "
+                         "number of elements")
+    return red.dot_general(reshape(x, [-1]), reshape(y, [-1]), dimension_numbers=(((0,), (0,)), ((), ())))
 
 
 def mv(x, vec, name=None):

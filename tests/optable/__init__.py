@@ -103,8 +103,8 @@ class OpRow:
         return tuple(i for i, a in enumerate(self.args) if a.is_float)
 
 
-FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "jit", "conv", "linalg",
-            "collectives", "assertion")
+FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "remat", "jit", "conv",
+            "linalg", "collectives", "assertion")
 
 
 def all_rows() -> list[OpRow]:

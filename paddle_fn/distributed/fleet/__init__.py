@@ -10,6 +10,7 @@ import copy
 
 from paddle_fn.distributed import env
 from paddle_fn.distributed.collective import barrier
+from paddle_fn.distributed.fleet import utils  # noqa: F401  (fleet.utils.recompute)
 from paddle_fn.distributed.parallel import DataParallel, get_rank, get_world_size
 
 # Paddle 3.3.1's defaults. The first group is used; the second must keep its default (what it turns on does not
