@@ -136,3 +136,13 @@ def test_a_checked_function_compiles_before_its_first_call_returns():
     assert _compiled(paddle.jit(take, checks="index")(x, paddle.to_tensor(2)))
     with pytest.raises(IndexError, match="index check failed"):
         paddle.jit(take, checks="index")(x, paddle.to_tensor(7))  # the check runs on the first call too
+
+
+def test_block_until_ready_waits_for_the_compile_as_a_jax_benchmark_expects():
+    f = paddle.jit(lambda a: paddle.tanh(a @ a) * 5.0)
+    x = paddle.ones([6, 6])
+    assert not _compiled(f(x).block_until_ready())  # this value came op by op; the wait was for the compile
+    assert _compiled(f(x))
+    g = paddle.jit(lambda a: paddle.cosh(a) * 5.0)
+    paddle.block_until_ready({"warm-up": g(x)})
+    assert _compiled(g(x))

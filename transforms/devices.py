@@ -160,8 +160,9 @@ def local_device_count(platform: str | None = None) -> int:
 
 def block_until_ready(x):
     """Return `x` (a pytree) once every Tensor in it is computed, as ``jax.block_until_ready``. A jitted call returns
-    after its program has run (IREE invokes it synchronously), so this returns at once; JAX code and benchmarks
-    that call it port unchanged (see docs/jit.md).
+    after its program has run (IREE invokes it synchronously); what this waits for is the compiles jit runs in the
+    background (see `Tensor.block_until_ready`), so JAX code and benchmarks that call it port unchanged (see
+    docs/jit.md).
 
     Example:
         >>> import paddle_fn as paddle

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from paddle_fn.core import tape
+from paddle_fn.core import hooks, tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, pointwise,
                               products, search, selection, stacking, stat)
@@ -124,13 +124,17 @@ def _transposed(self):
 
 def _block_until_ready(self):
     """This Tensor, once its value is computed (``jax.Array.block_until_ready``). Eager ops and jitted calls return
-    after computing (IREE runs a program synchronously), so that is at once; see docs/jit.md on timing.
+    after computing (IREE runs a program synchronously); what it waits for is the compiles jit runs in the
+    background, so that the calls after it run executables (see docs/jit.md on timing).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.jit(paddle.cos)(paddle.zeros([2])).block_until_ready().tolist()
         [1.0, 1.0]
     """
+    wait = hooks.OPS.get("wait_for_background_compiles")
+    if wait is not None:
+        wait()
     return self
 
 
