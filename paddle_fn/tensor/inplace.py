@@ -11,17 +11,33 @@ from __future__ import annotations
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_uniform
-from paddle_fn.tensor import activation, creation, manipulation, math
+from paddle_fn.tensor import (activation, aliases, creation, linalg, logic, manipulation, math, pointwise, products,
+                              selection)
 
 # in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
 _ELEMENTWISE = {
     **{name: getattr(math, name) for name in (
         "add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
         "reciprocal", "round", "tanh", "abs", "sin", "cos", "sigmoid", "erfinv", "lerp", "pow", "remainder",
-        "floor_divide", "maximum", "minimum", "neg", "log", "square", "sign", "trunc")},
+        "floor_divide", "maximum", "minimum", "neg", "log", "square", "sign", "trunc", "acos", "acosh", "asin",
+        "asinh", "atan", "atanh", "cosh", "sinh", "tan", "cumprod", "cumsum", "digamma", "lgamma", "erf", "expm1",
+        "frac", "gcd", "lcm", "log10", "log1p", "log2", "logit", "nan_to_num", "mod", "floor_mod")},
+    **{name: getattr(pointwise, name) for name in ("copysign", "hypot", "ldexp", "sinc")},
+    **{name: getattr(logic, name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")},
+    **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add",
+                                                  "bitwise_invert")},
+    **{name: getattr(manipulation, name) for name in ("scatter", "put_along_axis", "where")},
+    **{name: getattr(creation, name) for name in ("tril", "triu")},
+    "addmm": linalg.addmm, "baddbmm": products.baddbmm, "index_fill": selection.index_fill,
     "relu": activation.relu,
 }
 _RESHAPING = {name: getattr(manipulation, name) for name in ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")}
+_RESHAPING["t"] = linalg.t
+# comparisons and logical ops in place turn the Tensor into a bool one, as in Paddle 3.3
+_RETYPING = {name: getattr(logic, name) for name in (
+    "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not")}
+_RETYPING.update(less=logic.less_than, cast=math.cast)
 
 
 def _check_same(x, new, name):
@@ -116,12 +132,26 @@ def exponential_(self, lam=1.0, name=None):
     return self
 
 
+_METHODS = {**{f"{name}_": _make_inplace(name, fn, keep_shape=True) for name, fn in _ELEMENTWISE.items()},
+            **{f"{name}_": _make_inplace(name, fn, keep_shape=False) for name, fn in {**_RESHAPING, **_RETYPING}.items()}}
+
+# Paddle 3.3 also exports the in-place forms as functions of the Tensor they update (``paddle.abs_(x)`` is
+# ``x.abs_()``): the same callables. (`where_` updates its second argument, so it stays a method.)
+_PADDLE_ROOT = (
+    "abs_ acos_ addmm_ atan_ baddbmm_ bitwise_and_ bitwise_invert_ bitwise_not_ bitwise_or_ bitwise_xor_ cast_ "
+    "copysign_ cos_ cumprod_ cumsum_ digamma_ div_ divide_ equal_ erf_ expm1_ flatten_ floor_divide_ floor_mod_ frac_ "
+    "gcd_ greater_equal_ greater_than_ hypot_ index_add_ index_fill_ lcm_ ldexp_ less_ less_equal_ less_than_ "
+    "lgamma_ log10_ log2_ log_ logical_and_ logical_not_ logical_or_ logit_ masked_fill_ mod_ multiply_ nan_to_num_ "
+    "neg_ pow_ remainder_ reshape_ scatter_ sin_ sinc_ sinh_ square_ squeeze_ sub_ subtract_ t_ tan_ tanh_ "
+    "transpose_ tril_ triu_ trunc_ unsqueeze_").split()
+globals().update({name: _METHODS[name] for name in _PADDLE_ROOT})
+__all__ = list(_PADDLE_ROOT)
+
+
 def install():
     """Attach the in-place methods to Tensor (called by paddle_fn at import)."""
-    for name, fn in _ELEMENTWISE.items():
-        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=True))
-    for name, fn in _RESHAPING.items():
-        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=False))
+    for name, method in _METHODS.items():
+        setattr(Tensor, name, method)
     for fn in (zero_, fill_, set_value, uniform_, exponential_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__setitem__ = setitem
