@@ -11,8 +11,8 @@ from __future__ import annotations
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_uniform
-from paddle_fn.tensor import (activation, aliases, creation, linalg, logic, manipulation, math, pointwise, products,
-                              selection)
+from paddle_fn.tensor import (activation, aliases, bitshift, creation, linalg, logic, manipulation, math, pointwise,
+                              products, scatters, selection, special)
 
 # in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
 _ELEMENTWISE = {
@@ -28,7 +28,10 @@ _ELEMENTWISE = {
                                                   "bitwise_invert")},
     **{name: getattr(manipulation, name) for name in ("scatter", "put_along_axis", "where")},
     **{name: getattr(creation, name) for name in ("tril", "triu")},
-    "addmm": linalg.addmm, "baddbmm": products.baddbmm, "index_fill": selection.index_fill,
+    **{name: getattr(special, name) for name in special.__all__},
+    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce")},
+    **{name: getattr(bitshift, name) for name in bitshift.__all__},
+    "addmm": linalg.addmm, "baddbmm": products.baddbmm, "renorm": products.renorm, "index_fill": selection.index_fill,
     "relu": activation.relu,
 }
 _RESHAPING = {name: getattr(manipulation, name) for name in ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")}
@@ -143,7 +146,8 @@ _PADDLE_ROOT = (
     "gcd_ greater_equal_ greater_than_ hypot_ index_add_ index_fill_ lcm_ ldexp_ less_ less_equal_ less_than_ "
     "lgamma_ log10_ log2_ log_ logical_and_ logical_not_ logical_or_ logit_ masked_fill_ mod_ multiply_ nan_to_num_ "
     "neg_ pow_ remainder_ reshape_ scatter_ sin_ sinc_ sinh_ square_ squeeze_ sub_ subtract_ t_ tan_ tanh_ "
-    "transpose_ tril_ triu_ trunc_ unsqueeze_").split()
+    "transpose_ tril_ triu_ trunc_ unsqueeze_ gammaln_ i0_ polygamma_ multigammaln_ index_put_ masked_scatter_ "
+    "scatter_add_ renorm_ bitwise_left_shift_ bitwise_right_shift_").split()
 globals().update({name: _METHODS[name] for name in _PADDLE_ROOT})
 __all__ = list(_PADDLE_ROOT)
 

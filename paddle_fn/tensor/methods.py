@@ -11,10 +11,17 @@ import numpy as np
 
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import (activation, aliases, creation, indexing, inplace, linalg, logic, manipulation, math,
-                              pointwise, products, search, selection, stacking, stat, tensor_only)
+from paddle_fn.tensor import (activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace,
+                              linalg, logic, manipulation, math, nan_stats, pointwise, products, scatters, search,
+                              selection, special, stacking, stat, tensor_only)
 
 _METHOD_SOURCES = {
+    bitshift: bitshift.__all__,
+    cumulative: cumulative.__all__,
+    histograms: histograms.__all__,
+    nan_stats: nan_stats.__all__,
+    scatters: scatters.__all__,
+    special: special.__all__,
     aliases: ["clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
               "negative", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose", "reverse", "take_along_dim",
               "msort", "argwhere", "view", "view_as", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
@@ -33,7 +40,7 @@ _METHOD_SOURCES = {
     linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
              "dist"],
     products: ["tensordot", "mv", "baddbmm", "block_diag", "combinations", "cdist", "vander", "trapezoid",
-               "cumulative_trapezoid"],
+               "cumulative_trapezoid", "renorm"],
     search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select", "bucketize"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",

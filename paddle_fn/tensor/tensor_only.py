@@ -13,7 +13,8 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.tensor._util import normalize_axis, static_list
 from paddle_fn.tensor.aliases import matrix_transpose
 from paddle_fn.tensor.creation import full
-from paddle_fn.tensor.manipulation import moveaxis, reshape, split, tile
+from paddle_fn.tensor.scatters import diagonal_scatter
+from paddle_fn.tensor.manipulation import reshape, split, tile
 from paddle_fn.tensor.promotion import as_tensor, cast
 
 
@@ -250,34 +251,20 @@ def fill_diagonal_(self, value, offset=0, wrap=False, name=None):
 
 
 def fill_diagonal_tensor(self, y, offset=0, dim1=0, dim2=1, name=None):
-    """A copy of this Tensor with its diagonal `offset` in the plane (`dim1`, `dim2`) replaced by `y`, whose shape
-    is the other dimensions followed by the diagonal's length.
+    """``paddle.diagonal_scatter(x, y, offset, dim1, dim2)``: a copy with the diagonal `offset` of the plane
+    (`dim1`, `dim2`) replaced by `y`.
 
     Example:
         >>> import paddle_fn as paddle
-        >>> x = paddle.zeros([2, 3])
-        >>> x.fill_diagonal_tensor(paddle.to_tensor([1.0, 2.0])).tolist()
+        >>> paddle.zeros([2, 3]).fill_diagonal_tensor(paddle.to_tensor([1.0, 2.0])).tolist()
         [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]]
     """
-    rank = get_aval(self).ndim
-    a, b = normalize_axis("fill_diagonal_tensor", dim1, rank), normalize_axis("fill_diagonal_tensor", dim2, rank)
-    if a == b:
-        raise ShapeError(f"fill_diagonal_tensor: dim1 and dim2 must differ, got {dim1} and {dim2}")
-    moved = moveaxis(self, [a, b], [-2, -1])
-    rows, cols = get_aval(moved).shape[-2:]
-    r = np.arange(max(0, -offset), min(rows, cols - offset))
-    y = as_tensor(y)
-    want = list(get_aval(moved).shape[:-2]) + [len(r)]
-    if list(get_aval(y).shape) != want:
-        raise ShapeError(f"fill_diagonal_tensor: y must have shape {want} (x's other dimensions, then the diagonal's "
-                         f"length), got {list(get_aval(y).shape)}")
-    filled = moved.at[..., as_tensor(r), as_tensor(r + offset)].set(cast(y, get_aval(self).dtype))
-    return moveaxis(filled, [-2, -1], [a, b])
+    return diagonal_scatter(self, y, offset, dim1, dim2)
 
 
 def fill_diagonal_tensor_(self, y, offset=0, dim1=0, dim2=1, name=None):
     """In-place ``fill_diagonal_tensor``."""
-    self._rebind(fill_diagonal_tensor(self, y, offset, dim1, dim2))
+    self._rebind(diagonal_scatter(self, y, offset, dim1, dim2))
     return self
 
 
