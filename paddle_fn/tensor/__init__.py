@@ -4,7 +4,7 @@ rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the
 """
 from paddle_fn.tensor import (  # noqa: F401
     activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace, linalg, logic, manipulation,
-    math, methods, nan_stats, pointwise, products, scatters, search, selection, special, stacking, stat)
+    math, matrix_functions, methods, nan_stats, pointwise, products, scatters, search, selection, special, stacking, stat)
 from paddle_fn.tensor import einsum as _einsum_module  # the star import below rebinds `einsum` to the function
 from paddle_fn.tensor.activation import *  # noqa: F401,F403
 from paddle_fn.tensor.aliases import *  # noqa: F401,F403
@@ -18,6 +18,7 @@ from paddle_fn.tensor.linalg import *  # noqa: F401,F403
 from paddle_fn.tensor.logic import *  # noqa: F401,F403
 from paddle_fn.tensor.manipulation import *  # noqa: F401,F403
 from paddle_fn.tensor.math import *  # noqa: F401,F403
+from paddle_fn.tensor.matrix_functions import vecdot  # noqa: F401  (the rest live in paddle.linalg only)
 from paddle_fn.tensor.nan_stats import *  # noqa: F401,F403
 from paddle_fn.tensor.pointwise import *  # noqa: F401,F403
 from paddle_fn.tensor.products import *  # noqa: F401,F403
@@ -30,5 +31,5 @@ from paddle_fn.tensor.stat import *  # noqa: F401,F403
 
 __all__ = (activation.__all__ + aliases.__all__ + bitshift.__all__ + creation.__all__ + cumulative.__all__ +
            _einsum_module.__all__ + histograms.__all__ + inplace.__all__ + linalg.__all__ + logic.__all__ +
-           manipulation.__all__ + math.__all__ + nan_stats.__all__ + pointwise.__all__ + products.__all__ +
+           manipulation.__all__ + math.__all__ + ["vecdot"] + nan_stats.__all__ + pointwise.__all__ + products.__all__ +
            scatters.__all__ + search.__all__ + selection.__all__ + special.__all__ + stacking.__all__ + stat.__all__)

@@ -12,13 +12,14 @@ import numpy as np
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import (activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace,
-                              linalg, logic, manipulation, math, nan_stats, pointwise, products, scatters, search,
+                              linalg, logic, manipulation, math, matrix_functions, nan_stats, pointwise, products, scatters, search,
                               selection, special, stacking, stat, tensor_only)
 
 _METHOD_SOURCES = {
     bitshift: bitshift.__all__,
     cumulative: cumulative.__all__,
     histograms: histograms.__all__,
+    matrix_functions: ["cholesky_inverse", "householder_product"],
     nan_stats: nan_stats.__all__,
     scatters: scatters.__all__,
     special: special.__all__,
