@@ -53,7 +53,7 @@ def _check_same(x, new, name):
     return new
 
 
-def _make_inplace(name, fn, keep_shape):
+def make_inplace(name, fn, keep_shape):
     def method(self, *args, **kwargs):
         new = fn(self, *args, **kwargs)
         if keep_shape:
@@ -135,8 +135,8 @@ def exponential_(self, lam=1.0, name=None):
     return self
 
 
-_METHODS = {**{f"{name}_": _make_inplace(name, fn, keep_shape=True) for name, fn in _ELEMENTWISE.items()},
-            **{f"{name}_": _make_inplace(name, fn, keep_shape=False) for name, fn in {**_RESHAPING, **_RETYPING}.items()}}
+_METHODS = {**{f"{name}_": make_inplace(name, fn, keep_shape=True) for name, fn in _ELEMENTWISE.items()},
+            **{f"{name}_": make_inplace(name, fn, keep_shape=False) for name, fn in {**_RESHAPING, **_RETYPING}.items()}}
 
 # Paddle 3.3 also exports the in-place forms as functions of the Tensor they update (``paddle.abs_(x)`` is
 # ``x.abs_()``): the same callables. (`where_` updates its second argument, so it stays a method.)
