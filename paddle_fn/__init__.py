@@ -85,6 +85,7 @@ _LAZY = {
     "vision": "paddle_fn.vision",  # datasets, transforms, models
     "cholesky": "paddle_fn.linalg:cholesky",
     "det": "paddle_fn.linalg:det",
+    "eigvalsh": "paddle_fn.linalg:eigvalsh",
     "inverse": "paddle_fn.linalg:inv",
     "matrix_power": "paddle_fn.linalg:matrix_power",
     "multi_dot": "paddle_fn.linalg:multi_dot",

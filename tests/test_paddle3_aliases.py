@@ -106,3 +106,15 @@ def test_grad_jit_and_vmap():
     d = paddle.to_tensor([-7.0, 7.5, -6.0])
     np.testing.assert_allclose(paddle.jit(lambda v: paddle.div(v, 2.0, rounding_mode="trunc"))(d).numpy(),
                                [-3.0, 3.0, -3.0])
+
+
+def test_paddle3_tensor_conveniences():
+    x = paddle.ones([2, 2])
+    assert x.new_zeros(3, 3).shape == [3, 3] and x.new_ones([2]).tolist() == [1.0, 1.0]
+    row = paddle.to_tensor([[1.1, 2.2, 3.3]])
+    assert row.item(2) == row.item(0, 2) == np.float32(3.3).item()  # one index counts in the flattened Tensor
+    y = paddle.to_tensor([1.0, 2.0, 3.0])
+    assert y.resize_([2, 1]) is y and y.tolist() == [[1.0], [2.0]]
+    assert paddle.to_tensor([1.0, 2.0]).resize_([3]).tolist() == [1.0, 2.0, 0.0]
+    assert y.is_dense() and not y.is_dist()
+    assert paddle.argsort(paddle.to_tensor([2, 1, 2, 1]), descending=True, stable=True).tolist() == [0, 2, 1, 3]

@@ -188,3 +188,21 @@ def test_errors():
         F.multi_margin_loss(paddle.ones([1, 2]), paddle.to_tensor([0]), p=3)
     with pytest.raises(ValueError, match="max_unpool2d: data_format must be 'NCHW'"):
         F.max_unpool2d(paddle.ones([1, 1, 1, 1]), paddle.zeros([1, 1, 1, 1], dtype="int32"), 2, data_format="NHWC")
+
+
+def test_adaptive_max_mask_gelu_strings_and_inplace_silu():
+    x = _t(np.array([[[[1.0, 5, 2, 2], [3, 5, 0, 1], [7, 2, 2, 2], [0, 1, 9, 9]]]], np.float32))
+    values, mask = F.adaptive_max_pool2d(x, 2, return_mask=True)  # Paddle 3.3.1's answer
+    assert values.tolist() == [[[[5, 2], [7, 9]]]] and mask.tolist() == [[[[1, 2], [8, 14]]]]
+    assert F.adaptive_max_pool1d(_t([[[1.0, 3, 2, 5, 4]]]), 2, return_mask=True)[1].tolist() == [[[1, 3]]]
+    v = _t([-1.0, 0.5])
+    np.testing.assert_allclose(F.gelu(v, "none").numpy(), [-0.15865526, 0.34573123], rtol=1e-6)  # Paddle 3.3.1
+    np.testing.assert_allclose(paddle.nn.GELU("tanh")(v).numpy(), [-0.15880796, 0.34571400], rtol=1e-6)
+    with pytest.raises(ValueError, match="gelu: approximate must be a bool, 'none' or 'tanh'"):
+        F.gelu(v, "exact")
+    y = _t([1.0, 2.0])
+    assert F.silu(y, True) is y
+    np.testing.assert_allclose(y.numpy(), [0.7310586, 1.7615941], rtol=1e-6)
+    z = _t([1.0])
+    paddle.nn.SiLU(inplace=True)(z)
+    np.testing.assert_allclose(z.numpy(), [0.7310586], rtol=1e-6)

@@ -449,8 +449,8 @@ class SiLU(_Elementwise):
     """``x * sigmoid(x)`` (`paddle.nn.functional.silu`).
 
     Args:
-        inplace (bool, optional): Paddle overwrites the input with the result; Tensors here are values, so only
-            False is supported (True raises NotImplementedError; assign the result instead). Default: False.
+        inplace (bool, optional): also rebind the input Tensor to the result, as Paddle's in-place form updates
+            it. Default: False.
         name (str, optional): shown in the repr.
 
     Example:
@@ -461,10 +461,7 @@ class SiLU(_Elementwise):
     _fn = staticmethod(F.silu)
 
     def __init__(self, inplace=False, name=None):
-        if inplace:
-            raise NotImplementedError("SiLU: inplace=True is not supported (Tensors are immutable values here); "
-                                      "use x = paddle.nn.SiLU()(x)")
-        super().__init__(name)
+        super().__init__(name, **({"inplace": True} if inplace else {}))
 
 
 Silu = SiLU  # Paddle 3.3's second name for the same class (paddle.nn.Silu is paddle.nn.SiLU)

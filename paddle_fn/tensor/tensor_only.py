@@ -14,7 +14,7 @@ from paddle_fn.tensor._util import normalize_axis, static_list
 from paddle_fn.tensor.aliases import matrix_transpose
 from paddle_fn.tensor.creation import full
 from paddle_fn.tensor.scatters import diagonal_scatter
-from paddle_fn.tensor.manipulation import reshape, split, tile
+from paddle_fn.tensor.manipulation import concat, reshape, split, tile
 from paddle_fn.tensor.promotion import as_tensor, cast
 
 
@@ -39,8 +39,10 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 
 def _new_filled(name, value):
-    def method(self, size, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-        return new_full(self, size, value, dtype=dtype, device=device, requires_grad=requires_grad,
+    def method(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        # x.new_zeros([2, 3]) or x.new_zeros(2, 3)
+        shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else list(size)
+        return new_full(self, shape, value, dtype=dtype, device=device, requires_grad=requires_grad,
                         pin_memory=pin_memory)
     method.__name__ = method.__qualname__ = f"new_{name}"
     method.__doc__ = f"A new Tensor of shape `size` filled with {value} (see ``new_full``)."
@@ -200,6 +202,35 @@ def split_with_sizes(self, split_sizes, dim=0):
     return split(self, sizes, axis=ax)
 
 
+def resize_(self, shape, fill_zero=False, name=None):
+    """In place: this Tensor's elements, in row-major order, as a Tensor of `shape`; elements beyond the old
+    size are 0 (Paddle leaves them uninitialised unless `fill_zero`; here they are always zeros).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.to_tensor([1.0, 2.0, 3.0]).resize_([2, 2]).tolist()
+        [[1.0, 2.0], [3.0, 0.0]]
+    """
+    shape = static_list("resize_", shape, "shape")
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = reshape(self, [-1])
+    have = get_aval(flat).shape[0]
+    if size > have:
+        flat = concat([flat, full([size - have], 0, dtype=get_aval(self).dtype)])
+    self._rebind(reshape(flat[:size], shape))
+    return self
+
+
+def is_dense(self):
+    """True: a paddle_fn Tensor is always dense (paddle.sparse holds the sparse formats)."""
+    return True
+
+
+def is_dist(self):
+    """False: a paddle_fn Tensor is never a distributed (sharded) Tensor; pmap and DataParallel shard values."""
+    return False
+
+
 def apply(self, func):
     """``func(self)``: apply a function of one Tensor.
 
@@ -280,7 +311,7 @@ def install():
     for name, dtype in _CASTS.items():
         setattr(Tensor, name, _cast_to(dtype))
     for fn in (new_full, stride, is_contiguous, contiguous, element_size, to, type_as, requires_grad_, ndimension, repeat,
-               split_with_sizes, apply, apply_, fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_):
+               split_with_sizes, resize_, is_dense, is_dist, apply, apply_, fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.get_strides = stride
     Tensor.strides = property(stride)

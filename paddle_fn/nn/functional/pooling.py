@@ -5,12 +5,14 @@ import itertools
 
 import numpy as np
 
+from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor.manipulation import take_along_axis
 from paddle_fn.tensor.promotion import as_tensor, float_operand
 from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _padding_pairs, _spatial_dims, _tuple
 
@@ -297,24 +299,35 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
 
 
 def _adaptive_max(op, n, x, output_size, return_mask):
-    if return_mask:
-        raise NotImplementedError(f"{op}: return_mask=True is not supported yet")
     x = as_tensor(x)
     if get_aval(x).ndim != n + 2:
         raise ShapeError(f"{op}: expected a {n + 2}-D input, got shape {list(shape_of(x))}")
     sizes = output_size if isinstance(output_size, (list, tuple)) else [output_size] * n
     dims = tuple(range(2, n + 2))
+    # with return_mask the flat spatial position of each value travels with it, bin by bin
+    spatial = tuple(shape_of(x)[2:])
+    position = st.broadcast_in_dim(Tensor(np.arange(int(np.prod(spatial)), dtype=np.int32).reshape(spatial)),
+                                   shape=shape_of(x), broadcast_dimensions=dims) if return_mask else None
     for d, out in zip(dims, sizes):
         shape = shape_of(x)
         out = shape[d] if out is None else int(out)
-        parts = []
+        parts, places = [], []
         for lo, hi in _adaptive_bins(shape[d], out):
             start = tuple(lo if k == d else 0 for k in range(len(shape)))
             limit = tuple(hi if k == d else s for k, s in enumerate(shape))
-            part = red.reduce_max(st.slice(x, start_indices=start, limit_indices=limit), axes=(d,))
-            parts.append(st.reshape(part, new_sizes=shape[:d] + (1,) + shape[d + 1:]))
+            window = st.slice(x, start_indices=start, limit_indices=limit)
+            if return_mask:
+                first = st.expand_dims(red.argmax(window, axis=d, index_dtype=dtypes.int32), dimensions=(d,))
+                parts.append(take_along_axis(window, first, d))
+                places.append(take_along_axis(st.slice(position, start_indices=start, limit_indices=limit), first,
+                                              d))
+            else:
+                part = red.reduce_max(window, axes=(d,))
+                parts.append(st.reshape(part, new_sizes=shape[:d] + (1,) + shape[d + 1:]))
         x = parts[0] if len(parts) == 1 else st.concatenate(*parts, dimension=d)
-    return x
+        if return_mask:
+            position = places[0] if len(places) == 1 else st.concatenate(*places, dimension=d)
+    return (x, position) if return_mask else x
 
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
