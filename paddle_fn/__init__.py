@@ -79,7 +79,9 @@ _LAZY = {
     "metric": "paddle_fn.metric",
     "nn": "paddle_fn.nn",
     "optimizer": "paddle_fn.optimizer",
-    "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name
+    "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name, dlpack
+    "to_dlpack": "paddle_fn.utils.dlpack:to_dlpack",
+    "from_dlpack": "paddle_fn.utils.dlpack:from_dlpack",
     "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
     "static": "paddle_fn.static",  # InputSpec
     "vision": "paddle_fn.vision",  # datasets, transforms, models

@@ -118,3 +118,14 @@ def test_paddle3_tensor_conveniences():
     assert paddle.to_tensor([1.0, 2.0]).resize_([3]).tolist() == [1.0, 2.0, 0.0]
     assert y.is_dense() and not y.is_dist()
     assert paddle.argsort(paddle.to_tensor([2, 1, 2, 1]), descending=True, stable=True).tolist() == [0, 2, 1, 3]
+
+
+def test_dlpack_round_trip():
+    x = paddle.to_tensor([[1.5, 2.0], [3.0, -4.0]])
+    capsule = paddle.to_dlpack(x)
+    assert type(capsule).__name__ == "PyCapsule"
+    back = paddle.utils.dlpack.from_dlpack(capsule)
+    assert back.dtype == paddle.float32 and back.tolist() == x.tolist()
+    assert paddle.from_dlpack(np.arange(4, dtype=np.int32)).dtype == paddle.int32
+    with pytest.raises(TypeError, match="to_dlpack: expected a Tensor"):
+        paddle.to_dlpack(np.ones(2))

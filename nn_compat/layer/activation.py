@@ -91,7 +91,8 @@ class RReLU(Layer):
     training, their mean in eval mode.
 
     Args:
-        lower, upper (float, optional): the slopes' range. Defaults: 1/8, 1/3.
+        lower (float, optional): the smallest slope. Default: 1/8.
+        upper (float, optional): the largest slope. Default: 1/3.
         name (str, optional): shown in the repr.
 
     Example:

@@ -682,7 +682,9 @@ class Fold(Layer):
     Args:
         output_sizes (int|list): the image's spatial size.
         kernel_sizes (int|list): the patch size.
-        dilations, paddings, strides (int|list, optional): as for Unfold. Defaults: 1, 0, 1.
+        dilations (int|list, optional): as for Unfold. Default: 1.
+        paddings (int|list, optional): as for Unfold. Default: 0.
+        strides (int|list, optional): as for Unfold. Default: 1.
         name (str, optional): shown in the repr.
 
     Example:

@@ -95,7 +95,8 @@ class NAdam(Optimizer):
 
     Args:
         learning_rate (float|LRScheduler, optional): default 0.002.
-        beta1, beta2 (float, optional): the moments' decay rates, defaults 0.9 and 0.999.
+        beta1 (float, optional): the first moment's decay rate. Default: 0.9.
+        beta2 (float, optional): the second moment's decay rate. Default: 0.999.
         epsilon (float, optional): default 1e-8.
         momentum_decay (float, optional): psi of the momentum schedule, default 0.004.
         parameters (list|tuple): the Parameters, or parameter-group dicts (options ``beta1``, ``beta2``,

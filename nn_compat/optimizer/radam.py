@@ -77,7 +77,8 @@ class RAdam(Optimizer):
 
     Args:
         learning_rate (float|LRScheduler, optional): default 0.001.
-        beta1, beta2 (float, optional): defaults 0.9 and 0.999.
+        beta1 (float, optional): the first moment's decay rate. Default: 0.9.
+        beta2 (float, optional): the second moment's decay rate. Default: 0.999.
         epsilon (float, optional): default 1e-8.
         parameters (list|tuple): the Parameters, or parameter-group dicts (options ``beta1``, ``beta2``,
             ``epsilon``, ``weight_decay``, ``learning_rate``, ``grad_clip``).

@@ -15,3 +15,6 @@ leaky_relu_ = make_inplace("leaky_relu", leaky_relu, keep_shape=True)
 softmax_ = make_inplace("softmax", softmax, keep_shape=True)
 tanh_ = make_inplace("tanh", tanh, keep_shape=True)
 thresholded_relu_ = make_inplace("thresholded_relu", thresholded_relu, keep_shape=True)
+
+for _method in (relu_, elu_, hardtanh_, leaky_relu_, softmax_, tanh_, thresholded_relu_):
+    _method.__module__ = __name__  # defined here for the API reference, whatever module built it
