@@ -14,7 +14,9 @@ Two phases, two interpreters, because both libraries are called ``paddle`` insid
 
 Paddle's directives: a docstring with ``+REQUIRES(env:GPU)`` (or XPU, DISTRIBUTED, ...) is skipped; an example
 under ``+SKIP`` (random samples, file paths) runs but its output is not compared. A docstring *runs* when every
-example runs without an exception, and *matches* when, besides, every compared output matches. A docstring that
+example runs without an exception, and *matches* when, besides, every compared output matches. Static-graph mode
+is out of scope (paddle_fn runs eagerly): a docstring's examples are run up to the first ``paddle.enable_static()``,
+and one that starts there counts as static-only, not run. A docstring that
 draws random numbers (its code calls rand, normal, dropout, seed, ...) cannot reproduce Paddle's generator: for
 it only the shapes and dtypes of the printed Tensors are compared.
 
@@ -50,6 +52,7 @@ _TIMEOUT_S = 30
 _RANDOM = re.compile(r"\b(rand\w*|uniform\w*|normal\w*|randn\w*|randint\w*|randperm|seed|dropout\w*|bernoulli\w*|"
                      r"multinomial|poisson|standard_gamma|binomial|gumbel_softmax|rrelu|shuffle|sample\w*|"
                      r"exponential_|cauchy_|geometric_|log_normal\w*|empty\w*|normal_|random_)\s*\(")
+_STATIC = re.compile(r"\benable_static\s*\(")
 _TENSOR_HEADER = re.compile(r"shape=\[[^\]]*\], dtype=[\w.]+")
 _PLACE = re.compile(r"place=Place\([^)]*\),\s*")
 _AROUND_PUNCTUATION = re.compile(r"\s*([,\[\]()])\s*")
@@ -212,6 +215,15 @@ def run(json_path, failures):
         if "skipped" in entry:
             counts["skipped"] += 1
             continue
+        dynamic = []
+        for e in entry["examples"]:
+            if _STATIC.search(e["source"]):
+                break
+            dynamic.append(e)
+        if not any(e["source"].strip() and not e["source"].lstrip().startswith("import") for e in dynamic):
+            counts["static"] += 1
+            continue
+        entry = {**entry, "examples": dynamic}
         counts["runnable"] += 1
         examples = [doctest.Example(e["source"], e["output"]) for e in entry["examples"]]
         outputs, error = _execute([(e, True) for e in examples], lambda: paddle_fn.set_default_dtype("float32"))
@@ -226,17 +238,18 @@ def run(json_path, failures):
         else:
             errors[f"mismatch: {entry['namespace']}.{entry['name']}"] += 1
     print(f"Paddle {data['paddle']} docstring examples under paddle_fn {paddle_fn.__version__}\n")
-    print("| namespace | docstrings run | run without error | print Paddle's output | not runnable on Paddle's CPU |")
-    print("|---|---|---|---|---|")
+    print("| namespace | docstrings run | run without error | print Paddle's output | not runnable on Paddle's CPU "
+          "| static-graph only |")
+    print("|---|---|---|---|---|---|")
     total = collections.Counter()
     for namespace in NAMESPACES:
         c = table[namespace]
         total.update(c)
         print(f"| `{namespace}` | {c['runnable']} | {c['runs']} ({_pct(c['runs'], c['runnable'])}) | "
-              f"{c['matches']} ({_pct(c['matches'], c['runnable'])}) | {c['skipped']} |")
+              f"{c['matches']} ({_pct(c['matches'], c['runnable'])}) | {c['skipped']} | {c['static']} |")
     print(f"| all | {total['runnable']} | {total['runs']} ({_pct(total['runs'], total['runnable'])}) | "
           f"{total['matches']} ({_pct(total['matches'], total['runnable'])}) | "
-          f"{total['skipped']} |")
+          f"{total['skipped']} | {total['static']} |")
     if failures:
         print(f"\nThe {failures} most frequent failures:")
         for message, count in errors.most_common(failures):

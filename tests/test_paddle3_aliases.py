@@ -129,3 +129,26 @@ def test_dlpack_round_trip():
     assert paddle.from_dlpack(np.arange(4, dtype=np.int32)).dtype == paddle.int32
     with pytest.raises(TypeError, match="to_dlpack: expected a Tensor"):
         paddle.to_dlpack(np.ones(2))
+
+
+def test_unfold_as_tensor_torch_style_names_and_linalg_methods():
+    x = paddle.arange(7.0)
+    assert paddle.unfold(x, 0, 2, 2).tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]  # Paddle 3.3.1
+    grid = paddle.arange(12.0).reshape([3, 4])
+    assert grid.unfold(0, 2, 1).tolist() == [[[0.0, 4.0], [1.0, 5.0], [2.0, 6.0], [3.0, 7.0]],
+                                            [[4.0, 8.0], [5.0, 9.0], [6.0, 10.0], [7.0, 11.0]]]  # Paddle 3.3.1
+    assert paddle.grad(lambda v: paddle.unfold(v, 0, 3, 2).sum())(x).tolist() == [1, 1, 2, 1, 2, 1, 1]
+    with pytest.raises(ShapeError, match=r"unfold: size \(8\) must lie in \[1, 7\]"):
+        paddle.unfold(x, 0, 8, 1)
+    t = paddle.as_tensor([1, 2], dtype="float32", requires_grad=True)
+    assert t.dtype == paddle.float32 and not t.stop_gradient
+    nn = paddle.nn
+    assert nn.Conv2d is nn.Conv2D and nn.ReflectionPad2d is nn.ReflectionPad2D and nn.Module is nn.Layer
+    assert nn.ModuleList is nn.LayerList and nn.LPPool1d is nn.LPPool1D
+    assert paddle.conv2d is paddle.nn.functional.conv2d and paddle.layer_norm is paddle.nn.functional.layer_norm
+    a = paddle.to_tensor([[4.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_allclose(a.inverse().numpy(), [[0.375, -0.25], [-0.25, 0.5]], rtol=1e-6)
+    np.testing.assert_allclose(a.cholesky().numpy(), np.linalg.cholesky(a.numpy()), rtol=1e-6)
+    assert a.solve(paddle.to_tensor([[2.0], [2.0]])).shape == [2, 1]
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_method'"):
+        a.no_such_method()

@@ -26,3 +26,20 @@ __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterDic
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
 __all__ += padding.__all__ + loss_margin.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "CTCLoss", "dynamic_decode"]
+
+# Paddle 3.3's PyTorch-style second names: the same classes (paddle.nn.Conv2d is paddle.nn.Conv2D)
+Module, ModuleDict, ModuleList = Layer, LayerDict, LayerList
+Conv1d, Conv2d, Conv3d = conv.Conv1D, conv.Conv2D, conv.Conv3D
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (pooling.AdaptiveMaxPool1D, pooling.AdaptiveMaxPool2D,
+                                                           pooling.AdaptiveMaxPool3D)
+LPPool1d, LPPool2d = pooling.LPPool1D, pooling.LPPool2D
+CircularPad1d, CircularPad2d, CircularPad3d = padding.CircularPad1D, padding.CircularPad2D, padding.CircularPad3D
+ConstantPad1d, ConstantPad2d, ConstantPad3d = padding.ConstantPad1D, padding.ConstantPad2D, padding.ConstantPad3D
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (padding.ReflectionPad1D, padding.ReflectionPad2D,
+                                                     padding.ReflectionPad3D)
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (padding.ReplicationPad1D, padding.ReplicationPad2D,
+                                                        padding.ReplicationPad3D)
+__all__ += ["Module", "ModuleDict", "ModuleList", "Conv1d", "Conv2d", "Conv3d", "AdaptiveMaxPool1d",
+            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "CircularPad1d", "CircularPad2d",
+            "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+            "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]

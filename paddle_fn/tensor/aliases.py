@@ -13,7 +13,7 @@ from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.tensor._util import normalize_axis
-from paddle_fn.tensor.creation import _concrete_number, arange
+from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
                                     not_equal)
@@ -21,13 +21,13 @@ from paddle_fn.tensor.manipulation import (concat, flip, nonzero, reshape, take_
                                            broadcast_to, where)
 from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
                                    trunc)
-from paddle_fn.tensor.promotion import as_tensor, binary_operands, cast
+from paddle_fn.tensor.promotion import as_tensor as operand, binary_operands, cast
 from paddle_fn.tensor.search import sort
 
 __all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
            "greater", "less", "negative", "positive", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose",
            "reverse", "take_along_dim", "ger", "msort", "argwhere", "view", "view_as", "masked_fill", "index_add",
-           "reduce_as", "bitwise_invert", "range", "pi", "e", "inf", "nan", "newaxis"]
+           "reduce_as", "bitwise_invert", "range", "as_tensor", "pi", "e", "inf", "nan", "newaxis"]
 
 pi = _math.pi
 e = _math.e
@@ -102,7 +102,7 @@ def positive(x, name=None):
         >>> paddle.positive(paddle.to_tensor([-1, 2])).tolist()
         [-1, 2]
     """
-    x = as_tensor(x)
+    x = operand(x)
     if get_aval(x).dtype == dtypes.bool_:
         raise DTypeError("positive: a bool Tensor has no unary +; cast it to an integer dtype first")
     return x
@@ -116,7 +116,7 @@ def swapaxes(x, axis0, axis1, name=None):
         >>> paddle.swapaxes(paddle.ones([2, 3, 4]), 0, 2).shape
         [4, 3, 2]
     """
-    x = as_tensor(x)
+    x = operand(x)
     rank = get_aval(x).ndim
     a, b = normalize_axis("swapaxes", axis0, rank), normalize_axis("swapaxes", axis1, rank)
     perm = list(builtins.range(rank))
@@ -159,7 +159,7 @@ def matrix_transpose(x, name=None):
         >>> paddle.matrix_transpose(paddle.ones([2, 3, 4])).shape
         [2, 4, 3]
     """
-    x = as_tensor(x)
+    x = operand(x)
     if get_aval(x).ndim < 2:
         raise ShapeError(f"matrix_transpose: x must have at least 2 dimensions, got shape {list(get_aval(x).shape)}")
     return swapaxes(x, -1, -2)
@@ -185,7 +185,7 @@ def take_along_dim(arr, indices, axis, broadcast=True):
         >>> paddle.take_along_dim(x, paddle.to_tensor([[0], [1]]), 1).tolist()
         [[0], [4]]
     """
-    arr, indices = as_tensor(arr), as_tensor(indices)
+    arr, indices = operand(arr), operand(indices)
     if not broadcast and get_aval(arr).ndim != get_aval(indices).ndim:
         raise ShapeError(f"take_along_dim: with broadcast=False, indices (shape {list(get_aval(indices).shape)}) "
                          f"must have the rank of arr (shape {list(get_aval(arr).shape)})")
@@ -225,7 +225,7 @@ def view(x, shape_or_dtype, name=None):
         >>> paddle.view(paddle.to_tensor([1.0]), 'int32').tolist()
         [1065353216]
     """
-    x = as_tensor(x)
+    x = operand(x)
     if isinstance(shape_or_dtype, (list, tuple)) or hasattr(shape_or_dtype, "shape"):
         return reshape(x, shape_or_dtype)
     new = dtypes.as_dtype(shape_or_dtype)
@@ -244,7 +244,7 @@ def view_as(x, other, name=None):
         >>> paddle.view_as(paddle.arange(6), paddle.ones([3, 2])).shape
         [3, 2]
     """
-    return reshape(x, list(get_aval(as_tensor(other)).shape))
+    return reshape(x, list(get_aval(operand(other)).shape))
 
 
 def masked_fill(x, mask, value, name=None):
@@ -257,10 +257,10 @@ def masked_fill(x, mask, value, name=None):
         >>> paddle.masked_fill(x, x > 3, 9).tolist()
         [[0, 1, 2], [3, 9, 9]]
     """
-    x, mask = as_tensor(x), as_tensor(mask)
+    x, mask = operand(x), operand(mask)
     if get_aval(mask).dtype != dtypes.bool_:
         raise DTypeError(f"masked_fill: mask must be a bool Tensor, got {get_aval(mask).dtype.name}")
-    value = cast(as_tensor(value), get_aval(x).dtype)
+    value = cast(operand(value), get_aval(x).dtype)
     if get_aval(value).size != 1:
         raise ShapeError(f"masked_fill: value must be a number or a one-element Tensor, got shape "
                          f"{list(get_aval(value).shape)}")
@@ -278,7 +278,7 @@ def index_add(x, index, axis, value, alpha=1, name=None):
         >>> out.tolist()
         [[6.0, 6.0], [0.0, 0.0], [0.0, 0.0]]
     """
-    x, index, value = as_tensor(x), as_tensor(index), as_tensor(value)
+    x, index, value = operand(x), operand(index), operand(value)
     rank = get_aval(x).ndim
     ax = normalize_axis("index_add", axis, rank)
     n = get_aval(index).size
@@ -303,8 +303,8 @@ def reduce_as(x, target, name=None):
         >>> paddle.reduce_as(paddle.ones([2, 3, 4]), paddle.ones([3, 1])).tolist()
         [[8.0], [8.0], [8.0]]
     """
-    x = as_tensor(x)
-    shape, goal = list(get_aval(x).shape), list(get_aval(as_tensor(target)).shape)
+    x = operand(x)
+    shape, goal = list(get_aval(x).shape), list(get_aval(operand(target)).shape)
     lead = len(shape) - len(goal)
     if lead < 0 or any(g not in (1, s) for g, s in zip(goal, shape[lead:])):
         raise ShapeError(f"reduce_as: target's shape {goal} does not broadcast to x's shape {shape}")
@@ -332,3 +332,25 @@ def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Pad
     values = add(multiply(arange(0, count, dtype="float64"), step), start)
     return cast(values, dtypes.float32 if dtype is None else dtype)
 
+
+def check_cpu(op, device):
+    """paddle_fn's eager values live on the host; a device string or Place other than the CPU is refused."""
+    if device is None or str(device).lower() in ("cpu", "place(cpu)"):
+        return
+    raise ValueError(f"{op}: device {device!r} is not supported here; eager Tensors live on the CPU (move one "
+                     "with paddle.device_put, or let paddle.jit place the computation)")
+
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A Tensor of `data` (as ``to_tensor``), in `dtype` if given, needing a gradient when `requires_grad`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.as_tensor([1, 2], dtype='float32', requires_grad=True)
+        >>> x.dtype, x.stop_gradient
+        (paddle.float32, False)
+    """
+    check_cpu("as_tensor", device)
+    if pin_memory:
+        raise ValueError("as_tensor: pin_memory=True is not supported (eager Tensors live in ordinary host memory)")
+    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)

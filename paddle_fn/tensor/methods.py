@@ -47,7 +47,7 @@ _METHOD_SOURCES = {
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
                 "nextafter", "isposinf", "isneginf", "isreal"],
     selection: ["take", "index_fill"],
-    stacking: ["tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
+    stacking: ["unfold", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
                "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
             "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",

@@ -11,7 +11,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.tensor._util import normalize_axis, static_list
-from paddle_fn.tensor.aliases import matrix_transpose
+from paddle_fn.tensor.aliases import check_cpu, matrix_transpose
 from paddle_fn.tensor.creation import full
 from paddle_fn.tensor.scatters import diagonal_scatter
 from paddle_fn.tensor.manipulation import concat, reshape, split, tile
@@ -29,7 +29,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         >>> x.new_full([2, 2], 7).tolist(), x.new_zeros([3]).dtype
         ([[7, 7], [7, 7]], paddle.int32)
     """
-    _check_cpu("new_full", device)
+    check_cpu("new_full", device)
     if pin_memory:
         raise ValueError("new_full: pin_memory=True is not supported (eager Tensors live in ordinary host memory)")
     out = full(static_list("new_full", size, "size"), fill_value,
@@ -47,14 +47,6 @@ def _new_filled(name, value):
     method.__name__ = method.__qualname__ = f"new_{name}"
     method.__doc__ = f"A new Tensor of shape `size` filled with {value} (see ``new_full``)."
     return method
-
-
-def _check_cpu(op, device):
-    """paddle_fn's eager values live on the host; a device string or Place other than the CPU is refused."""
-    if device is None or str(device).lower() in ("cpu", "place(cpu)"):
-        return
-    raise ValueError(f"{op}: device {device!r} is not supported here; eager Tensors live on the CPU (move one "
-                     "with paddle.device_put, or let paddle.jit place the computation)")
 
 
 def _cast_to(dtype):
@@ -124,7 +116,7 @@ def to(self, *args, **kwargs):
             dtype = arg
         else:
             device = arg
-    _check_cpu("to", device)
+    check_cpu("to", device)
     return self if dtype is None else cast(self, dtype)
 
 
