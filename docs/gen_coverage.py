@@ -1,4 +1,5 @@
-"""Generate docs/coverage.md: which of Paddle 2.3's Tensor API and `paddle.nn.functional` paddle_fn provides.
+"""Generate docs/coverage.md: which of Paddle's API (2.3's Tensor API and `paddle.nn.functional`, then the names
+Paddle 3.3 has beyond them) paddle_fn provides.
 
 Run ``python docs/gen_coverage.py`` after adding or removing a function; tests/test_coverage_table.py fails while
 docs/coverage.md differs from what this script renders. Every row is looked up in the code:
@@ -74,6 +75,84 @@ CATALOGUE = {
         cross_entropy softmax_with_cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits
         mse_loss l1_loss smooth_l1_loss kl_div square_error_cost margin_ranking_loss sigmoid_focal_loss
         hinge_embedding_loss ctc_loss dice_loss log_loss hsigmoid_loss margin_cross_entropy npair_loss"""),
+    "Paddle 3.3: more of `paddle`": ("paddle", """
+        abs_ acos_ adaptive_avg_pool1d addmm_ argwhere as_strided as_tensor asarray atan_ atleast_1d atleast_2d
+        atleast_3d autocast baddbmm baddbmm_ batch bernoulli_ binomial bitwise_and_ bitwise_invert bitwise_invert_
+        bitwise_left_shift bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift bitwise_right_shift_
+        bitwise_xor_ block_diag broadcast_shapes cartesian_prod cast_ cat cauchy_ cdist check_shape clamp
+        column_stack combinations concatenate conv1d conv2d conv3d copysign copysign_ cos_ cummax cummin cumprod_
+        cumsum_ cumulative_trapezoid diagonal_scatter digamma_ disable_compat disable_signal_handler disable_static
+        div div_ divide_ dsplit dstack e enable_compat enable_grad enable_static eq equal_ erf_ expm1_ finfo
+        flatten_ floor_divide_ floor_mod_ flops frac_ frexp from_dlpack from_numpy gammainc gammainc_ gammaincc
+        gammaincc_ gammaln gammaln_ gcd_ ge geometric_ ger get_autocast_cpu_dtype get_autocast_dtype
+        get_autocast_gpu_dtype get_cuda_rng_state get_rng_state greater greater_equal_ greater_than_ group_norm gt
+        heaviside histogram_bin_edges histogramdd hsplit hstack hypot hypot_ i0 i0_ i0e i1 i1e iinfo index_add
+        index_add_ index_fill index_fill_ index_put index_put_ inf is_autocast_enabled is_grad_enabled isin isneginf
+        isposinf isreal layer_norm lcm_ ldexp ldexp_ le less less_ less_equal_ less_than_ lgamma_ load log10_ log2_
+        log_ log_normal log_normal_ logaddexp logical_and_ logical_not_ logical_or_ logit_ lt manual_seed
+        masked_fill masked_fill_ masked_scatter masked_scatter_ matrix_transpose mod_ msort mul multigammaln
+        multigammaln_ multiply_ mv nan nan_to_num_ nanmedian nanquantile narrow ne neg_ negative newaxis nextafter
+        normal_ pdist permute pi polar polygamma polygamma_ positive pow_ rand_like randn_like range ravel reduce_as
+        remainder_ renorm renorm_ reshape_ reverse row_stack save scatter_ scatter_add scatter_add_ scatter_reduce
+        select_scatter set_cuda_rng_state set_grad_enabled set_printoptions set_rng_state sgn signbit sin_ sinc
+        sinc_ sinh_ slice_scatter softmax square_ squeeze_ standard_gamma sub sub_ subtract_ summary swapaxes
+        swapdims t_ take take_along_dim tan_ tanh_ tensor_split tensordot to_dlpack transpose_ trapezoid tril_
+        tril_indices triu_ triu_indices true_divide trunc_ unflatten unfold unsqueeze_ vander vecdot view view_as
+        view_as_complex view_as_real vsplit vstack where_"""),
+    "Paddle 3.3: classes and types of `paddle`": ("paddle", """
+        dtype LazyGuard Size Model MmapStorage Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor
+        CharTensor ShortTensor IntTensor LongTensor BoolTensor ParamAttr CUDAPlace CPUPlace DataParallel
+        CUDAPinnedPlace XPUPinnedPlace Generator"""),
+    "Paddle 3.3: Tensor methods": ("paddle.Tensor", """
+        acosh_ apply apply_ asin_ asinh_ atanh_ block byte ceil_ char cholesky cholesky_inverse cholesky_solve
+        clamp_ clear_gradient coalesce cols cond contiguous copy_ corrcoef cosh_ cov create_tensor crows data
+        data_ptr dense_dim detach_ device dim eig eigvals eigvalsh element_size erfinv_ exp_ fill_diagonal_
+        fill_diagonal_tensor fill_diagonal_tensor_ floor_ get_device get_map_tensor get_selected_rows get_strides
+        get_tensor grad_ grad_fn gradient householder_product indices inplace_version int inverse is_coalesced
+        is_contiguous is_cuda is_dense is_dist is_leaf is_same_shape is_selected_rows is_sparse is_sparse_coo
+        is_sparse_csr istft itemsize layout lerp_ log1p_ logical_xor_ long lstsq lu lu_unpack mT matrix_power mul_
+        multi_dot name ndimension new_empty new_full new_ones new_zeros nnz norm not_equal_ num_shard offset ormqr
+        pca_lowrank persistable pinv placements process_mesh put_along_axis_ qr random_ reciprocal_
+        reconstruct_from_ repeat requires_grad requires_grad_ resize_ retain_grads round_ rows rsqrt_ set_
+        set_string_list set_tensor set_vocab short sigmoid sigmoid_ slogdet solve sparse_dim split_with_sizes sqrt_
+        stft stride strides svd_lowrank to to_dense to_sparse_coo to_sparse_csr top_p_sampling type type_as value
+        values"""),
+    "Paddle 3.3: paddle.nn layers": ("paddle.nn", """
+        BatchNorm CELU GroupNorm LayerNorm SpectralNorm BatchNorm1D BatchNorm2D BatchNorm3D InstanceNorm1D
+        InstanceNorm2D InstanceNorm3D SyncBatchNorm LocalResponseNorm Embedding Linear Upsample UpsamplingNearest2D
+        UpsamplingBilinear2D Pad1D Pad2D Pad3D ConstantPad1D ConstantPad2D ConstantPad3D CircularPad1D CircularPad2D
+        CircularPad3D ReplicationPad1D ReplicationPad2D ReplicationPad3D ReflectionPad1D ReflectionPad2D
+        ReflectionPad3D CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d ConstantPad3d
+        ReplicationPad1d ReplicationPad2d ReplicationPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d
+        CosineSimilarity Dropout Dropout2D Dropout3D Bilinear AlphaDropout FeatureAlphaDropout Unfold Fold
+        RNNCellBase SimpleRNNCell LSTMCell GRUCell RNN BiRNN SimpleRNN LSTM GRU dynamic_decode MultiHeadAttention
+        Maxout Softsign Transformer MSELoss LogSigmoid BeamSearchDecoder ClipGradByNorm ReLU PairwiseDistance
+        BCEWithLogitsLoss SmoothL1Loss MaxPool3D AdaptiveMaxPool2D Hardshrink Softplus KLDivLoss AvgPool2D L1Loss
+        LeakyReLU AvgPool1D AdaptiveAvgPool3D AdaptiveMaxPool3D NLLLoss PoissonNLLLoss Conv1D Conv1d Sequential
+        Hardswish Conv1DTranspose AdaptiveMaxPool1D TransformerEncoder Softmax Softmax2D ParameterDict ParameterList
+        Conv2D Conv2d Softshrink Hardtanh TransformerDecoderLayer CrossEntropyLoss GELU GLU SELU Silu SiLU
+        Conv2DTranspose CTCLoss RNNTLoss ThresholdedReLU AdaptiveAvgPool2D MaxPool1D Layer TransformerDecoder Conv3D
+        Conv3d Tanh Conv3DTranspose Flatten AdaptiveAvgPool1D Tanhshrink HSigmoidLoss PReLU TransformerEncoderLayer
+        AvgPool3D MaxPool2D MarginRankingLoss LayerList ClipGradByValue BCELoss Hardsigmoid ClipGradByGlobalNorm
+        LogSoftmax Sigmoid Swish Mish PixelShuffle PixelUnshuffle ChannelShuffle ELU ReLU6 LayerDict ZeroPad2D
+        MaxUnPool1D MaxUnPool2D MaxUnPool3D MultiLabelSoftMarginLoss HingeEmbeddingLoss Identity CosineEmbeddingLoss
+        RReLU MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss TripletMarginLoss SoftMarginLoss
+        GaussianNLLLoss AdaptiveLogSoftmaxWithLoss Unflatten FractionalMaxPool2D FractionalMaxPool3D LPPool1D
+        LPPool2D ZeroPad1D ZeroPad3D Parameter AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d LPPool2d
+        LPPool1d Module ModuleDict ModuleList"""),
+    "Paddle 3.3: more of paddle.nn.functional": ("paddle.nn.functional", """
+        hardtanh_ leaky_relu_ logsigmoid swiglu tanh_ thresholded_relu_ sequence_mask dropout1d
+        feature_alpha_dropout lp_pool1d lp_pool2d moe_permute moe_unpermute fractional_max_pool2d
+        fractional_max_pool3d multi_label_soft_margin_loss poisson_nll_loss rnnt_loss pixel_unshuffle
+        channel_shuffle gather_tree rms_norm cosine_embedding_loss triplet_margin_with_distance_loss
+        triplet_margin_loss adaptive_log_softmax_with_loss multi_margin_loss multi_label_margin_loss
+        soft_margin_loss gaussian_nll_loss scaled_dot_product_attention flashmask_attention flash_attn_qkvpacked
+        flash_attention_v3_varlen flash_attn_varlen_qkvpacked"""),
+    "Paddle 3.3: more of paddle.linalg": ("paddle.linalg", """
+        cholesky_inverse matrix_norm vecdot vector_norm corrcoef cross matrix_transpose matmul svdvals
+        householder_product pca_lowrank svd_lowrank lu_solve matrix_exp ormqr fp8_fp8_half_gemm_fused diagonal"""),
+    "Paddle 3.3: paddle.optimizer": ("paddle.optimizer", """
+        Optimizer Adagrad Adam AdamW Adamax ASGD RAdam RMSProp Adadelta SGD Rprop Momentum NAdam Lamb LBFGS"""),
 }
 
 NOT_APPLICABLE = {

@@ -86,13 +86,23 @@ _LAZY = {
     "metric": "paddle_fn.metric",
     "nn": "paddle_fn.nn",
     "optimizer": "paddle_fn.optimizer",
-    "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name
+    "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name, dlpack
+    "to_dlpack": "paddle_fn.utils.dlpack:to_dlpack",
+    "from_dlpack": "paddle_fn.utils.dlpack:from_dlpack",
     "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
     "static": "paddle_fn.static",  # InputSpec
     "test_util": "paddle_fn.test_util",  # check_grads (JAX's)
     "vision": "paddle_fn.vision",  # datasets, transforms, models
     "cholesky": "paddle_fn.linalg:cholesky",
     "det": "paddle_fn.linalg:det",
+    "eigvalsh": "paddle_fn.linalg:eigvalsh",
+    # Paddle 3.3 also exports these functional ops at the root (the same functions as paddle.nn.functional's)
+    "adaptive_avg_pool1d": "paddle_fn.nn.functional:adaptive_avg_pool1d",
+    "conv1d": "paddle_fn.nn.functional:conv1d",
+    "conv2d": "paddle_fn.nn.functional:conv2d",
+    "conv3d": "paddle_fn.nn.functional:conv3d",
+    "group_norm": "paddle_fn.nn.functional:group_norm",
+    "layer_norm": "paddle_fn.nn.functional:layer_norm",
     "inverse": "paddle_fn.linalg:inv",
     "matrix_power": "paddle_fn.linalg:matrix_power",
     "multi_dot": "paddle_fn.linalg:multi_dot",
@@ -109,6 +119,30 @@ _LAZY = {
     "summary": "paddle_fn.hapi:summary",
     "DataParallel": "paddle_fn.distributed:DataParallel",
 }
+
+
+# Tensor methods Paddle 3.3 has for paddle.linalg's functions (x.cholesky() is paddle.linalg.cholesky(x)); that
+# namespace loads on first use, so the method is found on the first lookup and then installed on Tensor.
+_LAZY_TENSOR_METHODS = {
+    **{name: f"paddle_fn.linalg:{name}" for name in (
+        "cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "eigvalsh", "lstsq", "lu",
+        "lu_unpack", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve")},
+    "inverse": "paddle_fn.linalg:inv",
+}
+
+
+def _tensor_getattr(self, name):
+    """Tensor's fallback attribute lookup: a method of `_LAZY_TENSOR_METHODS`, imported and installed once."""
+    target = _LAZY_TENSOR_METHODS.get(name)
+    if target is None:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+    module, _, attribute = target.partition(":")
+    function = getattr(_importlib.import_module(module), attribute)
+    setattr(Tensor, name, function)
+    return function.__get__(self, type(self))
+
+
+Tensor.__getattr__ = _tensor_getattr
 
 
 def __getattr__(name):

@@ -8,6 +8,7 @@ and paddle_fn has no complex dtype. See docs/linalg.md.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -21,12 +22,18 @@ from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static_int
-from paddle_fn.tensor.linalg import inner, matmul, outer
+from paddle_fn.tensor.aliases import matrix_transpose
+from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
+from paddle_fn.tensor.manipulation import reshape, where
+from paddle_fn.tensor.math import abs as abs_, ceil, log2, max as max_, maximum, sum as sum_
+from paddle_fn.tensor.matrix_functions import cholesky_inverse, householder_product, svdvals, vecdot
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand
 
 __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
-           "cov", "inner", "outer", "multi_dot", "matrix_rank", "cond"]
+           "cov", "inner", "outer", "multi_dot", "matrix_rank", "cond", "vector_norm", "matrix_norm", "corrcoef",
+           "matrix_exp", "lu_solve", "vecdot", "svdvals", "householder_product", "cholesky_inverse", "cross",
+           "diagonal", "matrix_transpose"]
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -772,3 +779,136 @@ def cond(x, p=None, name=None):
     nd = get_aval(a).ndim
     axes = [nd - 2, nd - 1]
     return ew.mul(norm(a, p, axes), norm(inv(a), p, axes))
+
+
+# ---------------------------------------------------------------------------------------------- Paddle 3 additions
+
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
+    """The vector p-norm of `x` over `axis` (None: all elements; an int or a list of ints, taken as one vector):
+    p any float, 0 (the count of nonzeros), inf or -inf. `dtype` casts `x` first.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+        >>> paddle.linalg.vector_norm(x, p=1, axis=1).tolist(), paddle.linalg.vector_norm(x, p=0).item()
+        ([6.0, 15.0], 6.0)
+    """
+    x = float_operand("vector_norm", x if dtype is None else cast(as_tensor(x), dtype))
+    if isinstance(p, str):
+        raise ValueError(f"paddle.linalg.vector_norm: p must be a number, got {p!r} (matrix norms are matrix_norm's)")
+    axes = normalize_axes("vector_norm", axis, get_aval(x).ndim)
+    return _keep(_vector_norm(x, float(p), axes), axes, keepdim)
+
+
+def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):  # noqa: B006 - Paddle's default
+    """The matrix norm of each matrix of `x` in the plane `axis` (row axis, column axis): 'fro', 'nuc' (the sum of
+    singular values), 1 / -1 (largest / smallest column sum), inf / -inf (row sums), 2 / -2 (largest / smallest
+    singular value).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+        >>> paddle.linalg.matrix_norm(x, p=1).item(), paddle.linalg.matrix_norm(x, p=float('inf')).item()
+        (9.0, 15.0)
+    """
+    x = float_operand("matrix_norm", x)
+    axes = [a for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    if len(axes) != 2:
+        raise ShapeError(f"paddle.linalg.matrix_norm: axis must name two dimensions, got {axis!r}")
+    if p not in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        raise ValueError(f"paddle.linalg.matrix_norm: p must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {p!r}")
+    return norm(x, p=p, axis=axes, keepdim=keepdim)
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """The Pearson correlation coefficients of the variables in the rows (columns with ``rowvar=False``) of `x`:
+    ``cov(x)`` normalised by the standard deviations, clipped to [-1, 1].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.linalg.corrcoef(paddle.to_tensor([[1.0, 2.0], [2.0, 1.0], [3.0, 0.0]]), rowvar=False).tolist()
+        [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    c = cov(x, rowvar=rowvar)
+    if get_aval(c).ndim == 0:
+        return ew.div(c, c)
+    d = ew.sqrt(la.diagonal(c))
+    c = ew.div(ew.div(c, st.broadcast_in_dim(d, shape=shape_of(c), broadcast_dimensions=(0,))),
+               st.broadcast_in_dim(d, shape=shape_of(c), broadcast_dimensions=(1,)))
+    one = st.full_like(c, 1)
+    return ew.clamp(ew.neg(one), c, one)
+
+
+# Pade approximant of degree 13 and the norm below which it is accurate to float64's rounding (Higham, "The
+# scaling and squaring method for the matrix exponential revisited", 2005)
+_PADE_DEGREE = 13
+_PADE_THETA = 5.371920351148152
+_PADE = [math.factorial(2 * _PADE_DEGREE - j) * math.factorial(_PADE_DEGREE) /
+         (math.factorial(2 * _PADE_DEGREE) * math.factorial(j) * math.factorial(_PADE_DEGREE - j))
+         for j in range(_PADE_DEGREE + 1)]
+# traced inputs square a fixed number of times, each step kept only while it is one of the s the norm asks for;
+# 2^40 * theta covers every matrix whose exponential is finite in float64 and then some
+_MAX_SQUARINGS = 40
+
+
+def matrix_exp(x, name=None):
+    """The matrix exponential of each square matrix of `x`, by scaling and squaring with a degree-13 Pade
+    approximant (Higham 2005).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> linalg.matrix_exp(paddle.to_tensor([[0.0, 1.0], [-1.0, 0.0]], dtype='float64')).numpy()
+        array([[ 0.54030231,  0.84147098],
+               [-0.84147098,  0.54030231]])
+    """
+    a = _matrices("matrix_exp", x, square=True)
+    eye = la.eye_like(a)
+    norm1 = max_(sum_(abs_(a), axis=-2), axis=-1, keepdim=True)  # [..., 1]
+    squarings = maximum(ceil(log2(norm1 / _PADE_THETA)), 0.0)  # [..., 1]
+    scaled = a / reshape(2.0 ** squarings, list(get_aval(norm1).shape) + [1])
+    c = _PADE
+    a2 = la.matmul(scaled, scaled)
+    a4 = la.matmul(a2, a2)
+    a6 = la.matmul(a4, a2)
+    u = la.matmul(scaled, la.matmul(a6, c[13] * a6 + c[11] * a4 + c[9] * a2) + c[7] * a6 + c[5] * a4 + c[3] * a2 +
+                  c[1] * eye)
+    v = la.matmul(a6, c[12] * a6 + c[10] * a4 + c[8] * a2) + c[6] * a6 + c[4] * a4 + c[2] * a2 + c[0] * eye
+    packed, _, perm = la.lu(v - u)
+    result = _lu_solve(packed, perm, v + u)
+    known = eager_value(squarings)
+    steps = int(known.max()) if known is not None and known.size else _MAX_SQUARINGS
+    for step in range(steps):
+        keep = reshape(squarings > step, list(get_aval(norm1).shape) + [1])
+        result = where(keep, la.matmul(result, result), result)
+    return result
+
+
+def lu_solve(b, lu, pivots, trans="N", name=None):
+    """The solution of ``A @ out = b`` (``trans='N'``) or ``A^T @ out = b`` ('T'; 'C' is the same for real
+    matrices) from A's LU factorization as ``paddle.linalg.lu`` returns it (the packed factor and the 1-based
+    pivots).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import linalg
+        >>> a = paddle.to_tensor([[3.0, 1.0], [1.0, 2.0]])
+        >>> packed, pivots = linalg.lu(a)
+        >>> linalg.lu_solve(paddle.to_tensor([[9.0], [8.0]]), packed, pivots).numpy()
+        array([[2.],
+               [3.]], dtype=float32)
+    """
+    if trans not in ("N", "T", "C"):
+        raise ValueError(f"paddle.linalg.lu_solve: trans must be 'N', 'T' or 'C', got {trans!r}")
+    packed = _matrices("lu_solve", lu, square=True)
+    b = cast(as_tensor(b), get_aval(packed).dtype)
+    if get_aval(b).ndim < 2 or get_aval(b).shape[-2] != get_aval(packed).shape[-1]:
+        raise ShapeError(f"paddle.linalg.lu_solve: b must be [..., {get_aval(packed).shape[-1]}, k] to match lu "
+                         f"(shape {list(get_aval(packed).shape)}), got shape {list(get_aval(b).shape)}")
+    perm = _permutation_of_pivots(cast(as_tensor(pivots), dtypes.int32) - 1)
+    if trans == "N":
+        return _lu_solve(packed, perm, b)
+    # A = P^T L U, so A^T x = b is U^T L^T (P x) = b
+    z = la.triangular_solve(packed, b, lower=False, transpose_a=True)
+    w = la.triangular_solve(packed, z, lower=True, transpose_a=True, unit_diagonal=True)
+    return la.matmul(la.matrix_transpose(la.permutation_matrix(perm, get_aval(w).dtype)), w)

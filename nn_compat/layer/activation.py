@@ -8,7 +8,7 @@ from paddle_fn.nn_compat.initializer import Constant
 from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
-           "LogSigmoid", "LogSoftmax", "Maxout", "Mish", "PReLU", "ReLU", "ReLU6", "SELU", "Sigmoid", "SiLU",
+           "LogSigmoid", "LogSoftmax", "Maxout", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6", "SELU", "Sigmoid", "SiLU",
            "Silu", "Softmax", "Softmax2D", "Softplus", "Softshrink", "Softsign", "Swish", "Tanh", "Tanhshrink",
            "ThresholdedReLU"]
 
@@ -84,6 +84,34 @@ class LeakyReLU(_Elementwise):
 
     def __init__(self, negative_slope=0.01, name=None):
         super().__init__(name, negative_slope=negative_slope)
+
+
+class RReLU(Layer):
+    """Randomized leaky ReLU (`paddle.nn.functional.rrelu`): a random slope in [lower, upper) per element in
+    training, their mean in eval mode.
+
+    Args:
+        lower (float, optional): the smallest slope. Default: 1/8.
+        upper (float, optional): the largest slope. Default: 1/3.
+        name (str, optional): shown in the repr.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> m = paddle.nn.RReLU()
+        >>> _ = m.eval()
+        >>> m(paddle.to_tensor([-1.0, 2.0])).numpy()
+        array([-0.22916667,  2.        ], dtype=float32)
+    """
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self.lower, self.upper, self.name = lower, upper, name
+
+    def forward(self, x):
+        return F.rrelu(x, self.lower, self.upper, training=self.training)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}, training={self.training}"
 
 
 class ELU(_Elementwise):
@@ -422,8 +450,8 @@ class SiLU(_Elementwise):
     """``x * sigmoid(x)`` (`paddle.nn.functional.silu`).
 
     Args:
-        inplace (bool, optional): Paddle overwrites the input with the result; Tensors here are values, so only
-            False is supported (True raises NotImplementedError; assign the result instead). Default: False.
+        inplace (bool, optional): also rebind the input Tensor to the result, as Paddle's in-place form updates
+            it. Default: False.
         name (str, optional): shown in the repr.
 
     Example:
@@ -434,10 +462,7 @@ class SiLU(_Elementwise):
     _fn = staticmethod(F.silu)
 
     def __init__(self, inplace=False, name=None):
-        if inplace:
-            raise NotImplementedError("SiLU: inplace=True is not supported (Tensors are immutable values here); "
-                                      "use x = paddle.nn.SiLU()(x)")
-        super().__init__(name)
+        super().__init__(name, **({"inplace": True} if inplace else {}))
 
 
 Silu = SiLU  # Paddle 3.3's second name for the same class (paddle.nn.Silu is paddle.nn.SiLU)

@@ -6,7 +6,7 @@ import paddle_fn
 import paddle_fn.nn.functional as F
 from paddle_fn.nn_compat.layer.layers import Layer
 
-__all__ = ["AlphaDropout", "Bilinear", "CosineSimilarity", "Dropout", "Dropout2D", "Dropout3D", "Embedding",
+__all__ = ["AlphaDropout", "FeatureAlphaDropout", "Fold", "Bilinear", "CosineSimilarity", "Dropout", "Dropout2D", "Dropout3D", "Embedding",
            "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D", "Unflatten", "Unfold", "Upsample",
            "UpsamplingBilinear2D", "UpsamplingNearest2D", "ZeroPad2D"]
 
@@ -389,6 +389,23 @@ class AlphaDropout(Layer):
         return f"p={self.p}{_name_suffix(self.name)}"
 
 
+class FeatureAlphaDropout(AlphaDropout):
+    """AlphaDropout of whole channels (`paddle.nn.functional.feature_alpha_dropout`); the identity in eval mode.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> m = paddle.nn.FeatureAlphaDropout(p=0.2)
+        >>> m
+        FeatureAlphaDropout(p=0.2)
+        >>> _ = m.eval()
+        >>> m(paddle.ones([1, 2, 3])).shape
+        [1, 2, 3]
+    """
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return F.feature_alpha_dropout(input, p=self.p, training=self.training)
+
+
 def _npairs(what, padding, n):
     """Paddle's padding argument of the PadND layers: an int (every side) or 2n ints."""
     if isinstance(padding, int) and not isinstance(padding, bool):
@@ -653,6 +670,38 @@ class Unfold(Layer):
     def forward(self, input):  # noqa: A002 - Paddle's argument name
         return F.unfold(input, self.kernel_sizes, strides=self.strides, paddings=self.paddings,
                         dilations=self.dilations)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_sizes}, dilation={self.dilations}, padding={self.paddings}, "
+                f"stride={self.strides}{_name_suffix(self.name)}")
+
+
+class Fold(Layer):
+    """col2im: columns of sliding patches summed back into an image (`paddle.nn.functional.fold`).
+
+    Args:
+        output_sizes (int|list): the image's spatial size.
+        kernel_sizes (int|list): the patch size.
+        dilations (int|list, optional): as for Unfold. Default: 1.
+        paddings (int|list, optional): as for Unfold. Default: 0.
+        strides (int|list, optional): as for Unfold. Default: 1.
+        name (str, optional): shown in the repr.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> m = paddle.nn.Fold([4, 4], 2)
+        >>> m(paddle.ones([1, 4, 9])).shape
+        [1, 1, 4, 4]
+    """
+
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self.output_sizes, self.kernel_sizes, self.dilations, self.paddings, self.strides, self.name = (
+            output_sizes, kernel_sizes, dilations, paddings, strides, name)
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return F.fold(input, self.output_sizes, self.kernel_sizes, strides=self.strides, paddings=self.paddings,
+                      dilations=self.dilations)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_sizes}, dilation={self.dilations}, padding={self.paddings}, "

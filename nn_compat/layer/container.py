@@ -437,3 +437,56 @@ class ParameterList(Layer):
         for p in parameters:
             self.append(p)
         return self
+
+
+class ParameterDict(Layer):
+    """An ordered dict of parameters that are registered (keys are the dict keys).
+
+    Args:
+        parameters (dict|iterable of (str, Parameter), optional): the initial parameters.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> params = paddle.nn.ParameterDict({"scale": paddle.nn.Parameter(paddle.ones([2]))})
+        >>> params.update({"shift": paddle.nn.Parameter(paddle.zeros([2]))})
+        >>> len(params), list(params), "shift" in params
+        (2, ['scale', 'shift'], True)
+        >>> [name for name, _ in params.named_parameters()]
+        ['scale', 'shift']
+    """
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.add_parameter(key, param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(list(self._parameters))
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def update(self, parameters):
+        """Add (or replace) the parameters of a dict or of (key, parameter) pairs.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> d = paddle.nn.ParameterDict()
+            >>> d.update([("w", paddle.nn.Parameter(paddle.ones([1])))])
+            >>> list(d)
+            ['w']
+        """
+        if isinstance(parameters, ParameterDict):
+            parameters = parameters._parameters
+        items = parameters.items() if isinstance(parameters, Mapping) else parameters
+        for key, param in items:
+            self.add_parameter(key, param)

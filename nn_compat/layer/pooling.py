@@ -6,7 +6,8 @@ import paddle_fn.nn.functional as F
 from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
-           "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D", "MaxPool2D", "MaxPool3D"]
+           "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "LPPool1D", "LPPool2D",
+           "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
 
 
 class _Pool(Layer):
@@ -34,7 +35,7 @@ class MaxPool1D(_WindowPool):
         kernel_size (int|list): the window size.
         stride (int|list, optional): Default: None (the kernel size).
         padding (int|list|str, optional): Default: 0.
-        return_mask (bool, optional): also return the argmax indices (not supported yet: raises). Default: False.
+        return_mask (bool, optional): also return the positions of the maxima (for MaxUnPool). Default: False.
         ceil_mode (bool, optional): round the output size up. Default: False.
         name (str, optional): unused label, as in Paddle.
 
@@ -60,7 +61,7 @@ class MaxPool2D(_WindowPool):
         kernel_size (int|list): the window size.
         stride (int|list, optional): Default: None (the kernel size).
         padding (int|list|str, optional): Default: 0.
-        return_mask (bool, optional): also return the argmax indices (not supported yet: raises). Default: False.
+        return_mask (bool, optional): also return the positions of the maxima (for MaxUnPool). Default: False.
         ceil_mode (bool, optional): round the output size up. Default: False.
         data_format (str, optional): 'NCHW' (default) or 'NHWC'.
         name (str, optional): unused label, as in Paddle.
@@ -87,7 +88,7 @@ class MaxPool3D(_WindowPool):
         kernel_size (int|list): the window size.
         stride (int|list, optional): Default: None (the kernel size).
         padding (int|list|str, optional): Default: 0.
-        return_mask (bool, optional): also return the argmax indices (not supported yet: raises). Default: False.
+        return_mask (bool, optional): also return the positions of the maxima (for MaxUnPool). Default: False.
         ceil_mode (bool, optional): round the output size up. Default: False.
         data_format (str, optional): 'NCDHW' (default) or 'NDHWC'.
         name (str, optional): unused label, as in Paddle.
@@ -313,3 +314,90 @@ class AdaptiveMaxPool3D(_AdaptiveMax):
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size=output_size, return_mask=return_mask)
+
+
+class _LPPool(_WindowPool):
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format=None, name=None):
+        super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride, padding=padding,
+                         ceil_mode=ceil_mode, data_format=data_format or type(self)._layout)
+
+    def extra_repr(self):
+        return f"norm_type={self._options['norm_type']}, " + super().extra_repr()
+
+
+class LPPool1D(_LPPool):
+    """Power-average pooling of a ``[N, C, L]`` input (`paddle.nn.functional.lp_pool1d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nn.LPPool1D(1, 2)(paddle.to_tensor([[[1.0, 3.0, 2.0, 5.0]]])).numpy()
+        array([[[4., 7.]]], dtype=float32)
+    """
+    _fn = staticmethod(F.lp_pool1d)
+    _layout = "NCL"
+
+
+class LPPool2D(_LPPool):
+    """Power-average pooling of a ``[N, C, H, W]`` input (`paddle.nn.functional.lp_pool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.nn.LPPool2D(2, 2)(paddle.to_tensor([[[[3.0, 4.0], [0.0, 0.0]]]])).numpy()
+        array([[[[5.]]]], dtype=float32)
+    """
+    _fn = staticmethod(F.lp_pool2d)
+    _layout = "NCHW"
+
+
+class _MaxUnPool(Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, data_format=None, output_size=None, name=None):
+        super().__init__()
+        self._options = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                             data_format=data_format or type(self)._layout, output_size=output_size)
+
+    def forward(self, x, indices):
+        return type(self)._fn(x, indices, **self._options)
+
+    def extra_repr(self):
+        return f"output_size={self._options['output_size']}"
+
+
+class MaxUnPool1D(_MaxUnPool):
+    """The inverse of MaxPool1D(return_mask=True) (`paddle.nn.functional.max_unpool1d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> values, mask = paddle.nn.MaxPool1D(2, return_mask=True)(paddle.to_tensor([[[1.0, 3.0, 2.0, 0.0]]]))
+        >>> paddle.nn.MaxUnPool1D(2)(values, mask).numpy()
+        array([[[0., 3., 2., 0.]]], dtype=float32)
+    """
+    _fn = staticmethod(F.max_unpool1d)
+    _layout = "NCL"
+
+
+class MaxUnPool2D(_MaxUnPool):
+    """The inverse of MaxPool2D(return_mask=True) (`paddle.nn.functional.max_unpool2d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> values, mask = paddle.nn.MaxPool2D(2, return_mask=True)(paddle.to_tensor([[[[1.0, 5.0], [3.0, 2.0]]]]))
+        >>> paddle.nn.MaxUnPool2D(2)(values, mask).numpy()
+        array([[[[0., 5.],
+                 [0., 0.]]]], dtype=float32)
+    """
+    _fn = staticmethod(F.max_unpool2d)
+    _layout = "NCHW"
+
+
+class MaxUnPool3D(_MaxUnPool):
+    """The inverse of MaxPool3D(return_mask=True) (`paddle.nn.functional.max_unpool3d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.arange(8, dtype='float32').reshape([1, 1, 2, 2, 2])
+        >>> values, mask = paddle.nn.MaxPool3D(2, return_mask=True)(x)
+        >>> paddle.nn.MaxUnPool3D(2)(values, mask).shape
+        [1, 1, 2, 2, 2]
+    """
+    _fn = staticmethod(F.max_unpool3d)
+    _layout = "NCDHW"

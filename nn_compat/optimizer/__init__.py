@@ -15,5 +15,10 @@ from paddle_fn.nn_compat.optimizer.rmsprop import RMSProp
 from paddle_fn.nn_compat.optimizer.adagrad import Adagrad
 from paddle_fn.nn_compat.optimizer.adadelta import Adadelta
 from paddle_fn.nn_compat.optimizer.lamb import Lamb
+from paddle_fn.nn_compat.optimizer.nadam import NAdam
+from paddle_fn.nn_compat.optimizer.radam import RAdam
+from paddle_fn.nn_compat.optimizer.rprop import Rprop
+from paddle_fn.nn_compat.optimizer.asgd import ASGD
 
-__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Adadelta", "Lamb"]
+__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Adadelta", "Lamb",
+           "NAdam", "RAdam", "Rprop", "ASGD"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 
 import numpy as np
 
@@ -431,10 +432,35 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     """
     tensors = _tensor_list(tensors, "tensors")
     cts = _seed_cotangents(tensors, grad_tensors, "grad_tensors")
-    leaves, _ = run_backward(tensors, cts, retain_graph=retain_graph, create_graph=False)
+    retained = dict(_RETAINED)
+    leaves, captured = run_backward(tensors, cts, retain_graph=retain_graph, create_graph=False,
+                                    capture=list(retained))
     with set_grad_enabled(False):
         for handle, ct in leaves.values():
             handle._grad = _accumulate(handle._grad, ct)
+        for key, ct in captured.items():
+            retained[key]._grad = _accumulate(retained[key]._grad, ct)
+
+
+# _key -> an intermediate Tensor whose gradient backward() stores in its .grad (Tensor.retain_grads); weak, so a
+# Tensor dropped by the user is forgotten with its graph
+_RETAINED = weakref.WeakValueDictionary()
+
+
+def _retain_grads(self):
+    """Keep this intermediate Tensor's gradient in ``.grad`` when backward() runs (a leaf keeps it anyway).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> y = x * 2
+        >>> y.retain_grads()
+        >>> (y * y).sum().backward()
+        >>> y.grad.tolist()
+        [4.0, 8.0]
+    """
+    if self._grad_node is not None:
+        _RETAINED[_key(self)] = self
 
 
 def _accumulate(grad, ct):
@@ -633,5 +659,6 @@ def install():
     Tensor.clear_gradient = _clear_grad
     Tensor.detach = _detach
     Tensor.detach_ = _detach_
+    Tensor.retain_grads = _retain_grads
     Tensor.register_hook = _register_hook
     Tensor.is_leaf = property(_is_leaf)

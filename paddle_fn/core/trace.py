@@ -245,10 +245,11 @@ class Tensor:
         return np.array(v) if copy else v
 
     def item(self, *index):
-        """The value of a one-element Tensor (or of element `index`) as a Python scalar."""
+        """The value of a one-element Tensor (or of element `index`: one int counts in the flattened Tensor,
+        several index each dimension, as numpy's ``item``) as a Python scalar."""
         v = self.concrete_value()
         if index:
-            return v[index if len(index) > 1 else index[0]].item()
+            return v.item(*index)
         if v.size != 1:
             raise ValueError(f"item(): the Tensor has {v.size} elements (shape {list(v.shape)}); only one-element "
                              "Tensors convert to a Python scalar; index it first, e.g. x[0].item()")

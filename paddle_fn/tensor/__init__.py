@@ -3,23 +3,33 @@ activations, composed from the lax-level primitives with Paddle's broadcasting a
 rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the operators and methods to `Tensor`.
 """
 from paddle_fn.tensor import (  # noqa: F401
-    activation, creation, indexing, linalg, logic, manipulation, math, methods, pointwise, products, search, selection,
-    stacking, stat)
+    activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace, linalg, logic, manipulation,
+    math, matrix_functions, methods, nan_stats, pointwise, products, scatters, search, selection, special, stacking, stat)
 from paddle_fn.tensor import einsum as _einsum_module  # the star import below rebinds `einsum` to the function
 from paddle_fn.tensor.activation import *  # noqa: F401,F403
+from paddle_fn.tensor.aliases import *  # noqa: F401,F403
+from paddle_fn.tensor.bitshift import *  # noqa: F401,F403
 from paddle_fn.tensor.creation import *  # noqa: F401,F403
+from paddle_fn.tensor.cumulative import *  # noqa: F401,F403
 from paddle_fn.tensor.einsum import *  # noqa: F401,F403
+from paddle_fn.tensor.histograms import *  # noqa: F401,F403
+from paddle_fn.tensor.inplace import *  # noqa: F401,F403
 from paddle_fn.tensor.linalg import *  # noqa: F401,F403
 from paddle_fn.tensor.logic import *  # noqa: F401,F403
 from paddle_fn.tensor.manipulation import *  # noqa: F401,F403
 from paddle_fn.tensor.math import *  # noqa: F401,F403
+from paddle_fn.tensor.matrix_functions import vecdot  # noqa: F401  (the rest live in paddle.linalg only)
+from paddle_fn.tensor.nan_stats import *  # noqa: F401,F403
 from paddle_fn.tensor.pointwise import *  # noqa: F401,F403
 from paddle_fn.tensor.products import *  # noqa: F401,F403
+from paddle_fn.tensor.scatters import *  # noqa: F401,F403
 from paddle_fn.tensor.search import *  # noqa: F401,F403
 from paddle_fn.tensor.selection import *  # noqa: F401,F403
+from paddle_fn.tensor.special import *  # noqa: F401,F403
 from paddle_fn.tensor.stacking import *  # noqa: F401,F403
 from paddle_fn.tensor.stat import *  # noqa: F401,F403
 
-__all__ = (activation.__all__ + creation.__all__ + _einsum_module.__all__ + linalg.__all__ + logic.__all__ +
-           manipulation.__all__ + math.__all__ + pointwise.__all__ + products.__all__ + search.__all__ +
-           selection.__all__ + stacking.__all__ + stat.__all__)
+__all__ = (activation.__all__ + aliases.__all__ + bitshift.__all__ + creation.__all__ + cumulative.__all__ +
+           _einsum_module.__all__ + histograms.__all__ + inplace.__all__ + linalg.__all__ + logic.__all__ +
+           manipulation.__all__ + math.__all__ + ["vecdot"] + nan_stats.__all__ + pointwise.__all__ + products.__all__ +
+           scatters.__all__ + search.__all__ + selection.__all__ + special.__all__ + stacking.__all__ + stat.__all__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.trace import get_aval
+from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
@@ -41,13 +41,20 @@ def relu6(x, name=None):
 
 
 def gelu(x, approximate=False, name=None):
-    """x * Phi(x) with the Gaussian CDF Phi (the tanh approximation with approximate=True).
+    """x * Phi(x) with the Gaussian CDF Phi; the tanh approximation with ``approximate=True`` or ``'tanh'``
+    (Paddle 3's strings: ``'none'`` is the exact form).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.gelu(paddle.to_tensor([0., 1.])).numpy()
         array([0.       , 0.8413447], dtype=float32)
+        >>> paddle.gelu(paddle.to_tensor([1.]), approximate='tanh').numpy()
+        array([0.841192], dtype=float32)
     """
+    if isinstance(approximate, str):
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu: approximate must be a bool, 'none' or 'tanh', got {approximate!r}")
+        approximate = approximate == "tanh"
     x = float_operand("gelu", x)
     half_x = ew.mul(st.full_like(x, 0.5), x)
     if approximate:
@@ -57,16 +64,26 @@ def gelu(x, approximate=False, name=None):
     return ew.mul(half_x, ew.add(st.full_like(x, 1.0), ew.erf(ew.mul(x, st.full_like(x, 1.0 / math.sqrt(2.0))))))
 
 
-def silu(x, name=None):
-    """x * sigmoid(x).
+def silu(x, inplace=False, name=None):
+    """x * sigmoid(x). ``inplace=True`` also rebinds the Tensor `x` to the result, as Paddle's in-place form
+    updates its input (values are never written; see paddle_fn.tensor.inplace).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.silu(paddle.to_tensor([0., 1.])).numpy()
         array([0.       , 0.7310586], dtype=float32)
+        >>> x = paddle.to_tensor([1.0])
+        >>> _ = paddle.silu(x, inplace=True); x.numpy()
+        array([0.7310586], dtype=float32)
     """
-    x = float_operand("silu", x)
-    return ew.mul(x, ew.logistic(x))
+    v = float_operand("silu", x)
+    out = ew.mul(v, ew.logistic(v))
+    if inplace:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"silu: inplace=True needs a Tensor to update, got {type(x).__name__}")
+        x._rebind(out)
+        return x
+    return out
 
 
 def softplus(x, beta=1, threshold=20, name=None):

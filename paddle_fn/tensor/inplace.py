@@ -11,17 +11,36 @@ from __future__ import annotations
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_uniform
-from paddle_fn.tensor import activation, creation, manipulation, math
+from paddle_fn.tensor import (activation, aliases, bitshift, creation, linalg, logic, manipulation, math, pointwise,
+                              products, scatters, selection, special)
 
 # in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
 _ELEMENTWISE = {
     **{name: getattr(math, name) for name in (
         "add", "subtract", "multiply", "divide", "scale", "clip", "ceil", "floor", "exp", "sqrt", "rsqrt",
         "reciprocal", "round", "tanh", "abs", "sin", "cos", "sigmoid", "erfinv", "lerp", "pow", "remainder",
-        "floor_divide", "maximum", "minimum", "neg", "log", "square", "sign", "trunc")},
+        "floor_divide", "maximum", "minimum", "neg", "log", "square", "sign", "trunc", "acos", "acosh", "asin",
+        "asinh", "atan", "atanh", "cosh", "sinh", "tan", "cumprod", "cumsum", "digamma", "lgamma", "erf", "expm1",
+        "frac", "gcd", "lcm", "log10", "log1p", "log2", "logit", "nan_to_num", "mod", "floor_mod")},
+    **{name: getattr(pointwise, name) for name in ("copysign", "hypot", "ldexp", "sinc")},
+    **{name: getattr(logic, name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")},
+    **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add",
+                                                  "bitwise_invert")},
+    **{name: getattr(manipulation, name) for name in ("scatter", "put_along_axis", "where")},
+    **{name: getattr(creation, name) for name in ("tril", "triu")},
+    **{name: getattr(special, name) for name in special.__all__},
+    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce")},
+    **{name: getattr(bitshift, name) for name in bitshift.__all__},
+    "addmm": linalg.addmm, "baddbmm": products.baddbmm, "renorm": products.renorm, "index_fill": selection.index_fill,
     "relu": activation.relu,
 }
 _RESHAPING = {name: getattr(manipulation, name) for name in ("reshape", "squeeze", "unsqueeze", "flatten", "transpose")}
+_RESHAPING["t"] = linalg.t
+# comparisons and logical ops in place turn the Tensor into a bool one, as in Paddle 3.3
+_RETYPING = {name: getattr(logic, name) for name in (
+    "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not")}
+_RETYPING.update(less=logic.less_than, cast=math.cast)
 
 
 def _check_same(x, new, name):
@@ -34,15 +53,14 @@ def _check_same(x, new, name):
     return new
 
 
-def _make_inplace(name, fn, keep_shape):
+def make_inplace(name, fn, keep_shape):
     def method(self, *args, **kwargs):
         new = fn(self, *args, **kwargs)
         if keep_shape:
             new = _check_same(self, new, name)
         self._rebind(new)
         return self
-    method.__name__ = f"{name}_"
-    method.__qualname__ = f"Tensor.{name}_"
+    method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = (f"In-place ``{name}``: ``x.{name}_(...)`` rebinds x to ``paddle.{name}(x, ...)`` and returns x "
                       "(values are never written; see paddle_fn.tensor.inplace).")
     return method
@@ -116,12 +134,106 @@ def exponential_(self, lam=1.0, name=None):
     return self
 
 
+_METHODS = {**{f"{name}_": make_inplace(name, fn, keep_shape=True) for name, fn in _ELEMENTWISE.items()},
+            **{f"{name}_": make_inplace(name, fn, keep_shape=False) for name, fn in {**_RESHAPING, **_RETYPING}.items()}}
+
+# Paddle 3.3 also exports the in-place forms as functions of the Tensor they update (``paddle.abs_(x)`` is
+# ``x.abs_()``): the same callables, bound here by name so the API reference finds them. (`where_` updates
+# its second argument, so it stays a method.)
+abs_ = _METHODS["abs_"]
+acos_ = _METHODS["acos_"]
+addmm_ = _METHODS["addmm_"]
+atan_ = _METHODS["atan_"]
+baddbmm_ = _METHODS["baddbmm_"]
+bitwise_and_ = _METHODS["bitwise_and_"]
+bitwise_invert_ = _METHODS["bitwise_invert_"]
+bitwise_not_ = _METHODS["bitwise_not_"]
+bitwise_or_ = _METHODS["bitwise_or_"]
+bitwise_xor_ = _METHODS["bitwise_xor_"]
+cast_ = _METHODS["cast_"]
+copysign_ = _METHODS["copysign_"]
+cos_ = _METHODS["cos_"]
+cumprod_ = _METHODS["cumprod_"]
+cumsum_ = _METHODS["cumsum_"]
+digamma_ = _METHODS["digamma_"]
+div_ = _METHODS["div_"]
+divide_ = _METHODS["divide_"]
+equal_ = _METHODS["equal_"]
+erf_ = _METHODS["erf_"]
+expm1_ = _METHODS["expm1_"]
+flatten_ = _METHODS["flatten_"]
+floor_divide_ = _METHODS["floor_divide_"]
+floor_mod_ = _METHODS["floor_mod_"]
+frac_ = _METHODS["frac_"]
+gcd_ = _METHODS["gcd_"]
+greater_equal_ = _METHODS["greater_equal_"]
+greater_than_ = _METHODS["greater_than_"]
+hypot_ = _METHODS["hypot_"]
+index_add_ = _METHODS["index_add_"]
+index_fill_ = _METHODS["index_fill_"]
+lcm_ = _METHODS["lcm_"]
+ldexp_ = _METHODS["ldexp_"]
+less_ = _METHODS["less_"]
+less_equal_ = _METHODS["less_equal_"]
+less_than_ = _METHODS["less_than_"]
+lgamma_ = _METHODS["lgamma_"]
+log10_ = _METHODS["log10_"]
+log2_ = _METHODS["log2_"]
+log_ = _METHODS["log_"]
+logical_and_ = _METHODS["logical_and_"]
+logical_not_ = _METHODS["logical_not_"]
+logical_or_ = _METHODS["logical_or_"]
+logit_ = _METHODS["logit_"]
+masked_fill_ = _METHODS["masked_fill_"]
+mod_ = _METHODS["mod_"]
+multiply_ = _METHODS["multiply_"]
+nan_to_num_ = _METHODS["nan_to_num_"]
+neg_ = _METHODS["neg_"]
+pow_ = _METHODS["pow_"]
+remainder_ = _METHODS["remainder_"]
+reshape_ = _METHODS["reshape_"]
+scatter_ = _METHODS["scatter_"]
+sin_ = _METHODS["sin_"]
+sinc_ = _METHODS["sinc_"]
+sinh_ = _METHODS["sinh_"]
+square_ = _METHODS["square_"]
+squeeze_ = _METHODS["squeeze_"]
+sub_ = _METHODS["sub_"]
+subtract_ = _METHODS["subtract_"]
+t_ = _METHODS["t_"]
+tan_ = _METHODS["tan_"]
+tanh_ = _METHODS["tanh_"]
+transpose_ = _METHODS["transpose_"]
+tril_ = _METHODS["tril_"]
+triu_ = _METHODS["triu_"]
+trunc_ = _METHODS["trunc_"]
+unsqueeze_ = _METHODS["unsqueeze_"]
+gammaln_ = _METHODS["gammaln_"]
+i0_ = _METHODS["i0_"]
+polygamma_ = _METHODS["polygamma_"]
+multigammaln_ = _METHODS["multigammaln_"]
+index_put_ = _METHODS["index_put_"]
+masked_scatter_ = _METHODS["masked_scatter_"]
+scatter_add_ = _METHODS["scatter_add_"]
+renorm_ = _METHODS["renorm_"]
+bitwise_left_shift_ = _METHODS["bitwise_left_shift_"]
+bitwise_right_shift_ = _METHODS["bitwise_right_shift_"]
+__all__ = ["abs_", "acos_", "addmm_", "atan_", "baddbmm_", "bitwise_and_", "bitwise_invert_", "bitwise_not_",
+           "bitwise_or_", "bitwise_xor_", "cast_", "copysign_", "cos_", "cumprod_", "cumsum_", "digamma_", "div_",
+           "divide_", "equal_", "erf_", "expm1_", "flatten_", "floor_divide_", "floor_mod_", "frac_", "gcd_",
+           "greater_equal_", "greater_than_", "hypot_", "index_add_", "index_fill_", "lcm_", "ldexp_", "less_",
+           "less_equal_", "less_than_", "lgamma_", "log10_", "log2_", "log_", "logical_and_", "logical_not_",
+           "logical_or_", "logit_", "masked_fill_", "mod_", "multiply_", "nan_to_num_", "neg_", "pow_",
+           "remainder_", "reshape_", "scatter_", "sin_", "sinc_", "sinh_", "square_", "squeeze_", "sub_",
+           "subtract_", "t_", "tan_", "tanh_", "transpose_", "tril_", "triu_", "trunc_", "unsqueeze_", "gammaln_",
+           "i0_", "polygamma_", "multigammaln_", "index_put_", "masked_scatter_", "scatter_add_", "renorm_",
+           "bitwise_left_shift_", "bitwise_right_shift_"]
+
+
 def install():
     """Attach the in-place methods to Tensor (called by paddle_fn at import)."""
-    for name, fn in _ELEMENTWISE.items():
-        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=True))
-    for name, fn in _RESHAPING.items():
-        setattr(Tensor, f"{name}_", _make_inplace(name, fn, keep_shape=False))
+    for name, method in _METHODS.items():
+        setattr(Tensor, name, method)
     for fn in (zero_, fill_, set_value, uniform_, exponential_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__setitem__ = setitem

@@ -11,10 +11,21 @@ import numpy as np
 
 from paddle_fn.core import hooks, tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, pointwise,
-                              products, search, selection, stacking, stat)
+from paddle_fn.tensor import (activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace,
+                              linalg, logic, manipulation, math, matrix_functions, nan_stats, pointwise, products, scatters, search,
+                              selection, special, stacking, stat, tensor_only)
 
 _METHOD_SOURCES = {
+    bitshift: bitshift.__all__,
+    cumulative: cumulative.__all__,
+    histograms: histograms.__all__,
+    matrix_functions: ["cholesky_inverse", "householder_product"],
+    nan_stats: nan_stats.__all__,
+    scatters: scatters.__all__,
+    special: special.__all__,
+    aliases: ["clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+              "negative", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose", "reverse", "take_along_dim",
+              "msort", "argwhere", "view", "view_as", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
            "maximum", "minimum", "scale", "neg", "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt",
            "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
@@ -26,23 +37,23 @@ _METHOD_SOURCES = {
                    "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather",
                    "index_select", "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter",
                    "scatter_nd_add", "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique",
-                   "unique_consecutive"],
+                   "unique_consecutive", "slice"],
     linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
              "dist"],
     products: ["tensordot", "mv", "baddbmm", "block_diag", "combinations", "cdist", "vander", "trapezoid",
-               "cumulative_trapezoid"],
-    search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select"],
+               "cumulative_trapezoid", "renorm"],
+    search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select", "bucketize"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
                 "nextafter", "isposinf", "isneginf", "isreal"],
     selection: ["take", "index_fill"],
-    stacking: ["tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
+    stacking: ["unfold", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
                "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
             "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
             "isnan", "isinf", "isfinite", "isclose", "allclose", "equal_all", "is_floating_point", "is_integer",
             "is_empty", "rank"],
-    creation: ["clone", "tril", "triu", "diag", "diag_embed", "zeros_like", "ones_like", "full_like", "empty_like"],
+    creation: ["clone", "tril", "triu", "diag", "diagflat", "diag_embed", "zeros_like", "ones_like", "full_like", "empty_like"],
     activation: ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"],
 }
 
@@ -150,4 +161,5 @@ def install():
     Tensor.T = property(_transposed)
     Tensor.at = property(indexing.at)
     inplace.install()
+    tensor_only.install()
     tape.install()

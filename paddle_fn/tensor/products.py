@@ -18,11 +18,11 @@ from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_
 from paddle_fn.tensor.creation import meshgrid, ones_like, to_tensor, zeros
 from paddle_fn.tensor.logic import not_equal
 from paddle_fn.tensor.linalg import _promoted, bmm, matmul
-from paddle_fn.tensor.manipulation import _slice_axis, concat, diff, gather, reshape, stack, unsqueeze
+from paddle_fn.tensor.manipulation import _slice_axis, concat, diff, gather, reshape, stack, unsqueeze, where
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
 __all__ = ["tensordot", "vdot", "mv", "baddbmm", "block_diag", "cartesian_prod", "combinations", "cdist", "vander",
-           "tril_indices", "triu_indices", "trapezoid", "cumulative_trapezoid"]
+           "tril_indices", "triu_indices", "trapezoid", "cumulative_trapezoid", "pdist", "renorm"]
 
 _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
 
@@ -207,6 +207,50 @@ def combinations(x, r=2, with_replacement=False, name=None):
     return reshape(gather(x, to_tensor(index)), [-1, r])
 
 
+def pdist(x, p=2.0, name=None):
+    """The p-norm distances between the rows of the 2-D `x` [N, M], one per pair i < j, in row-major order of the
+    pairs: shape [N * (N - 1) / 2] (``cdist(x, x)``'s upper triangle, computed only for those pairs, so the
+    zero self-distances never enter the gradient).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[0., 0.], [3., 4.], [1., 1.]])
+        >>> paddle.pdist(x).numpy()
+        array([5.       , 1.4142135, 3.6055512], dtype=float32)
+    """
+    x = as_tensor(x)
+    if get_aval(x).ndim != 2 or get_aval(x).dtype.kind != "f":
+        raise ShapeError(f"pdist: x must be a 2-D floating-point Tensor [N, M], got shape {list(shape_of(x))} "
+                         f"and dtype {get_aval(x).dtype.name}")
+    p = float(p)
+    if p < 0:
+        raise ValueError(f"pdist: p must be >= 0, got {p}")
+    first, second = np.triu_indices(shape_of(x)[0], k=1)
+    return _distance(m.subtract(gather(x, to_tensor(first)), gather(x, to_tensor(second))), p)
+
+
+def renorm(x, p, axis, max_norm):
+    """`x` with every slice along `axis` (``x[i]`` for axis 0) whose `p`-norm exceeds `max_norm` scaled down to
+    norm `max_norm` (by ``max_norm / (norm + 1e-7)``, as Paddle); the other slices unchanged.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.renorm(paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]]), 2, 0, 3).numpy()
+        array([[1.       , 2.       ],
+               [1.8000001, 2.4      ]], dtype=float32)
+    """
+    x = as_tensor(x)
+    rank = get_aval(x).ndim
+    ax = normalize_axis("renorm", axis, rank)
+    p = float(p)
+    if p <= 0:
+        raise ValueError(f"renorm: p must be > 0, got {p}")
+    others = [d for d in range(rank) if d != ax]
+    norm = m.pow(m.sum(m.pow(m.abs(x), p), axis=others, keepdim=True), 1.0 / p)
+    scale = where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
+    return x * scale
+
+
 def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
     """The p-norm distance between each row of x [..., P, M] and each row of y [..., R, M]: shape [..., P, R]
     (batch dims broadcast). p=0 counts differing coordinates, p=inf takes the largest difference. compute_mode
@@ -236,7 +280,12 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     batch = broadcast_shapes("cdist", xs[:-2], ys[:-2])
     x = unsqueeze(broadcast_to_shape(x, batch + xs[-2:]), -2)  # [..., P, 1, M]
     y = unsqueeze(broadcast_to_shape(y, batch + ys[-2:]), -3)  # [..., 1, R, M]
-    d = m.abs(m.subtract(x, y))
+    return _distance(m.subtract(x, y), p)
+
+
+def _distance(difference, p):
+    """The p-norm of `difference` over its last axis (p = 0 counts nonzeros, p = inf takes the largest)."""
+    d = m.abs(difference)
     if p == float("inf"):
         return m.max(d, axis=-1)
     if p == 0:

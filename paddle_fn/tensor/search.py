@@ -72,8 +72,9 @@ def _sort_with_indices(op, x, axis, descending):
     return values, idx
 
 
-def sort(x, axis=-1, descending=False, name=None):
-    """The values of `x` sorted along `axis` (stable).
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """The values of `x` sorted along `axis`. The sort is always stable (equal values keep their input order),
+    which is what ``stable=True`` asks for and one of the orders ``stable=False`` allows.
 
     Example:
         >>> import paddle_fn as paddle
@@ -83,13 +84,16 @@ def sort(x, axis=-1, descending=False, name=None):
     return _sort_with_indices("sort", x, axis, descending)[0]
 
 
-def argsort(x, axis=-1, descending=False, name=None):
-    """The int64 positions that sort `x` along `axis` (stable).
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    """The int64 positions that sort `x` along `axis`; always stable (equal values keep their input order, as
+    ``stable=True`` asks).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.argsort(paddle.to_tensor([3, 1, 2])).numpy()
         array([1, 2, 0])
+        >>> paddle.argsort(paddle.to_tensor([2, 1, 2, 1]), descending=True, stable=True).tolist()
+        [0, 2, 1, 3]
     """
     return _sort_with_indices("argsort", x, axis, descending)[1]
 

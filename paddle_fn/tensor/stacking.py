@@ -11,10 +11,10 @@ import numpy as np
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.tensor._util import normalize_axis, static_int, static_list
-from paddle_fn.tensor.manipulation import _slice_axis, concat, reshape
+from paddle_fn.tensor.manipulation import _slice_axis, concat, gather, reshape, transpose
 from paddle_fn.tensor.promotion import as_tensor
 
-__all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "vstack", "hstack", "dstack", "column_stack", "row_stack",
+__all__ = ["unfold", "tensor_split", "hsplit", "vsplit", "dsplit", "vstack", "hstack", "dstack", "column_stack", "row_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "unflatten", "narrow"]
 
 
@@ -268,3 +268,28 @@ def narrow(input, dim, start, length):  # noqa: A002 - Paddle's name
         raise ShapeError(f"narrow: start ({begin}) + length ({size}) exceeds dimension {ax} of shape {list(shape)} "
                          f"(size {shape[ax]})")
     return _slice_axis(x, ax, begin, begin + size)
+
+
+def unfold(x, axis, size, step, name=None):
+    """The windows of `size` elements along `axis`, `step` apart: that axis becomes the number of windows and a
+    new last axis of length `size` holds each window (Tensor.unfold; ``paddle.nn.functional.unfold`` is im2col).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.unfold(paddle.arange(7.0), 0, 2, 2).tolist()
+        [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+        >>> paddle.arange(12.0).reshape([3, 4]).unfold(1, 2, 1).shape
+        [3, 3, 2]
+    """
+    x = as_tensor(x)
+    shape = list(get_aval(x).shape)
+    ax = normalize_axis("unfold", axis, len(shape))
+    size, step = static_int("unfold", size, "size"), static_int("unfold", step, "step")
+    if size < 1 or step < 1 or size > shape[ax]:
+        raise ShapeError(f"unfold: size ({size}) must lie in [1, {shape[ax]}] (axis {ax} of shape {shape}) and "
+                         f"step ({step}) be positive")
+    count = (shape[ax] - size) // step + 1
+    positions = np.arange(count)[:, None] * step + np.arange(size)[None, :]  # [count, size]
+    windows = reshape(gather(x, as_tensor(positions.reshape(-1)), axis=ax), shape[:ax] + [count, size] + shape[ax + 1:])
+    # the window axis goes last
+    return transpose(windows, list(range(ax + 1)) + list(range(ax + 2, len(shape) + 1)) + [ax + 1])

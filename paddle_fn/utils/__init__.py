@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 import paddle_fn
-from paddle_fn.utils import download, unique_name  # noqa: F401 - Paddle's submodules of paddle.utils
+from paddle_fn.utils import dlpack, download, unique_name  # noqa: F401 - Paddle's submodules of paddle.utils
 
 __all__ = ["deprecated", "run_check", "require_version", "try_import"]
 

@@ -64,3 +64,15 @@ __all__ += ["scaled_dot_product_attention"]
 from paddle_fn.nn.functional.decode import gather_tree  # noqa: E402,F401
 __all__ += ["gather_tree"]
 __all__ += ["sequence_mask"]
+# Paddle 3's additions, each family in its own module
+from paddle_fn.nn.functional.activation import logsigmoid, swiglu  # noqa: E402,F401
+from paddle_fn.nn.functional.common import fold  # noqa: E402,F401
+from paddle_fn.nn.functional.pooling import lp_pool1d, lp_pool2d  # noqa: E402,F401
+from paddle_fn.nn.functional import grid, inplace, margin_loss, stochastic, unpooling  # noqa: E402
+from paddle_fn.nn.functional.grid import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.inplace import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.margin_loss import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.stochastic import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.unpooling import *  # noqa: E402,F401,F403
+__all__ += ["logsigmoid", "swiglu", "fold", "lp_pool1d", "lp_pool2d"]
+__all__ += grid.__all__ + inplace.__all__ + margin_loss.__all__ + stochastic.__all__ + unpooling.__all__

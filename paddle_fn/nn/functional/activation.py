@@ -253,3 +253,25 @@ def glu(x, axis=-1, name=None):
         raise ShapeError(f"glu: axis {ax} of shape {list(shape_of(x))} must have an even size")
     a, b = split(x, 2, axis=ax)
     return ew.mul(a, ew.logistic(b))
+
+
+logsigmoid = log_sigmoid
+
+
+def swiglu(x, y=None, name=None):
+    """The SwiGLU gate ``silu(x) * y``; with `y` None, `x`'s last dimension is split in halves (x, y).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.swiglu(paddle.to_tensor([[1.0, 2.0, 3.0, 4.0]])).numpy()
+        array([[2.1931758, 7.046376 ]], dtype=float32)
+    """
+    x = float_operand("swiglu", x)
+    if y is None:
+        size = shape_of(x)[-1]
+        if size % 2:
+            raise ShapeError(f"swiglu: with y None, x's last dimension must be even, got shape {list(shape_of(x))}")
+        x, y = split(x, 2, axis=-1)
+    return m.multiply(silu(x), y)
+

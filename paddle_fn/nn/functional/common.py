@@ -17,7 +17,7 @@ from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import gather, reshape
 from paddle_fn.tensor.promotion import as_tensor, float_operand
 from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _spatial_dims, _tuple
-from paddle_fn.nn.functional.conv import conv2d
+from paddle_fn.nn.functional.conv import conv2d, conv2d_transpose
 
 __all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout2d", "dropout3d", "interpolate",
            "label_smooth", "linear", "pad", "unfold", "upsample", "zeropad2d"]
@@ -148,21 +148,29 @@ def alpha_dropout(x, p=0.5, training=True, name=None, *, key=None):
         array([1., 1., 1.], dtype=float32)
     """
     x = float_operand("alpha_dropout", x)
+    return selu_dropout("alpha_dropout", x, p, training, tuple(range(get_aval(x).ndim)), key)
+
+
+def selu_dropout(op, x, p, training, axes, key):
+    """alpha dropout of float `x` with one draw per index of its dimensions `axes` (all: per element; the
+    first two: per channel, feature_alpha_dropout)."""
     p = float(p)
     if not 0 <= p <= 1:
-        raise ValueError(f"alpha_dropout: p must be in [0, 1], got {p}")
+        raise ValueError(f"{op}: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return x
     dt = get_aval(x).dtype
     saturation = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
     a = (1.0 / ((1 - p) * (1 + p * saturation ** 2))) ** 0.5 if p < 1 else 0.0
     b = -a * saturation * p
+    shape = shape_of(x)
+    mask_shape = tuple(shape[d] for d in axes)
     if key is None:
-        _global_rng_allowed("alpha_dropout", x)
-        u = random.rand(list(shape_of(x)), dtype=dt)
+        _global_rng_allowed(op, x)
+        u = random.rand(list(mask_shape), dtype=dt)
     else:
-        u = random.uniform(key, shape_of(x), dtype=dt)
-    keep = ew.ge(u, st.full_like(x, p))
+        u = random.uniform(key, mask_shape, dtype=dt)
+    keep = st.broadcast_in_dim(ew.ge(u, st.full(mask_shape, p, dt)), shape=shape, broadcast_dimensions=axes)
     return ew.add(ew.mul(ew.select(keep, x, st.full_like(x, saturation)), st.full_like(x, a)), st.full_like(x, b))
 
 
@@ -339,11 +347,48 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
     n, c = shape_of(x)[:2]
     k = _tuple("unfold", kernel_sizes, 2, "kernel_sizes")
     # an identity kernel per channel picks every patch element: a grouped convolution with one-hot filters
-    eye = np.eye(k[0] * k[1]).reshape(k[0] * k[1], 1, k[0], k[1])
-    kernel = Tensor(np.tile(eye, (c, 1, 1, 1)).astype(get_aval(x).dtype.np))
-    out = conv2d(x, kernel, stride=strides, padding=static_list("unfold", paddings, "paddings"), dilation=dilations,
+    out = conv2d(x, _patch_kernel(c, k, get_aval(x).dtype), stride=strides, padding=static_list("unfold", paddings, "paddings"), dilation=dilations,
                  groups=c)
     return st.reshape(out, new_sizes=(n, c * k[0] * k[1], int(np.prod(shape_of(out)[2:]))))
+
+
+def _patch_kernel(channels, k, dtype):
+    """The grouped convolution kernel [channels * kh * kw, 1, kh, kw] whose filters pick one patch element each."""
+    eye = np.eye(k[0] * k[1]).reshape(k[0] * k[1], 1, k[0], k[1])
+    return Tensor(np.tile(eye, (channels, 1, 1, 1)).astype(dtype.np))
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """col2im, the adjoint of `unfold`: the columns [N, C*kh*kw, L] of sliding patches summed back into an image
+    [N, C, H, W] of `output_sizes` (overlapping patches add up).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.fold(paddle.ones([1, 4, 9]), [4, 4], 2).numpy()[0, 0]
+        array([[1., 2., 2., 1.],
+               [2., 4., 4., 2.],
+               [2., 4., 4., 2.],
+               [1., 2., 2., 1.]], dtype=float32)
+    """
+    x = float_operand("fold", x)
+    size = _tuple("fold", output_sizes, 2, "output_sizes")
+    k = _tuple("fold", kernel_sizes, 2, "kernel_sizes")
+    stride, dilation = _tuple("fold", strides, 2, "strides"), _tuple("fold", dilations, 2, "dilations")
+    pads = static_list("fold", paddings, "paddings")
+    pads = pads * 4 if len(pads) == 1 else pads * 2 if len(pads) == 2 else pads
+    if len(pads) != 4:
+        raise ValueError(f"fold: paddings needs 1, 2 or 4 values, got {static_list('fold', paddings, 'paddings')}")
+    blocks = [(size[i] + pads[i] + pads[i + 2] - dilation[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(2)]
+    shape = list(shape_of(x))
+    if len(shape) != 3 or shape[1] % (k[0] * k[1]) or shape[2] != blocks[0] * blocks[1]:
+        raise ShapeError(f"fold: expected [N, C*{k[0]}*{k[1]}, {blocks[0] * blocks[1]}] for output_sizes "
+                         f"{list(size)}, got shape {shape}")
+    c = shape[1] // (k[0] * k[1])
+    cols = reshape(x, [shape[0], shape[1], blocks[0], blocks[1]])
+    padded = conv2d_transpose(cols, _patch_kernel(c, k, get_aval(x).dtype), stride=stride, dilation=dilation,
+                              groups=c, output_size=[size[0] + pads[0] + pads[2], size[1] + pads[1] + pads[3]])
+    return padded[:, :, pads[0]:pads[0] + size[0], pads[1]:pads[1] + size[1]]
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8, name=None):

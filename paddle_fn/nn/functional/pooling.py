@@ -5,18 +5,20 @@ import itertools
 
 import numpy as np
 
+from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor.manipulation import take_along_axis
 from paddle_fn.tensor.promotion import as_tensor, float_operand
 from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _padding_pairs, _spatial_dims, _tuple
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d",
-           "max_pool2d", "max_pool3d"]
+           "max_pool2d", "max_pool3d", "lp_pool1d", "lp_pool2d"]
 
 def _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode, data_format):
     channel_last = _channel_last(op, data_format, n)
@@ -57,9 +59,6 @@ def _pad_spatial(x, dims, pads, value):
 
 
 def _max_pool(op, n, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format):
-    if return_mask:
-        raise NotImplementedError(f"{op}: return_mask=True is not supported yet; the indices of the maxima can be "
-                                  "found with paddle.argmax over the unfolded windows (F.unfold)")
     x = as_tensor(x)
     dims, kernel, strides, pads, outs = _pool_geometry(op, n, x, kernel_size, stride, padding, ceil_mode,
                                                        data_format)
@@ -68,11 +67,31 @@ def _max_pool(op, n, x, kernel_size, stride, padding, return_mask, ceil_mode, da
     out = None
     for window in _windows(_pad_spatial(x, dims, pads, lowest), dims, kernel, strides, outs):
         out = window if out is None else ew.max(out, window)
-    return out
+    if not return_mask:
+        return out
+    return out, _argmax_positions(x, dims, kernel, strides, pads, outs, lowest)
+
+
+def _argmax_positions(x, dims, kernel, strides, pads, outs, lowest):
+    """The mask of max pooling: per window, the position of its first largest element in the flattened spatial
+    dimensions of the unpadded input (int32, as Paddle's)."""
+    spatial = tuple(shape_of(x)[d] for d in dims)
+    flat = np.arange(int(np.prod(spatial)), dtype=np.int32).reshape(spatial)
+    position = st.broadcast_in_dim(Tensor(flat), shape=shape_of(x), broadcast_dimensions=dims)
+    best = index = None
+    for window, where_from in zip(_windows(_pad_spatial(x, dims, pads, lowest), dims, kernel, strides, outs),
+                                  _windows(_pad_spatial(position, dims, pads, -1), dims, kernel, strides, outs)):
+        if best is None:
+            best, index = window, where_from
+            continue
+        better = ew.gt(window, best)
+        best, index = ew.select(better, window, best), ew.select(better, where_from, index)
+    return index
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
-    """The maximum over each window of a 3-D input [N, C, L] (padding never wins: it is -inf).
+    """The maximum over each window of a 3-D input [N, C, L] (padding never wins: it is -inf). With
+    ``return_mask`` also the position of each maximum in the input (int32), which ``max_unpool1d`` reads.
 
     Example:
         >>> import paddle_fn as paddle
@@ -87,7 +106,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
                name=None):
     """The maximum over each kernel_size window (stride defaults to kernel_size) of a 4-D input; padding as
     in conv2d ('SAME' too); ceil_mode adds the partial windows at the end. A tie between window elements shares
-    the gradient equally between them.
+    the gradient equally between them. ``return_mask=True`` also returns each maximum's position in its
+    channel's flattened input (int32; the first on ties), which ``max_unpool2d`` reads.
 
     Example:
         >>> import paddle_fn as paddle
@@ -98,6 +118,9 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
                  [13., 15.]]]], dtype=float32)
         >>> F.max_pool2d(x, 3, stride=2, ceil_mode=True).shape
         [1, 1, 2, 2]
+        >>> F.max_pool2d(x, 2, return_mask=True)[1].numpy()
+        array([[[[ 5,  7],
+                 [13, 15]]]], dtype=int32)
     """
     return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
 
@@ -135,6 +158,41 @@ def _avg_pool(op, n, x, kernel_size, stride, padding, ceil_mode, exclusive, divi
         count = np.multiply.outer(count, per_dim)
     count = Tensor(np.maximum(count, 1).astype(get_aval(x).dtype.np))
     return ew.div(total, st.broadcast_in_dim(count, shape=shape, broadcast_dimensions=dims))
+
+
+def _lp_pool(op, n, x, norm_type, kernel_size, stride, padding, ceil_mode, data_format):
+    x = float_operand(op, x)
+    p = float(norm_type)
+    if p <= 0:
+        raise ValueError(f"{op}: norm_type must be positive, got {norm_type}")
+    total = _avg_pool(op, n, ew.pow(x, st.full_like(x, p)), kernel_size, stride, padding, ceil_mode, False, 1,
+                      data_format)
+    return ew.pow(total, st.full_like(total, 1.0 / p))
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NCL", name=None):
+    """The power-average pooling ``(sum over each window of x ** norm_type) ** (1 / norm_type)`` of a 3-D input
+    (padding contributes 0; norm_type 1 is sum pooling, large values approach max pooling).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.lp_pool1d(paddle.to_tensor([[[1.0, 3.0, 2.0, 5.0, 4.0]]]), 1, 2, ceil_mode=True).numpy()
+        array([[[4., 7., 4.]]], dtype=float32)
+    """
+    return _lp_pool("lp_pool1d", 1, x, norm_type, kernel_size, stride, padding, ceil_mode, data_format)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NCHW", name=None):
+    """The power-average pooling of a 4-D input (see ``lp_pool1d``).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> F.lp_pool2d(paddle.to_tensor([[[[3.0, 4.0], [0.0, 0.0]]]]), 2, 2).numpy()
+        array([[[[5.]]]], dtype=float32)
+    """
+    return _lp_pool("lp_pool2d", 2, x, norm_type, kernel_size, stride, padding, ceil_mode, data_format)
 
 
 def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, name=None):
@@ -241,24 +299,35 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
 
 
 def _adaptive_max(op, n, x, output_size, return_mask):
-    if return_mask:
-        raise NotImplementedError(f"{op}: return_mask=True is not supported yet")
     x = as_tensor(x)
     if get_aval(x).ndim != n + 2:
         raise ShapeError(f"{op}: expected a {n + 2}-D input, got shape {list(shape_of(x))}")
     sizes = output_size if isinstance(output_size, (list, tuple)) else [output_size] * n
     dims = tuple(range(2, n + 2))
+    # with return_mask the flat spatial position of each value travels with it, bin by bin
+    spatial = tuple(shape_of(x)[2:])
+    position = st.broadcast_in_dim(Tensor(np.arange(int(np.prod(spatial)), dtype=np.int32).reshape(spatial)),
+                                   shape=shape_of(x), broadcast_dimensions=dims) if return_mask else None
     for d, out in zip(dims, sizes):
         shape = shape_of(x)
         out = shape[d] if out is None else int(out)
-        parts = []
+        parts, places = [], []
         for lo, hi in _adaptive_bins(shape[d], out):
             start = tuple(lo if k == d else 0 for k in range(len(shape)))
             limit = tuple(hi if k == d else s for k, s in enumerate(shape))
-            part = red.reduce_max(st.slice(x, start_indices=start, limit_indices=limit), axes=(d,))
-            parts.append(st.reshape(part, new_sizes=shape[:d] + (1,) + shape[d + 1:]))
+            window = st.slice(x, start_indices=start, limit_indices=limit)
+            if return_mask:
+                first = st.expand_dims(red.argmax(window, axis=d, index_dtype=dtypes.int32), dimensions=(d,))
+                parts.append(take_along_axis(window, first, d))
+                places.append(take_along_axis(st.slice(position, start_indices=start, limit_indices=limit), first,
+                                              d))
+            else:
+                part = red.reduce_max(window, axes=(d,))
+                parts.append(st.reshape(part, new_sizes=shape[:d] + (1,) + shape[d + 1:]))
         x = parts[0] if len(parts) == 1 else st.concatenate(*parts, dimension=d)
-    return x
+        if return_mask:
+            position = places[0] if len(places) == 1 else st.concatenate(*places, dimension=d)
+    return (x, position) if return_mask else x
 
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):

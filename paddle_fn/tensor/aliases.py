@@ -1,0 +1,356 @@
+"""The second names Paddle 3 gives existing functions (mostly the array-API and PyTorch spellings: `cat`, `clamp`,
+`eq`, `swapaxes`, `permute`, ...), the ones whose signature differs a little (`div`'s `rounding_mode`, `sub`'s
+`alpha`, `range`'s included end), and the constants `paddle.pi`, `e`, `inf`, `nan`, `newaxis`. A plain alias is the
+same function object, so it has one docstring and one behaviour.
+"""
+from __future__ import annotations
+
+import builtins
+import math as _math
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import DTypeError, ShapeError
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import elementwise as ew
+from paddle_fn.tensor._util import normalize_axis
+from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
+from paddle_fn.tensor.linalg import outer
+from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
+                                    not_equal)
+from paddle_fn.tensor.manipulation import (concat, flip, nonzero, reshape, take_along_axis, transpose,
+                                           broadcast_to, where)
+from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
+                                   trunc)
+from paddle_fn.tensor.promotion import as_tensor as operand, binary_operands, cast
+from paddle_fn.tensor.search import sort
+
+__all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
+           "greater", "less", "negative", "positive", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose",
+           "reverse", "take_along_dim", "ger", "msort", "argwhere", "view", "view_as", "masked_fill", "index_add",
+           "reduce_as", "bitwise_invert", "range", "as_tensor", "pi", "e", "inf", "nan", "newaxis"]
+
+pi = _math.pi
+e = _math.e
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+
+cat = concatenate = concat
+clamp = clip
+mul = multiply
+eq, ne, lt, le, gt, ge = equal, not_equal, less_than, less_equal, greater_than, greater_equal
+greater, less = greater_than, less_than
+negative = neg
+ger = outer
+bitwise_invert = bitwise_not
+
+
+def div(x, y, name=None, *, rounding_mode=None):
+    """Elementwise division: true division (``rounding_mode=None``), or the quotient rounded toward zero
+    (``'trunc'``) or toward negative infinity (``'floor'``), in the operands' dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x, y = paddle.to_tensor([-7, 7]), paddle.to_tensor([2, 2])
+        >>> paddle.div(x, y).tolist(), paddle.div(x, y, rounding_mode='trunc').tolist()
+        ([-3.5, 3.5], [-3, 3])
+        >>> paddle.div(x, y, rounding_mode='floor').tolist()
+        [-4, 3]
+    """
+    if rounding_mode is None:
+        return divide(x, y)
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    if rounding_mode != "trunc":
+        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    x, y = binary_operands("div", x, y)
+    if get_aval(x).dtype.kind == "f":
+        return trunc(divide(x, y))
+    floor = floor_divide(x, y)
+    # the floor quotient is one below the truncated one when the division is inexact and the signs differ
+    inexact = not_equal(multiply(floor, y), x)
+    return where(inexact & ((x < 0) != (y < 0)), floor + 1, floor)
+
+
+def sub(x, y, name=None, *, alpha=1):
+    """Elementwise ``x - alpha * y``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.sub(paddle.to_tensor([5.0]), paddle.to_tensor([2.0]), alpha=2).tolist()
+        [1.0]
+    """
+    return subtract(x, y if alpha == 1 else multiply(y, alpha))
+
+
+def true_divide(input, other):  # noqa: A002 - Paddle's parameter name
+    """Elementwise true division ``input / other``; integers divide in the default float dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.true_divide(paddle.to_tensor([5]), paddle.to_tensor([2])).tolist()
+        [2.5]
+    """
+    return divide(input, other)
+
+
+def positive(x, name=None):
+    """`x` itself (the unary ``+``); bool Tensors are refused, as in Paddle.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.positive(paddle.to_tensor([-1, 2])).tolist()
+        [-1, 2]
+    """
+    x = operand(x)
+    if get_aval(x).dtype == dtypes.bool_:
+        raise DTypeError("positive: a bool Tensor has no unary +; cast it to an integer dtype first")
+    return x
+
+
+def swapaxes(x, axis0, axis1, name=None):
+    """`x` with dimensions `axis0` and `axis1` exchanged (alias ``swapdims``).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.swapaxes(paddle.ones([2, 3, 4]), 0, 2).shape
+        [4, 3, 2]
+    """
+    x = operand(x)
+    rank = get_aval(x).ndim
+    a, b = normalize_axis("swapaxes", axis0, rank), normalize_axis("swapaxes", axis1, rank)
+    perm = list(builtins.range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+swapdims = swapaxes
+
+
+def permute(input, *dims):  # noqa: A002 - Paddle's parameter name
+    """`input` with its dimensions reordered: ``permute(x, [1, 0])`` or ``permute(x, 1, 0)`` (as ``transpose``).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.ones([2, 3, 4])
+        >>> paddle.permute(x, [2, 0, 1]).shape, x.permute(1, 0, 2).shape
+        ([4, 2, 3], [3, 2, 4])
+    """
+    perm = list(dims[0]) if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
+    return transpose(input, perm)
+
+
+def ravel(input):  # noqa: A002 - Paddle's parameter name
+    """`input` flattened to one dimension.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.ravel(paddle.to_tensor([[1, 2], [3, 4]])).tolist()
+        [1, 2, 3, 4]
+    """
+    return reshape(input, [-1])
+
+
+def matrix_transpose(x, name=None):
+    """The transpose of each matrix in `x` (its last two dimensions exchanged); ``x.mT`` is the same.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.matrix_transpose(paddle.ones([2, 3, 4])).shape
+        [2, 4, 3]
+    """
+    x = operand(x)
+    if get_aval(x).ndim < 2:
+        raise ShapeError(f"matrix_transpose: x must have at least 2 dimensions, got shape {list(get_aval(x).shape)}")
+    return swapaxes(x, -1, -2)
+
+
+def reverse(x, axis, name=None):
+    """`x` with the order of its elements reversed along `axis` (an int or a list); the same as ``flip``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.reverse(paddle.to_tensor([[0, 1], [2, 3]]), 0).tolist()
+        [[2, 3], [0, 1]]
+    """
+    return flip(x, axis)
+
+
+def take_along_dim(arr, indices, axis, broadcast=True):
+    """The values of `arr` at `indices` along `axis` (``take_along_axis`` under its array-API name).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[0, 1, 2], [3, 4, 5]])
+        >>> paddle.take_along_dim(x, paddle.to_tensor([[0], [1]]), 1).tolist()
+        [[0], [4]]
+    """
+    arr, indices = operand(arr), operand(indices)
+    if not broadcast and get_aval(arr).ndim != get_aval(indices).ndim:
+        raise ShapeError(f"take_along_dim: with broadcast=False, indices (shape {list(get_aval(indices).shape)}) "
+                         f"must have the rank of arr (shape {list(get_aval(arr).shape)})")
+    return take_along_axis(arr, indices, axis)
+
+
+def msort(input):  # noqa: A002 - Paddle's parameter name
+    """`input` sorted along its first dimension, ascending.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.msort(paddle.to_tensor([[3, 1], [1, 2]])).tolist()
+        [[1, 1], [3, 2]]
+    """
+    return sort(input, axis=0)
+
+
+def argwhere(input):  # noqa: A002 - Paddle's parameter name
+    """The indices of the nonzero elements of `input`, one row per element: shape [count, rank], int64.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.argwhere(paddle.to_tensor([[0, 3], [4, 0]])).tolist()
+        [[0, 1], [1, 0]]
+    """
+    return nonzero(input)
+
+
+def view(x, shape_or_dtype, name=None):
+    """`x` under a new shape (as ``reshape``; -1 and 0 allowed), or its bits read as another dtype of the same
+    width (``view(x, 'int32')`` of a float32 Tensor).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.view(paddle.arange(6), [2, 3]).shape
+        [2, 3]
+        >>> paddle.view(paddle.to_tensor([1.0]), 'int32').tolist()
+        [1065353216]
+    """
+    x = operand(x)
+    if isinstance(shape_or_dtype, (list, tuple)) or hasattr(shape_or_dtype, "shape"):
+        return reshape(x, shape_or_dtype)
+    new = dtypes.as_dtype(shape_or_dtype)
+    old = get_aval(x).dtype
+    if new.np.itemsize != old.np.itemsize:
+        raise DTypeError(f"view: {old.name} and {new.name} differ in width ({old.np.itemsize} and {new.np.itemsize} "
+                         "bytes); a dtype view keeps the width here (cast with astype to convert values)")
+    return x if new == old else ew.bitcast_convert_type(x, new_dtype=new)
+
+
+def view_as(x, other, name=None):
+    """`x` reshaped to `other`'s shape.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.view_as(paddle.arange(6), paddle.ones([3, 2])).shape
+        [3, 2]
+    """
+    return reshape(x, list(get_aval(operand(other)).shape))
+
+
+def masked_fill(x, mask, value, name=None):
+    """`x` with the elements where the bool `mask` (broadcast to `x`) is True replaced by `value` (a number or a
+    0-D Tensor).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[0, 1, 2], [3, 4, 5]])
+        >>> paddle.masked_fill(x, x > 3, 9).tolist()
+        [[0, 1, 2], [3, 9, 9]]
+    """
+    x, mask = operand(x), operand(mask)
+    if get_aval(mask).dtype != dtypes.bool_:
+        raise DTypeError(f"masked_fill: mask must be a bool Tensor, got {get_aval(mask).dtype.name}")
+    value = cast(operand(value), get_aval(x).dtype)
+    if get_aval(value).size != 1:
+        raise ShapeError(f"masked_fill: value must be a number or a one-element Tensor, got shape "
+                         f"{list(get_aval(value).shape)}")
+    shape = list(get_aval(x).shape)
+    return where(broadcast_to(mask, shape), broadcast_to(reshape(value, []), shape), x)
+
+
+def index_add(x, index, axis, value, alpha=1, name=None):
+    """`x` with ``alpha * value`` added to its slices at `index` along `axis` (repeated indices add up); `value`
+    has `x`'s shape with ``len(index)`` along `axis`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> out = paddle.index_add(paddle.zeros([3, 2]), paddle.to_tensor([0, 0]), 0, paddle.ones([2, 2]), alpha=3)
+        >>> out.tolist()
+        [[6.0, 6.0], [0.0, 0.0], [0.0, 0.0]]
+    """
+    x, index, value = operand(x), operand(index), operand(value)
+    rank = get_aval(x).ndim
+    ax = normalize_axis("index_add", axis, rank)
+    n = get_aval(index).size
+    want = list(get_aval(x).shape)
+    want[ax] = n
+    if list(get_aval(value).shape) != want:
+        raise ShapeError(f"index_add: value must have shape {want} (x's shape with len(index) = {n} along axis "
+                         f"{ax}), got {list(get_aval(value).shape)}")
+    scaled = cast(value if alpha == 1 else multiply(value, alpha), get_aval(x).dtype)
+    moved = [ax] + [d for d in builtins.range(rank) if d != ax]
+    back = [moved.index(d) for d in builtins.range(rank)]
+    idx = reshape(index, [n])
+    return transpose(transpose(x, moved).at[idx].add(transpose(scaled, moved)), back)
+
+
+def reduce_as(x, target, name=None):
+    """`x` summed down to `target`'s shape: the leading dimensions `x` has beyond it and the dimensions where
+    `target` has 1 (the reverse of broadcasting `target` to `x`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.reduce_as(paddle.ones([2, 3, 4]), paddle.ones([3, 1])).tolist()
+        [[8.0], [8.0], [8.0]]
+    """
+    x = operand(x)
+    shape, goal = list(get_aval(x).shape), list(get_aval(operand(target)).shape)
+    lead = len(shape) - len(goal)
+    if lead < 0 or any(g not in (1, s) for g, s in zip(goal, shape[lead:])):
+        raise ShapeError(f"reduce_as: target's shape {goal} does not broadcast to x's shape {shape}")
+    axes = list(builtins.range(lead)) + [lead + i for i, (g, s) in enumerate(zip(goal, shape[lead:]))
+                                         if g == 1 and s != 1]
+    return reshape(sum_(x, axis=axes) if axes else x, goal)
+
+
+def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Paddle's name
+    """Values from `start` to `end` **inclusive**, spaced by `step` (``range(n)`` counts 0..n); float32 unless
+    `dtype` is given. Paddle 3.3 keeps it as a deprecated form of ``arange``, which excludes `end`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.range(1, 4).tolist(), paddle.range(3).tolist()
+        ([1.0, 2.0, 3.0, 4.0], [0.0, 1.0, 2.0, 3.0])
+    """
+    if end is None:
+        start, end = 0, start
+    start, end, step = (float(_concrete_number("range", v, what)) for v, what in ((start, "start"), (end, "end"),
+                                                                                  (step, "step")))
+    if step == 0:
+        raise ValueError("range: step must not be 0")
+    count = builtins.max(_math.floor((end - start) / step) + 1, 0)
+    values = add(multiply(arange(0, count, dtype="float64"), step), start)
+    return cast(values, dtypes.float32 if dtype is None else dtype)
+
+
+def check_cpu(op, device):
+    """paddle_fn's eager values live on the host; a device string or Place other than the CPU is refused."""
+    if device is None or str(device).lower() in ("cpu", "place(cpu)"):
+        return
+    raise ValueError(f"{op}: device {device!r} is not supported here; eager Tensors live on the CPU (move one "
+                     "with paddle.device_put, or let paddle.jit place the computation)")
+
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A Tensor of `data` (as ``to_tensor``), in `dtype` if given, needing a gradient when `requires_grad`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.as_tensor([1, 2], dtype='float32', requires_grad=True)
+        >>> x.dtype, x.stop_gradient
+        (paddle.float32, False)
+    """
+    check_cpu("as_tensor", device)
+    if pin_memory:
+        raise ValueError("as_tensor: pin_memory=True is not supported (eager Tensors live in ordinary host memory)")
+    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)

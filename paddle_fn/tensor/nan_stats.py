@@ -1,0 +1,134 @@
+"""Order statistics that skip NaNs: `nanmedian` and `nanquantile` (with numpy's five interpolation rules). The
+values are sorted once (NaNs sort last) and each row's own count of numbers picks the ranks, so shapes stay static
+and grad, vmap and jit see through them; the gradient reaches the elements the result is made of, as in Paddle.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import normalize_axes
+from paddle_fn.tensor.logic import isnan
+from paddle_fn.tensor.manipulation import reshape, stack, take_along_axis, transpose, where
+from paddle_fn.tensor.math import ceil, floor, maximum, mod, sum as sum_
+from paddle_fn.tensor.promotion import as_tensor, cast
+
+__all__ = ["nanmedian", "nanquantile"]
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _rows(op, x, axis, keepdim):
+    """x with the reduced axes moved last and merged into one: (rows [..., K], result shape)."""
+    x = as_tensor(x)
+    shape = list(get_aval(x).shape)
+    axes = normalize_axes(op, axis, len(shape))
+    kept = [d for d in range(len(shape)) if d not in axes]
+    size = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+    if size == 0:
+        raise ShapeError(f"{op}: cannot take it over an empty dimension (shape {shape})")
+    rows = reshape(transpose(x, kept + list(axes)), [shape[d] for d in kept] + [size])
+    out_shape = [1 if d in axes else s for d, s in enumerate(shape)] if keepdim else [shape[d] for d in kept]
+    return rows, out_shape
+
+
+def _sorted_with_counts(rows):
+    """(sorted values with NaNs last, their original positions, the count of numbers per row)."""
+    shape = get_aval(rows).shape
+    positions = st.iota(dtype=dtypes.int64, shape=shape, dimension=len(shape) - 1)
+    values, order = red.sort(rows, positions, dimension=len(shape) - 1)
+    count = sum_(cast(~isnan(rows), dtypes.int64), axis=-1, keepdim=True)
+    return values, order, count
+
+
+def _at(values, rank):
+    """values[..., rank] for a per-row rank ([..., 1] int64), clamped into the row."""
+    return take_along_axis(values, maximum(rank, 0), -1)
+
+
+def _half_to_even(pos):
+    """pos rounded to the nearest integer, halves to the even one (numpy's rule for 'nearest')."""
+    lo = floor(pos)
+    frac = pos - lo
+    return where(frac > 0.5, lo + 1, where(frac < 0.5, lo, lo + mod(lo, 2)))
+
+
+def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
+    """The median over `axis` (None: all; an int or a list) ignoring NaNs; NaN where a slice holds only NaNs.
+    ``mode='avg'`` averages the two middle values of an even count; ``mode='min'`` takes the lower one and, when
+    `axis` is given, also returns its index in the input (int64; -1 for an all-NaN slice).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1.0, float('nan'), 3.0, 2.0], [4.0, 1.0, float('nan'), 7.0]])
+        >>> paddle.nanmedian(x, axis=1).tolist(), paddle.nanmedian(x).item()
+        ([2.0, 4.0], 2.5)
+        >>> values, indices = paddle.nanmedian(x, axis=1, mode='min')
+        >>> indices.tolist()
+        [3, 0]
+    """
+    if mode not in ("avg", "min"):
+        raise ValueError(f"nanmedian: mode must be 'avg' or 'min', got {mode!r}")
+    rows, out_shape = _rows("nanmedian", x, axis, keepdim)
+    values, order, count = _sorted_with_counts(rows)
+    lower = (count - 1) // 2
+    empty = count == 0
+    nan = st.full_like(_at(values, lower), np.nan) if get_aval(values).dtype.kind == "f" else None
+    if mode == "min":
+        out = _at(values, lower)
+        out = reshape(out if nan is None else where(empty, nan, out), out_shape)
+        if axis is None:
+            return out
+        index = where(empty, st.full_like(lower, -1), _at(order, lower))
+        return out, reshape(index, out_shape)
+    low, high = _at(values, lower), _at(values, count // 2)
+    middle = (low + high) / 2 if nan is not None else cast((low + high) // 2, get_aval(values).dtype)
+    return reshape(middle if nan is None else where(empty, nan, middle), out_shape)
+
+
+def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """The `q`-th quantile(s) over `axis` ignoring NaNs (NaN where a slice holds only NaNs). Between two ranks
+    `interpolation` picks 'linear', 'lower', 'higher', 'nearest' (halves to even) or 'midpoint'. A list of q
+    stacks the results along a new leading axis.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[1.0, float('nan'), 3.0, 2.0], [4.0, 1.0, float('nan'), 7.0]])
+        >>> paddle.nanquantile(x, 0.3, axis=1).numpy()
+        array([1.6      , 2.8000002], dtype=float32)
+        >>> paddle.nanquantile(x, [0.25, 0.5]).tolist()
+        [1.25, 2.5]
+    """
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"nanquantile: interpolation must be one of {list(_INTERPOLATIONS)}, got "
+                         f"{interpolation!r}")
+    qs = np.asarray(as_tensor(q).concrete_value() if hasattr(q, "shape") else q, dtype=np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError(f"nanquantile: q must lie in [0, 1], got {qs.tolist()}")
+    rows, out_shape = _rows("nanquantile", x, axis, keepdim)
+    if get_aval(rows).dtype.kind != "f":
+        rows = cast(rows, dtypes.float32)
+    values, _, count = _sorted_with_counts(rows)
+    dtype = get_aval(values).dtype
+    last = cast(count - 1, dtype)
+    outs = []
+    for v in qs.reshape(-1):
+        pos = last * float(v)
+        lo, hi = floor(pos), ceil(pos)
+        below, above = _at(values, cast(lo, dtypes.int64)), _at(values, cast(hi, dtypes.int64))
+        if interpolation == "linear":
+            out = below + (pos - lo) * (above - below)
+        elif interpolation == "lower":
+            out = below
+        elif interpolation == "higher":
+            out = above
+        elif interpolation == "midpoint":
+            out = (below + above) / 2
+        else:
+            out = _at(values, cast(_half_to_even(pos), dtypes.int64))
+        outs.append(reshape(where(count == 0, st.full_like(out, np.nan), out), out_shape))
+    return outs[0] if qs.ndim == 0 else stack(outs)
