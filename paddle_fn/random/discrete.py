@@ -1,0 +1,259 @@
+"""Discrete samplers, drawn as JAX draws them: `poisson`, `categorical`, `binomial`, `multinomial`.
+
+`poisson` is Knuth's product of uniforms below rate 10 and Hormann's transformed rejection above, both run over
+the whole array on the same key and selected per element, as ``jax.random.poisson``. `categorical` is the argmax
+of Gumbel noise plus the logits, as ``jax.random.categorical``. `binomial` is JAX's inversion algorithm (sums of
+geometric jumps) on ``q = min(p, 1 - p)``; JAX switches to BTRS rejection where ``count * q > 10``, where this
+keeps inverting: the same distribution, with a loop of about ``count * q`` trips, so the draws equal JAX's where
+``count * q <= 10``. `multinomial` draws binomials along the categories, as ``jax.random.multinomial``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.errors import DTypeError, ShapeError
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import elementwise as el
+from paddle_fn.prims import structural as st
+from paddle_fn.prims.base import reduce_sum
+from paddle_fn.prims.control_flow import scan, while_loop
+from paddle_fn.prims.reduction import argmax, cumsum
+from paddle_fn.random.gamma import _broadcast_shapes, _key_at
+from paddle_fn.random.keys import _broadcast_operand, _check_key, _float_dtype, _full, _static_shape, split
+from paddle_fn.random.samplers import uniform
+
+
+def _any(pred):
+    """A bool array -> a 0-d bool: is any element True."""
+    as_int = el.convert_element_type(pred, new_dtype=dtypes.int32)
+    return el.gt(reduce_sum(as_int, axes=tuple(range(get_aval(pred).ndim))), Tensor(np.int32(0)))
+
+
+def _int_dtype(fn, dtype):
+    dt = dtypes.as_dtype(dtype)
+    if dt.kind not in "iu":
+        raise DTypeError(f"{fn}: dtype must be an integer dtype, got {dt.name}")
+    return dt
+
+
+def _parameter(fn, what, value, shape):
+    """A rate/probability parameter as a float Tensor of `shape` (default: its own shape) and its dtype."""
+    if isinstance(value, Tensor):
+        dt = _float_dtype(fn, get_aval(value).dtype)
+        shape = tuple(get_aval(value).shape) if shape is None else _static_shape(fn, shape)
+    else:
+        dt = dtypes.default_float_dtype()
+        shape = () if shape is None else _static_shape(fn, shape)
+    return _broadcast_operand(fn, what, value, shape, dt), shape, dt
+
+
+def _poisson_knuth(key, lam, shape, dt):
+    """Count uniforms until their product falls below exp(-lam) (every element, one shared loop)."""
+    c = lambda v: _full(shape, v, dt)  # noqa: E731 - local constant maker
+    neg_lam = el.neg(lam)
+
+    def running(carry):
+        return _any(el.gt(carry[2], neg_lam))
+
+    def step(carry):
+        k, rng, log_prod = carry
+        halves = split(rng)
+        k = el.select(el.gt(log_prod, neg_lam), el.add(k, c(1)), k)
+        u = uniform(_key_at(halves, 1), shape, dtypes.float32)
+        log_u = el.convert_element_type(el.log(u), new_dtype=dt)
+        return k, _key_at(halves, 0), el.add(log_prod, log_u)
+
+    k, _, _ = while_loop(running, step, (c(0), key, c(0)))
+    return el.sub(k, c(1))
+
+
+def _poisson_rejection(key, lam, shape, dt):
+    """Hormann's transformed rejection (PTRS) for rates of 10 and more."""
+    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    log_lam = el.log(lam)
+    b = el.add(c(0.931), el.mul(c(2.53), el.sqrt(lam)))
+    a = el.add(c(-0.059), el.mul(c(0.02483), b))
+    inv_alpha = el.add(c(1.1239), el.div(c(1.1328), el.sub(b, c(3.4))))
+    v_r = el.sub(c(0.9277), el.div(c(3.6224), el.sub(b, c(2))))
+
+    def running(carry):
+        return _any(el.not_(carry[1]))
+
+    def step(carry):
+        k_out, accepted, rng = carry
+        keys = split(rng, 3)
+        u = el.sub(uniform(_key_at(keys, 1), shape, dt), c(0.5))
+        v = uniform(_key_at(keys, 2), shape, dt)
+        u_shifted = el.sub(c(0.5), el.abs(u))
+        k = el.floor(el.add(el.add(el.mul(el.add(el.div(el.mul(c(2), a), u_shifted), b), u), lam), c(0.43)))
+        s = el.log(el.div(el.mul(v, inv_alpha), el.add(el.div(a, el.mul(u_shifted, u_shifted)), b)))
+        t = el.sub(el.add(el.neg(lam), el.mul(k, log_lam)), el.lgamma(el.add(k, c(1))))
+        accept1 = el.and_(el.ge(u_shifted, c(0.07)), el.le(v, v_r))
+        reject = el.or_(el.lt(k, c(0)), el.and_(el.lt(u_shifted, c(0.013)), el.gt(v, u_shifted)))
+        accept = el.or_(accept1, el.and_(el.not_(reject), el.le(s, t)))
+        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+
+    k, _, _ = while_loop(running, step, (c(-1), _full(shape, False, dtypes.bool_), key))
+    return k
+
+
+def poisson(key, lam, shape=None, dtype="int64"):
+    """Poisson(lam) counts, as ``jax.random.poisson`` (Knuth below rate 10, transformed rejection above).
+
+    Args:
+        key: a uint32[2] key.
+        lam: the rate, a Python float or a float Tensor broadcastable to `shape`.
+        shape: output shape; default: `lam`'s shape.
+        dtype: an integer dtype (default int64).
+
+    Example:
+        >>> from paddle_fn import random
+        >>> x = random.poisson(random.key(0), 4.0, [4000]).numpy()
+        >>> x.dtype, bool(abs(x.mean() - 4) < 0.15)
+        (dtype('int64'), True)
+    """
+    _check_key("poisson", key)
+    out_dt = _int_dtype("poisson", dtype)
+    lam, shape, dt = _parameter("poisson", "lam", lam, shape)
+    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    use_knuth = el.or_(el.ne(lam, lam), el.lt(lam, c(10)))
+    knuth = _poisson_knuth(key, el.select(use_knuth, lam, c(0)), shape, dt)
+    rejection = _poisson_rejection(key, el.select(use_knuth, c(1e5), lam), shape, dt)
+    result = el.select(el.eq(lam, c(0)), c(0), el.select(use_knuth, knuth, rejection))
+    return el.convert_element_type(result, new_dtype=out_dt)
+
+
+def _gumbel(key, shape, dt):
+    """Standard Gumbel floats, ``-log(-log(u))`` with u uniform in [tiny, 1) (JAX's default mode)."""
+    u = uniform(key, shape, dt, min=float(dtypes.finfo(dt).tiny), max=1.0)
+    return el.neg(el.log(el.neg(el.log(u))))
+
+
+def categorical(key, logits, axis=-1, shape=None):
+    """Category indices drawn with probabilities ``softmax(logits, axis)``, as ``jax.random.categorical``
+    (argmax of logits plus Gumbel noise; int64).
+
+    Args:
+        logits: unnormalized log-probabilities, a float Tensor; `axis` holds the categories.
+        shape: the result shape, ending with the batch shape (``logits.shape`` without `axis`); default: that
+            batch shape.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import random
+        >>> logits = paddle.log(paddle.to_tensor([0.2, 0.8]))
+        >>> x = random.categorical(random.key(0), logits, shape=[4000]).numpy()
+        >>> bool(abs(x.mean() - 0.8) < 0.03)
+        True
+    """
+    _check_key("categorical", key)
+    if not isinstance(logits, Tensor) or get_aval(logits).ndim < 1:
+        raise ShapeError("categorical: logits must be a float Tensor with at least one axis (the categories)")
+    la = get_aval(logits)
+    dt = _float_dtype("categorical", la.dtype)
+    if not -la.ndim <= axis < la.ndim:
+        raise ShapeError(f"categorical: axis {axis} is out of range for logits of shape {list(la.shape)}")
+    axis %= la.ndim
+    batch = la.shape[:axis] + la.shape[axis + 1:]
+    shape = batch if shape is None else _static_shape("categorical", shape)
+    if tuple(shape[len(shape) - len(batch):]) != tuple(batch):
+        raise ShapeError(f"categorical: shape {list(shape)} must end with the batch shape {list(batch)} (logits' "
+                         f"shape {list(la.shape)} without axis {axis})")
+    prefix = tuple(shape[:len(shape) - len(batch)])
+    noise_shape = prefix + la.shape
+    noise = _gumbel(key, noise_shape, dt)
+    lifted = st.broadcast_in_dim(logits, shape=noise_shape,
+                                 broadcast_dimensions=tuple(range(len(prefix), len(noise_shape))))
+    return argmax(el.add(noise, lifted), axis=len(prefix) + axis, index_dtype=dtypes.int64)
+
+
+def _binomial_inversion(key, count, q, shape, dt):
+    """Count geometric(q) jumps until their sum passes `count`."""
+    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    log1m_q = el.log1p(el.neg(q))
+
+    def running(carry):
+        return _any(el.le(carry[1], count))
+
+    def step(carry):
+        num_geom, geom_sum, rng = carry
+        halves = split(rng)
+        num_geom = el.select(el.le(geom_sum, count), el.add(num_geom, c(1)), num_geom)
+        u = uniform(_key_at(halves, 0), shape, dt)
+        geom = el.ceil(el.div(el.log(u), log1m_q))
+        return num_geom, el.add(geom_sum, geom), _key_at(halves, 1)
+
+    k, _, _ = while_loop(running, step, (c(0), c(0), key))
+    return el.sub(k, c(1))
+
+
+def binomial(key, count, prob, shape=None, dtype=None):
+    """Binomial(count, prob) counts as floats (as ``jax.random.binomial``); NaN where count < 0 or prob is NaN
+    or outside [0, 1].
+
+    Args:
+        count: the number of trials, a number or a Tensor broadcastable to `shape`.
+        prob: the success probability, likewise.
+        shape: output shape; default: the broadcast shape of count and prob.
+        dtype: float dtype of the result; default: prob's (or the default float dtype).
+
+    Example:
+        >>> from paddle_fn import random
+        >>> x = random.binomial(random.key(0), 10, 0.3, [4000]).numpy()
+        >>> bool(abs(x.mean() - 3) < 0.1 and x.min() >= 0 and x.max() <= 10)
+        True
+    """
+    _check_key("binomial", key)
+    tensors = [v for v in (count, prob) if isinstance(v, Tensor)]
+    if shape is None:
+        shape = _broadcast_shapes("binomial", *(tuple(get_aval(t).shape) for t in tensors))
+    shape = _static_shape("binomial", shape)
+    float_params = [get_aval(t).dtype for t in tensors if get_aval(t).dtype.kind == "f"]
+    dt = _float_dtype("binomial", dtype if dtype is not None else (float_params[-1] if float_params else None))
+    count = el.floor(_broadcast_operand("binomial", "count", count, shape, dt))
+    prob = _broadcast_operand("binomial", "prob", prob, shape, dt)
+    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    p_lt_half = el.lt(prob, c(0.5))
+    q = el.select(p_lt_half, prob, el.sub(c(1), prob))
+    invalid = el.or_(el.or_(el.ne(q, q), el.lt(q, c(0))), el.or_(el.ne(count, count), el.lt(count, c(0))))
+    q = el.select(invalid, c(0.01), q)
+    samples = _binomial_inversion(key, el.select(invalid, c(0), count), q, shape, dt)
+    samples = el.select(p_lt_half, samples, el.sub(count, samples))
+    return el.select(invalid, c(np.nan), samples)
+
+
+def multinomial(key, n, p, shape=None, dtype=None):
+    """Multinomial(n, p) count vectors along the last axis of `p`, as ``jax.random.multinomial``: a binomial per
+    category (keys ``split(key, k)``) of the trials the earlier categories left.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn import random
+        >>> x = random.multinomial(random.key(0), 10, paddle.to_tensor([0.2, 0.3, 0.5]), shape=[3, 3])
+        >>> x.numpy().sum(-1).tolist()
+        [10.0, 10.0, 10.0]
+    """
+    _check_key("multinomial", key)
+    if not isinstance(p, Tensor) or get_aval(p).ndim < 1:
+        raise ShapeError("multinomial: p must be a float Tensor with at least one axis (the categories)")
+    dt = _float_dtype("multinomial", get_aval(p).dtype if dtype is None else dtype)
+    shape = tuple(get_aval(p).shape) if shape is None else _static_shape("multinomial", shape)
+    k = shape[-1]
+    p = _broadcast_operand("multinomial", "p", p, shape, dt)
+    n = _broadcast_operand("multinomial", "n", n, shape[:-1], dt)
+    first = tuple(range(1, len(shape))) + (0,)
+    p_front = st.transpose(p, permutation=(len(shape) - 1,) + tuple(range(len(shape) - 1)))
+    remaining = cumsum(p_front, axis=0, reverse=True)
+    front_shape = shape[-1:] + shape[:-1]
+    ones = _full(front_shape, 1, dt)
+    ratios = el.div(p_front, el.select(el.eq(remaining, _full(front_shape, 0, dt)), ones, remaining))
+
+    def one_category(remainder, ratio_key):
+        ratio, sub = ratio_key
+        ratio = el.clamp(_full(shape[:-1], 0, dt), ratio, _full(shape[:-1], 1, dt))
+        count = binomial(sub, remainder, ratio, shape[:-1], dt)
+        return el.sub(remainder, count), count
+
+    _, counts = scan(one_category, n, (ratios, split(key, k)))
+    return st.transpose(counts, permutation=first)
