@@ -73,6 +73,7 @@ _LAZY = {
     "callbacks": "paddle_fn.callbacks",
     "device": "paddle_fn.device",
     "distributed": "paddle_fn.distributed",  # processes, collectives, launch, spawn
+    "distribution": "paddle_fn.distribution",  # probability distributions, transforms, kl_divergence
     "framework": "paddle_fn.framework",
     "hapi": "paddle_fn.hapi",
     "incubate": "paddle_fn.incubate",

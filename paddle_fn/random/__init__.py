@@ -43,7 +43,7 @@ compatibility and ignored.
 from paddle_fn.random.discrete import binomial, categorical, multinomial, poisson
 from paddle_fn.random.gamma import beta, dirichlet, exponential, gamma, loggamma
 from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, global_key_state, advance_global_key,
-                                          get_rng_state, paddle_bernoulli, paddle_binomial, paddle_multinomial,
+                                          get_rng_state, next_global_key, paddle_bernoulli, paddle_binomial, paddle_multinomial,
                                           paddle_normal, paddle_poisson, paddle_randint, paddle_uniform, rand,
                                           rand_like, randint_like, randn, randn_like, randperm, seed, set_rng_state,
                                           standard_gamma, standard_normal, traced_draws, traced_global_key)
@@ -56,4 +56,4 @@ __all__ = ["key", "PRNGKey", "split", "fold_in", "random_bits", "uniform", "norm
            "traced_draws", "global_key_state", "advance_global_key", "global_key_is_traced", "PADDLE_API",
            "gamma", "loggamma", "beta", "dirichlet", "exponential", "poisson", "categorical", "binomial",
            "multinomial", "paddle_poisson", "paddle_bernoulli", "paddle_multinomial", "standard_gamma",
-           "paddle_binomial", "get_rng_state", "set_rng_state"]
+           "paddle_binomial", "get_rng_state", "set_rng_state", "next_global_key"]

@@ -179,6 +179,20 @@ def global_key_is_traced() -> bool:
     return bool(_traced.stack)
 
 
+def next_global_key() -> Tensor:
+    """A fresh key split from the global generator, advancing it as one Paddle-style draw does (inside
+    `traced_global_key`, a subkey of the traced key). Code that draws with explicit keys uses it when no key is
+    given, so ``seed(n)`` makes it reproducible.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> random.seed(4); a = random.uniform(random.next_global_key(), [2])
+        >>> random.seed(4); bool((random.rand([2]) == a).all())
+        True
+    """
+    return _GLOBAL.next()
+
+
 def seed(n):
     """Set the global seed of the Paddle-style functions (rand, randn, randint, uniform, normal, randperm ...).
 
