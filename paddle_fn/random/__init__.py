@@ -25,8 +25,8 @@ computation is batched. Other details:
 * ``normal`` is ``sqrt(2) * erf_inv(u)`` with ``u`` uniform in the open interval (-1, 1), as in JAX.
 
 **Distributions** (``gamma``, ``loggamma``, ``beta``, ``dirichlet``, ``exponential``, ``poisson``,
-``categorical``, ``binomial``, ``multinomial``) follow JAX's algorithms step by step (see `gamma` and `discrete`),
-so the same key gives JAX's draws; ``gamma`` (and so ``beta`` and ``dirichlet``) is differentiable in its
+``categorical``, ``binomial``, ``multinomial``) follow JAX's algorithms step by step (see `gamma_samplers` and
+`discrete`), so the same key gives JAX's draws; ``gamma`` (and so ``beta`` and ``dirichlet``) is differentiable in its
 concentration by implicit reparameterization.
 
 **Paddle-style API**: `seed`, `rand`, `randn`, `standard_normal`, `randperm`, `paddle_randint`,
@@ -41,7 +41,7 @@ program inside `traced_global_key` with a key drawn from the global generator on
 compatibility and ignored.
 """
 from paddle_fn.random.discrete import binomial, categorical, multinomial, poisson
-from paddle_fn.random.gamma import beta, dirichlet, exponential, gamma, loggamma
+from paddle_fn.random.gamma_samplers import beta, dirichlet, exponential, gamma, loggamma
 from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, global_key_state, advance_global_key,
                                           get_rng_state, next_global_key, paddle_bernoulli, paddle_binomial, paddle_multinomial,
                                           paddle_normal, paddle_poisson, paddle_randint, paddle_uniform, rand,

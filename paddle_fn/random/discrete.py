@@ -19,7 +19,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
 from paddle_fn.prims.control_flow import scan, while_loop
 from paddle_fn.prims.reduction import argmax, cumsum
-from paddle_fn.random.gamma import _broadcast_shapes, _key_at
+from paddle_fn.random.gamma_samplers import _broadcast_shapes, _key_at
 from paddle_fn.random.keys import _broadcast_operand, _check_key, _float_dtype, _full, _static_shape, split
 from paddle_fn.random.samplers import uniform
 

@@ -23,7 +23,7 @@ from paddle_fn.random.keys import (_broadcast_operand, _check_key, _seed_words, 
 from paddle_fn.random.discrete import _gumbel, categorical
 from paddle_fn.random.discrete import binomial as _binomial
 from paddle_fn.random.discrete import poisson as _poisson
-from paddle_fn.random.gamma import gamma
+from paddle_fn.random.gamma_samplers import gamma
 from paddle_fn.random.samplers import normal, permutation, randint, uniform
 
 

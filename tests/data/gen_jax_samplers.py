@@ -1,4 +1,4 @@
-"""Record jax.random's draws for the samplers of paddle_fn.random.gamma / .discrete (tests/test_random_distributions.py).
+"""Record jax.random's draws for the samplers of paddle_fn.random.gamma_samplers / .discrete (tests/test_random_distributions.py).
 
 Run from /tmp with JAX on the path (never from the test suite):
     cd /tmp && PYTHONPATH=/tmp/peers/lib/python3.11/site-packages python3 /path/to/tests/data/gen_jax_samplers.py

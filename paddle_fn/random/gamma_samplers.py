@@ -154,7 +154,7 @@ def gamma_sample_grad(a, x):
 
     Example:
         >>> import paddle_fn as paddle
-        >>> from paddle_fn.random.gamma import gamma_sample_grad
+        >>> from paddle_fn.random.gamma_samplers import gamma_sample_grad
         >>> a, x = paddle.to_tensor([2.0], 'float64'), paddle.to_tensor([1.5], 'float64')
         >>> round(float(gamma_sample_grad(a, x)[0]), 6)
         0.936639
