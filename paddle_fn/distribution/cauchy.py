@@ -5,7 +5,7 @@ import math
 
 import paddle_fn as paddle
 from paddle_fn import random
-from paddle_fn.distribution.distribution import Distribution, as_float_tensors, check, draw_key, sample_shape
+from paddle_fn.distribution.distribution import Distribution, draw_key, location_scale, sample_shape
 
 
 class Cauchy(Distribution):
@@ -26,8 +26,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, name=None):
         self.name = name or "Cauchy"
-        self.loc, self.scale = as_float_tensors("Cauchy", ("loc", "scale"), (loc, scale))
-        check("Cauchy", "scale", self.scale, lambda s: s > 0, "positive")
+        self.loc, self.scale = location_scale("Cauchy", loc, scale)
         self.dtype = self.loc.dtype
         super().__init__(self.loc.shape)
 

@@ -56,6 +56,13 @@ def check(owner, name, value, condition, requirement):
         raise ValueError(f"{owner}: every element of {name} must be {requirement}, got {value.numpy()}")
 
 
+def location_scale(owner, loc, scale):
+    """`loc` and `scale` as float Tensors of one dtype and shape, the scale checked positive."""
+    loc, scale = as_float_tensors(owner, ("loc", "scale"), (loc, scale))
+    check(owner, "scale", scale, lambda s: s > 0, "positive")
+    return loc, scale
+
+
 def sample_shape(owner, shape):
     """A sample shape (list, tuple or int sequence) as a tuple of ints."""
     if isinstance(shape, paddle.Tensor):

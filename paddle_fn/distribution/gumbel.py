@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import paddle_fn as paddle
-from paddle_fn.distribution.distribution import as_float_tensors, check, draw_key, sample_shape
+from paddle_fn.distribution.distribution import draw_key, location_scale, sample_shape
 from paddle_fn.distribution.transformed_distribution import TransformedDistribution
 from paddle_fn.distribution.uniform import Uniform
 
@@ -27,8 +27,7 @@ class Gumbel(TransformedDistribution):
     """
 
     def __init__(self, loc, scale):
-        self.loc, self.scale = as_float_tensors("Gumbel", ("loc", "scale"), (loc, scale))
-        check("Gumbel", "scale", self.scale, lambda s: s > 0, "positive")
+        self.loc, self.scale = location_scale("Gumbel", loc, scale)
         self.dtype = self.loc.dtype
         finfo = np.finfo(np.float32)
         self.base_dist = Uniform(paddle.full_like(self.loc, float(finfo.tiny)),

@@ -5,7 +5,7 @@ import numpy as np
 
 import paddle_fn as paddle
 from paddle_fn import random
-from paddle_fn.distribution.distribution import Distribution, as_float_tensors, check, draw_key, sample_shape
+from paddle_fn.distribution.distribution import Distribution, draw_key, location_scale, sample_shape
 
 
 class Laplace(Distribution):
@@ -23,8 +23,7 @@ class Laplace(Distribution):
     """
 
     def __init__(self, loc, scale):
-        self.loc, self.scale = as_float_tensors("Laplace", ("loc", "scale"), (loc, scale))
-        check("Laplace", "scale", self.scale, lambda s: s > 0, "positive")
+        self.loc, self.scale = location_scale("Laplace", loc, scale)
         self.dtype = self.loc.dtype
         super().__init__(self.loc.shape)
 

@@ -5,7 +5,7 @@ import math
 
 import paddle_fn as paddle
 from paddle_fn import random
-from paddle_fn.distribution.distribution import Distribution, as_float_tensors, check, draw_key, sample_shape
+from paddle_fn.distribution.distribution import Distribution, draw_key, location_scale, sample_shape
 
 
 class Normal(Distribution):
@@ -28,8 +28,7 @@ class Normal(Distribution):
 
     def __init__(self, loc, scale, name=None):
         self.name = name or "Normal"
-        self.loc, self.scale = as_float_tensors("Normal", ("loc", "scale"), (loc, scale))
-        check("Normal", "scale", self.scale, lambda s: s > 0, "positive")
+        self.loc, self.scale = location_scale("Normal", loc, scale)
         self.dtype = self.loc.dtype
         super().__init__(self.loc.shape)
 

@@ -19,7 +19,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
 from paddle_fn.prims.control_flow import scan, while_loop
 from paddle_fn.prims.reduction import argmax, cumsum
-from paddle_fn.random.gamma_samplers import _broadcast_shapes, _key_at
+from paddle_fn.random.gamma_samplers import _broadcast_shapes, _key_at, _like
 from paddle_fn.random.keys import _broadcast_operand, _check_key, _float_dtype, _full, _static_shape, split
 from paddle_fn.random.samplers import uniform
 
@@ -50,7 +50,7 @@ def _parameter(fn, what, value, shape):
 
 def _poisson_knuth(key, lam, shape, dt):
     """Count uniforms until their product falls below exp(-lam) (every element, one shared loop)."""
-    c = lambda v: _full(shape, v, dt)  # noqa: E731 - local constant maker
+    c = _like(lam)
     neg_lam = el.neg(lam)
 
     def running(carry):
@@ -70,7 +70,7 @@ def _poisson_knuth(key, lam, shape, dt):
 
 def _poisson_rejection(key, lam, shape, dt):
     """Hormann's transformed rejection (PTRS) for rates of 10 and more."""
-    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    c = _like(lam)
     log_lam = el.log(lam)
     b = el.add(c(0.931), el.mul(c(2.53), el.sqrt(lam)))
     a = el.add(c(-0.059), el.mul(c(0.02483), b))
@@ -116,7 +116,7 @@ def poisson(key, lam, shape=None, dtype="int64"):
     _check_key("poisson", key)
     out_dt = _int_dtype("poisson", dtype)
     lam, shape, dt = _parameter("poisson", "lam", lam, shape)
-    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    c = _like(lam)
     use_knuth = el.or_(el.ne(lam, lam), el.lt(lam, c(10)))
     knuth = _poisson_knuth(key, el.select(use_knuth, lam, c(0)), shape, dt)
     rejection = _poisson_rejection(key, el.select(use_knuth, c(1e5), lam), shape, dt)
@@ -170,7 +170,7 @@ def categorical(key, logits, axis=-1, shape=None):
 
 def _binomial_inversion(key, count, q, shape, dt):
     """Count geometric(q) jumps until their sum passes `count`."""
-    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    c = _like(q)
     log1m_q = el.log1p(el.neg(q))
 
     def running(carry):
@@ -213,7 +213,7 @@ def binomial(key, count, prob, shape=None, dtype=None):
     dt = _float_dtype("binomial", dtype if dtype is not None else (float_params[-1] if float_params else None))
     count = el.floor(_broadcast_operand("binomial", "count", count, shape, dt))
     prob = _broadcast_operand("binomial", "prob", prob, shape, dt)
-    c = lambda v: _full(shape, v, dt)  # noqa: E731
+    c = _like(prob)
     p_lt_half = el.lt(prob, c(0.5))
     q = el.select(p_lt_half, prob, el.sub(c(1), prob))
     invalid = el.or_(el.or_(el.ne(q, q), el.lt(q, c(0))), el.or_(el.ne(count, count), el.lt(count, c(0))))
