@@ -104,6 +104,26 @@ def test_same_draws_eagerly_under_vmap_and_under_jit():
         np.testing.assert_allclose(compiled, eager[2], rtol=1e-5)
 
 
+ALL = [lambda: D.Normal(T([0.0, 1.0]), T([1.0, 2.0])), lambda: D.Uniform(T(0.0), T(2.0)),
+       lambda: D.Bernoulli(T([0.3])), lambda: D.Categorical(T([1.0, 2.0, 3.0])), lambda: D.Beta(T(0.5), T(2.0)),
+       lambda: D.Dirichlet(T([1.0, 2.0])), lambda: D.Gamma(T(0.5), T(2.0)), lambda: D.Chi2(T(3.0)),
+       lambda: D.Exponential(T(2.0)), lambda: D.Laplace(T(0.0), T(1.0)), lambda: D.Cauchy(T(0.0), T(1.0)),
+       lambda: D.Gumbel(T(0.0), T(1.0)), lambda: D.LogNormal(T(0.0), T(1.0)), lambda: D.StudentT(T(3.0), T(0.0), T(1.0)),
+       lambda: D.Geometric(T(0.3)), lambda: D.Poisson(T(4.0)), lambda: D.Binomial(T(10.0), T(0.3)),
+       lambda: D.Multinomial(5, T([0.2, 0.8])), lambda: D.ContinuousBernoulli(T([0.3])),
+       lambda: D.MultivariateNormal(T([0.0, 1.0]), scale_tril=T([[1.0, 0.0], [0.5, 2.0]])),
+       lambda: D.LKJCholesky(3, 2.0), lambda: D.Independent(D.Normal(T([0.0, 1.0]), T([1.0, 1.0])), 1),
+       lambda: D.TransformedDistribution(D.Normal(T(0.0), T(1.0)), [D.TanhTransform()])]
+
+
+@pytest.mark.parametrize("make", ALL, ids=lambda make: type(make()).__name__)
+def test_every_distribution_draws_the_same_per_key_under_vmap(make):
+    keys = random.split(random.key(5), 2)
+    eager = np.stack([make().sample([8], key=keys[i]).numpy() for i in range(2)])
+    np.testing.assert_array_equal(paddle.vmap(lambda k: make().sample([8], key=k))(keys).numpy(), eager)
+    assert not np.array_equal(eager[0], eager[1])
+
+
 def test_global_seed_draws_repeat():
     paddle.seed(3)
     a = D.Normal(0.0, 1.0).sample([5]).numpy()
