@@ -25,6 +25,8 @@ CASES = {
     "poisson": lambda k: random.poisson(k, T([0.5, 3.0, 12.0, 50.0, 0.0], "float32")),
     "categorical": lambda k: random.categorical(k, T([[0.1, 0.5, 0.2], [1.0, 2.0, 3.0]], "float32"), shape=(4, 2)),
     "binomial": lambda k: random.binomial(k, T([5.0, 10.0, 20.0], "float32"), T([0.3, 0.8, 0.5], "float32")),
+    "binomial_btrs": lambda k: random.binomial(k, T([50.0, 200.0, 1000.0, 30.0, np.inf], "float32"),
+                                               T([0.4, 0.9, 0.5, -0.1, 0.3], "float32")),
     "multinomial": lambda k: random.multinomial(k, 10.0, T([0.2, 0.3, 0.5], "float32"), shape=(2, 3)),
 }
 

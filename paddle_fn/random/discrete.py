@@ -3,9 +3,7 @@
 `poisson` is Knuth's product of uniforms below rate 10 and Hormann's transformed rejection above, both run over
 the whole array on the same key and selected per element, as ``jax.random.poisson``. `categorical` is the argmax
 of Gumbel noise plus the logits, as ``jax.random.categorical``. `binomial` is JAX's inversion algorithm (sums of
-geometric jumps) on ``q = min(p, 1 - p)``; JAX switches to BTRS rejection where ``count * q > 10``, where this
-keeps inverting: the same distribution, with a loop of about ``count * q`` trips, so the draws equal JAX's where
-``count * q <= 10``. `multinomial` draws binomials along the categories, as ``jax.random.multinomial``.
+geometric jumps) on ``q = min(p, 1 - p)`` where ``count * q <= 10`` and its BTRS rejection sampler above. `multinomial` draws binomials along the categories, as ``jax.random.multinomial``.
 """
 from __future__ import annotations
 
@@ -188,9 +186,71 @@ def _binomial_inversion(key, count, q, shape, dt):
     return el.sub(k, c(1))
 
 
+# Stirling's series tail log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi) / 2 at k = 0 .. 9 (BTRS's table)
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    """The table below k = 10, the series' first terms above (evaluated at the clamped k, as JAX does)."""
+    c = _like(k)
+    in_table = el.le(k, c(9))
+    clamped = el.clamp(c(0), k, c(9))
+    kp1sq = el.mul(el.add(clamped, c(1)), el.add(clamped, c(1)))
+    out = el.div(el.sub(c(1 / 12), el.div(el.sub(c(1 / 360), el.div(c(1 / 1260), kp1sq)), kp1sq)),
+                 el.add(clamped, c(1)))
+    index = el.floor(clamped)
+    for i, value in enumerate(_STIRLING_TAIL):
+        out = el.select(el.and_(in_table, el.eq(index, c(i))), c(value), out)
+    return out
+
+
+def _btrs(key, count, prob, shape, dt):
+    """Hormann's transformed rejection with squeeze (BTRS), for count * q above 10."""
+    c = _like(prob)
+    stddev = el.sqrt(el.mul(el.mul(count, prob), el.sub(c(1), prob)))
+    b = el.add(c(1.15), el.mul(c(2.53), stddev))
+    a = el.add(el.add(c(-0.0873), el.mul(c(0.0248), b)), el.mul(c(0.01), prob))
+    center = el.add(el.mul(count, prob), c(0.5))
+    v_r = el.sub(c(0.92), el.div(c(4.2), b))
+    r = el.div(prob, el.sub(c(1), prob))
+    alpha = el.mul(el.add(c(2.83), el.div(c(5.1), b)), stddev)
+    m = el.floor(el.mul(el.add(count, c(1)), prob))
+    # the k-independent part of the log acceptance bound
+    bound_m = el.mul(el.add(m, c(0.5)), el.log(el.div(el.add(m, c(1)), el.mul(r, el.add(el.sub(count, m), c(1))))))
+
+    def running(carry):
+        return _any(el.not_(carry[1]))
+
+    def step(carry):
+        k_out, accepted, rng = carry
+        keys = split(rng, 3)
+        u = el.sub(uniform(_key_at(keys, 1), shape, dt), c(0.5))
+        v = uniform(_key_at(keys, 2), shape, dt)
+        us = el.sub(c(0.5), el.abs(u))
+        accept1 = el.and_(el.ge(us, c(0.07)), el.le(v, v_r))
+        k = el.floor(el.add(el.mul(el.add(el.div(el.mul(c(2), a), us), b), u), center))
+        reject = el.or_(el.lt(k, c(0)), el.gt(k, count))
+        log_v = el.log(el.div(el.mul(v, alpha), el.add(el.div(a, el.mul(us, us)), b)))
+        # the bound matters only where k is not rejected: elsewhere evaluate it at m, inside its domain
+        k_in_range = el.select(reject, m, k)
+        count_m1 = el.add(el.sub(count, m), c(1))
+        count_k1 = el.add(el.sub(count, k_in_range), c(1))
+        bound = el.add(bound_m, el.mul(el.add(count, c(1)), el.log(el.div(count_m1, count_k1))))
+        bound = el.add(bound, el.mul(el.add(k_in_range, c(0.5)), el.log(el.div(el.mul(r, count_k1), el.add(k_in_range, c(1))))))
+        bound = el.add(el.add(bound, _stirling_tail(m)), _stirling_tail(el.sub(count, m)))
+        bound = el.sub(el.sub(bound, _stirling_tail(k_in_range)), _stirling_tail(el.sub(count, k_in_range)))
+        accept = el.or_(accept1, el.and_(el.not_(reject), el.le(log_v, bound)))
+        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+
+    k, _, _ = while_loop(running, step, (c(-1), _full(shape, False, dtypes.bool_), key))
+    return k
+
+
 def binomial(key, count, prob, shape=None, dtype=None):
-    """Binomial(count, prob) counts as floats (as ``jax.random.binomial``); NaN where count < 0 or prob is NaN
-    or outside [0, 1].
+    """Binomial(count, prob) counts as floats, as ``jax.random.binomial``: inversion where ``count * q <= 10``
+    (q = min(p, 1 - p)), BTRS rejection above; NaN where count < 0 or prob is NaN or below 0, inf where count is.
 
     Args:
         count: the number of trials, a number or a Tensor broadcastable to `shape`.
@@ -211,16 +271,27 @@ def binomial(key, count, prob, shape=None, dtype=None):
     shape = _static_shape("binomial", shape)
     float_params = [get_aval(t).dtype for t in tensors if get_aval(t).dtype.kind == "f"]
     dt = _float_dtype("binomial", dtype if dtype is not None else (float_params[-1] if float_params else None))
-    count = el.floor(_broadcast_operand("binomial", "count", count, shape, dt))
+    count = _broadcast_operand("binomial", "count", count, shape, dt)
     prob = _broadcast_operand("binomial", "prob", prob, shape, dt)
     c = _like(prob)
     p_lt_half = el.lt(prob, c(0.5))
     q = el.select(p_lt_half, prob, el.sub(c(1), prob))
-    invalid = el.or_(el.or_(el.ne(q, q), el.lt(q, c(0))), el.or_(el.ne(count, count), el.lt(count, c(0))))
-    q = el.select(invalid, c(0.01), q)
-    samples = _binomial_inversion(key, el.select(invalid, c(0), count), q, shape, dt)
-    samples = el.select(p_lt_half, samples, el.sub(count, samples))
-    return el.select(invalid, c(np.nan), samples)
+    count_nan_or_neg = el.or_(el.ne(count, count), el.lt(count, c(0)))
+    count_inf = el.eq(el.abs(count), c(np.inf))
+    q_is_nan, q_below_0 = el.ne(q, q), el.lt(q, c(0))
+    q = el.select(el.or_(q_is_nan, q_below_0), c(0.01), q)
+    use_inversion = el.or_(count_nan_or_neg, el.le(el.mul(count, q), c(10)))
+    count = el.floor(count)
+    inversion = _binomial_inversion(key, el.select(use_inversion, count, c(0)), q, shape, dt)
+    # lanes of the other method (and of an infinite count, whose result is set below) get harmless parameters
+    skip_btrs = el.or_(use_inversion, count_inf)
+    rejection = _btrs(key, el.select(skip_btrs, c(1e4), count), el.select(skip_btrs, c(0.5), q), shape, dt)
+    samples = el.select(use_inversion, inversion, rejection)
+    invalid = el.or_(el.or_(q_below_0, q_is_nan), count_nan_or_neg)
+    samples = el.select(invalid, c(np.nan), samples)
+    samples = el.select(el.and_(count_inf, el.not_(invalid)), c(np.inf), samples)
+    keep = el.or_(el.or_(p_lt_half, count_nan_or_neg), el.or_(q_is_nan, count_inf))
+    return el.select(keep, samples, el.sub(el.select(count_inf, c(0), count), samples))
 
 
 def multinomial(key, n, p, shape=None, dtype=None):

@@ -27,6 +27,8 @@ CASES = {
                                                     shape=(4, 2)),
     "binomial": lambda k: jax.random.binomial(k, jnp.array([5.0, 10.0, 20.0], jnp.float32),
                                               jnp.array([0.3, 0.8, 0.5], jnp.float32)),
+    "binomial_btrs": lambda k: jax.random.binomial(k, jnp.array([50.0, 200.0, 1000.0, 30.0, jnp.inf], jnp.float32),
+                                                   jnp.array([0.4, 0.9, 0.5, -0.1, 0.3], jnp.float32)),
     "multinomial": lambda k: jax.random.multinomial(k, 10.0, jnp.array([0.2, 0.3, 0.5], jnp.float32), shape=(2, 3)),
 }
 
