@@ -19,8 +19,10 @@ class Binomial(Distribution):
     Example:
         >>> import paddle_fn as paddle
         >>> rv = paddle.distribution.Binomial(100, paddle.to_tensor([0.3, 0.6, 0.9]))
-        >>> rv.mean.numpy(), rv.entropy().numpy()
-        (array([30.000002, 60.000004, 90.      ], dtype=float32), array([2.9405494, 3.0078204, 2.5112371], dtype=float32))
+        >>> rv.mean.numpy()
+        array([30.000002, 60.000004, 90.      ], dtype=float32)
+        >>> rv.entropy().numpy()
+        array([2.9405494, 3.0078204, 2.5112371], dtype=float32)
     """
 
     def __init__(self, total_count, probs):

@@ -31,9 +31,9 @@ concentration by implicit reparameterization.
 
 **Paddle-style API**: `seed`, `rand`, `randn`, `standard_normal`, `randperm`, `paddle_randint`,
 `paddle_uniform`, `paddle_normal`, `paddle_poisson`, `paddle_bernoulli`, `paddle_multinomial`, `standard_gamma`,
-`paddle_binomial`, `get_rng_state` and `set_rng_state`. `PADDLE_API` maps their Paddle names to them. They draw from a global key:
-each call splits it, so ``seed(1); a = rand([2]); seed(1); b = rand([2])`` gives ``a == b``. Without `seed` the
-global key starts from OS entropy, as Paddle's default generator does. Use these in eager code. Under ``jit`` the
+`paddle_binomial`, `get_rng_state` and `set_rng_state`. `PADDLE_API` maps their Paddle names to them. They draw
+from a global key: each call splits it, so ``seed(1); a = rand([2]); seed(1); b = rand([2])`` gives ``a == b``.
+Without `seed` the global key starts from OS entropy, as Paddle's default generator does. Use these in eager code. Under ``jit`` the
 key a call takes is fixed when the function is traced, so every run of the compiled function gives the same
 numbers. In code you transform, pass keys explicitly. ``paddle.jit.to_static`` is the exception: it runs the
 program inside `traced_global_key` with a key drawn from the global generator on each call, so these functions
@@ -43,7 +43,8 @@ compatibility and ignored.
 from paddle_fn.random.discrete import binomial, categorical, multinomial, poisson
 from paddle_fn.random.gamma_samplers import beta, dirichlet, exponential, gamma, loggamma
 from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, global_key_state, advance_global_key,
-                                          get_rng_state, next_global_key, paddle_bernoulli, paddle_binomial, paddle_multinomial,
+                                          get_rng_state, next_global_key, paddle_bernoulli, paddle_binomial,
+                                          paddle_multinomial,
                                           paddle_normal, paddle_poisson, paddle_randint, paddle_uniform, rand,
                                           rand_like, randint_like, randn, randn_like, randperm, seed, set_rng_state,
                                           standard_gamma, standard_normal, traced_draws, traced_global_key)

@@ -3,7 +3,8 @@
 `poisson` is Knuth's product of uniforms below rate 10 and Hormann's transformed rejection above, both run over
 the whole array on the same key and selected per element, as ``jax.random.poisson``. `categorical` is the argmax
 of Gumbel noise plus the logits, as ``jax.random.categorical``. `binomial` is JAX's inversion algorithm (sums of
-geometric jumps) on ``q = min(p, 1 - p)`` where ``count * q <= 10`` and its BTRS rejection sampler above. `multinomial` draws binomials along the categories, as ``jax.random.multinomial``.
+geometric jumps) on ``q = min(p, 1 - p)`` where ``count * q <= 10`` and its BTRS rejection sampler above.
+`multinomial` draws binomials along the categories, as ``jax.random.multinomial``.
 """
 from __future__ import annotations
 
@@ -66,6 +67,24 @@ def _poisson_knuth(key, lam, shape, dt):
     return el.sub(k, c(1))
 
 
+def _transformed_rejection(key, shape, dt, propose):
+    """The loop of JAX's transformed-rejection samplers: each trip splits the key in three, draws u uniform in
+    [-1/2, 1/2) and v uniform in [0, 1) (keys 1 and 2), and ``propose(u, v) -> (k, accept)``; an element keeps its
+    first accepted k, and the loop ends when every element has one."""
+    def running(carry):
+        return _any(el.not_(carry[1]))
+
+    def step(carry):
+        k_out, accepted, rng = carry
+        keys = split(rng, 3)
+        u = el.sub(uniform(_key_at(keys, 1), shape, dt), _full(shape, 0.5, dt))
+        k, accept = propose(u, uniform(_key_at(keys, 2), shape, dt))
+        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+
+    k, _, _ = while_loop(running, step, (_full(shape, -1, dt), _full(shape, False, dtypes.bool_), key))
+    return k
+
+
 def _poisson_rejection(key, lam, shape, dt):
     """Hormann's transformed rejection (PTRS) for rates of 10 and more."""
     c = _like(lam)
@@ -75,25 +94,16 @@ def _poisson_rejection(key, lam, shape, dt):
     inv_alpha = el.add(c(1.1239), el.div(c(1.1328), el.sub(b, c(3.4))))
     v_r = el.sub(c(0.9277), el.div(c(3.6224), el.sub(b, c(2))))
 
-    def running(carry):
-        return _any(el.not_(carry[1]))
-
-    def step(carry):
-        k_out, accepted, rng = carry
-        keys = split(rng, 3)
-        u = el.sub(uniform(_key_at(keys, 1), shape, dt), c(0.5))
-        v = uniform(_key_at(keys, 2), shape, dt)
+    def propose(u, v):
         u_shifted = el.sub(c(0.5), el.abs(u))
         k = el.floor(el.add(el.add(el.mul(el.add(el.div(el.mul(c(2), a), u_shifted), b), u), lam), c(0.43)))
         s = el.log(el.div(el.mul(v, inv_alpha), el.add(el.div(a, el.mul(u_shifted, u_shifted)), b)))
         t = el.sub(el.add(el.neg(lam), el.mul(k, log_lam)), el.lgamma(el.add(k, c(1))))
         accept1 = el.and_(el.ge(u_shifted, c(0.07)), el.le(v, v_r))
         reject = el.or_(el.lt(k, c(0)), el.and_(el.lt(u_shifted, c(0.013)), el.gt(v, u_shifted)))
-        accept = el.or_(accept1, el.and_(el.not_(reject), el.le(s, t)))
-        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+        return k, el.or_(accept1, el.and_(el.not_(reject), el.le(s, t)))
 
-    k, _, _ = while_loop(running, step, (c(-1), _full(shape, False, dtypes.bool_), key))
-    return k
+    return _transformed_rejection(key, shape, dt, propose)
 
 
 def poisson(key, lam, shape=None, dtype="int64"):
@@ -220,14 +230,7 @@ def _btrs(key, count, prob, shape, dt):
     # the k-independent part of the log acceptance bound
     bound_m = el.mul(el.add(m, c(0.5)), el.log(el.div(el.add(m, c(1)), el.mul(r, el.add(el.sub(count, m), c(1))))))
 
-    def running(carry):
-        return _any(el.not_(carry[1]))
-
-    def step(carry):
-        k_out, accepted, rng = carry
-        keys = split(rng, 3)
-        u = el.sub(uniform(_key_at(keys, 1), shape, dt), c(0.5))
-        v = uniform(_key_at(keys, 2), shape, dt)
+    def propose(u, v):
         us = el.sub(c(0.5), el.abs(u))
         accept1 = el.and_(el.ge(us, c(0.07)), el.le(v, v_r))
         k = el.floor(el.add(el.mul(el.add(el.div(el.mul(c(2), a), us), b), u), center))
@@ -238,14 +241,13 @@ def _btrs(key, count, prob, shape, dt):
         count_m1 = el.add(el.sub(count, m), c(1))
         count_k1 = el.add(el.sub(count, k_in_range), c(1))
         bound = el.add(bound_m, el.mul(el.add(count, c(1)), el.log(el.div(count_m1, count_k1))))
-        bound = el.add(bound, el.mul(el.add(k_in_range, c(0.5)), el.log(el.div(el.mul(r, count_k1), el.add(k_in_range, c(1))))))
+        log_ratio_k = el.log(el.div(el.mul(r, count_k1), el.add(k_in_range, c(1))))
+        bound = el.add(bound, el.mul(el.add(k_in_range, c(0.5)), log_ratio_k))
         bound = el.add(el.add(bound, _stirling_tail(m)), _stirling_tail(el.sub(count, m)))
         bound = el.sub(el.sub(bound, _stirling_tail(k_in_range)), _stirling_tail(el.sub(count, k_in_range)))
-        accept = el.or_(accept1, el.and_(el.not_(reject), el.le(log_v, bound)))
-        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+        return k, el.or_(accept1, el.and_(el.not_(reject), el.le(log_v, bound)))
 
-    k, _, _ = while_loop(running, step, (c(-1), _full(shape, False, dtypes.bool_), key))
-    return k
+    return _transformed_rejection(key, shape, dt, propose)
 
 
 def binomial(key, count, prob, shape=None, dtype=None):
