@@ -1,5 +1,5 @@
-"""Generate docs/coverage.md: which of Paddle's API (2.3's Tensor API and `paddle.nn.functional`, then the names
-Paddle 3.3 has beyond them) paddle_fn provides.
+"""Generate docs/coverage.md: which of Paddle's API (2.3's Tensor API and `paddle.nn.functional`, the names
+Paddle 3.3 has beyond them, Paddle 3's random functions and `paddle.distribution`) paddle_fn provides.
 
 Run ``python docs/gen_coverage.py`` after adding or removing a function; tests/test_coverage_table.py fails while
 docs/coverage.md differs from what this script renders. Every row is looked up in the code:
@@ -71,6 +71,14 @@ CATALOGUE = {
         local_response_norm normalize pad zeropad2d interpolate upsample pixel_shuffle unfold fold grid_sample
         affine_grid cosine_similarity pairwise_distance label_smooth class_center_sample temporal_shift
         sparse_attention diag_embed"""),
+    "Random (Paddle 3)": ("paddle", """
+        standard_gamma binomial get_rng_state set_rng_state get_cuda_rng_state set_cuda_rng_state"""),
+    "paddle.distribution": ("paddle.distribution", """
+        Distribution ExponentialFamily Bernoulli Beta Binomial Categorical Cauchy Chi2 ContinuousBernoulli Dirichlet
+        Exponential Gamma Geometric Gumbel Independent Laplace LKJCholesky LogNormal Multinomial MultivariateNormal
+        Normal Poisson StudentT TransformedDistribution Uniform Transform AbsTransform AffineTransform ChainTransform
+        ExpTransform IndependentTransform PowerTransform ReshapeTransform SigmoidTransform SoftmaxTransform
+        StackTransform StickBreakingTransform TanhTransform kl_divergence register_kl"""),
     "nn.functional: losses": ("paddle.nn.functional", """
         cross_entropy softmax_with_cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits
         mse_loss l1_loss smooth_l1_loss kl_div square_error_cost margin_ranking_loss sigmoid_focal_loss

@@ -30,8 +30,11 @@ from paddle_fn.prims.collectives import (  # noqa: F401
 from paddle_fn import tree  # noqa: F401,E402  (JAX's jax.tree functions)
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
-    paddle_normal as normal, paddle_randint as randint, paddle_uniform as uniform, rand, rand_like, randint_like,
-    randn, randn_like, randperm, seed, standard_normal)
+    get_rng_state, get_rng_state as get_cuda_rng_state, paddle_bernoulli as bernoulli,
+    paddle_binomial as binomial, paddle_multinomial as multinomial, paddle_normal as normal,
+    paddle_poisson as poisson, paddle_randint as randint, paddle_uniform as uniform, rand, rand_like, randint_like,
+    randn, randn_like, randperm, seed, set_rng_state, set_rng_state as set_cuda_rng_state, standard_gamma,
+    standard_normal)
 
 _tensor_api.methods.install()
 __version__ = "0.1.0"
@@ -77,6 +80,7 @@ _LAZY = {
     "callbacks": "paddle_fn.callbacks",
     "device": "paddle_fn.device",
     "distributed": "paddle_fn.distributed",  # processes, collectives, launch, spawn
+    "distribution": "paddle_fn.distribution",  # probability distributions, transforms, kl_divergence
     "framework": "paddle_fn.framework",
     "hapi": "paddle_fn.hapi",
     "incubate": "paddle_fn.incubate",

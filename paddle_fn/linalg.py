@@ -104,7 +104,9 @@ def cholesky(x, upper=False, name=None):
     a = _matrices("cholesky", x, square=True)
     lower = la.cholesky(a)
     v, out = eager_value(a), eager_value(lower)
-    if v is not None:  # a finite matrix whose factor has a nan has a non-positive leading minor
+    # a finite matrix whose factor has a nan has a non-positive leading minor (under jit a constant matrix has a
+    # value but its factor is traced: nothing to check)
+    if v is not None and out is not None:
         _raise_for_flagged("cholesky", a, np.isnan(out).any(axis=(-2, -1)) & np.isfinite(v).all(axis=(-2, -1)),
                            "is not positive definite, so it has no Cholesky factor; check it is symmetric with "
                            "positive eigenvalues (adding eps * I to a positive semi-definite matrix makes it definite)")

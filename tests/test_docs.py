@@ -43,11 +43,12 @@ def _modules():
                 "paddle_fn.nn_compat.layer", "paddle_fn.nn_compat.initializer", "paddle_fn.optimizer",
                 "paddle_fn.nn_compat.optimizer", "paddle_fn.hapi", "paddle_fn.metric", "paddle_fn.vision.models",
                 "paddle_fn.io", "paddle_fn.vision.datasets", "paddle_fn.vision.transforms", "paddle_fn.distributed",
-                "paddle_fn.amp", "paddle_fn.incubate.autograd", "paddle_fn.utils"):
+                "paddle_fn.amp", "paddle_fn.incubate.autograd", "paddle_fn.utils", "paddle_fn.random",
+                "paddle_fn.distribution"):
         mod = importlib.import_module(pkg)
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]
-    for extra in ("paddle_fn.random", "paddle_fn.incubate", "paddle_fn.linalg", "paddle_fn.base",
+    for extra in ("paddle_fn.incubate", "paddle_fn.linalg", "paddle_fn.base",
                   "paddle_fn.base.framework", "paddle_fn.nn_compat.parameter", "paddle_fn.nn_compat.param_attr",
                   "paddle_fn.nn_compat.unique_name", "paddle_fn.nn_compat.bridge", "paddle_fn.callbacks",
                   "paddle_fn.distributed.launch.main", "paddle_fn.distributed.launch.utils", "paddle_fn.vision",

@@ -66,6 +66,7 @@ API_PAGES = {
     "paddle_fn.nn.functional": "api/nn_functional",
     "paddle_fn.linalg": "api/linalg",
     "paddle_fn.random": "api/random",
+    "paddle_fn.distribution": "api/distribution",
     "paddle_fn.autograd": "api/autograd",
     "paddle_fn.incubate.autograd": "api/incubate_autograd",
     "paddle_fn.optimizer": "api/optimizer",

@@ -57,3 +57,10 @@ def test_synthetic_digits_carry_their_class():
     c = int(labels[0])
     row, col = 2 + 8 * (c // 4), 2 + 6 * (c % 4)
     assert (images[0, row:row + 6, col:col + 6] == 255).all()
+
+
+def test_vae_learns_to_denoise(tmp_path):
+    out = _run("vae.py", "--steps", "150", cwd=tmp_path)
+    first, last = (float(v) for v in re.search(r"first 10 steps ([0-9.]+), last 10 steps ([0-9.]+)", out).groups())
+    assert last < first - 4, out  # from about 11.5 nats per image to below 6
+    assert float(re.search(r"denoised pixels: ([0-9.]+)", out).group(1)) > 0.95, out

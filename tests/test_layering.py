@@ -37,6 +37,7 @@ LAYERS = {
     "paddle_fn.amp": 7,
     "paddle_fn.metric": 7,
     "paddle_fn.test_util": 7,
+    "paddle_fn.distribution": 7,
     "paddle_fn.autograd": 8,
     "paddle_fn.nn_compat": 8,
     "paddle_fn.nn": 9,
@@ -61,7 +62,8 @@ ONLY = {
 # Packages written like user code: `import paddle_fn` binds the public namespace, whose names are looked up when a
 # function runs. The root imports each of them after binding the names they take from it at import time
 # (`test_names_taken_from_the_root_are_bound_first`).
-PUBLIC_API_USERS = {"paddle_fn.incubate", "paddle_fn.amp", "paddle_fn.metric", "paddle_fn.test_util", "paddle_fn.autograd",
+PUBLIC_API_USERS = {"paddle_fn.incubate", "paddle_fn.amp", "paddle_fn.metric", "paddle_fn.test_util",
+                    "paddle_fn.distribution", "paddle_fn.autograd",
                     "paddle_fn.nn_compat", "paddle_fn.hapi", "paddle_fn.vision", "paddle_fn.utils"}
 
 # DESIGN.md: nn_compat uses the public API only. These modules need an internal, and why:

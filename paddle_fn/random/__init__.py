@@ -26,20 +26,30 @@ computation is batched. Other details:
   open interval (-1, 1); ``randint``, ``permutation``, ``choice`` and ``categorical`` follow JAX's algorithms too,
   so the same key gives JAX's numbers (docs/random.md says which bit for bit).
 
+**Distributions** (``gamma``, ``loggamma``, ``beta``, ``dirichlet``, ``exponential``, ``poisson``,
+``categorical``, ``binomial``, ``multinomial``) follow JAX's algorithms step by step (see `gamma_samplers` and
+`discrete`), so the same key gives JAX's draws; ``gamma`` (and so ``beta`` and ``dirichlet``) is differentiable in its
+concentration by implicit reparameterization.
+
 **Paddle-style API**: `seed`, `rand`, `randn`, `standard_normal`, `randperm`, `paddle_randint`,
-`paddle_uniform` and `paddle_normal`. `PADDLE_API` maps their Paddle names to them. They draw from a global key:
-each call splits it, so ``seed(1); a = rand([2]); seed(1); b = rand([2])`` gives ``a == b``. Without `seed` the
-global key starts from OS entropy, as Paddle's default generator does. Use these in eager code. Under ``jit`` the
+`paddle_uniform`, `paddle_normal`, `paddle_poisson`, `paddle_bernoulli`, `paddle_multinomial`, `standard_gamma`,
+`paddle_binomial`, `get_rng_state` and `set_rng_state`. `PADDLE_API` maps their Paddle names to them. They draw
+from a global key: each call splits it, so ``seed(1); a = rand([2]); seed(1); b = rand([2])`` gives ``a == b``.
+Without `seed` the global key starts from OS entropy, as Paddle's default generator does. Use these in eager code. Under ``jit`` the
 key a call takes is fixed when the function is traced, so every run of the compiled function gives the same
 numbers. In code you transform, pass keys explicitly. ``paddle.jit.to_static`` is the exception: it runs the
 program inside `traced_global_key` with a key drawn from the global generator on each call, so these functions
 (and Dropout) draw fresh numbers per call there. Their ``name`` arguments are accepted for Paddle
 compatibility and ignored.
 """
+from paddle_fn.random.discrete import binomial, multinomial, poisson
+from paddle_fn.random.gamma_samplers import beta, dirichlet, gamma, loggamma
 from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, global_key_state, advance_global_key,
-                                          paddle_normal, paddle_randint, paddle_uniform, rand, rand_like, randint_like,
-                                          randn, randn_like, randperm, seed, standard_normal, traced_draws,
-                                          traced_global_key)
+                                          get_rng_state, next_global_key, paddle_bernoulli, paddle_binomial,
+                                          paddle_multinomial,
+                                          paddle_normal, paddle_poisson, paddle_randint, paddle_uniform, rand,
+                                          rand_like, randint_like, randn, randn_like, randperm, seed, set_rng_state,
+                                          standard_gamma, standard_normal, traced_draws, traced_global_key)
 from paddle_fn.random.keys import PRNGKey, fold_in, key, random_bits, split
 from paddle_fn.random.continuous import categorical, cauchy, choice, exponential, gumbel, laplace, logistic
 from paddle_fn.random.samplers import bernoulli, normal, permutation, randint, truncated_normal, uniform
@@ -47,4 +57,7 @@ from paddle_fn.random.samplers import bernoulli, normal, permutation, randint, t
 __all__ = ["key", "PRNGKey", "split", "fold_in", "random_bits", "uniform", "normal", "truncated_normal", "bernoulli", "randint",
            "permutation", "choice", "categorical", "exponential", "laplace", "logistic", "gumbel", "cauchy", "seed", "rand", "randn", "standard_normal", "paddle_randint", "paddle_uniform",
            "paddle_normal", "randperm", "rand_like", "randn_like", "randint_like", "traced_global_key",
-           "traced_draws", "global_key_state", "advance_global_key", "global_key_is_traced", "PADDLE_API"]
+           "traced_draws", "global_key_state", "advance_global_key", "global_key_is_traced", "PADDLE_API",
+           "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial",
+           "multinomial", "paddle_poisson", "paddle_bernoulli", "paddle_multinomial", "standard_gamma",
+           "paddle_binomial", "get_rng_state", "set_rng_state", "next_global_key"]

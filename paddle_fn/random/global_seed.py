@@ -12,12 +12,18 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as el
+from paddle_fn.prims import structural as st
 from paddle_fn.prims.random_bits import threefry2x32_p
+from paddle_fn.prims.reduction import sort
 
 _MASK32 = 0xFFFFFFFF
 
 
 from paddle_fn.random.keys import (_broadcast_operand, _check_key, _seed_words, _static_shape, fold_in, key, split)
+from paddle_fn.random.continuous import categorical, gumbel
+from paddle_fn.random.discrete import binomial as _binomial
+from paddle_fn.random.discrete import poisson as _poisson
+from paddle_fn.random.gamma_samplers import gamma
 from paddle_fn.random.samplers import normal, permutation, randint, uniform
 
 
@@ -35,6 +41,10 @@ class _GlobalKey:
     def reseed(self, n):
         with self._lock:
             self._key = _seed_words("seed", n)
+
+    def restore(self, words):
+        with self._lock:
+            self._key = np.array(words, np.uint32)
 
     def state(self) -> Tensor:
         with self._lock:
@@ -167,6 +177,20 @@ def global_key_is_traced() -> bool:
         (True, False)
     """
     return bool(_traced.stack)
+
+
+def next_global_key() -> Tensor:
+    """A fresh key split from the global generator, advancing it as one Paddle-style draw does (inside
+    `traced_global_key`, a subkey of the traced key). Code that draws with explicit keys uses it when no key is
+    given, so ``seed(n)`` makes it reproducible.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> random.seed(4); a = random.uniform(random.next_global_key(), [2])
+        >>> random.seed(4); bool((random.rand([2]) == a).all())
+        True
+    """
+    return _GLOBAL.next()
 
 
 def seed(n):
@@ -340,6 +364,133 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     return el.convert_element_type(drawn, new_dtype=dt)
 
 
+def _float_tensor(fn, x):
+    if not isinstance(x, Tensor) or get_aval(x).dtype.kind != "f":
+        raise DTypeError(f"{fn}: x must be a float Tensor, got "
+                         f"{get_aval(x).str_short() if isinstance(x, Tensor) else type(x).__name__}")
+    return get_aval(x)
+
+
+def paddle_poisson(x, name=None):
+    """Paddle's ``poisson``: a Poisson draw for each rate in `x`, as floats of x's dtype, from the global key.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.seed(1)
+        >>> y = paddle.poisson(paddle.full([2000], 3.0))
+        >>> y.dtype, bool(abs(float(y.mean()) - 3) < 0.2)
+        (paddle.float32, True)
+    """
+    a = _float_tensor("poisson", x)
+    return el.convert_element_type(_poisson(_GLOBAL.next(), x, None, "int64"), new_dtype=a.dtype)
+
+
+def paddle_bernoulli(x, p=None, name=None):
+    """Paddle's ``bernoulli``: 1.0 with probability `x` (elementwise), else 0.0, in x's dtype; with `p`, every
+    element has probability `p` and `x` gives only the shape and dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.seed(1)
+        >>> paddle.bernoulli(paddle.to_tensor([0.0, 1.0, 1.0])).numpy()
+        array([0., 1., 1.], dtype=float32)
+    """
+    a = _float_tensor("bernoulli", x)
+    probs = x if p is None else st.broadcast_in_dim(Tensor(np.asarray(p, a.dtype.np)), shape=a.shape,
+                                                      broadcast_dimensions=())
+    u = uniform(_GLOBAL.next(), a.shape, a.dtype)
+    return el.convert_element_type(el.lt(u, probs), new_dtype=a.dtype)
+
+
+def paddle_multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
+    """Paddle's ``multinomial``: `num_samples` category indices (int64) per row of the (unnormalized)
+    probabilities `x` (1-D or 2-D); without `replacement` the indices of a row differ (Gumbel top-k).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.seed(1)
+        >>> sorted(paddle.multinomial(paddle.to_tensor([0.2, 0.3, 0.5]), 3).numpy().tolist())
+        [0, 1, 2]
+    """
+    a = _float_tensor("multinomial", x)
+    if a.ndim not in (1, 2):
+        raise ValueError(f"multinomial: x must be 1-D or 2-D (a row of probabilities each), got shape {list(a.shape)}")
+    n = a.shape[-1]
+    if not replacement and num_samples > n:
+        raise ValueError(f"multinomial: num_samples ({num_samples}) exceeds the number of categories ({n}); "
+                         "pass replacement=True to draw more")
+    logits = el.log(x)
+    if replacement:
+        drawn = el.convert_element_type(categorical(_GLOBAL.next(), logits, axis=-1, shape=(num_samples,) + a.shape[:-1]),
+                                        new_dtype=dtypes.int64)  # Paddle's indices are int64, JAX's int32
+        return drawn if a.ndim == 1 else st.transpose(drawn, permutation=(1, 0))
+    # the num_samples largest of logits + Gumbel noise are a draw without replacement
+    noisy = el.neg(el.add(logits, gumbel(_GLOBAL.next(), a.shape, a.dtype)))
+    order = st.broadcast_in_dim(st.iota(dtype=dtypes.int64, shape=(n,), dimension=0), shape=a.shape,
+                                broadcast_dimensions=(a.ndim - 1,))
+    _, order = sort(noisy, order, dimension=a.ndim - 1, is_stable=True, num_keys=1)
+    return st.slice(order, start_indices=(0,) * a.ndim, limit_indices=a.shape[:-1] + (num_samples,))
+
+
+def standard_gamma(x, name=None):
+    """Paddle's ``standard_gamma``: a Gamma(x, 1) draw for each concentration in `x`, from the global key
+    (differentiable in `x`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.seed(1)
+        >>> y = paddle.standard_gamma(paddle.full([2000], 2.0))
+        >>> bool(abs(float(y.mean()) - 2) < 0.15)
+        True
+    """
+    _float_tensor("standard_gamma", x)
+    return gamma(_GLOBAL.next(), x)
+
+
+def paddle_binomial(count, prob, name=None):
+    """Paddle's ``binomial``: a Binomial(count, prob) draw per element (int64), from the global key.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.seed(1)
+        >>> y = paddle.binomial(paddle.to_tensor([10, 0]), paddle.to_tensor([0.5, 0.5]))
+        >>> y.dtype, int(y[1])
+        (paddle.int64, 0)
+    """
+    _float_tensor("binomial", prob)
+    drawn = _binomial(_GLOBAL.next(), count, prob)
+    return el.convert_element_type(drawn, new_dtype=dtypes.int64)
+
+
+def get_rng_state(device=None):
+    """Paddle's ``get_rng_state``: the global generator's state, a list with its key (for `set_rng_state`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> state = paddle.get_rng_state(); a = paddle.rand([2])
+        >>> paddle.set_rng_state(state); bool((paddle.rand([2]) == a).all())
+        True
+    """
+    return [global_key_state()]
+
+
+def set_rng_state(state_list, device=None):
+    """Paddle's ``set_rng_state``: restore a state that `get_rng_state` returned.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.set_rng_state(paddle.get_rng_state())
+    """
+    if not isinstance(state_list, (list, tuple)) or len(state_list) != 1:
+        raise ValueError("set_rng_state: pass the list get_rng_state() returned (one state per device; paddle_fn "
+                         f"has one generator), got {state_list!r}")
+    _check_key("set_rng_state", state_list[0])
+    _GLOBAL.restore(np.asarray(state_list[0].numpy(), np.uint32))
+
+
 PADDLE_API = {"seed": seed, "rand": rand, "randn": randn, "standard_normal": standard_normal,
               "randint": paddle_randint, "uniform": paddle_uniform, "normal": paddle_normal, "randperm": randperm,
-              "rand_like": rand_like, "randn_like": randn_like, "randint_like": randint_like}
+              "rand_like": rand_like, "randn_like": randn_like, "randint_like": randint_like, "poisson": paddle_poisson,
+              "bernoulli": paddle_bernoulli, "multinomial": paddle_multinomial, "standard_gamma": standard_gamma,
+              "binomial": paddle_binomial, "get_rng_state": get_rng_state, "set_rng_state": set_rng_state,
+              "get_cuda_rng_state": get_rng_state, "set_cuda_rng_state": set_rng_state}
