@@ -146,3 +146,8 @@ def test_block_until_ready_waits_for_the_compile_as_a_jax_benchmark_expects():
     g = paddle.jit(lambda a: paddle.cosh(a) * 5.0)
     paddle.block_until_ready({"warm-up": g(x)})
     assert _compiled(g(x))
+
+
+def test_a_convolution_compiles_before_its_first_call_returns():
+    conv = paddle.jit(lambda x, w: paddle.nn.functional.conv2d(x, w, padding=1))
+    assert _compiled(conv(paddle.ones([1, 2, 5, 5]), paddle.ones([3, 2, 3, 3])))

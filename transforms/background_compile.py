@@ -9,8 +9,8 @@ happen once, at trace time. The first call of a step then costs about one eager 
 the calls after the compile run the executable. Results agree with the compiled ones as eager results do (to
 float rounding; docs/jit.md).
 
-Not every program is worth running op by op while it compiles: a `while_loop` may iterate without bound, and a
-long scan evaluates its body once per step in Python. Those compile before their first call returns, as does
+Not every program is worth running op by op while it compiles: a `while_loop` may iterate without bound, a
+long scan evaluates its body once per step in Python, and numpy's convolutions are far slower than compiled ones. Those compile before their first call returns, as does
 everything when ``paddle_fn.config.jit_background_compile`` is False (PADDLE_FN_BACKGROUND_COMPILE=0), and
 ``jit(f).lower(x).compile()`` always. A compile that fails in the background warns once and leaves the function
 running op by op, with correct results; the same program compiled in the foreground raises the CompileError.
@@ -79,12 +79,19 @@ class _Failed:
         self.error = error
 
 
+# Primitives whose eager implementation is so much slower than their compiled code that waiting for the compile
+# wins: a ResNet-style training step took 13-15 s per call op by op (numpy sliding-window convolutions; the weight
+# gradients are convolutions with image-sized windows) against a 4-10 s compile (benchmarks/bench_models.py conv,
+# cold). Like a while loop, they count as unbounded.
+SLOW_OP_BY_OP = frozenset({"while", "conv_general_dilated"})
+
+
 def equations_evaluated(program, budget: float = EQUATION_BUDGET) -> float:
     """How many equations one call of `program` evaluates op by op (a scan's body once per step, both branches of
-    a cond); infinity for a while loop. Stops counting past `budget`."""
+    a cond); infinity for a while loop or a primitive of SLOW_OP_BY_OP. Stops counting past `budget`."""
     total = 0.0
     for eqn in program.eqns:
-        if eqn.prim.name == "while":
+        if eqn.prim.name in SLOW_OP_BY_OP:
             return float("inf")
         inner = sum(equations_evaluated(p, budget) for progs in sub_program_params(eqn).values() for p in progs)
         total += 1 + inner * (eqn.params.get("length", 1) if eqn.prim.name == "scan" else 1)
