@@ -1,4 +1,5 @@
-"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic, select, clamp, casts.
+"""Elementwise primitives: arithmetic, transcendental functions, comparisons, select, clamp, casts (the bitwise and
+logical ones are in bitwise.py).
 
 Operands of n-ary primitives have identical shapes and dtypes (no implicit broadcasting or promotion: the
 Paddle-level ops in paddle_fn.tensor do that). Each block gives every rule of one primitive.
@@ -16,7 +17,7 @@ from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
-from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
+from paddle_fn.prims._rules import binop_shape, fmt, lower_binop, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
 
@@ -50,20 +51,6 @@ def _float_unop(name, impl, derivative, hlo, *, kinds="f", transpose=NONLINEAR):
     jvp, vjp = (derivative.jvp, derivative.vjp) if isinstance(derivative, _ScaledTangent) else (derivative, None)
     return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, vjp=vjp, transpose=transpose,
                      batch=ELEMENTWISE, lower=lower)
-
-
-def _binop_shape(name, kinds, what):
-    def shape_rule(x, y):
-        a = same_shape_dtype(name, x, y)
-        require_kind(name, a, kinds, what)
-        return a
-    return shape_rule
-
-
-def _lower_binop(hlo):
-    def lower(ctx, x, y):
-        return ctx.op(hlo, [x, y])
-    return lower
 
 
 def _scipy_special(name):
@@ -109,7 +96,7 @@ def _add_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=np.add,
+add_p = Primitive("add", shape_rule=binop_shape("add", "fiub", "a numeric"), impl=np.add,
                   jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE,
                   # on bool, or (numpy's True + True is True; StableHLO's add of i1 would wrap to False)
                   lower=lambda ctx, x, y: ctx.op(hlo_binop("add", ctx.avals_in[0].dtype), [x, y]))
@@ -123,8 +110,8 @@ def _sub_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-sub_p = Primitive("sub", shape_rule=_binop_shape("sub", "fiu", "a numeric"), impl=np.subtract,
-                  jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.subtract"))
+sub_p = Primitive("sub", shape_rule=binop_shape("sub", "fiu", "a numeric"), impl=np.subtract,
+                  jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=lower_binop("stablehlo.subtract"))
 
 
 def sub(x, y):
@@ -156,7 +143,7 @@ def _mul_transpose(ct, x, y):
     return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
 
 
-mul_p = Primitive("mul", shape_rule=_binop_shape("mul", "fiub", "a numeric"),
+mul_p = Primitive("mul", shape_rule=binop_shape("mul", "fiub", "a numeric"),
                   impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
                   jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)), bilinear=True,
                   transpose=_mul_transpose, batch=ELEMENTWISE,
@@ -195,9 +182,9 @@ def _div_transpose(ct, x, y):
     return [div(ct, y), None]
 
 
-div_p = Primitive("div", shape_rule=_binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
+div_p = Primitive("div", shape_rule=binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
                   linear_in=(0,), transpose=_div_transpose, batch=ELEMENTWISE,
-                  lower=_lower_binop("stablehlo.divide"))
+                  lower=lower_binop("stablehlo.divide"))
 
 
 def div(x, y):
@@ -225,8 +212,8 @@ def _rem_jvp(primals, tangents):
     return out, sub(tx, mul(ty, trunc_q))
 
 
-rem_p = Primitive("rem", shape_rule=_binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.remainder"))
+rem_p = Primitive("rem", shape_rule=binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.remainder"))
 
 
 def rem(x, y):
@@ -246,18 +233,18 @@ def _minmax_jvp(op, cmp):
     return jvp
 
 
-max_p = Primitive("max", shape_rule=_binop_shape("max", "fiub", "a numeric"), impl=lambda x, y: np.maximum(x, y),
+max_p = Primitive("max", shape_rule=binop_shape("max", "fiub", "a numeric"), impl=lambda x, y: np.maximum(x, y),
                   jvp=_minmax_jvp(lambda a, b: max(a, b), lambda a, b: gt(a, b)), transpose=NONLINEAR,
-                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.maximum"))
+                  batch=ELEMENTWISE, lower=lower_binop("stablehlo.maximum"))
 
 
 def max(x, y):  # noqa: A001 - lax-level name
     return max_p.bind(x, y)
 
 
-min_p = Primitive("min", shape_rule=_binop_shape("min", "fiub", "a numeric"), impl=lambda x, y: np.minimum(x, y),
+min_p = Primitive("min", shape_rule=binop_shape("min", "fiub", "a numeric"), impl=lambda x, y: np.minimum(x, y),
                   jvp=_minmax_jvp(lambda a, b: min(a, b), lambda a, b: lt(a, b)), transpose=NONLINEAR,
-                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.minimum"))
+                  batch=ELEMENTWISE, lower=lower_binop("stablehlo.minimum"))
 
 
 def min(x, y):  # noqa: A001
@@ -278,8 +265,8 @@ def _pow_jvp(primals, tangents):
     return out, add(mul(tx, dx), mul(ty, dy))
 
 
-pow_p = Primitive("pow", shape_rule=_binop_shape("pow", "f", "a floating-point"), impl=_np_float(np.power),
-                  jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.power"))
+pow_p = Primitive("pow", shape_rule=binop_shape("pow", "f", "a floating-point"), impl=_np_float(np.power),
+                  jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.power"))
 
 
 def pow(x, y):  # noqa: A001
@@ -344,8 +331,8 @@ def _atan2_jvp(primals, tangents):
     return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
 
 
-atan2_p = Primitive("atan2", shape_rule=_binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
-                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.atan2"))
+atan2_p = Primitive("atan2", shape_rule=binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
+                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.atan2"))
 
 
 def atan2(y, x):
@@ -687,87 +674,6 @@ def gt(x, y):
 
 def ge(x, y):
     return ge_p.bind(x, y)
-
-
-# ---------------------------------------------------------------------------------------------- logical / bitwise
-
-def _make_bitwise(name, np_bool, np_int, hlo):
-    shape_rule = _binop_shape(name, "biu", "a bool or integer")
-
-    def impl(x, y):
-        return (np_bool if x.dtype == np.bool_ else np_int)(x, y)
-
-    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                     lower=_lower_binop(hlo))
-
-
-and_p = _make_bitwise("and", np.logical_and, np.bitwise_and, "stablehlo.and")
-or_p = _make_bitwise("or", np.logical_or, np.bitwise_or, "stablehlo.or")
-xor_p = _make_bitwise("xor", np.logical_xor, np.bitwise_xor, "stablehlo.xor")
-
-
-def and_(x, y):
-    return and_p.bind(x, y)
-
-
-def or_(x, y):
-    return or_p.bind(x, y)
-
-
-def xor(x, y):
-    return xor_p.bind(x, y)
-
-
-not_p = Primitive("not", shape_rule=lambda x: (require_kind("not", x, "biu", "a bool or integer"), x)[1],
-                  impl=lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), jvp=ZERO_TANGENT,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.not", [x]))
-
-
-def not_(x):
-    return not_p.bind(x)
-
-
-def _shift_impl(kind):
-    def impl(x, y):
-        bits = x.dtype.itemsize * 8
-        ux = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-        out_of_range = (y < 0) | (y >= bits)
-        ys = np.where(out_of_range, 0, y).astype(ux.dtype)
-        if kind == "left":
-            r = (ux << ys).view(x.dtype)
-            return np.where(out_of_range, 0, r).astype(x.dtype)
-        if kind == "logical":
-            r = (ux >> ys).view(x.dtype)
-            return np.where(out_of_range, 0, r).astype(x.dtype)
-        sx = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-        r = (sx >> ys.astype(sx.dtype)).view(x.dtype)
-        return np.where(out_of_range, (sx >> (bits - 1)).view(x.dtype), r).astype(x.dtype)
-    return impl
-
-
-shift_left_p = Primitive("shift_left", shape_rule=_binop_shape("shift_left", "iu", "an integer"),
-                         impl=_shift_impl("left"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                         lower=_lower_binop("stablehlo.shift_left"))
-shift_right_logical_p = Primitive("shift_right_logical",
-                                  shape_rule=_binop_shape("shift_right_logical", "iu", "an integer"),
-                                  impl=_shift_impl("logical"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                                  lower=_lower_binop("stablehlo.shift_right_logical"))
-shift_right_arithmetic_p = Primitive("shift_right_arithmetic",
-                                     shape_rule=_binop_shape("shift_right_arithmetic", "iu", "an integer"),
-                                     impl=_shift_impl("arithmetic"), jvp=ZERO_TANGENT, transpose=NONLINEAR,
-                                     batch=ELEMENTWISE, lower=_lower_binop("stablehlo.shift_right_arithmetic"))
-
-
-def shift_left(x, y):
-    return shift_left_p.bind(x, y)
-
-
-def shift_right_logical(x, y):
-    return shift_right_logical_p.bind(x, y)
-
-
-def shift_right_arithmetic(x, y):
-    return shift_right_arithmetic_p.bind(x, y)
 
 
 # ---------------------------------------------------------------------------------------------- select

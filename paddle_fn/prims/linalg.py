@@ -27,9 +27,10 @@ from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
+from paddle_fn.prims.bitwise import and_
 from paddle_fn.prims.control_flow import fori_loop, while_loop
-from paddle_fn.prims.elementwise import (abs, add, and_, convert_element_type, div, eq, ge, gt, lt, mul, ne,  # noqa: A004
-                                         neg, select, sqrt, sub)
+from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, lt, mul, ne, neg,  # noqa: A004
+                                         select, sqrt, sub)
 from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, sort
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice

@@ -19,7 +19,8 @@ from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_lik
 from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
     bind_reduction, broadcast_in_dim, full_like, hlo_binop, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
     reduce_sum, reduce_sum_p, reduction_identity, reshape, shift_axes, transpose)
-from paddle_fn.prims.elementwise import add, bilinear_jvp, convert_element_type, div, eq, mul, ne, or_, select
+from paddle_fn.prims.bitwise import or_
+from paddle_fn.prims.elementwise import add, bilinear_jvp, convert_element_type, div, eq, mul, ne, select
 from paddle_fn.prims.slicing import GatherDimensionNumbers, gather
 from paddle_fn.prims.structural import iota, pad
 

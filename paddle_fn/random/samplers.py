@@ -9,6 +9,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.reduction import sort
@@ -26,10 +27,10 @@ def _unit_interval(fn, key, shape, dt):
     precision = dtypes.finfo(dt).nmant + 1
     y1, y2 = _words(fn, key, shape)
     if precision <= 32:
-        k = el.shift_right_logical(el.xor(y1, y2), _full(shape, 32 - precision, dtypes.uint32))
+        k = bw.shift_right_logical(bw.xor(y1, y2), _full(shape, 32 - precision, dtypes.uint32))
         return el.mul(el.convert_element_type(k, new_dtype=dt), _full(shape, 2.0 ** -precision, dt))
     # float64: 21 high bits of y1 and 32 bits of y2 make a 53-bit integer, assembled exactly in float64
-    hi = el.convert_element_type(el.shift_right_logical(y1, _full(shape, 64 - precision, dtypes.uint32)),
+    hi = el.convert_element_type(bw.shift_right_logical(y1, _full(shape, 64 - precision, dtypes.uint32)),
                                  new_dtype=dt)
     k = el.add(el.mul(hi, _full(shape, 2.0 ** 32, dt)), el.convert_element_type(y2, new_dtype=dt))
     return el.mul(k, _full(shape, 2.0 ** -precision, dt))
@@ -153,8 +154,8 @@ def randint(key, shape, minval, maxval, dtype="int64"):
         lo = el.clamp(_const(info.min, dtypes.int64), lo, _const(info.max, dtypes.int64))
         hi = el.clamp(_const(info.min, dtypes.int64), hi, _const(info.max + 1, dtypes.int64))
     y1, y2 = _words("randint", key, shape)
-    high31 = el.convert_element_type(el.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
-    bits63 = el.or_(el.shift_left(high31, _full(shape, 32, dtypes.int64)),
+    high31 = el.convert_element_type(bw.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
+    bits63 = bw.or_(bw.shift_left(high31, _full(shape, 32, dtypes.int64)),
                     el.convert_element_type(y2, new_dtype=dtypes.int64))
     span = el.max(el.sub(hi, lo), _full(shape, 1, dtypes.int64))
     return el.convert_element_type(el.add(lo, el.rem(bits63, span)), new_dtype=dt)

@@ -6,6 +6,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
@@ -56,9 +57,9 @@ def _logical(op, prim_fn, truth):
     return f
 
 
-logical_and = _logical("logical_and", ew.and_, "array([ True, False])")
-logical_or = _logical("logical_or", ew.or_, "array([ True,  True])")
-logical_xor = _logical("logical_xor", ew.xor, "array([False,  True])")
+logical_and = _logical("logical_and", bw.and_, "array([ True, False])")
+logical_or = _logical("logical_or", bw.or_, "array([ True,  True])")
+logical_xor = _logical("logical_xor", bw.xor, "array([False,  True])")
 
 
 def logical_not(x, out=None, name=None):
@@ -69,7 +70,7 @@ def logical_not(x, out=None, name=None):
         >>> paddle.logical_not(paddle.to_tensor([True, False])).numpy()
         array([False,  True])
     """
-    return ew.not_(_as_bool(x))
+    return bw.not_(_as_bool(x))
 
 
 def _require_bitwise(op, x):
@@ -91,9 +92,9 @@ def _bitwise(op, prim_fn, out_doc):
     return f
 
 
-bitwise_and = _bitwise("bitwise_and", ew.and_, "array([8])")
-bitwise_or = _bitwise("bitwise_or", ew.or_, "array([14])")
-bitwise_xor = _bitwise("bitwise_xor", ew.xor, "array([6])")
+bitwise_and = _bitwise("bitwise_and", bw.and_, "array([8])")
+bitwise_or = _bitwise("bitwise_or", bw.or_, "array([14])")
+bitwise_xor = _bitwise("bitwise_xor", bw.xor, "array([6])")
 
 
 def bitwise_not(x, out=None, name=None):
@@ -104,7 +105,7 @@ def bitwise_not(x, out=None, name=None):
         >>> paddle.bitwise_not(paddle.to_tensor([0, 5])).numpy()
         array([-1, -6])
     """
-    return ew.not_(_require_bitwise("bitwise_not", as_tensor(x)))
+    return bw.not_(_require_bitwise("bitwise_not", as_tensor(x)))
 
 
 def _all_false(x):
@@ -164,9 +165,9 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     if dt.kind != "f":
         return ew.eq(x, y)
     tol = ew.add(st.full(shape, atol, dt), ew.mul(st.full(shape, rtol, dt), ew.abs(y)))
-    close = ew.or_(ew.le(ew.abs(ew.sub(x, y)), tol), ew.eq(x, y))
+    close = bw.or_(ew.le(ew.abs(ew.sub(x, y)), tol), ew.eq(x, y))
     if equal_nan:
-        close = ew.or_(close, ew.and_(ew.ne(x, x), ew.ne(y, y)))
+        close = bw.or_(close, bw.and_(ew.ne(x, x), ew.ne(y, y)))
     return close
 
 

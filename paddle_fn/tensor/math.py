@@ -13,6 +13,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
@@ -132,7 +133,7 @@ def floor_divide(x, y, name=None):
     q = ew.div(x, y)  # truncates toward zero; step down where the division was inexact and signs differ
     inexact = ew.ne(ew.rem(x, y), st.full_like(x, 0))
     one = st.full_like(x, 1)
-    return ew.select(ew.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
+    return ew.select(bw.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
 
 
 def mod(x, y, name=None):
@@ -147,7 +148,7 @@ def mod(x, y, name=None):
     x, y = binary_operands("mod", x, y)
     _check_integer_divisor("mod", y)
     r = ew.rem(x, y)
-    needs_shift = ew.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
+    needs_shift = bw.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
     return ew.select(needs_shift, ew.add(r, y), r)
 
 

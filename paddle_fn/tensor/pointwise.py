@@ -11,6 +11,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import full
@@ -64,7 +65,7 @@ def hypot(x, y, name=None):
     ratio = ew.div(small, ew.select(zero, _const(big, 1), big))
     out = ew.select(zero, _const(big, 0), ew.mul(big, ew.sqrt(ew.add(_const(big, 1), ew.mul(ratio, ratio)))))
     inf = _const(big, np.inf)
-    return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
+    return ew.select(bw.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
 
 
 def heaviside(x, y, name=None):
@@ -126,7 +127,7 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     theirs = st.broadcast_in_dim(st.reshape(test_x, new_sizes=(count,)), shape=pairs,
                                  broadcast_dimensions=(len(shape),))
     found = any_(ew.eq(mine, theirs), axis=-1)
-    return ew.not_(found) if invert else found
+    return bw.not_(found) if invert else found
 
 
 def _bits(x):
@@ -205,7 +206,7 @@ def frexp(x, name=None):
     """
     x = float_operand("frexp", x)
     size = ew.abs(x)
-    regular = ew.and_(ew.gt(size, _const(x, 0)), ew.lt(size, _const(x, np.inf)))  # nan fails both
+    regular = bw.and_(ew.gt(size, _const(x, 0)), ew.lt(size, _const(x, np.inf)))  # nan fails both
     safe = ew.select(regular, size, _const(x, 1))
     e = ew.add(ew.floor(ew.div(ew.log(safe), _const(x, math.log(2)))), _const(x, 1))
     m = _times_power_of_two(ew.select(regular, x, _const(x, 1)), ew.neg(e))
@@ -248,7 +249,7 @@ def nextafter(x, y, name=None):
     smallest = ew.select(ew.gt(y, x), one, ew.add(st.full_like(bits, np.iinfo(_BITS[get_aval(x).dtype.name].np).min), one))
     out = ew.bitcast_convert_type(ew.select(ew.eq(x, _const(x, 0)), smallest, stepped),
                                   new_dtype=get_aval(x).dtype)
-    return ew.select(ew.eq(x, y), y, ew.select(ew.or_(ew.ne(x, x), ew.ne(y, y)), ew.add(x, y), out))
+    return ew.select(ew.eq(x, y), y, ew.select(bw.or_(ew.ne(x, x), ew.ne(y, y)), ew.add(x, y), out))
 
 
 def _equals_infinity(op, x, infinity):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
@@ -65,7 +66,7 @@ def _sort_with_indices(op, x, axis, descending):
     ax = normalize_axis(op, axis, a.ndim)
     positions = st.iota(dtype=dtypes.int64, shape=a.shape, dimension=ax)
     if descending:  # sort by the negated key so equal keys stay in input order
-        key = ew.not_(x) if a.dtype.kind == "b" else ew.neg(x)
+        key = bw.not_(x) if a.dtype.kind == "b" else ew.neg(x)
         _, values, idx = red.sort(key, x, positions, dimension=ax, is_stable=True, num_keys=1)
     else:
         values, idx = red.sort(x, positions, dimension=ax, is_stable=True, num_keys=1)
