@@ -85,16 +85,6 @@ NOT_APPLICABLE = {
     "paddle.nn.functional.class_center_sample": "a distributed (model-parallel) sampling op",
     "paddle.nn.functional.sparse_attention": "a CUDA-only kernel of Paddle",
     "paddle.nn.functional.temporal_shift": "a video-model kernel outside the Tensor API's scope",
-    "paddle.complex": "paddle_fn has no complex dtypes",
-    "paddle.angle": "paddle_fn has no complex dtypes",
-    "paddle.conj": "paddle_fn has no complex dtypes",
-    "paddle.real": "paddle_fn has no complex dtypes",
-    "paddle.imag": "paddle_fn has no complex dtypes",
-    "paddle.as_complex": "paddle_fn has no complex dtypes",
-    "paddle.as_real": "paddle_fn has no complex dtypes",
-    "paddle.is_complex": "paddle_fn has no complex dtypes",
-    "paddle.linalg.eig": "its results are complex; paddle_fn has no complex dtypes",
-    "paddle.linalg.eigvals": "its results are complex; paddle_fn has no complex dtypes",
 }
 
 # functions that lower to a primitive of their own (the rest are composites)

@@ -3,8 +3,9 @@
 
 Every function maps over leading (batch) dimensions, is differentiable (grad and JVP) wherever the underlying
 decomposition is (distinct eigenvalues / singular values, invertible factors), and works under vmap and jit
-(the primitives lower to paddle_fn's own StableHLO algorithms). `eig` is the exception: its results are complex
-and paddle_fn has no complex dtype. See docs/linalg.md.
+(the primitives lower to paddle_fn's own StableHLO algorithms). `eig`/`eigvals` are eager only, and complex
+matrices (inv, solve, det, slogdet) are differentiable but not compiled yet. See docs/linalg.md and
+docs/complex.md.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static_int
 from paddle_fn.tensor.linalg import inner, matmul, outer
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand
+from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
+                                        inexact_operand)
 
 __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
@@ -31,14 +33,16 @@ __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-def _matrices(op, x, *, square=False):
-    """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function."""
-    x = float_operand(op, x)
+def _matrices(op, x, *, square=False, complex_ok=False):
+    """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function;
+    `complex_ok`: the function has a complex form (those built on the LU factorization), so complex64/complex128
+    pass too."""
+    x = inexact_operand(op, x) if complex_ok else float_operand(op, x)
     shape = shape_of(x)
     if len(shape) < 2:
         raise ShapeError(f"paddle.linalg.{op}: expected a matrix or a batch of matrices (at least 2 dimensions), "
                          f"got shape {list(shape)}")
-    if get_aval(x).dtype.name not in ("float32", "float64"):
+    if get_aval(x).dtype.name not in ("float32", "float64", "complex64", "complex128"):
         x = cast(x, dtypes.float32)  # LAPACK (and the lowerings) work in float32 or float64
     if square and shape[-1] != shape[-2]:
         raise ShapeError(f"paddle.linalg.{op}: expected square matrices, got shape {list(shape)} ({shape[-2]} rows, "
@@ -306,22 +310,24 @@ def _general_eig(op, x, vectors):
     x = as_tensor(x)
     if isinstance(x, Tracer):
         raise UnsupportedError(
-            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix is complex-valued, and complex Tensors "
-            "exist only as eager values in paddle_fn, so it cannot run under grad, vmap or jit. Call it on a "
-            "concrete Tensor, or use paddle.linalg.eigh / eigvalsh for symmetric matrices")
+            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix has no derivative rule or compiled "
+            "form in paddle_fn yet, so it cannot run under grad, vmap or jit. Call it on a concrete Tensor, or use "
+            "paddle.linalg.eigh / eigvalsh for symmetric (Hermitian) matrices")
     a = get_aval(x)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"paddle.linalg.{op}: expected square matrices [..., n, n], got shape {list(a.shape)}")
-    ctype = np.complex128 if a.dtype == dtypes.float64 else np.complex64
-    w, v = np.linalg.eig(x.numpy().astype(np.float64 if ctype is np.complex128 else np.float32))
+    ctype = np.complex128 if a.dtype in (dtypes.float64, dtypes.complex128) else np.complex64
+    # a complex matrix keeps its imaginary part; a real one computes in the real dtype of ctype's width
+    work = ctype if a.dtype.kind == "c" else (np.float64 if ctype is np.complex128 else np.float32)
+    w, v = np.linalg.eig(x.numpy().astype(work))
     w = Tensor(w.astype(ctype))
     return (w, Tensor(v.astype(ctype))) if vectors else w
 
 
 def eig(x, name=None):
-    """Eigenvalues and eigenvectors of general square matrices, as complex Tensors (complex64 for float32
-    input, complex128 for float64), eagerly. Complex Tensors are eager values: eig is not differentiable and does
-    not run under vmap/jit (a clear error says so); use eigh for symmetric matrices.
+    """Eigenvalues and eigenvectors of general real or complex square matrices, as complex Tensors (complex64
+    for float32 or complex64 input, complex128 for float64 or complex128), eagerly: eig has no derivative rule or
+    compiled form yet and says so under grad/vmap/jit; use eigh for symmetric matrices.
 
     Example:
         >>> import paddle_fn as paddle
@@ -383,7 +389,7 @@ def solve(x, y, name=None):
         >>> linalg.solve(paddle.to_tensor([[3., 1.], [1., 2.]]), paddle.to_tensor([9., 8.])).numpy()
         array([2., 3.], dtype=float32)
     """
-    a = _matrices("solve", x, square=True)
+    a = _matrices("solve", x, square=True, complex_ok=True)
     b = as_tensor(y, get_aval(a).dtype)
     vector = get_aval(b).ndim == 1
     if vector:
@@ -407,7 +413,7 @@ def inv(x, name=None):
         array([[0.5 , 0.  ],
                [0.  , 0.25]], dtype=float32)
     """
-    a = _matrices("inv", x, square=True)
+    a = _matrices("inv", x, square=True, complex_ok=True)
     packed, _, perm = la.lu(a)
     _check_nonsingular("inv", a, packed)
     return _lu_solve(packed, perm, la.eye_like(a))
@@ -430,7 +436,7 @@ def det(x, name=None):
         >>> round(linalg.det(paddle.to_tensor([[1., 2.], [3., 4.]])).item(), 4)
         -2.0
     """
-    a = _matrices("det", x, square=True)
+    a = _matrices("det", x, square=True, complex_ok=True)
     packed, pivots, _ = la.lu(a)
     out = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(la.diagonal(packed), axes=_last(pivots)))
     return out
@@ -446,11 +452,12 @@ def slogdet(x, name=None):
         >>> linalg.slogdet(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy().round(4)
         array([-1.    ,  0.6931], dtype=float32)
     """
-    a = _matrices("slogdet", x, square=True)
+    a = _matrices("slogdet", x, square=True, complex_ok=True)
     packed, pivots, _ = la.lu(a)
     d = la.diagonal(packed)
-    sign = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))
-    logabs = _sum(ew.log(ew.abs(d)), _last(d))
+    dtype = get_aval(a).dtype
+    sign = ew.mul(_permutation_sign(pivots, dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))  # complex: a phase
+    logabs = ew.convert_element_type(_sum(ew.log(ew.abs(d)), _last(d)), new_dtype=dtype)  # stacked with the sign
     return st.concatenate(*[st.expand_dims(v, dimensions=(0,)) for v in (sign, logabs)], dimension=0)
 
 

@@ -1,7 +1,7 @@
 """Late-bound ops the core transforms need from the primitive layer (core may not import prims).
 
 The primitive layer registers: add(a, b), zeros(shape, dtype), moveaxis(x, src, dst),
-broadcast_batch(x, size, axis) (insert a new axis of length `size`), stop_gradient(x).
+broadcast_batch(x, size, axis) (insert a new axis of length `size`), stop_gradient(x), conj(x) (of a complex x).
 """
 from typing import Callable
 

@@ -17,6 +17,7 @@ from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.primitive import ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, symbolic_zeros
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import binop_shape, fmt, lower_binop, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full_like, hlo_binop
 
@@ -38,11 +39,14 @@ class _ScaledTangent:
         self.jvp, self.vjp = jvp, vjp
 
 
+_KIND_NAMES = {"f": "a floating-point", "fc": "a floating-point or complex"}
+
+
 def _float_unop(name, impl, derivative, hlo, *, kinds="f", transpose=NONLINEAR):
     """A unary elementwise primitive; `derivative` is its JVP rule (or marker), or a `_ScaledTangent`, which also
-    gives the primitive its direct reverse rule."""
+    gives the primitive its direct reverse rule. Complex derivatives are the holomorphic ones, f'(z) t."""
     def shape_rule(x):
-        require_kind(name, x, kinds, "a floating-point" if kinds == "f" else "a numeric")
+        require_kind(name, x, kinds, _KIND_NAMES.get(kinds, "a numeric"))
         return x
 
     def lower(ctx, x):
@@ -83,7 +87,7 @@ def _neg_transpose(ct, x):
     return [neg(ct)]
 
 
-neg_p = _float_unop("neg", _neg_impl, LINEAR, "stablehlo.negate", kinds="fiu", transpose=_neg_transpose)
+neg_p = _float_unop("neg", _neg_impl, LINEAR, "stablehlo.negate", kinds="fiuc", transpose=_neg_transpose)
 
 
 def neg(x):
@@ -96,7 +100,7 @@ def _add_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-add_p = Primitive("add", shape_rule=binop_shape("add", "fiub", "a numeric"), impl=np.add,
+add_p = Primitive("add", shape_rule=binop_shape("add", "fiubc", "a numeric"), impl=np.add,
                   jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE,
                   # on bool, or (numpy's True + True is True; StableHLO's add of i1 would wrap to False)
                   lower=lambda ctx, x, y: ctx.op(hlo_binop("add", ctx.avals_in[0].dtype), [x, y]))
@@ -110,7 +114,7 @@ def _sub_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-sub_p = Primitive("sub", shape_rule=binop_shape("sub", "fiu", "a numeric"), impl=np.subtract,
+sub_p = Primitive("sub", shape_rule=binop_shape("sub", "fiuc", "a numeric"), impl=np.subtract,
                   jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=lower_binop("stablehlo.subtract"))
 
 
@@ -143,7 +147,7 @@ def _mul_transpose(ct, x, y):
     return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
 
 
-mul_p = Primitive("mul", shape_rule=binop_shape("mul", "fiub", "a numeric"),
+mul_p = Primitive("mul", shape_rule=binop_shape("mul", "fiubc", "a numeric"),
                   impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
                   jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)), bilinear=True,
                   transpose=_mul_transpose, batch=ELEMENTWISE,
@@ -182,7 +186,7 @@ def _div_transpose(ct, x, y):
     return [div(ct, y), None]
 
 
-div_p = Primitive("div", shape_rule=binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
+div_p = Primitive("div", shape_rule=binop_shape("div", "fiuc", "a numeric"), impl=_div_impl, jvp=_div_jvp,
                   linear_in=(0,), transpose=_div_transpose, batch=ELEMENTWISE,
                   lower=lower_binop("stablehlo.divide"))
 
@@ -265,7 +269,7 @@ def _pow_jvp(primals, tangents):
     return out, add(mul(tx, dx), mul(ty, dy))
 
 
-pow_p = Primitive("pow", shape_rule=binop_shape("pow", "f", "a floating-point"), impl=_np_float(np.power),
+pow_p = Primitive("pow", shape_rule=binop_shape("pow", "fc", "a floating-point or complex"), impl=_np_float(np.power),
                   jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.power"))
 
 
@@ -276,10 +280,10 @@ def pow(x, y):  # noqa: A001
 # ---------------------------------------------------------------------------------------------- integer_pow
 
 def _integer_pow_shape(x, *, y):
-    require_kind("integer_pow", x, "fiu", "a numeric")
+    require_kind("integer_pow", x, "fiuc", "a numeric")
     if not isinstance(y, int):
         raise TypeError(f"integer_pow: the exponent must be a Python int, got {type(y).__name__}")
-    if y < 0 and x.dtype.kind != "f":
+    if y < 0 and x.dtype.kind not in "fc":
         raise DTypeError(f"integer_pow: negative exponent {y} needs a floating-point base, got {x.dtype.name}")
     return x
 
@@ -287,7 +291,8 @@ def _integer_pow_shape(x, *, y):
 def _integer_pow_impl(x, *, y):
     if x.dtype.kind == "f":
         return _np_float(lambda a: np.power(a, float(y)))(x)
-    return np.power(x, y).astype(x.dtype)
+    with np.errstate(all="ignore"):  # complex: numpy multiplies out an integer power, as the lowering does
+        return np.power(x, y).astype(x.dtype)
 
 
 def _integer_pow_jvp(primals, tangents, *, y):
@@ -341,7 +346,7 @@ def atan2(y, x):
 
 # ---------------------------------------------------------------------------------------- transcendental unary ops
 
-exp_p = _float_unop("exp", _np_float(np.exp), _ScaledTangent(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential")
+exp_p = _float_unop("exp", _np_float(np.exp), _ScaledTangent(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential", kinds="fc")
 
 
 def exp(x):
@@ -349,7 +354,7 @@ def exp(x):
 
 
 log_p = _float_unop("log", _np_float(np.log), _ScaledTangent(lambda x: log(x), lambda x, y: div(full_like(x, 1.0), x)),
-                    "stablehlo.log")
+                    "stablehlo.log", kinds="fc")
 
 
 def log(x):
@@ -358,7 +363,7 @@ def log(x):
 
 expm1_p = _float_unop("expm1", _np_float(np.expm1),
                       _ScaledTangent(lambda x: expm1(x), lambda x, y: add(y, full_like(x, 1.0))),
-                      "stablehlo.exponential_minus_one")
+                      "stablehlo.exponential_minus_one", kinds="fc")
 
 
 def expm1(x):
@@ -368,14 +373,14 @@ def expm1(x):
 log1p_p = _float_unop("log1p", _np_float(np.log1p),
                       _ScaledTangent(lambda x: log1p(x),
                                      lambda x, y: div(full_like(x, 1.0), add(x, full_like(x, 1.0)))),
-                      "stablehlo.log_plus_one")
+                      "stablehlo.log_plus_one", kinds="fc")
 
 
 def log1p(x):
     return log1p_p.bind(x)
 
 
-sin_p = _float_unop("sin", _np_float(np.sin), _ScaledTangent(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine")
+sin_p = _float_unop("sin", _np_float(np.sin), _ScaledTangent(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine", kinds="fc")
 
 
 def sin(x):
@@ -383,7 +388,7 @@ def sin(x):
 
 
 cos_p = _float_unop("cos", _np_float(np.cos), _ScaledTangent(lambda x: cos(x), lambda x, y: neg(sin(x))),
-                    "stablehlo.cosine")
+                    "stablehlo.cosine", kinds="fc")
 
 
 def cos(x):
@@ -391,7 +396,7 @@ def cos(x):
 
 
 tan_p = _float_unop("tan", _np_float(np.tan),
-                    _ScaledTangent(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan")
+                    _ScaledTangent(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan", kinds="fc")
 
 
 def tan(x):
@@ -403,7 +408,7 @@ def _one_minus_sq(x):
 
 
 asin_p = _float_unop("asin", _np_float(np.arcsin),
-                     _ScaledTangent(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin")
+                     _ScaledTangent(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin", kinds="fc")
 
 
 def asin(x):
@@ -411,7 +416,7 @@ def asin(x):
 
 
 acos_p = _float_unop("acos", _np_float(np.arccos),
-                     _ScaledTangent(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos")
+                     _ScaledTangent(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos", kinds="fc")
 
 
 def acos(x):
@@ -419,13 +424,15 @@ def acos(x):
 
 
 def _atan_lower(ctx, x):
+    if ctx.avals_in[0].dtype.kind == "c":  # atan2 orders its operands, so it is for real numbers only
+        return ctx.generic_op("chlo.atan", [x])
     one = ctx.constant(1, ctx.avals_in[0])
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
 
 _ATAN_DERIVATIVE = _ScaledTangent(lambda x: atan(x),
                                   lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x))))
-atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1],
+atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "fc", _KIND_NAMES["fc"]), x)[1],
                    impl=_np_float(np.arctan), jvp=_ATAN_DERIVATIVE.jvp, vjp=_ATAN_DERIVATIVE.vjp,
                    transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan_lower)
 
@@ -434,14 +441,14 @@ def atan(x):
     return atan_p.bind(x)
 
 
-sinh_p = _float_unop("sinh", _np_float(np.sinh), _ScaledTangent(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh")
+sinh_p = _float_unop("sinh", _np_float(np.sinh), _ScaledTangent(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh", kinds="fc")
 
 
 def sinh(x):
     return sinh_p.bind(x)
 
 
-cosh_p = _float_unop("cosh", _np_float(np.cosh), _ScaledTangent(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh")
+cosh_p = _float_unop("cosh", _np_float(np.cosh), _ScaledTangent(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh", kinds="fc")
 
 
 def cosh(x):
@@ -450,7 +457,7 @@ def cosh(x):
 
 tanh_p = _float_unop("tanh", _np_float(np.tanh),
                      _ScaledTangent(lambda x: tanh(x), lambda x, y: sub(full_like(x, 1.0), mul(y, y))),
-                     "stablehlo.tanh")
+                     "stablehlo.tanh", kinds="fc")
 
 
 def tanh(x):
@@ -467,7 +474,7 @@ def logistic(x):
 
 
 sqrt_p = _float_unop("sqrt", _np_float(np.sqrt),
-                     _ScaledTangent(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt")
+                     _ScaledTangent(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt", kinds="fc")
 
 
 def sqrt(x):
@@ -476,7 +483,7 @@ def sqrt(x):
 
 rsqrt_p = _float_unop("rsqrt", _np_float(lambda x: 1.0 / np.sqrt(x)),
                       _ScaledTangent(lambda x: rsqrt(x), lambda x, y: mul(full_like(x, -0.5), div(y, x))),
-                      "stablehlo.rsqrt")
+                      "stablehlo.rsqrt", kinds="fc")
 
 
 def rsqrt(x):
@@ -547,19 +554,30 @@ def polygamma(x, *, m: int):
 
 # ---------------------------------------------------------------------------------------------- abs / sign / rounding
 
+def _abs_shape(x):
+    require_kind("abs", x, "fic", "a numeric")
+    return x.update(dtype=COMPLEX_PART[x.dtype.name]) if x.dtype.kind == "c" else x
+
+
 def _abs_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    return abs(x), mul(t, sign(x))
+    out = abs(x)
+    if get_aval(x).dtype.kind != "c":
+        return out, mul(t, sign(x))
+    # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z = 0 (JAX's convention)
+    safe = select(eq(out, full_like(out, 0)), full_like(out, 1), out)
+    return out, cx.real(div(mul(t, cx.conj(x)), cx.complex_(safe, full_like(safe, 0))))
 
 
-abs_p = _float_unop("abs", lambda x: np.abs(x), _abs_jvp, "stablehlo.abs", kinds="fi")
+abs_p = Primitive("abs", shape_rule=_abs_shape, impl=lambda x: np.abs(x), jvp=_abs_jvp, transpose=NONLINEAR,
+                  batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.abs", [x]))
 
 
 def abs(x):  # noqa: A001
     return abs_p.bind(x)
 
 
-sign_p = _float_unop("sign", lambda x: np.sign(x), ZERO_TANGENT, "stablehlo.sign", kinds="fi")
+sign_p = _float_unop("sign", lambda x: np.sign(x), ZERO_TANGENT, "stablehlo.sign", kinds="fic")  # complex: z/|z|
 
 
 def sign(x):
@@ -703,7 +721,7 @@ _SAME_WIDTH_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _select_impl(p, a, b):
-    if p.size < 4096:
+    if p.size < 4096 or a.dtype.itemsize not in _SAME_WIDTH_UINT:
         return np.where(p, a, b)
     # np.where branches per element, and an unpredictable predicate (relu's x > 0) makes that ~5x slower than
     # choosing the bits with masks: (a & m) | (b & ~m), m all ones where p; the same bits as np.where, nan included
@@ -789,6 +807,8 @@ def _convert_shape(x, *, new_dtype):
 
 
 def _convert_impl(x, *, new_dtype):
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        x = x.real  # complex to real keeps the real part (Paddle's cast; numpy's astype warns, then does the same)
     if x.dtype.kind == "f" and new_dtype.kind in "iu":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(new_dtype.np)
@@ -798,9 +818,20 @@ def _convert_impl(x, *, new_dtype):
 def _convert_jvp(primals, tangents, *, new_dtype):
     (x,), (t,) = primals, tangents
     out = convert_element_type(x, new_dtype=new_dtype)
-    if new_dtype.kind != "f" or get_aval(x).dtype.kind != "f":
+    if new_dtype.kind not in "fc" or get_aval(x).dtype.kind not in "fc":
         return out, None
     return out, convert_element_type(t, new_dtype=new_dtype)
+
+
+def _convert_lower(ctx, x, *, new_dtype):
+    a_in = ctx.avals_in[0]
+    if a_in.dtype.kind == "c" and new_dtype.kind != "c":  # StableHLO leaves complex-to-real convert undefined
+        part = a_in.update(dtype=COMPLEX_PART[a_in.dtype.name])
+        x = ctx.op("stablehlo.real", [x], part, in_avals=[a_in])
+        if part.dtype == new_dtype:
+            return x
+        return ctx.op("stablehlo.convert", [x], ctx.avals_out[0], in_avals=[part])
+    return ctx.op("stablehlo.convert", [x])
 
 
 def _convert_transpose(ct, x, *, new_dtype):
@@ -809,7 +840,7 @@ def _convert_transpose(ct, x, *, new_dtype):
 
 convert_element_type_p = Primitive("convert_element_type", shape_rule=_convert_shape, impl=_convert_impl,
                                    jvp=_convert_jvp, transpose=_convert_transpose, batch=ELEMENTWISE,
-                                   lower=lambda ctx, x, *, new_dtype: ctx.op("stablehlo.convert", [x]))
+                                   lower=_convert_lower)
 
 
 def convert_element_type(x, *, new_dtype):

@@ -38,9 +38,13 @@ from paddle_fn.prims.structural import iota, slice
 # ---------------------------------------------------------------------------------------------- matrix helpers
 
 
-def _check_matrix(name, a, *, square=False):
-    if a.dtype.name not in ("float32", "float64"):
-        raise DTypeError(f"{name}: expected float32 or float64 matrices, got {fmt(a)}; cast with .astype('float32')")
+def _check_matrix(name, a, *, square=False, complex_ok=False):
+    """`complex_ok`: the decomposition has a complex form (LU and triangular solves, whose derivatives are
+    holomorphic: no conjugate transposes)."""
+    allowed = ("float32", "float64") + (("complex64", "complex128") if complex_ok else ())
+    if a.dtype.name not in allowed:
+        raise DTypeError(f"{name}: expected {' or '.join(allowed)} matrices, got {fmt(a)}; cast with "
+                         ".astype('float32')")
     if a.ndim < 2:
         raise ShapeError(f"{name}: expected a matrix or a batch of matrices (at least 2 dimensions), got {fmt(a)}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -142,6 +146,12 @@ def _lower_algorithm(algorithm, multiple_results=False):
     """A lowering that traces `algorithm(*matrices, **params)` (one unbatched problem, written with primitives),
     vmapped over the operands' leading dimensions, and inlines the resulting program."""
     def lower(ctx, *args, **params):
+        if any(a.dtype.kind == "c" for a in ctx.avals_in):
+            raise UnsupportedError(
+                f"{algorithm.__name__.strip('_').removesuffix('_algorithm')}: complex matrices "
+                "are not compiled yet (IREE 3.13 rejects the complex constants of the algorithm, and reusing one "
+                "complex buffer across two in-place update chains gave wrong complex128 results); call "
+                "paddle.linalg.inv / solve / det / slogdet on complex matrices outside jit")
         batch_shape = ctx.avals_in[0].shape[:-2]
         n_out = len(ctx.avals_out)
 
@@ -218,8 +228,8 @@ _MAX_SWEEPS = 40
 # ---------------------------------------------------------------------------------------------- triangular_solve
 
 def _triangular_solve_shape(a, b, *, lower, transpose_a, unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b)
+    _check_matrix("triangular_solve", a, square=True, complex_ok=True)
+    _check_matrix("triangular_solve", b, complex_ok=True)
     if a.dtype != b.dtype:
         raise DTypeError(f"triangular_solve: a is {fmt(a)} but b is {fmt(b)}; cast one with .astype()")
     if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
@@ -379,7 +389,7 @@ def cholesky(a):
 # ---------------------------------------------------------------------------------------------- lu
 
 def _lu_shape(a):
-    _check_matrix("lu", a, square=True)
+    _check_matrix("lu", a, square=True, complex_ok=True)
     index = ShapedArray(a.shape[:-1], dtypes.int32)
     return [a, index, index]
 

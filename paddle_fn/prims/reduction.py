@@ -280,7 +280,7 @@ def argmin(x, *, axis: int, index_dtype):
 
 def _cumulative_shape(name):
     def rule(x, *, axis, reverse):
-        require_kind(name, x, "fiu", "a numeric")
+        require_kind(name, x, "fiuc", "a numeric")
         if not 0 <= axis < x.ndim:
             raise ShapeError(f"{name}: axis {axis} is out of range for {fmt(x)}")
         return x
@@ -404,7 +404,7 @@ def _dot_general_shape(lhs, rhs, *, dimension_numbers, preferred_element_type):
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"dot_general: operand dtypes differ: lhs is {fmt(lhs)}, rhs is {fmt(rhs)} (cast one with "
                          ".astype(); use preferred_element_type to choose the result dtype)")
-    require_kind("dot_general", lhs, "fiu", "a numeric")
+    require_kind("dot_general", lhs, "fiuc", "a numeric")
     for side, aval, c, b in (("lhs", lhs, lc, lb), ("rhs", rhs, rc, rb)):
         used = tuple(c) + tuple(b)
         if len(set(used)) != len(used) or any(not 0 <= d < aval.ndim for d in used):

@@ -10,6 +10,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import bitwise as bw
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.reduction import sort
@@ -63,16 +64,27 @@ def _uniform(fn, key, shape, dt, min, max):  # noqa: A002
 
 
 def normal(key, shape=(), dtype=None):
-    """Standard normal floats, ``sqrt(2) * erf_inv(u)`` with u uniform in the open interval (-1, 1).
+    """Standard normal floats, ``sqrt(2) * erf_inv(u)`` with u uniform in the open interval (-1, 1). A complex
+    dtype gives complex normals with E|z|^2 = 1: real and imaginary parts independent, each of variance 1/2 (as
+    Paddle's ``randn(dtype='complex64')`` and JAX's ``normal``).
 
     Example:
         >>> from paddle_fn import random
         >>> x = random.normal(random.key(0), [10000], 'float64').numpy()
         >>> bool(abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05)
         True
+        >>> z = random.normal(random.key(0), [10000], 'complex128').numpy()
+        >>> bool(abs(z.real.var() - 0.5) < 0.05 and abs(z.imag.var() - 0.5) < 0.05)
+        True
     """
-    dt = _float_dtype("normal", dtype)
     shape = _static_shape("normal", shape)
+    if dtype is not None and dtypes.as_dtype(dtype).kind == "c":
+        part = cx.part_dtype(dtype)
+        both = el.mul(normal(key, (2,) + shape, part), _full((2,) + shape, math.sqrt(0.5), part))
+        re, im = (st.reshape(st.slice(both, start_indices=(i,) + (0,) * len(shape), limit_indices=(i + 1,) + shape),
+                             new_sizes=shape) for i in (0, 1))
+        return cx.complex_(re, im)
+    dt = _float_dtype("normal", dtype)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
     u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)
     return el.mul(_full(shape, math.sqrt(2.0), dt), el.erf_inv(u))

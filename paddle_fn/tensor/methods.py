@@ -11,8 +11,8 @@ import numpy as np
 
 from paddle_fn.core import tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import (activation, creation, indexing, inplace, linalg, logic, manipulation, math, pointwise,
-                              products, search, selection, stacking, stat)
+from paddle_fn.tensor import (activation, complex_numbers, creation, indexing, inplace, linalg, logic, manipulation,
+                              math, pointwise, products, search, selection, stacking, stat)
 
 _METHOD_SOURCES = {
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
@@ -44,6 +44,7 @@ _METHOD_SOURCES = {
             "is_empty", "rank"],
     creation: ["clone", "tril", "triu", "diag", "diag_embed", "zeros_like", "ones_like", "full_like", "empty_like"],
     activation: ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"],
+    complex_numbers: ["real", "imag", "conj", "angle", "as_complex", "as_real", "is_complex"],
 }
 
 

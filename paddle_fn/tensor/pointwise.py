@@ -12,11 +12,12 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import bitwise as bw
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import full
 from paddle_fn.tensor.math import any as any_
-from paddle_fn.tensor.promotion import cast, float_operand, nary_operands, real_operand
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, nary_operands, real_operand
 
 __all__ = ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
            "nextafter", "isposinf", "isneginf", "isreal"]
@@ -97,15 +98,16 @@ def sinc(x, name=None):
 
 
 def sgn(x, name=None):
-    """The sign of each element: -1, 0 or 1 (``sign``; Paddle also takes complex inputs, which paddle_fn does not
-    support yet).
+    """The sign of each element: -1, 0 or 1 (``sign``); of a complex element z, z / |z| (0 at 0).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.sgn(paddle.to_tensor([-2.0, 0.0, 3.0])).tolist()
         [-1.0, 0.0, 1.0]
+        >>> paddle.sgn(paddle.to_tensor([3+4j])).numpy()
+        array([0.6+0.8j], dtype=complex64)
     """
-    return ew.sign(real_operand("sgn", x))
+    return ew.sign(as_tensor(x))
 
 
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
@@ -282,11 +284,16 @@ def isneginf(x, name=None):
 
 
 def isreal(x, name=None):
-    """Whether each element is real: True everywhere for the real dtypes paddle_fn supports.
+    """Whether each element is real: True everywhere for real dtypes; for complex ones, where the imaginary part
+    is 0.
 
     Example:
         >>> import paddle_fn as paddle
-        >>> paddle.isreal(paddle.to_tensor([1.0, 2.0])).tolist()
-        [True, True]
+        >>> paddle.isreal(paddle.to_tensor([1+0j, 2j])).tolist()
+        [True, False]
     """
-    return _filled(real_operand("isreal", x), True, dtypes.bool_)
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind == "c":
+        part = cx.imag(x)
+        return ew.eq(part, st.full_like(part, 0))
+    return _filled(x, True, dtypes.bool_)
