@@ -587,10 +587,14 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         >>> round(linalg.norm(x).item(), 4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
         (5.099, array(5., dtype=float32))
     """
-    x = float_operand("norm", x)
-    nd = get_aval(x).ndim
     if p is None:
         p = "fro"
+    x = as_tensor(x)
+    spectral = p == "nuc" or (p in (2, -2) and axis is not None and np.size(axis) == 2)  # need a complex SVD
+    if x.dtype.kind == "c" and not spectral:
+        x = ew.abs(x)  # the other norms depend on the magnitudes only (Paddle 3.3.1: norm([3+4j, -1-2j]) = 5.4772)
+    x = float_operand("norm", x)
+    nd = get_aval(x).ndim
     if isinstance(p, str) and p not in ("fro", "nuc"):
         raise ValueError(f"paddle.linalg.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
     if axis is None:

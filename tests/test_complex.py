@@ -46,6 +46,7 @@ PADDLE_VALUES = {
     "log2": [2.32192802 + 1.33780420j, 1.16096401 - 2.93508196j],
     "exp": [-13.12878323 - 15.20078468j, -0.15309188 - 0.33451182j],
     "tanh": [1.00070965 + 0.00490826j, -1.16673625 + 0.24345821j],
+    "sigmoid": [1.03207219 - 0.04019551j, -0.02141536 - 0.40343869j],
     "mean": 1 + 1j, "sum": 2 + 2j, "prod": 5 - 10j,
     "cumsum": [3 + 4j, 2 + 2j], "cumprod": [3 + 4j, 5 - 10j],
 }
@@ -157,6 +158,12 @@ def test_functional_transforms_follow_jax():
     assert paddle.grad(lambda x: paddle.abs(x * (1 + 2j)) ** 2)(x).item() == pytest.approx(30.0)
 
 
+def test_holomorphic_hessian_follows_jax():
+    # JAX 0.10.2: jax.hessian(lambda z: jnp.sum(z ** 3), holomorphic=True) at [3+4j, -1-2j] is diag(6 z)
+    np.testing.assert_allclose(paddle.hessian(lambda z: paddle.sum(z ** 3), holomorphic=True)(c128([Z0, -1 - 2j]))
+                               .numpy(), np.diag([18 + 24j, -6 - 12j]), rtol=1e-14)
+
+
 def test_transforms_refuse_like_jax():
     with pytest.raises(TransformError, match="holomorphic=True"):
         paddle.grad(paddle.sin)(c128(Z0))
@@ -249,3 +256,11 @@ def test_complex_decompositions_say_what_is_not_there_yet():
         paddle.jit(paddle.linalg.inv)(c128(A0))
     with pytest.raises(DTypeError, match="qr"):
         paddle.linalg.qr(c128(A0))
+
+
+def test_norm_and_linspace_of_complex():
+    z = paddle.to_tensor([3 + 4j, -1 - 2j])
+    assert paddle.linalg.norm(z).item() == pytest.approx(5.47722578)  # Paddle 3.3.1
+    np.testing.assert_allclose(paddle.linspace(0, 1, 3, dtype="complex64").numpy(), [0, 0.5, 1])  # no rounding
+    with pytest.raises(DTypeError, match="norm"):
+        paddle.linalg.norm(z.reshape([1, 2]), p="nuc")

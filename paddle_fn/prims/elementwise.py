@@ -464,9 +464,19 @@ def tanh(x):
     return tanh_p.bind(x)
 
 
-logistic_p = _float_unop("logistic", _np_float(_scipy_special("expit")),
+_expit = _np_float(_scipy_special("expit"))
+
+
+def _logistic_impl(x):
+    if x.dtype.kind == "c":  # scipy's expit is real only
+        with np.errstate(all="ignore"):
+            return (1 / (1 + np.exp(-x))).astype(x.dtype)
+    return _expit(x)
+
+
+logistic_p = _float_unop("logistic", _logistic_impl,
                          _ScaledTangent(lambda x: logistic(x), lambda x, y: mul(y, sub(full_like(x, 1.0), y))),
-                         "stablehlo.logistic")
+                         "stablehlo.logistic", kinds="fc")
 
 
 def logistic(x):

@@ -303,7 +303,7 @@ atan = _unary("atan", ew.atan, "[0.]", "array([0.], dtype=float32)", complex_ok=
 sinh = _unary("sinh", ew.sinh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
 cosh = _unary("cosh", ew.cosh, "[0.]", "array([1.], dtype=float32)", complex_ok=True)
 tanh = _unary("tanh", ew.tanh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
-sigmoid = _unary("sigmoid", ew.logistic, "[0.]", "array([0.5], dtype=float32)")
+sigmoid = _unary("sigmoid", ew.logistic, "[0.]", "array([0.5], dtype=float32)", complex_ok=True)
 erf = _unary("erf", ew.erf, "[0.]", "array([0.], dtype=float32)")
 erfinv = _unary("erfinv", ew.erf_inv, "[0.]", "array([0.], dtype=float32)")
 lgamma = _unary("lgamma", ew.lgamma, "[1.]", "array([0.], dtype=float32)")

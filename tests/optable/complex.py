@@ -51,6 +51,7 @@ ROWS = [
     _unary("sinh", E.sinh, np.sinh),
     _unary("cosh", E.cosh, np.cosh),
     _unary("tanh", E.tanh, np.tanh, "unit"),
+    _unary("logistic", E.logistic, lambda x: 1 / (1 + np.exp(-x)), "unit"),
     _unary("sqrt", E.sqrt, np.sqrt, "positive"),
     _unary("rsqrt", E.rsqrt, lambda x: 1 / np.sqrt(x), "positive"),
     _unary("abs", E.abs, np.abs, "nonzero", lower=True, lower_dtypes=("complex64",)),
