@@ -51,6 +51,11 @@ CATALOGUE = {
     "paddle.linalg": ("paddle.linalg", """
         norm det slogdet inv solve triangular_solve cholesky cholesky_solve qr svd eigh eigvalsh eig eigvals lstsq lu
         lu_unpack pinv matrix_power matrix_rank multi_dot cov cond"""),
+    "paddle.fft": ("paddle.fft", """
+        fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn hfftn ihfftn
+        fftfreq rfftfreq fftshift ifftshift"""),
+    "paddle.signal": ("paddle.signal", "stft istft"),
+    "paddle.audio.functional": ("paddle.audio.functional", "get_window"),
     "Tensor methods": ("paddle.Tensor", """
         numpy item tolist astype T shape dtype ndim size place stop_gradient backward grad clear_grad detach
         register_hook cpu cuda pin_memory at reshape_ squeeze_ unsqueeze_ add_ scale_ clip_ zero_ fill_ set_value
@@ -101,6 +106,9 @@ PRIMITIVE_OF = {
     "paddle.reshape": "reshape", "paddle.cast": "convert_element_type", "paddle.clip": "clamp",
     "paddle.nn.functional.conv1d": "conv_general_dilated", "paddle.nn.functional.conv2d": "conv_general_dilated",
     "paddle.nn.functional.conv3d": "conv_general_dilated",
+    **{f"paddle.fft.{name}": "fft" for name in (
+        "fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn hfftn "
+        "ihfftn").split()},
     "paddle.nn.functional.conv1d_transpose": "conv_general_dilated",
     "paddle.nn.functional.conv2d_transpose": "conv_general_dilated",
     "paddle.nn.functional.sigmoid": "logistic", "paddle.nn.functional.tanh": "tanh",

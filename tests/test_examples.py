@@ -57,3 +57,11 @@ def test_synthetic_digits_carry_their_class():
     c = int(labels[0])
     row, col = 2 + 8 * (c // 4), 2 + 6 * (c % 4)
     assert (images[0, row:row + 6, col:col + 6] == 255).all()
+
+
+def test_spectral_heat_solves_fits_and_maps(tmp_path):
+    out = _run("spectral_heat.py", "--n", "32", "--fit-steps", "8", cwd=tmp_path)
+    assert float(re.search(r"exact solution: ([0-9.e+-]+)", out).group(1)) < 1e-12, out
+    assert abs(float(re.search(r"recovered diffusivity: ([0-9.]+)", out).group(1)) - 0.3) < 1e-6, out
+    assert "vmap batch shape [4, 32, 32]" in out
+    assert float(re.search(r"one at a time: ([0-9.e+-]+)", out).group(1)) < 1e-12, out

@@ -6,8 +6,8 @@ reduce_sum), complex_parts, bitwise, elementwise, structural, slicing, reduction
 from paddle_fn.core import hooks
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
-    base, bitwise, collectives, complex_parts, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits,
-    reduction, slicing, structural)
+    base, bitwise, collectives, complex_parts, control_flow, conv, custom_derivatives, elementwise, fft, linalg,
+    random_bits, reduction, slicing, structural)
 
 
 def _moveaxis(x, src, dst):

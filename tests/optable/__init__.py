@@ -109,7 +109,7 @@ class OpRow:
 
 
 FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "jit", "conv", "linalg",
-            "collectives", "complex")
+            "collectives", "complex", "fft")
 
 
 def all_rows() -> list[OpRow]:
