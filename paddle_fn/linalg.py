@@ -16,6 +16,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
@@ -270,18 +271,22 @@ def svd(x, full_matrices=False, name=None):
 
 
 def _symmetric_from(op, x, uplo):
-    """The symmetric matrix described by the lower ('L') or upper ('U') triangle of x."""
+    """The symmetric (complex: Hermitian, with the real part of the diagonal, as LAPACK reads it) matrix described
+    by the lower ('L') or upper ('U') triangle of x."""
     if uplo not in ("L", "U"):
         raise ValueError(f"paddle.linalg.{op}: UPLO must be 'L' or 'U', got {uplo!r}")
-    x = _matrices(op, x, square=True)
-    if uplo == "L":
-        return ew.add(la.tril(x), la.matrix_transpose(la.tril(x, -1)))
-    return ew.add(la.triu(x), la.matrix_transpose(la.triu(x, 1)))
+    x = _matrices(op, x, square=True, complex_ok=True)
+    strict = la.tril(x, -1) if uplo == "L" else la.triu(x, 1)
+    diag = la.tril(la.triu(x))
+    if x.dtype.kind == "c":
+        diag = cx.complex_(cx.real(diag), st.full_like(cx.real(diag), 0))
+    return ew.add(ew.add(diag, strict), la.adjoint(strict))
 
 
 def eigh(x, UPLO="L", name=None):  # noqa: N803 - Paddle's parameter name
-    """Eigenvalues (ascending) and eigenvectors of symmetric matrices given by their lower ('L') or upper ('U')
-    triangle; each eigenvector has its entry of largest magnitude positive. Derivatives need distinct eigenvalues.
+    """Eigenvalues (ascending) and eigenvectors of symmetric (complex: Hermitian) matrices given by their lower
+    ('L') or upper ('U') triangle; each real eigenvector has its entry of largest magnitude positive, complex ones
+    keep LAPACK's phases (as Paddle). Derivatives need distinct eigenvalues.
 
     Example:
         >>> import paddle_fn as paddle

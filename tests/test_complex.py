@@ -264,3 +264,36 @@ def test_norm_and_linspace_of_complex():
     np.testing.assert_allclose(paddle.linspace(0, 1, 3, dtype="complex64").numpy(), [0, 0.5, 1])  # no rounding
     with pytest.raises(DTypeError, match="norm"):
         paddle.linalg.norm(z.reshape([1, 2]), p="nuc")
+
+
+H3 = [[4, 1 - 2j, 0.5j], [1 + 2j, 3, 1], [-0.5j, 1, 5]]
+
+
+def test_hermitian_eigh_matches_paddle_and_its_derivatives_jax():
+    w, v = paddle.linalg.eigh(c128(H3))
+    # Paddle 3.3.1 (LAPACK's phases, as numpy's)
+    assert w.dtype == paddle.float64
+    np.testing.assert_allclose(w.numpy(), [0.9265304574722042, 5.1301161190041995, 5.9433534235235985], rtol=1e-14)
+    np.testing.assert_allclose(v.numpy()[:, 0], [0.594215, -0.325067 - 0.690034j, 0.079801 + 0.242334j], atol=1e-6)
+    np.testing.assert_allclose(paddle.linalg.eigvalsh(c128(H3), UPLO="U").numpy(), w.numpy(), rtol=1e-14)
+    # JAX 0.10.2's gradients G of w[0] and of |v[0, 0]|^2, compared along a Hermitian direction D: Re(sum(G * D))
+    # (the gradient here flows into the UPLO triangle; JAX and Paddle split it between both)
+    rng = np.random.default_rng(0)
+    d = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    d = d + d.conj().T
+    jax_w0 = [[0.3530912013688028, -0.19315937680264256 - 0.41002819524784845j,
+               0.04741888328512636 + 0.14399857168644767j],
+              [-0.19315937680264256 + 0.41002819524784845j, 0.5818147406352902,
+               -0.19315937680264259 - 0.02370944164256318j],
+              [0.04741888328512636 - 0.14399857168644767j, -0.19315937680264259 + 0.02370944164256318j,
+               0.06509405799590734]]
+    jax_v00 = [[-0.096818969784173, 0.013405951067590906 + 0.02640227106217638j,
+                0.0008192621460109059 - 0.005883713387784548j],
+               [0.013405951067590906 - 0.02640227106217638j, 0.08354890256038701,
+                -0.03401293221753548 - 0.0004096310730054677j],
+               [0.0008192621460109059 + 0.005883713387784548j, -0.03401293221753548 + 0.0004096310730054677j,
+                0.013270067223786005]]
+    for f, g in ((lambda m: paddle.linalg.eigvalsh(m)[0], jax_w0),
+                 (lambda m: paddle.abs(paddle.linalg.eigh(m)[1][0, 0]) ** 2, jax_v00)):
+        ours = paddle.grad(f)(c128(H3)).numpy()
+        assert np.real(np.sum(ours * d)) == pytest.approx(np.real(np.sum(np.array(g) * d)), rel=1e-12)

@@ -25,6 +25,7 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, Primitive, symbolic_zeros
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.bitwise import and_
@@ -127,8 +128,15 @@ def diag_matrix(v):
     return mul(_rows(v, n), eye_like(_rows(v, n)))
 
 
+def adjoint(x):
+    """The conjugate transpose of the last two dimensions (the transpose of real matrices)."""
+    t = matrix_transpose(x)
+    return cx.conj(t) if get_aval(x).dtype.kind == "c" else t
+
+
 def _symmetrize(x):
-    return mul(add(x, matrix_transpose(x)), full_like(x, 0.5))
+    """The Hermitian (for real matrices, symmetric) part (A + A^H) / 2."""
+    return mul(add(x, adjoint(x)), full_like(x, 0.5))
 
 
 def _batch_rule(get_prim):
@@ -562,14 +570,16 @@ def qr(a, *, full_matrices: bool = False):
 # ---------------------------------------------------------------------------------------------- eigh
 
 def _eigh_shape(a):
-    _check_matrix("eigh", a, square=True)
-    return [a.update(shape=a.shape[:-1]), a]
+    _check_matrix("eigh", a, square=True, complex_ok=True)
+    real = cx.part_dtype(a.dtype) if a.dtype.kind == "c" else a.dtype
+    return [a.update(shape=a.shape[:-1], dtype=real), a]
 
 
 def _eigh_impl(a):
-    w, v = np.linalg.eigh((a + np.swapaxes(a, -1, -2)) / 2)
-    v = v * _np_fix_column_signs(v)[..., None, :]
-    return [w.astype(a.dtype), v.astype(a.dtype)]
+    w, v = np.linalg.eigh((a + np.conj(np.swapaxes(a, -1, -2))) / 2)
+    if a.dtype.kind != "c":  # complex eigenvectors keep LAPACK's phases, as Paddle 3.3.1's (and numpy's) do
+        v = v * _np_fix_column_signs(v)[..., None, :]
+    return [w.astype(a.real.dtype), v.astype(a.dtype)]
 
 
 def _gap_reciprocals(w):
@@ -583,9 +593,14 @@ def _gap_reciprocals(w):
 def _eigh_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     w, v = eigh(a)
-    # A V = V diag(w): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F the reciprocal eigenvalue gaps
-    x = matmul(matrix_transpose(v), matmul(_symmetrize(ta), v))
-    return [w, v], [diagonal(x), matmul(v, mul(_gap_reciprocals(w), x))]
+    # A V = V diag(w): dw = diag(V^H dA V), dV = V (F o V^H dA V) with F the reciprocal eigenvalue gaps (JAX's
+    # rule; for complex matrices dw is the real part, and dV the change with V^H dV zero on its diagonal)
+    x = matmul(adjoint(v), matmul(_symmetrize(ta), v))
+    gaps = _gap_reciprocals(w)
+    if get_aval(x).dtype.kind == "c":
+        return [w, v], [cx.real(diagonal(x)), matmul(v, mul(convert_element_type(gaps, new_dtype=get_aval(x).dtype),
+                                                                 x))]
+    return [w, v], [diagonal(x), matmul(v, mul(gaps, x))]
 
 
 def _jacobi_sweeps(x, v, n, rotate, residual):
@@ -671,8 +686,9 @@ eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jv
 
 
 def eigh(a):
-    """Eigen-decomposition of the symmetric part (A + A^T)/2: [w, v] with w ascending and A v = v diag(w); each
-    eigenvector's entry of largest magnitude is positive. Its derivative needs distinct eigenvalues."""
+    """Eigen-decomposition of the symmetric (complex: Hermitian) part (A + A^H)/2: [w, v] with w ascending and real
+    and A v = v diag(w); each real eigenvector's entry of largest magnitude is positive, complex ones keep LAPACK's
+    phases. Its derivative needs distinct eigenvalues."""
     return eigh_p.bind(a)
 
 
