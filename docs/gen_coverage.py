@@ -52,6 +52,11 @@ CATALOGUE = {
     "paddle.linalg": ("paddle.linalg", """
         norm det slogdet inv solve triangular_solve cholesky cholesky_solve qr svd eigh eigvalsh eig eigvals lstsq lu
         lu_unpack pinv matrix_power matrix_rank multi_dot cov cond"""),
+    "paddle.fft": ("paddle.fft", """
+        fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn hfftn ihfftn
+        fftfreq rfftfreq fftshift ifftshift"""),
+    "paddle.signal": ("paddle.signal", "stft istft"),
+    "paddle.audio.functional": ("paddle.audio.functional", "get_window"),
     "Tensor methods": ("paddle.Tensor", """
         numpy item tolist astype T shape dtype ndim size place stop_gradient backward grad clear_grad detach
         register_hook cpu cuda pin_memory at reshape_ squeeze_ unsqueeze_ add_ scale_ clip_ zero_ fill_ set_value
@@ -172,16 +177,6 @@ NOT_APPLICABLE = {
     "paddle.nn.functional.class_center_sample": "a distributed (model-parallel) sampling op",
     "paddle.nn.functional.sparse_attention": "a CUDA-only kernel of Paddle",
     "paddle.nn.functional.temporal_shift": "a video-model kernel outside the Tensor API's scope",
-    "paddle.complex": "paddle_fn has no complex dtypes",
-    "paddle.angle": "paddle_fn has no complex dtypes",
-    "paddle.conj": "paddle_fn has no complex dtypes",
-    "paddle.real": "paddle_fn has no complex dtypes",
-    "paddle.imag": "paddle_fn has no complex dtypes",
-    "paddle.as_complex": "paddle_fn has no complex dtypes",
-    "paddle.as_real": "paddle_fn has no complex dtypes",
-    "paddle.is_complex": "paddle_fn has no complex dtypes",
-    "paddle.linalg.eig": "its results are complex; paddle_fn has no complex dtypes",
-    "paddle.linalg.eigvals": "its results are complex; paddle_fn has no complex dtypes",
 }
 
 # functions that lower to a primitive of their own (the rest are composites)
@@ -198,6 +193,9 @@ PRIMITIVE_OF = {
     "paddle.reshape": "reshape", "paddle.cast": "convert_element_type", "paddle.clip": "clamp",
     "paddle.nn.functional.conv1d": "conv_general_dilated", "paddle.nn.functional.conv2d": "conv_general_dilated",
     "paddle.nn.functional.conv3d": "conv_general_dilated",
+    **{f"paddle.fft.{name}": "fft" for name in (
+        "fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn hfftn "
+        "ihfftn").split()},
     "paddle.nn.functional.conv1d_transpose": "conv_general_dilated",
     "paddle.nn.functional.conv2d_transpose": "conv_general_dilated",
     "paddle.nn.functional.sigmoid": "logistic", "paddle.nn.functional.tanh": "tanh",

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import f64_math, llvm_cpu_conv, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig
+from paddle_fn.lowering import (f64_math, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum,
+                               llvm_cpu_trig)
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
 
@@ -48,6 +49,16 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              evidence="tests/test_lowering.py::test_large_float32_sums_are_as_accurate_as_numpy",
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
                  "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level"),
+    Override("fft", "llvm-cpu", llvm_cpu_fft.lower_fft, iree="3.13",
+             evidence="tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
+                      "benchmarks/bench_fft.py",
+             why="IREE compiles stablehlo.fft on the CPU only over one axis of a power-of-two length in single "
+                 "precision (other lengths, several axes and complex128 fail to compile); those become one-axis "
+                 "FFTs, DFT products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
+    Override("pad", "llvm-cpu", llvm_cpu_pad.lower_pad, iree="3.13",
+             evidence="tests/test_fft.py::test_jit_pads_complex_signals",
+             why="IREE crashes on a stablehlo.pad of complex elements (complex64 and complex128); the parts are "
+                 "padded apart (see lowering/llvm_cpu_pad.py)"),
     Override("scan", "llvm-cpu", llvm_cpu_scan.lower_scan, iree="3.13",
              evidence="benchmarks/bench_models.py (recurrence); tests/test_control_flow.py (scans under jit)",
              why="IREE copies every carried buffer each loop iteration (no in-place update): a scan under reverse "

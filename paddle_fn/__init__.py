@@ -75,6 +75,7 @@ _LAZY = {
     "set_device": "paddle_fn.transforms.devices:set_device",
     # Paddle's namespaces
     "amp": "paddle_fn.amp",
+    "audio": "paddle_fn.audio",  # paddle.audio.functional.get_window
     "autograd": "paddle_fn.autograd",  # paddle.autograd; paddle.incubate.autograd
     "base": "paddle_fn.base",  # paddle.base.framework.Variable
     "callbacks": "paddle_fn.callbacks",
@@ -86,10 +87,12 @@ _LAZY = {
     "incubate": "paddle_fn.incubate",
     "io": "paddle_fn.io",  # Dataset, DataLoader, samplers
     "jit": "paddle_fn.jit",  # the paddle.jit module; calling it is the jit transform
+    "fft": "paddle_fn.fft",  # paddle.fft: discrete Fourier transforms
     "linalg": "paddle_fn.linalg",
     "metric": "paddle_fn.metric",
     "nn": "paddle_fn.nn",
     "optimizer": "paddle_fn.optimizer",
+    "signal": "paddle_fn.signal",  # paddle.signal: stft, istft
     "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name, dlpack
     "to_dlpack": "paddle_fn.utils.dlpack:to_dlpack",
     "from_dlpack": "paddle_fn.utils.dlpack:from_dlpack",

@@ -3,8 +3,9 @@
 
 Every function maps over leading (batch) dimensions, is differentiable (grad and JVP) wherever the underlying
 decomposition is (distinct eigenvalues / singular values, invertible factors), and works under vmap and jit
-(the primitives lower to paddle_fn's own StableHLO algorithms). `eig` is the exception: its results are complex
-and paddle_fn has no complex dtype. See docs/linalg.md.
+(the primitives lower to paddle_fn's own StableHLO algorithms). `eig`/`eigvals` are eager only, and complex
+matrices (inv, solve, det, slogdet) are differentiable but not compiled yet. See docs/linalg.md and
+docs/complex.md.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
@@ -27,7 +29,8 @@ from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
 from paddle_fn.tensor.manipulation import reshape, where
 from paddle_fn.tensor.math import abs as abs_, ceil, log2, max as max_, maximum, sum as sum_
 from paddle_fn.tensor.matrix_functions import cholesky_inverse, householder_product, svdvals, vecdot
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand
+from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
+                                        inexact_operand)
 
 __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
@@ -38,14 +41,16 @@ __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-def _matrices(op, x, *, square=False):
-    """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function."""
-    x = float_operand(op, x)
+def _matrices(op, x, *, square=False, complex_ok=False):
+    """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function;
+    `complex_ok`: the function has a complex form (those built on the LU factorization), so complex64/complex128
+    pass too."""
+    x = inexact_operand(op, x) if complex_ok else float_operand(op, x)
     shape = shape_of(x)
     if len(shape) < 2:
         raise ShapeError(f"paddle.linalg.{op}: expected a matrix or a batch of matrices (at least 2 dimensions), "
                          f"got shape {list(shape)}")
-    if get_aval(x).dtype.name not in ("float32", "float64"):
+    if get_aval(x).dtype.name not in ("float32", "float64", "complex64", "complex128"):
         x = cast(x, dtypes.float32)  # LAPACK (and the lowerings) work in float32 or float64
     if square and shape[-1] != shape[-2]:
         raise ShapeError(f"paddle.linalg.{op}: expected square matrices, got shape {list(shape)} ({shape[-2]} rows, "
@@ -275,18 +280,22 @@ def svd(x, full_matrices=False, name=None):
 
 
 def _symmetric_from(op, x, uplo):
-    """The symmetric matrix described by the lower ('L') or upper ('U') triangle of x."""
+    """The symmetric (complex: Hermitian, with the real part of the diagonal, as LAPACK reads it) matrix described
+    by the lower ('L') or upper ('U') triangle of x."""
     if uplo not in ("L", "U"):
         raise ValueError(f"paddle.linalg.{op}: UPLO must be 'L' or 'U', got {uplo!r}")
-    x = _matrices(op, x, square=True)
-    if uplo == "L":
-        return ew.add(la.tril(x), la.matrix_transpose(la.tril(x, -1)))
-    return ew.add(la.triu(x), la.matrix_transpose(la.triu(x, 1)))
+    x = _matrices(op, x, square=True, complex_ok=True)
+    strict = la.tril(x, -1) if uplo == "L" else la.triu(x, 1)
+    diag = la.tril(la.triu(x))
+    if x.dtype.kind == "c":
+        diag = cx.complex_(cx.real(diag), st.full_like(cx.real(diag), 0))
+    return ew.add(ew.add(diag, strict), la.adjoint(strict))
 
 
 def eigh(x, UPLO="L", name=None):  # noqa: N803 - Paddle's parameter name
-    """Eigenvalues (ascending) and eigenvectors of symmetric matrices given by their lower ('L') or upper ('U')
-    triangle; each eigenvector has its entry of largest magnitude positive. Derivatives need distinct eigenvalues.
+    """Eigenvalues (ascending) and eigenvectors of symmetric (complex: Hermitian) matrices given by their lower
+    ('L') or upper ('U') triangle; each real eigenvector has its entry of largest magnitude positive, complex ones
+    keep LAPACK's phases (as Paddle). Derivatives need distinct eigenvalues.
 
     Example:
         >>> import paddle_fn as paddle
@@ -315,22 +324,24 @@ def _general_eig(op, x, vectors):
     x = as_tensor(x)
     if isinstance(x, Tracer):
         raise UnsupportedError(
-            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix is complex-valued, and complex Tensors "
-            "exist only as eager values in paddle_fn, so it cannot run under grad, vmap or jit. Call it on a "
-            "concrete Tensor, or use paddle.linalg.eigh / eigvalsh for symmetric matrices")
+            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix has no derivative rule or compiled "
+            "form in paddle_fn yet, so it cannot run under grad, vmap or jit. Call it on a concrete Tensor, or use "
+            "paddle.linalg.eigh / eigvalsh for symmetric (Hermitian) matrices")
     a = get_aval(x)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"paddle.linalg.{op}: expected square matrices [..., n, n], got shape {list(a.shape)}")
-    ctype = np.complex128 if a.dtype == dtypes.float64 else np.complex64
-    w, v = np.linalg.eig(x.numpy().astype(np.float64 if ctype is np.complex128 else np.float32))
+    ctype = np.complex128 if a.dtype in (dtypes.float64, dtypes.complex128) else np.complex64
+    # a complex matrix keeps its imaginary part; a real one computes in the real dtype of ctype's width
+    work = ctype if a.dtype.kind == "c" else (np.float64 if ctype is np.complex128 else np.float32)
+    w, v = np.linalg.eig(x.numpy().astype(work))
     w = Tensor(w.astype(ctype))
     return (w, Tensor(v.astype(ctype))) if vectors else w
 
 
 def eig(x, name=None):
-    """Eigenvalues and eigenvectors of general square matrices, as complex Tensors (complex64 for float32
-    input, complex128 for float64), eagerly. Complex Tensors are eager values: eig is not differentiable and does
-    not run under vmap/jit (a clear error says so); use eigh for symmetric matrices.
+    """Eigenvalues and eigenvectors of general real or complex square matrices, as complex Tensors (complex64
+    for float32 or complex64 input, complex128 for float64 or complex128), eagerly: eig has no derivative rule or
+    compiled form yet and says so under grad/vmap/jit; use eigh for symmetric matrices.
 
     Example:
         >>> import paddle_fn as paddle
@@ -392,7 +403,7 @@ def solve(x, y, name=None):
         >>> linalg.solve(paddle.to_tensor([[3., 1.], [1., 2.]]), paddle.to_tensor([9., 8.])).numpy()
         array([2., 3.], dtype=float32)
     """
-    a = _matrices("solve", x, square=True)
+    a = _matrices("solve", x, square=True, complex_ok=True)
     b = as_tensor(y, get_aval(a).dtype)
     vector = get_aval(b).ndim == 1
     if vector:
@@ -416,7 +427,7 @@ def inv(x, name=None):
         array([[0.5 , 0.  ],
                [0.  , 0.25]], dtype=float32)
     """
-    a = _matrices("inv", x, square=True)
+    a = _matrices("inv", x, square=True, complex_ok=True)
     packed, _, perm = la.lu(a)
     _check_nonsingular("inv", a, packed)
     return _lu_solve(packed, perm, la.eye_like(a))
@@ -439,7 +450,7 @@ def det(x, name=None):
         >>> round(linalg.det(paddle.to_tensor([[1., 2.], [3., 4.]])).item(), 4)
         -2.0
     """
-    a = _matrices("det", x, square=True)
+    a = _matrices("det", x, square=True, complex_ok=True)
     packed, pivots, _ = la.lu(a)
     out = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(la.diagonal(packed), axes=_last(pivots)))
     return out
@@ -455,11 +466,12 @@ def slogdet(x, name=None):
         >>> linalg.slogdet(paddle.to_tensor([[1., 2.], [3., 4.]])).numpy().round(4)
         array([-1.    ,  0.6931], dtype=float32)
     """
-    a = _matrices("slogdet", x, square=True)
+    a = _matrices("slogdet", x, square=True, complex_ok=True)
     packed, pivots, _ = la.lu(a)
     d = la.diagonal(packed)
-    sign = ew.mul(_permutation_sign(pivots, get_aval(a).dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))
-    logabs = _sum(ew.log(ew.abs(d)), _last(d))
+    dtype = get_aval(a).dtype
+    sign = ew.mul(_permutation_sign(pivots, dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))  # complex: a phase
+    logabs = ew.convert_element_type(_sum(ew.log(ew.abs(d)), _last(d)), new_dtype=dtype)  # stacked with the sign
     return st.concatenate(*[st.expand_dims(v, dimensions=(0,)) for v in (sign, logabs)], dimension=0)
 
 
@@ -589,10 +601,14 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         >>> round(linalg.norm(x).item(), 4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
         (5.099, array(5., dtype=float32))
     """
-    x = float_operand("norm", x)
-    nd = get_aval(x).ndim
     if p is None:
         p = "fro"
+    x = as_tensor(x)
+    spectral = p == "nuc" or (p in (2, -2) and axis is not None and np.size(axis) == 2)  # need a complex SVD
+    if x.dtype.kind == "c" and not spectral:
+        x = ew.abs(x)  # the other norms depend on the magnitudes only (Paddle 3.3.1: norm([3+4j, -1-2j]) = 5.4772)
+    x = float_operand("norm", x)
+    nd = get_aval(x).ndim
     if isinstance(p, str) and p not in ("fro", "nuc"):
         raise ValueError(f"paddle.linalg.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
     if axis is None:

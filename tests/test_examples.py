@@ -64,3 +64,11 @@ def test_vae_learns_to_denoise(tmp_path):
     first, last = (float(v) for v in re.search(r"first 10 steps ([0-9.]+), last 10 steps ([0-9.]+)", out).groups())
     assert last < first - 4, out  # from about 11.5 nats per image to below 6
     assert float(re.search(r"denoised pixels: ([0-9.]+)", out).group(1)) > 0.95, out
+
+
+def test_spectral_heat_solves_fits_and_maps(tmp_path):
+    out = _run("spectral_heat.py", "--n", "32", "--fit-steps", "8", cwd=tmp_path)
+    assert float(re.search(r"exact solution: ([0-9.e+-]+)", out).group(1)) < 1e-12, out
+    assert abs(float(re.search(r"recovered diffusivity: ([0-9.]+)", out).group(1)) - 0.3) < 1e-6, out
+    assert "vmap batch shape [4, 32, 32]" in out
+    assert float(re.search(r"one at a time: ([0-9.e+-]+)", out).group(1)) < 1e-12, out

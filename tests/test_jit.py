@@ -45,8 +45,8 @@ def test_jit_matches_eager_and_keeps_dtype(dtype, tol):
 
 def test_jit_matches_eager_on_bool_unsigned_and_complex_values():
     # each of these once compiled to something else or not at all: bool add wrapped (True + True gave False),
-    # IREE rejected reverse and cumulative sums/products of uint8/uint32, complex constants, orderings and sorts
-    # failed to lower
+    # IREE rejected reverse and cumulative sums/products of uint8/uint32, complex constants failed to lower (the
+    # Paddle-level orderings and sorts of complex numbers now refuse them, as Paddle 3.3.1 does)
     nan = np.nan
     b = paddle.to_tensor([True, True, False, False])
     u8 = paddle.to_tensor(np.array([250, 3, 7, 255], np.uint8))
@@ -56,8 +56,7 @@ def test_jit_matches_eager_on_bool_unsigned_and_complex_values():
 
     def cases(b, u8, u32, c, d):
         return [b + b[::-1], b * b[::-1], u8[::-1], paddle.flip(u32, 0), paddle.cumsum(u8), paddle.cumprod(u32, 0),
-                u8 + u8, u32 < u32[::-1], c.sum(), paddle.prod(d), c == d, d < c, d >= c, paddle.sort(c),
-                paddle.where(b, c, d)]
+                u8 + u8, u32 < u32[::-1], c.sum(), paddle.prod(d), c == d, paddle.where(b, c, d)]
     eager, staged = cases(b, u8, u32, c, d), paddle.jit(cases)(b, u8, u32, c, d)
     for i, (e, j) in enumerate(zip(eager, staged)):
         assert e.dtype == j.dtype and e.numpy().dtype == j.numpy().dtype, i

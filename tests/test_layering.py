@@ -30,9 +30,12 @@ LAYERS = {
     "paddle_fn.framework": 4,
     "paddle_fn.device": 4,
     "paddle_fn.tensor": 5,
+    "paddle_fn.fft": 6,
     "paddle_fn.linalg": 6,
     "paddle_fn.nn.functional": 6,
     # Paddle's stateful and imperative surface, written against the public API
+    "paddle_fn.signal": 7,
+    "paddle_fn.audio": 7,
     "paddle_fn.incubate": 7,
     "paddle_fn.amp": 7,
     "paddle_fn.metric": 7,

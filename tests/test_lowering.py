@@ -101,7 +101,7 @@ def _compile_and_run(cases):
         want = _as_list(row.fun(*[Tensor(a) for a in args[len(args) - len(row.args):]]))
         for g, w in zip(got, want):
             g, w = np.asarray(g), np.asarray(w.concrete_value())
-            if w.dtype.kind == "f":
+            if w.dtype.kind in "fc":
                 tol = 2e-3 if w.dtype.itemsize < 4 else 1e-5
                 ok = g.shape == w.shape and np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
             else:

@@ -44,7 +44,8 @@ def _assert_close(got, want, row, what, *, rtol, atol):
     if got.dtype.kind in "biu" and want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want, err_msg=f"{row.name}: {what}")
     else:
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+        wide = np.complex128 if "c" in (got.dtype.kind, want.dtype.kind) else np.float64
+        np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=atol,
                                    err_msg=f"{row.name}: {what}", equal_nan=True)
 
 
@@ -79,7 +80,16 @@ DIFF_ROWS = [r for r in ROWS if r.diff_args]
 
 
 def _rand_like(rng, x):
-    return rng.normal(size=np.shape(x)).astype(np.asarray(x).dtype)
+    dt = np.asarray(x).dtype
+    if dt.kind == "c":
+        return (rng.normal(size=np.shape(x)) + 1j * rng.normal(size=np.shape(x))).astype(dt)
+    return rng.normal(size=np.shape(x)).astype(dt)
+
+
+def _pairing(a, b) -> float:
+    """Re(sum(a * b)): the real bilinear pairing under which JAX-convention transposes (never conjugating) are
+    adjoint; for real arrays the plain dot product."""
+    return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
 def _fun_of_diff(row, args):
@@ -92,7 +102,7 @@ def _fun_of_diff(row, args):
             full[i] = x
         outs = row.fun(*full)
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        return [o for o in outs if get_aval(o).dtype.kind == "f"]
+        return [o for o in outs if get_aval(o).dtype.kind in "fc"]
     return f
 
 
@@ -123,8 +133,8 @@ def test_transpose_dot_product_identity(row):
     tangents = [Tensor(_rand_like(rng, _np(p))) for p in primals]
     cts = [Tensor(_rand_like(rng, _np(o))) for o in outs]
     jt = lin(*tangents)
-    lhs = sum(float(np.vdot(_np(c), _np(y))) for c, y in zip(cts, jt))
-    rhs = sum(float(np.vdot(_np(instantiate(x)), _np(t))) for x, t in zip(lin.transpose(cts), tangents))
+    lhs = sum(_pairing(_np(c), _np(y)) for c, y in zip(cts, jt))
+    rhs = sum(_pairing(_np(instantiate(x)), _np(t)) for x, t in zip(lin.transpose(cts), tangents))
     _assert_close(lhs, rhs, row, "transpose identity", rtol=row.linear_tol, atol=row.linear_tol)
     # and linearize agrees with jvp
     _, t_out = jvp_flat(f, primals, tangents)
@@ -258,15 +268,16 @@ def test_eager_tape_matches_transpose(row):
     for i, x in zip(row.diff_args, primals):
         full[i] = x
     every = _outputs(row, full)
-    for o in every:  # float results carry the graph; integer and bool results never need a gradient
-        assert o.stop_gradient == (get_aval(o).dtype.kind != "f"), f"{row.name}: stop_gradient of {get_aval(o)}"
+    for o in every:  # float and complex results carry the graph; integer and bool ones never need a gradient
+        assert o.stop_gradient == (get_aval(o).dtype.kind not in "fc"), f"{row.name}: stop_gradient of {get_aval(o)}"
     outs = f(*primals)
     if not outs:
         return
     cts = [Tensor(_rand_like(rng, _np(o))) for o in outs]
     got = paddle_fn.grad(outs, primals, grad_outputs=cts, allow_unused=True)
     _, lin = linearize_flat(f, [Tensor(args[i]) for i in row.diff_args])
-    want = [instantiate(x) for x in lin.transpose(cts)]
+    # Paddle's complex convention: the conjugate of JAX's cotangent of the conjugated output cotangent
+    want = [np.conj(_np(instantiate(x))) for x in lin.transpose([Tensor(np.conj(_np(c))) for c in cts])]
     for g, w, p in zip(got, want, primals):
         _assert_close(np.zeros(p.shape) if g is None else _np(g), _np(w), row, "tape vs transpose",
                       rtol=row.linear_tol, atol=row.linear_tol)

@@ -215,7 +215,7 @@ def test_paddle_grad_vs_functional_hessian_vector_product():
 
 def test_functional_grad_still_rejects_nothing_else():
     with pytest.raises(TypeError, match="tape form"):
-        paddle.grad(lambda x: x, 0, False, 3)
+        paddle.grad(lambda x: x, 0, False, False, False, 3)  # JAX's five, then one more
 
 
 # ----------------------------------------------------------------------------------------------- hooks, in-place

@@ -255,7 +255,7 @@ def test_all_any_and_mean_of_int_is_an_error():
     with pytest.raises(DTypeError, match="floating-point"):
         T.mean(T.to_tensor([1, 2]))
     for complex_max in (lambda c: c.max(), lambda c: T.min(c, axis=0)):  # complex numbers have no maximum
-        with pytest.raises(DTypeError, match="real .not complex. input, got dtype complex64"):
+        with pytest.raises(DTypeError, match="complex numbers have no order"):
             complex_max(T.to_tensor(np.array([1 + 2j, 3j], np.complex64)))
 
 

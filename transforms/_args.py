@@ -44,6 +44,37 @@ def normalize_argnums(argnums, nargs: int, transform: str):
     return single, tuple(out)
 
 
+_KIND_WORDS = {"f": "a real floating-point", "c": "a complex", "fc": "a floating-point or complex"}
+
+
+def _holomorphic_hint(allowed: str) -> str:
+    if allowed == "c":
+        return "holomorphic=True differentiates complex functions of complex inputs"
+    return ("for a holomorphic function of complex numbers pass holomorphic=True; for a non-holomorphic one with "
+            "complex outputs use vjp (or jvp) directly")
+
+
+def check_input_dtype(what: str, i: int, aval, allowed: str, *, takes_allow_int: bool = False) -> None:
+    """A differentiated input of a kind in `allowed` ('f', 'c' or 'fc'), else JAX's error, naming the fix (and
+    ``allow_int=True`` where the transform takes it)."""
+    kind = aval.dtype.kind
+    if kind in allowed:
+        return
+    start = f"{what}: differentiated input {i} ({aval.str_short()}) has dtype {aval.dtype.name}"
+    if kind not in "fc":
+        fixes = ("Cast it with .astype('float32'), leave it out of argnums, or pass allow_int=True for a zero "
+                 "gradient" if takes_allow_int else "Cast it with .astype('float32') or leave it out of argnums")
+        raise TransformError(f"{start}; {what.split('(')[0]} needs floating-point inputs. {fixes}")
+    raise TransformError(f"{start}; it needs {_KIND_WORDS[allowed]} dtype ({_holomorphic_hint(allowed)})")
+
+
+def check_output_dtype(what: str, aval, allowed: str) -> None:
+    """A differentiated output of a kind in `allowed` ('f' or 'c'), else JAX's error, naming the fix."""
+    if aval.dtype.kind not in allowed:
+        raise TransformError(f"{what}: the output has dtype {aval.dtype.name}; it needs {_KIND_WORDS[allowed]} "
+                             f"output ({_holomorphic_hint(allowed)})")
+
+
 def fun_name(f) -> str:
     return getattr(f, "__name__", type(f).__name__)
 

@@ -10,12 +10,13 @@ import functools
 import numpy as np
 
 from paddle_fn.core import tape
-from paddle_fn.core.autodiff import Zero, instantiate, jvp_flat, linearize_flat
+from paddle_fn.core.autodiff import Zero, instantiate, is_differentiable, jvp_flat, linearize_flat
 from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_structure, tree_unflatten
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims.structural import broadcast_in_dim
-from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, normalize_argnums
+from paddle_fn.transforms._args import (as_leaf, check_input_dtype, check_output_dtype, flatten_fun, fun_name,
+                                        normalize_argnums)
 
 
 def _flatten_args(tree, what):
@@ -64,10 +65,10 @@ def jvp(func, primals, tangents):
         if pa.shape != ta.shape:
             raise TransformError(f"jvp({fun_name(func)}): tangent {i} has shape {list(ta.shape)} but its primal has "
                                  f"shape {list(pa.shape)}; tangents must match their primals' shapes")
-        if pa.dtype.kind == "f" and ta.dtype != pa.dtype:
+        if is_differentiable(pa) and ta.dtype != pa.dtype:
             raise TransformError(f"jvp({fun_name(func)}): tangent {i} has dtype {ta.dtype.name} but its primal has "
                                  f"dtype {pa.dtype.name}; cast the tangent with .astype('{pa.dtype.name}')")
-    t_flat = [t if get_aval(p).dtype.kind == "f" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
+    t_flat = [t if is_differentiable(get_aval(p)) else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
     flat_fun, out = flatten_fun(func, _positional(p_tree), what=f"jvp({fun_name(func)})")
     p_out, t_out = jvp_flat(flat_fun, p_flat, t_flat)
     return tree_unflatten(out.tree, p_out), tree_unflatten(out.tree, t_out)
@@ -130,7 +131,7 @@ def vjp(func, *primals, has_aux=False):
             if ca.shape != a.shape:
                 raise TransformError(f"vjp({fun_name(func)}): cotangent {i} has shape {list(ca.shape)} but the "
                                      f"output has shape {list(a.shape)}")
-            if a.dtype.kind == "f" and ca.dtype != a.dtype:
+            if is_differentiable(a) and ca.dtype != a.dtype:
                 raise TransformError(f"vjp({fun_name(func)}): cotangent {i} has dtype {ca.dtype.name} but the "
                                      f"output has dtype {a.dtype.name}; cast it with .astype('{a.dtype.name}')")
         cts = list(ct_flat) + [Zero(a) for a in lin.out_avals[n:]]
@@ -154,12 +155,15 @@ def _check_callable(func, transform):
     raise TransformError(f"paddle_fn.{transform}: expected a function, got {type(func).__name__}")
 
 
-def value_and_grad(func, argnums=0, has_aux=False, allow_int=False):
+def value_and_grad(func, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Return a function computing ``(func(*args), grad)`` (``((value, aux), grad)`` with has_aux).
 
     The output must be a real scalar: shape [] or a one-element Tensor of shape [1], which Paddle also accepts.
-    Differentiated inputs must be floating point unless ``allow_int=True`` (as JAX): an integer input then gets a
-    zero gradient of its own dtype and shape (JAX's float0 has no counterpart here).
+    Complex inputs follow JAX: a real function of complex z gets the conjugate of its steepest-ascent direction
+    (``grad(lambda z: abs(z) ** 2)(3+4j)`` is ``6-8j``); ``holomorphic=True`` takes a complex function of complex
+    inputs and gives f'(z). Differentiated inputs must be floating point or complex unless ``allow_int=True`` (as
+    JAX): an integer input then gets a zero gradient of its own dtype and shape (JAX's float0 has no counterpart
+    here).
 
     Example:
         >>> import paddle_fn as paddle
@@ -175,11 +179,10 @@ def value_and_grad(func, argnums=0, has_aux=False, allow_int=False):
         diff = tuple(args[i] for i in nums)
         p_flat, p_tree = _flatten_args(diff, "grad")
         for i, p in enumerate(p_flat):
-            if get_aval(p).dtype.kind != "f" and not (allow_int and get_aval(p).dtype.kind in "iub"):
-                raise TransformError(
-                    f"grad({fun_name(func)}): differentiated input {i} ({get_aval(p).str_short()}) has dtype "
-                    f"{get_aval(p).dtype.name}; grad needs floating-point inputs. Cast it with .astype('float32'), "
-                    "leave it out of argnums, or pass allow_int=True for a zero gradient")
+            if allow_int and get_aval(p).dtype.kind in "iub":
+                continue
+            check_input_dtype(f"grad({fun_name(func)})", i, get_aval(p), "c" if holomorphic else "fc",
+                              takes_allow_int=True)
 
         def f_of_diff(*d):
             full = list(args)
@@ -193,9 +196,7 @@ def value_and_grad(func, argnums=0, has_aux=False, allow_int=False):
                                  f"{len(outs)} leaves; use vjp or jacrev for several outputs")
         out = outs[0]
         a = get_aval(out)
-        if a.dtype.kind != "f":
-            raise TransformError(f"grad({fun_name(func)}): returned dtype {a.dtype.name}; grad needs a real "
-                                 "floating-point scalar output")
+        check_output_dtype(f"grad({fun_name(func)})", a, "c" if holomorphic else "f")
         if a.size != 1:
             raise TransformError(f"grad({fun_name(func)}): returned shape {list(a.shape)}; grad needs a scalar output "
                                  "(shape [] or [1]). Reduce it (e.g. .sum() or .mean()), or use vjp / jacrev for "
@@ -212,7 +213,7 @@ def value_and_grad(func, argnums=0, has_aux=False, allow_int=False):
 def grad(*args, **kwargs):
     """Gradients, in JAX's functional form or in Paddle's tape form, told apart by the first argument.
 
-    ``grad(func, argnums=0, has_aux=False)`` (a function first) returns a function computing the gradient of
+    ``grad(func, argnums=0, has_aux=False, holomorphic=False, allow_int=False)`` (a function first) returns a function computing the gradient of
     scalar-valued `func` with respect to argument(s) `argnums`, as ``jax.grad``: it composes with every transform.
 
     ``grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
@@ -237,21 +238,21 @@ def grad(*args, **kwargs):
     if unknown:
         raise TypeError(f"grad(func, {', '.join(f'{k}={v!r}' for k, v in _FUNCTIONAL_GRAD_PARAMETERS.items() if k != 'func')}) "
                         f"got an unexpected keyword argument {', '.join(map(repr, unknown))}")
-    if len(args) > 3:  # JAX's order goes on with holomorphic; here the options after has_aux are keywords
-        raise TypeError(f"grad(func, argnums, has_aux) takes at most 3 positional arguments, got {len(args)}; pass "
-                        "allow_int by keyword. Paddle's tape form takes Tensors first: paddle.grad(outputs, inputs, "
-                        "grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False, "
-                        "no_grad_vars=None)")
+    if len(args) > len(_FUNCTIONAL_GRAD_PARAMETERS):
+        raise TypeError(f"grad(func, argnums, has_aux, holomorphic, allow_int) takes at most "
+                        f"{len(_FUNCTIONAL_GRAD_PARAMETERS)} positional arguments, got {len(args)}. Paddle's tape form "
+                        "takes Tensors first: paddle.grad(outputs, inputs, grad_outputs=None, retain_graph=None, "
+                        "create_graph=False, allow_unused=False, no_grad_vars=None)")
     return _functional_grad(*args, **kwargs)
 
 
-# JAX's grad parameters (the function form) and their defaults, for the error that names an unknown keyword
-_FUNCTIONAL_GRAD_PARAMETERS = {"func": None, "argnums": 0, "has_aux": False, "allow_int": False}
+# JAX's grad parameters (the function form) in JAX's order, with their defaults, for the errors above
+_FUNCTIONAL_GRAD_PARAMETERS = {"func": None, "argnums": 0, "has_aux": False, "holomorphic": False, "allow_int": False}
 
 
-def _functional_grad(func, argnums=0, has_aux=False, allow_int=False):
+def _functional_grad(func, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     _check_callable(func, "grad")
-    vg = value_and_grad(func, argnums, has_aux, allow_int)
+    vg = value_and_grad(func, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(func)
     def grad_f(*args, **kwargs):

@@ -9,7 +9,8 @@ from paddle_fn.core.errors import TransformError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import structural as st
-from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, normalize_argnums, split_aux
+from paddle_fn.transforms._args import (as_leaf, check_input_dtype, check_output_dtype, flatten_fun, fun_name,
+                                        normalize_argnums, split_aux)
 
 
 def _std_basis(avals):
@@ -27,15 +28,15 @@ def _std_basis(avals):
     return n, blocks
 
 
-def _prepare(func, args, argnums, transform):
+def _prepare(func, args, argnums, transform, holomorphic):
     single, nums = normalize_argnums(argnums, len(args), transform)
     diff = tuple(args[i] for i in nums)
     leaves, p_tree = tree_flatten(diff)
     p_flat = [as_leaf(x, transform) for x in leaves]
+    # as JAX: jacrev takes complex inputs of a real function; jacfwd needs holomorphic=True for them
+    allowed = "c" if holomorphic else ("f" if transform == "jacfwd" else "fc")
     for i, p in enumerate(p_flat):
-        if get_aval(p).dtype.kind != "f":
-            raise TransformError(f"{transform}: differentiated input {i} has dtype {get_aval(p).dtype.name}; "
-                                 "Jacobians need floating-point inputs (cast with .astype('float32'))")
+        check_input_dtype(f"{transform}({fun_name(func)})", i, get_aval(p), allowed)
     dtypes_ = {get_aval(p).dtype for p in p_flat}
     if len(dtypes_) > 1:
         raise TransformError(f"{transform}: the differentiated inputs mix dtypes {sorted(d.name for d in dtypes_)}; "
@@ -62,11 +63,12 @@ def _assemble(out_avals, in_avals, out_tree, p_tree, single, blocks):
     return tree_unflatten(out_tree, per_out)
 
 
-def jacfwd(func, argnums=0, has_aux=False):
+def jacfwd(func, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: vmap of jvp over the standard basis of the inputs.
 
     The result has the output's pytree structure, with the inputs' structure inside (as JAX); each block has
-    shape ``out.shape + in.shape``.
+    shape ``out.shape + in.shape``. Inputs must be real unless ``holomorphic=True``, which takes complex inputs
+    and outputs and gives the complex derivative f'(z) (see the complex-numbers page).
 
     Example:
         >>> import paddle_fn as paddle
@@ -77,7 +79,7 @@ def jacfwd(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def jac(*args, **kwargs):
-        single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacfwd")
+        single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacfwd", holomorphic)
         flat_fun, out = _full_fun(func, args, nums, p_tree, kwargs, has_aux, "jacfwd")
         in_avals = [get_aval(p) for p in p_flat]
         n, basis = _std_basis(in_avals)
@@ -93,6 +95,9 @@ def jacfwd(func, argnums=0, has_aux=False):
         n_all = len(res) // 2
         outs, tans = res[:n_all], res[n_all:]
         out_avals = [get_aval(o) for o in outs[:n_out]]
+        if holomorphic:
+            for a in out_avals:
+                check_output_dtype(f"jacfwd({fun_name(func)})", a, "c")
         blocks = []
         for i, a in enumerate(out_avals):
             t = tans[i]  # (n, *out_shape)
@@ -124,8 +129,11 @@ class _PrimalsUnbatched:
         return None if i < self.counts["n_all"] else 0
 
 
-def jacrev(func, argnums=0, has_aux=False):
+def jacrev(func, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by reverse mode: vmap of the VJP over the standard basis of the outputs.
+
+    Outputs must be real unless ``holomorphic=True``, which takes complex inputs and outputs and gives f'(z). A
+    real function of complex inputs gets JAX's convention: the conjugate of the steepest-ascent direction.
 
     Example:
         >>> import paddle_fn as paddle
@@ -136,16 +144,14 @@ def jacrev(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def jac(*args, **kwargs):
-        single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacrev")
+        single, nums, p_flat, p_tree = _prepare(func, args, argnums, "jacrev", holomorphic)
         flat_fun, out = _full_fun(func, args, nums, p_tree, kwargs, has_aux, "jacrev")
         outs, lin = linearize_flat(flat_fun, p_flat, transform="jacrev")
         n_out = out.n_out
         out_avals = [get_aval(o) for o in outs[:n_out]]
         in_avals = [get_aval(p) for p in p_flat]
         for a in out_avals:
-            if a.dtype.kind != "f":
-                raise TransformError(f"jacrev({fun_name(func)}): output of dtype {a.dtype.name} is not "
-                                     "differentiable; return floating-point outputs")
+            check_output_dtype(f"jacrev({fun_name(func)})", a, "c" if holomorphic else "f")
         m, basis = _std_basis(out_avals) if out_avals else (0, [])
 
         def pullback(*cts):
@@ -173,7 +179,7 @@ def jacrev(func, argnums=0, has_aux=False):
 jacobian = jacrev
 
 
-def hessian(func, argnums=0, has_aux=False):
+def hessian(func, argnums=0, has_aux=False, holomorphic=False):
     """Hessian of a scalar function: jacfwd(jacrev(func)).
 
     A one-element output of shape [1] (what Paddle 2.3's full reductions returned) counts as a scalar, so the
@@ -194,4 +200,4 @@ def hessian(func, argnums=0, has_aux=False):
             out = st.reshape(as_leaf(leaves[0], "hessian"), new_sizes=())
         return (out, aux) if has_aux else out
 
-    return jacfwd(jacrev(scalar_func, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(scalar_func, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -27,7 +27,7 @@ def zeros_like_aval(aval: ShapedArray):
 
 
 def is_differentiable(aval: ShapedArray) -> bool:
-    return aval.dtype.kind == "f"
+    return aval.dtype.kind in "fc"
 
 
 class Zero:

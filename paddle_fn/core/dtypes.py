@@ -15,7 +15,7 @@ class DType:
     def __init__(self, name: str, np_dtype, kind: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = kind  # 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float, 'c' complex (eager values only)
+        self.kind = kind  # 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float, 'c' complex
         self.bits = 8 if kind == "b" else self.np.itemsize * 8
 
     def __repr__(self):
@@ -61,7 +61,6 @@ float16 = DType("float16", np.float16, "f")
 bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "f")
 float32 = DType("float32", np.float32, "f")
 float64 = DType("float64", np.float64, "f")
-# Complex Tensors exist as eager values (e.g. the eigenvalues of paddle.linalg.eig); primitives do not accept them.
 complex64 = DType("complex64", np.complex64, "c")
 complex128 = DType("complex128", np.complex128, "c")
 
@@ -148,9 +147,12 @@ def result_dtype_with_scalar(tensor_dtype: DType, scalar) -> DType:
     """Paddle's Tensor-with-Python-scalar rule: the Tensor's dtype wins unless the scalar is of a higher kind.
 
     float Tensor op int/float scalar -> the Tensor's dtype; int Tensor op int scalar -> the Tensor's dtype;
-    int or bool Tensor op float scalar -> the default float dtype; bool Tensor op int scalar -> int64.
+    int or bool Tensor op float scalar -> the default float dtype; bool Tensor op int scalar -> int64; a real Tensor
+    op a complex scalar -> complex128 for float64, else the default complex dtype.
     """
     sdt = dtype_of_scalar(scalar)
+    if sdt.kind == "c" and tensor_dtype.kind != "c":
+        return complex128 if tensor_dtype == float64 else sdt  # complex of the float's width, as between Tensors
     if _KIND_ORDER[sdt.kind] > _KIND_ORDER[tensor_dtype.kind]:
         return sdt
     return tensor_dtype

@@ -307,6 +307,15 @@ def _run_hooks(hooks, ct):
     return ct
 
 
+def _conj_complex(ct):
+    """Paddle's complex gradients are the conjugates of JAX's cotangents (Paddle 3.3.1: the gradient of |z|^2 at
+    3+4j is 6+8j, JAX's 6-8j; with grad_outputs g, Paddle gives conj(JAX's vjp of conj(g))). The tape transposes
+    as JAX does and conjugates where cotangents enter it and where users see them (leaves, hooks, paddle.grad)."""
+    if ct is None or isinstance(ct, Zero) or ct.aval.dtype.kind != "c":
+        return ct
+    return hooks.OPS["conj"](ct)
+
+
 def _add_to(table, key, ct):
     table[key] = ct if table.get(key) is None else add_any(table[key], ct)
 
@@ -335,6 +344,7 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
 
     roots = []
     for out, ct in zip(outputs, out_cts):
+        ct = _conj_complex(ct)
         if out._grad_node is None:
             send_to_leaf(out, ct)
         else:
@@ -350,9 +360,9 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
                 if ct is None:
                     continue
                 if node.out_hooks and i in node.out_hooks:
-                    cts[i] = ct = _run_hooks(node.out_hooks[i], ct)
+                    cts[i] = ct = _conj_complex(_run_hooks(node.out_hooks[i], _conj_complex(ct)))
                 if (id(node), i) in capture:
-                    captured[(id(node), i)] = ct
+                    captured[(id(node), i)] = _conj_complex(ct)
                 if (id(node), i) in stop:
                     cts[i] = None
             if all(ct is None for ct in cts):
@@ -369,7 +379,7 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
         leaves = {}
         for key, ct in leaf_cts.items():
             handle = handles[key]
-            ct = _run_hooks(handle._grad_hooks, ct)
+            ct = _run_hooks(handle._grad_hooks, _conj_complex(ct))
             leaves[key] = (handle, ct)
             if key in capture:
                 captured[key] = ct

@@ -306,8 +306,28 @@ class Tensor:
     __str__ = __repr__
 
 
+def _format_complex(v: np.ndarray) -> str:
+    """Paddle 3.3's complex layout: each element as (re+imj) with 8 decimals, left-aligned to the widest; when any
+    element is negative in numpy's order (by real part, then imaginary part), the others get a leading space."""
+    def text(z):
+        return f"({z.real:.8f}{'+' if z.imag >= 0 else ''}{z.imag:.8f}j)"
+    flat = v.reshape(-1)
+    width = max((len(text(z)) for z in flat), default=0)
+    with np.errstate(invalid="ignore"):
+        signed = bool(np.any(flat < 0))
+
+    def fmt(z):
+        s = text(z)
+        if len(s) >= width:
+            return s
+        return s.ljust(width) if not signed or z < 0 else " " + s.ljust(width - 1)
+    return np.array2string(v, separator=", ", prefix="       ", threshold=1000, formatter={"complex_kind": fmt})
+
+
 def _format_values(v: np.ndarray) -> str:
     """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned."""
+    if v.dtype.kind == "c":
+        return _format_complex(v)
     if v.dtype.kind != "f" and v.dtype.name != "bfloat16":
         return np.array2string(v, separator=", ", prefix="       ", threshold=1000)
     w = np.asarray(v, dtype=np.float64)

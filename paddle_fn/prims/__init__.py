@@ -1,13 +1,13 @@
 """The primitive set (lax level): every primitive with all its rules, one block each, grouped by family.
 
 Layering (each module imports only those before it, at the top): base (broadcast_in_dim, reshape, transpose,
-reduce_sum), elementwise, structural, slicing, reduction, then the families built on them.
+reduce_sum), complex_parts, bitwise, elementwise, structural, slicing, reduction, then the families built on them.
 """
 from paddle_fn.core import hooks
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
-    assertion, base, collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, remat,
-    slicing, structural)
+    assertion, base, bitwise, collectives, complex_parts, control_flow, conv, custom_derivatives, elementwise, fft,
+    linalg, random_bits, reduction, remat, slicing, structural)
 
 
 def _moveaxis(x, src, dst):
@@ -29,4 +29,4 @@ def _broadcast_batch(x, size, axis):
 
 
 hooks.register(add=elementwise.add, zeros=lambda shape, dtype: base.full(shape, 0, dtype), moveaxis=_moveaxis,
-               broadcast_batch=_broadcast_batch, stop_gradient=elementwise.stop_gradient)
+               broadcast_batch=_broadcast_batch, stop_gradient=elementwise.stop_gradient, conj=complex_parts.conj)

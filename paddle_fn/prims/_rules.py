@@ -30,6 +30,23 @@ def require_kind(name: str, aval: ShapedArray, kinds: str, what: str) -> None:
                          f"cast it with .astype()")
 
 
+def binop_shape(name: str, kinds: str, what: str):
+    """The shape rule of a binary elementwise primitive: operands of one shape and dtype, of a dtype kind in
+    `kinds` (`what` names them in the error)."""
+    def shape_rule(x, y):
+        a = same_shape_dtype(name, x, y)
+        require_kind(name, a, kinds, what)
+        return a
+    return shape_rule
+
+
+def lower_binop(hlo: str):
+    """The lowering of a binary elementwise primitive to the StableHLO op `hlo`."""
+    def lower(ctx, x, y):
+        return ctx.op(hlo, [x, y])
+    return lower
+
+
 def scalar_like(x, value):
     """A 0-d constant with x's dtype."""
     return Tensor(np.asarray(value, dtype=get_aval(x).dtype.np))

@@ -13,7 +13,8 @@ import numpy as np
 from paddle_fn.core.errors import CheckError, DTypeError, IndexCheckError
 from paddle_fn.core.primitive import NONLINEAR, Primitive, RuntimeCheck
 from paddle_fn.prims._rules import fmt
-from paddle_fn.prims.elementwise import count_true, not_
+from paddle_fn.prims.bitwise import not_
+from paddle_fn.prims.elementwise import count_true
 
 
 def _check_shape(x, ok, *, kind, message):

@@ -1,4 +1,5 @@
-"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic, select, clamp, casts.
+"""Elementwise primitives: arithmetic, transcendental functions, comparisons, select, clamp, casts (the bitwise and
+logical ones are in bitwise.py).
 
 Operands of n-ary primitives have identical shapes and dtypes (no implicit broadcasting or promotion: the
 Paddle-level ops in paddle_fn.tensor do that). Each block gives every rule of one primitive.
@@ -17,7 +18,9 @@ from paddle_fn.core.primitive import (ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGE
                                       symbolic_zeros)
 from paddle_fn.core.trace import get_aval
 from paddle_fn.lowering.emitter import COMPLEX_PART, compare_type
-from paddle_fn.prims._rules import fmt, require_kind, same_shape_dtype
+from paddle_fn.prims import complex_parts as cx
+from paddle_fn.prims.bitwise import not_
+from paddle_fn.prims._rules import binop_shape, fmt, lower_binop, require_kind, same_shape_dtype
 from paddle_fn.prims.base import broadcast_in_dim, full, full_like, hlo_binop, reduce_sum, reshape
 
 
@@ -38,11 +41,14 @@ class _ScaledTangent:
         self.jvp, self.vjp = jvp, vjp
 
 
+_KIND_NAMES = {"f": "a floating-point", "fc": "a floating-point or complex"}
+
+
 def _float_unop(name, impl, derivative, hlo, *, kinds="f", transpose=NONLINEAR):
     """A unary elementwise primitive; `derivative` is its JVP rule (or marker), or a `_ScaledTangent`, which also
-    gives the primitive its direct reverse rule."""
+    gives the primitive its direct reverse rule. Complex derivatives are the holomorphic ones, f'(z) t."""
     def shape_rule(x):
-        require_kind(name, x, kinds, "a floating-point" if kinds == "f" else "a numeric")
+        require_kind(name, x, kinds, _KIND_NAMES.get(kinds, "a numeric"))
         return x
 
     def lower(ctx, x):
@@ -51,20 +57,6 @@ def _float_unop(name, impl, derivative, hlo, *, kinds="f", transpose=NONLINEAR):
     jvp, vjp = (derivative.jvp, derivative.vjp) if isinstance(derivative, _ScaledTangent) else (derivative, None)
     return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=jvp, vjp=vjp, transpose=transpose,
                      batch=ELEMENTWISE, lower=lower)
-
-
-def _binop_shape(name, kinds, what):
-    def shape_rule(x, y):
-        a = same_shape_dtype(name, x, y)
-        require_kind(name, a, kinds, what)
-        return a
-    return shape_rule
-
-
-def _lower_binop(hlo):
-    def lower(ctx, x, y):
-        return ctx.op(hlo, [x, y])
-    return lower
 
 
 def _scipy_special(name):
@@ -97,7 +89,7 @@ def _neg_transpose(ct, x):
     return [neg(ct)]
 
 
-neg_p = _float_unop("neg", _neg_impl, LINEAR, "stablehlo.negate", kinds="fiu", transpose=_neg_transpose)
+neg_p = _float_unop("neg", _neg_impl, LINEAR, "stablehlo.negate", kinds="fiuc", transpose=_neg_transpose)
 
 
 def neg(x):
@@ -110,7 +102,7 @@ def _add_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-add_p = Primitive("add", shape_rule=_binop_shape("add", "fiub", "a numeric"), impl=np.add,
+add_p = Primitive("add", shape_rule=binop_shape("add", "fiubc", "a numeric"), impl=np.add,
                   jvp=LINEAR, transpose=_add_transpose, batch=ELEMENTWISE,
                   # on bool, or (numpy's True + True is True; StableHLO's add of i1 would wrap to False)
                   lower=lambda ctx, x, y: ctx.op(hlo_binop("add", ctx.avals_in[0].dtype), [x, y]))
@@ -124,8 +116,8 @@ def _sub_transpose(ct, x, y):
     return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-sub_p = Primitive("sub", shape_rule=_binop_shape("sub", "fiu", "a numeric"), impl=np.subtract,
-                  jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.subtract"))
+sub_p = Primitive("sub", shape_rule=binop_shape("sub", "fiuc", "a numeric"), impl=np.subtract,
+                  jvp=LINEAR, transpose=_sub_transpose, batch=ELEMENTWISE, lower=lower_binop("stablehlo.subtract"))
 
 
 def sub(x, y):
@@ -157,7 +149,7 @@ def _mul_transpose(ct, x, y):
     return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
 
 
-mul_p = Primitive("mul", shape_rule=_binop_shape("mul", "fiub", "a numeric"),
+mul_p = Primitive("mul", shape_rule=binop_shape("mul", "fiubc", "a numeric"),
                   impl=lambda x, y: np.logical_and(x, y) if x.dtype == np.bool_ else np.multiply(x, y),
                   jvp=bilinear_jvp(lambda x, y: mul_p.bind(x, y)), bilinear=True,
                   transpose=_mul_transpose, batch=ELEMENTWISE,
@@ -208,9 +200,9 @@ def _integer_divisor_check(name):
     return check
 
 
-div_p = Primitive("div", shape_rule=_binop_shape("div", "fiu", "a numeric"), impl=_div_impl, jvp=_div_jvp,
+div_p = Primitive("div", shape_rule=binop_shape("div", "fiuc", "a numeric"), impl=_div_impl, jvp=_div_jvp,
                   linear_in=(0,), transpose=_div_transpose, batch=ELEMENTWISE,
-                  lower=_lower_binop("stablehlo.divide"), error_check=_integer_divisor_check("div"))
+                  lower=lower_binop("stablehlo.divide"), error_check=_integer_divisor_check("div"))
 
 
 def div(x, y):
@@ -238,8 +230,8 @@ def _rem_jvp(primals, tangents):
     return out, sub(tx, mul(ty, trunc_q))
 
 
-rem_p = Primitive("rem", shape_rule=_binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.remainder"),
+rem_p = Primitive("rem", shape_rule=binop_shape("rem", "fiu", "a numeric"), impl=_rem_impl, jvp=_rem_jvp,
+                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.remainder"),
                   error_check=_integer_divisor_check("rem"))
 
 
@@ -260,18 +252,18 @@ def _minmax_jvp(op, cmp):
     return jvp
 
 
-max_p = Primitive("max", shape_rule=_binop_shape("max", "fiub", "a numeric"), impl=lambda x, y: np.maximum(x, y),
+max_p = Primitive("max", shape_rule=binop_shape("max", "fiub", "a numeric"), impl=lambda x, y: np.maximum(x, y),
                   jvp=_minmax_jvp(lambda a, b: max(a, b), lambda a, b: gt(a, b)), transpose=NONLINEAR,
-                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.maximum"))
+                  batch=ELEMENTWISE, lower=lower_binop("stablehlo.maximum"))
 
 
 def max(x, y):  # noqa: A001 - lax-level name
     return max_p.bind(x, y)
 
 
-min_p = Primitive("min", shape_rule=_binop_shape("min", "fiub", "a numeric"), impl=lambda x, y: np.minimum(x, y),
+min_p = Primitive("min", shape_rule=binop_shape("min", "fiub", "a numeric"), impl=lambda x, y: np.minimum(x, y),
                   jvp=_minmax_jvp(lambda a, b: min(a, b), lambda a, b: lt(a, b)), transpose=NONLINEAR,
-                  batch=ELEMENTWISE, lower=_lower_binop("stablehlo.minimum"))
+                  batch=ELEMENTWISE, lower=lower_binop("stablehlo.minimum"))
 
 
 def min(x, y):  # noqa: A001
@@ -292,8 +284,8 @@ def _pow_jvp(primals, tangents):
     return out, add(mul(tx, dx), mul(ty, dy))
 
 
-pow_p = Primitive("pow", shape_rule=_binop_shape("pow", "f", "a floating-point"), impl=_np_float(np.power),
-                  jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.power"))
+pow_p = Primitive("pow", shape_rule=binop_shape("pow", "fc", "a floating-point or complex"), impl=_np_float(np.power),
+                  jvp=_pow_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.power"))
 
 
 def pow(x, y):  # noqa: A001
@@ -303,10 +295,10 @@ def pow(x, y):  # noqa: A001
 # ---------------------------------------------------------------------------------------------- integer_pow
 
 def _integer_pow_shape(x, *, y):
-    require_kind("integer_pow", x, "fiu", "a numeric")
+    require_kind("integer_pow", x, "fiuc", "a numeric")
     if not isinstance(y, int):
         raise TypeError(f"integer_pow: the exponent must be a Python int, got {type(y).__name__}")
-    if y < 0 and x.dtype.kind != "f":
+    if y < 0 and x.dtype.kind not in "fc":
         raise DTypeError(f"integer_pow: negative exponent {y} needs a floating-point base, got {x.dtype.name}")
     return x
 
@@ -314,7 +306,8 @@ def _integer_pow_shape(x, *, y):
 def _integer_pow_impl(x, *, y):
     if x.dtype.kind == "f":
         return _np_float(lambda a: np.power(a, float(y)))(x)
-    return np.power(x, y).astype(x.dtype)
+    with np.errstate(all="ignore"):  # complex: numpy multiplies out an integer power, as the lowering does
+        return np.power(x, y).astype(x.dtype)
 
 
 def _integer_pow_jvp(primals, tangents, *, y):
@@ -358,8 +351,8 @@ def _atan2_jvp(primals, tangents):
     return atan2(y, x), div(sub(mul(x, ty), mul(y, tx)), denom)
 
 
-atan2_p = Primitive("atan2", shape_rule=_binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
-                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=_lower_binop("stablehlo.atan2"))
+atan2_p = Primitive("atan2", shape_rule=binop_shape("atan2", "f", "a floating-point"), impl=_np_float(np.arctan2),
+                    jvp=_atan2_jvp, transpose=NONLINEAR, batch=ELEMENTWISE, lower=lower_binop("stablehlo.atan2"))
 
 
 def atan2(y, x):
@@ -368,7 +361,7 @@ def atan2(y, x):
 
 # ---------------------------------------------------------------------------------------- transcendental unary ops
 
-exp_p = _float_unop("exp", _np_float(np.exp), _ScaledTangent(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential")
+exp_p = _float_unop("exp", _np_float(np.exp), _ScaledTangent(lambda x: exp(x), lambda x, y: y), "stablehlo.exponential", kinds="fc")
 
 
 def exp(x):
@@ -376,7 +369,7 @@ def exp(x):
 
 
 log_p = _float_unop("log", _np_float(np.log), _ScaledTangent(lambda x: log(x), lambda x, y: div(full_like(x, 1.0), x)),
-                    "stablehlo.log")
+                    "stablehlo.log", kinds="fc")
 
 
 def log(x):
@@ -385,7 +378,7 @@ def log(x):
 
 expm1_p = _float_unop("expm1", _np_float(np.expm1),
                       _ScaledTangent(lambda x: expm1(x), lambda x, y: add(y, full_like(x, 1.0))),
-                      "stablehlo.exponential_minus_one")
+                      "stablehlo.exponential_minus_one", kinds="fc")
 
 
 def expm1(x):
@@ -395,14 +388,14 @@ def expm1(x):
 log1p_p = _float_unop("log1p", _np_float(np.log1p),
                       _ScaledTangent(lambda x: log1p(x),
                                      lambda x, y: div(full_like(x, 1.0), add(x, full_like(x, 1.0)))),
-                      "stablehlo.log_plus_one")
+                      "stablehlo.log_plus_one", kinds="fc")
 
 
 def log1p(x):
     return log1p_p.bind(x)
 
 
-sin_p = _float_unop("sin", _np_float(np.sin), _ScaledTangent(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine")
+sin_p = _float_unop("sin", _np_float(np.sin), _ScaledTangent(lambda x: sin(x), lambda x, y: cos(x)), "stablehlo.sine", kinds="fc")
 
 
 def sin(x):
@@ -410,7 +403,7 @@ def sin(x):
 
 
 cos_p = _float_unop("cos", _np_float(np.cos), _ScaledTangent(lambda x: cos(x), lambda x, y: neg(sin(x))),
-                    "stablehlo.cosine")
+                    "stablehlo.cosine", kinds="fc")
 
 
 def cos(x):
@@ -418,7 +411,7 @@ def cos(x):
 
 
 tan_p = _float_unop("tan", _np_float(np.tan),
-                    _ScaledTangent(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan")
+                    _ScaledTangent(lambda x: tan(x), lambda x, y: add(full_like(x, 1.0), mul(y, y))), "stablehlo.tan", kinds="fc")
 
 
 def tan(x):
@@ -430,7 +423,7 @@ def _one_minus_sq(x):
 
 
 asin_p = _float_unop("asin", _np_float(np.arcsin),
-                     _ScaledTangent(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin")
+                     _ScaledTangent(lambda x: asin(x), lambda x, y: rsqrt(_one_minus_sq(x))), "chlo.asin", kinds="fc")
 
 
 def asin(x):
@@ -438,7 +431,7 @@ def asin(x):
 
 
 acos_p = _float_unop("acos", _np_float(np.arccos),
-                     _ScaledTangent(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos")
+                     _ScaledTangent(lambda x: acos(x), lambda x, y: neg(rsqrt(_one_minus_sq(x)))), "chlo.acos", kinds="fc")
 
 
 def acos(x):
@@ -446,13 +439,15 @@ def acos(x):
 
 
 def _atan_lower(ctx, x):
+    if ctx.avals_in[0].dtype.kind == "c":  # atan2 orders its operands, so it is for real numbers only
+        return ctx.generic_op("chlo.atan", [x])
     one = ctx.constant(1, ctx.avals_in[0])
     return ctx.op("stablehlo.atan2", [x, one], in_avals=[ctx.avals_in[0]] * 2)
 
 
 _ATAN_DERIVATIVE = _ScaledTangent(lambda x: atan(x),
                                   lambda x, y: div(full_like(x, 1.0), add(full_like(x, 1.0), mul(x, x))))
-atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "f", "a floating-point"), x)[1],
+atan_p = Primitive("atan", shape_rule=lambda x: (require_kind("atan", x, "fc", _KIND_NAMES["fc"]), x)[1],
                    impl=_np_float(np.arctan), jvp=_ATAN_DERIVATIVE.jvp, vjp=_ATAN_DERIVATIVE.vjp,
                    transpose=NONLINEAR, batch=ELEMENTWISE, lower=_atan_lower)
 
@@ -461,14 +456,14 @@ def atan(x):
     return atan_p.bind(x)
 
 
-sinh_p = _float_unop("sinh", _np_float(np.sinh), _ScaledTangent(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh")
+sinh_p = _float_unop("sinh", _np_float(np.sinh), _ScaledTangent(lambda x: sinh(x), lambda x, y: cosh(x)), "chlo.sinh", kinds="fc")
 
 
 def sinh(x):
     return sinh_p.bind(x)
 
 
-cosh_p = _float_unop("cosh", _np_float(np.cosh), _ScaledTangent(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh")
+cosh_p = _float_unop("cosh", _np_float(np.cosh), _ScaledTangent(lambda x: cosh(x), lambda x, y: sinh(x)), "chlo.cosh", kinds="fc")
 
 
 def cosh(x):
@@ -477,16 +472,26 @@ def cosh(x):
 
 tanh_p = _float_unop("tanh", _np_float(np.tanh),
                      _ScaledTangent(lambda x: tanh(x), lambda x, y: sub(full_like(x, 1.0), mul(y, y))),
-                     "stablehlo.tanh")
+                     "stablehlo.tanh", kinds="fc")
 
 
 def tanh(x):
     return tanh_p.bind(x)
 
 
-logistic_p = _float_unop("logistic", _np_float(_scipy_special("expit")),
+_expit = _np_float(_scipy_special("expit"))
+
+
+def _logistic_impl(x):
+    if x.dtype.kind == "c":  # scipy's expit is real only
+        with np.errstate(all="ignore"):
+            return (1 / (1 + np.exp(-x))).astype(x.dtype)
+    return _expit(x)
+
+
+logistic_p = _float_unop("logistic", _logistic_impl,
                          _ScaledTangent(lambda x: logistic(x), lambda x, y: mul(y, sub(full_like(x, 1.0), y))),
-                         "stablehlo.logistic")
+                         "stablehlo.logistic", kinds="fc")
 
 
 def logistic(x):
@@ -494,7 +499,7 @@ def logistic(x):
 
 
 sqrt_p = _float_unop("sqrt", _np_float(np.sqrt),
-                     _ScaledTangent(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt")
+                     _ScaledTangent(lambda x: sqrt(x), lambda x, y: div(full_like(x, 0.5), y)), "stablehlo.sqrt", kinds="fc")
 
 
 def sqrt(x):
@@ -503,7 +508,7 @@ def sqrt(x):
 
 rsqrt_p = _float_unop("rsqrt", _np_float(lambda x: 1.0 / np.sqrt(x)),
                       _ScaledTangent(lambda x: rsqrt(x), lambda x, y: mul(full_like(x, -0.5), div(y, x))),
-                      "stablehlo.rsqrt")
+                      "stablehlo.rsqrt", kinds="fc")
 
 
 def rsqrt(x):
@@ -574,19 +579,30 @@ def polygamma(x, *, m: int):
 
 # ---------------------------------------------------------------------------------------------- abs / sign / rounding
 
+def _abs_shape(x):
+    require_kind("abs", x, "fic", "a numeric")
+    return x.update(dtype=COMPLEX_PART[x.dtype.name]) if x.dtype.kind == "c" else x
+
+
 def _abs_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    return abs(x), mul(t, sign(x))
+    out = abs(x)
+    if get_aval(x).dtype.kind != "c":
+        return out, mul(t, sign(x))
+    # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z = 0 (JAX's convention)
+    safe = select(eq(out, full_like(out, 0)), full_like(out, 1), out)
+    return out, cx.real(div(mul(t, cx.conj(x)), cx.complex_(safe, full_like(safe, 0))))
 
 
-abs_p = _float_unop("abs", lambda x: np.abs(x), _abs_jvp, "stablehlo.abs", kinds="fi")
+abs_p = Primitive("abs", shape_rule=_abs_shape, impl=lambda x: np.abs(x), jvp=_abs_jvp, transpose=NONLINEAR,
+                  batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.abs", [x]))
 
 
 def abs(x):  # noqa: A001
     return abs_p.bind(x)
 
 
-sign_p = _float_unop("sign", lambda x: np.sign(x), ZERO_TANGENT, "stablehlo.sign", kinds="fi")
+sign_p = _float_unop("sign", lambda x: np.sign(x), ZERO_TANGENT, "stablehlo.sign", kinds="fic")  # complex: z/|z|
 
 
 def sign(x):
@@ -703,87 +719,6 @@ def ge(x, y):
     return ge_p.bind(x, y)
 
 
-# ---------------------------------------------------------------------------------------------- logical / bitwise
-
-def _make_bitwise(name, np_bool, np_int, hlo):
-    shape_rule = _binop_shape(name, "biu", "a bool or integer")
-
-    def impl(x, y):
-        return (np_bool if x.dtype == np.bool_ else np_int)(x, y)
-
-    return Primitive(name, shape_rule=shape_rule, impl=impl, jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                     lower=_lower_binop(hlo))
-
-
-and_p = _make_bitwise("and", np.logical_and, np.bitwise_and, "stablehlo.and")
-or_p = _make_bitwise("or", np.logical_or, np.bitwise_or, "stablehlo.or")
-xor_p = _make_bitwise("xor", np.logical_xor, np.bitwise_xor, "stablehlo.xor")
-
-
-def and_(x, y):
-    return and_p.bind(x, y)
-
-
-def or_(x, y):
-    return or_p.bind(x, y)
-
-
-def xor(x, y):
-    return xor_p.bind(x, y)
-
-
-not_p = Primitive("not", shape_rule=lambda x: (require_kind("not", x, "biu", "a bool or integer"), x)[1],
-                  impl=lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), jvp=ZERO_TANGENT,
-                  transpose=NONLINEAR, batch=ELEMENTWISE, lower=lambda ctx, x: ctx.op("stablehlo.not", [x]))
-
-
-def not_(x):
-    return not_p.bind(x)
-
-
-def _shift_impl(kind):
-    def impl(x, y):
-        bits = x.dtype.itemsize * 8
-        ux = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-        out_of_range = (y < 0) | (y >= bits)
-        ys = np.where(out_of_range, 0, y).astype(ux.dtype)
-        if kind == "left":
-            r = (ux << ys).view(x.dtype)
-            return np.where(out_of_range, 0, r).astype(x.dtype)
-        if kind == "logical":
-            r = (ux >> ys).view(x.dtype)
-            return np.where(out_of_range, 0, r).astype(x.dtype)
-        sx = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-        r = (sx >> ys.astype(sx.dtype)).view(x.dtype)
-        return np.where(out_of_range, (sx >> (bits - 1)).view(x.dtype), r).astype(x.dtype)
-    return impl
-
-
-shift_left_p = Primitive("shift_left", shape_rule=_binop_shape("shift_left", "iu", "an integer"),
-                         impl=_shift_impl("left"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                         lower=_lower_binop("stablehlo.shift_left"))
-shift_right_logical_p = Primitive("shift_right_logical",
-                                  shape_rule=_binop_shape("shift_right_logical", "iu", "an integer"),
-                                  impl=_shift_impl("logical"), jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
-                                  lower=_lower_binop("stablehlo.shift_right_logical"))
-shift_right_arithmetic_p = Primitive("shift_right_arithmetic",
-                                     shape_rule=_binop_shape("shift_right_arithmetic", "iu", "an integer"),
-                                     impl=_shift_impl("arithmetic"), jvp=ZERO_TANGENT, transpose=NONLINEAR,
-                                     batch=ELEMENTWISE, lower=_lower_binop("stablehlo.shift_right_arithmetic"))
-
-
-def shift_left(x, y):
-    return shift_left_p.bind(x, y)
-
-
-def shift_right_logical(x, y):
-    return shift_right_logical_p.bind(x, y)
-
-
-def shift_right_arithmetic(x, y):
-    return shift_right_arithmetic_p.bind(x, y)
-
-
 # ---------------------------------------------------------------------------------------------- select
 
 def _select_shape(pred, on_true, on_false):
@@ -811,7 +746,7 @@ _SAME_WIDTH_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _select_impl(p, a, b):
-    if p.size < 4096:
+    if p.size < 4096 or a.dtype.itemsize not in _SAME_WIDTH_UINT:
         return np.where(p, a, b)
     # np.where branches per element, and an unpredictable predicate (relu's x > 0) makes that ~5x slower than
     # choosing the bits with masks: (a & m) | (b & ~m), m all ones where p; the same bits as np.where, nan included
@@ -897,6 +832,8 @@ def _convert_shape(x, *, new_dtype):
 
 
 def _convert_impl(x, *, new_dtype):
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        x = x.real  # complex to real keeps the real part (Paddle's cast; numpy's astype warns, then does the same)
     if x.dtype.kind == "f" and new_dtype.kind in "iu":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(new_dtype.np)
@@ -906,9 +843,20 @@ def _convert_impl(x, *, new_dtype):
 def _convert_jvp(primals, tangents, *, new_dtype):
     (x,), (t,) = primals, tangents
     out = convert_element_type(x, new_dtype=new_dtype)
-    if new_dtype.kind != "f" or get_aval(x).dtype.kind != "f":
+    if new_dtype.kind not in "fc" or get_aval(x).dtype.kind not in "fc":
         return out, None
     return out, convert_element_type(t, new_dtype=new_dtype)
+
+
+def _convert_lower(ctx, x, *, new_dtype):
+    a_in = ctx.avals_in[0]
+    if a_in.dtype.kind == "c" and new_dtype.kind != "c":  # StableHLO leaves complex-to-real convert undefined
+        part = a_in.update(dtype=COMPLEX_PART[a_in.dtype.name])
+        x = ctx.op("stablehlo.real", [x], part, in_avals=[a_in])
+        if part.dtype == new_dtype:
+            return x
+        return ctx.op("stablehlo.convert", [x], ctx.avals_out[0], in_avals=[part])
+    return ctx.op("stablehlo.convert", [x])
 
 
 def _convert_transpose(ct, x, *, new_dtype):
@@ -917,7 +865,7 @@ def _convert_transpose(ct, x, *, new_dtype):
 
 convert_element_type_p = Primitive("convert_element_type", shape_rule=_convert_shape, impl=_convert_impl,
                                    jvp=_convert_jvp, transpose=_convert_transpose, batch=ELEMENTWISE,
-                                   lower=lambda ctx, x, *, new_dtype: ctx.op("stablehlo.convert", [x]))
+                                   lower=_convert_lower)
 
 
 def convert_element_type(x, *, new_dtype):

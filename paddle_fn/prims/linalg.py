@@ -25,11 +25,13 @@ from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, Primitive, RuntimeCheck, symbolic_zeros
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
+from paddle_fn.prims.bitwise import and_
 from paddle_fn.prims.control_flow import fori_loop, while_loop
-from paddle_fn.prims.elementwise import (abs, add, and_, convert_element_type, div, eq, ge, gt, lt, mul, ne,  # noqa: A004
-                                         neg, nonfinite_count, select, sqrt, sub)
+from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, lt, mul, ne, neg,  # noqa: A004
+                                         nonfinite_count, select, sqrt, sub)
 from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, sort
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice
@@ -37,9 +39,13 @@ from paddle_fn.prims.structural import iota, slice
 # ---------------------------------------------------------------------------------------------- matrix helpers
 
 
-def _check_matrix(name, a, *, square=False):
-    if a.dtype.name not in ("float32", "float64"):
-        raise DTypeError(f"{name}: expected float32 or float64 matrices, got {fmt(a)}; cast with .astype('float32')")
+def _check_matrix(name, a, *, square=False, complex_ok=False):
+    """`complex_ok`: the decomposition has a complex form (LU and triangular solves, whose derivatives are
+    holomorphic: no conjugate transposes)."""
+    allowed = ("float32", "float64") + (("complex64", "complex128") if complex_ok else ())
+    if a.dtype.name not in allowed:
+        raise DTypeError(f"{name}: expected {' or '.join(allowed)} matrices, got {fmt(a)}; cast with "
+                         ".astype('float32')")
     if a.ndim < 2:
         raise ShapeError(f"{name}: expected a matrix or a batch of matrices (at least 2 dimensions), got {fmt(a)}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -122,8 +128,15 @@ def diag_matrix(v):
     return mul(_rows(v, n), eye_like(_rows(v, n)))
 
 
+def adjoint(x):
+    """The conjugate transpose of the last two dimensions (the transpose of real matrices)."""
+    t = matrix_transpose(x)
+    return cx.conj(t) if get_aval(x).dtype.kind == "c" else t
+
+
 def _symmetrize(x):
-    return mul(add(x, matrix_transpose(x)), full_like(x, 0.5))
+    """The Hermitian (for real matrices, symmetric) part (A + A^H) / 2."""
+    return mul(add(x, adjoint(x)), full_like(x, 0.5))
 
 
 def _batch_rule(get_prim):
@@ -141,6 +154,12 @@ def _lower_algorithm(algorithm, multiple_results=False):
     """A lowering that traces `algorithm(*matrices, **params)` (one unbatched problem, written with primitives),
     vmapped over the operands' leading dimensions, and inlines the resulting program."""
     def lower(ctx, *args, **params):
+        if any(a.dtype.kind == "c" for a in ctx.avals_in):
+            raise UnsupportedError(
+                f"{algorithm.__name__.strip('_').removesuffix('_algorithm')}: complex matrices "
+                "are not compiled yet (IREE 3.13 rejects the complex constants of the algorithm, and reusing one "
+                "complex buffer across two in-place update chains gave wrong complex128 results); call "
+                "paddle.linalg.inv / solve / det / slogdet on complex matrices outside jit")
         batch_shape = ctx.avals_in[0].shape[:-2]
         n_out = len(ctx.avals_out)
 
@@ -217,8 +236,8 @@ _MAX_SWEEPS = 40
 # ---------------------------------------------------------------------------------------------- triangular_solve
 
 def _triangular_solve_shape(a, b, *, lower, transpose_a, unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b)
+    _check_matrix("triangular_solve", a, square=True, complex_ok=True)
+    _check_matrix("triangular_solve", b, complex_ok=True)
     if a.dtype != b.dtype:
         raise DTypeError(f"triangular_solve: a is {fmt(a)} but b is {fmt(b)}; cast one with .astype()")
     if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
@@ -392,7 +411,7 @@ def cholesky(a):
 # ---------------------------------------------------------------------------------------------- lu
 
 def _lu_shape(a):
-    _check_matrix("lu", a, square=True)
+    _check_matrix("lu", a, square=True, complex_ok=True)
     index = ShapedArray(a.shape[:-1], dtypes.int32)
     return [a, index, index]
 
@@ -565,14 +584,16 @@ def qr(a, *, full_matrices: bool = False):
 # ---------------------------------------------------------------------------------------------- eigh
 
 def _eigh_shape(a):
-    _check_matrix("eigh", a, square=True)
-    return [a.update(shape=a.shape[:-1]), a]
+    _check_matrix("eigh", a, square=True, complex_ok=True)
+    real = cx.part_dtype(a.dtype) if a.dtype.kind == "c" else a.dtype
+    return [a.update(shape=a.shape[:-1], dtype=real), a]
 
 
 def _eigh_impl(a):
-    w, v = np.linalg.eigh((a + np.swapaxes(a, -1, -2)) / 2)
-    v = v * _np_fix_column_signs(v)[..., None, :]
-    return [w.astype(a.dtype), v.astype(a.dtype)]
+    w, v = np.linalg.eigh((a + np.conj(np.swapaxes(a, -1, -2))) / 2)
+    if a.dtype.kind != "c":  # complex eigenvectors keep LAPACK's phases, as Paddle 3.3.1's (and numpy's) do
+        v = v * _np_fix_column_signs(v)[..., None, :]
+    return [w.astype(a.real.dtype), v.astype(a.dtype)]
 
 
 def _gap_reciprocals(w):
@@ -586,9 +607,14 @@ def _gap_reciprocals(w):
 def _eigh_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     w, v = eigh(a)
-    # A V = V diag(w): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F the reciprocal eigenvalue gaps
-    x = matmul(matrix_transpose(v), matmul(_symmetrize(ta), v))
-    return [w, v], [diagonal(x), matmul(v, mul(_gap_reciprocals(w), x))]
+    # A V = V diag(w): dw = diag(V^H dA V), dV = V (F o V^H dA V) with F the reciprocal eigenvalue gaps (JAX's
+    # rule; for complex matrices dw is the real part, and dV the change with V^H dV zero on its diagonal)
+    x = matmul(adjoint(v), matmul(_symmetrize(ta), v))
+    gaps = _gap_reciprocals(w)
+    if get_aval(x).dtype.kind == "c":
+        return [w, v], [cx.real(diagonal(x)), matmul(v, mul(convert_element_type(gaps, new_dtype=get_aval(x).dtype),
+                                                                 x))]
+    return [w, v], [diagonal(x), matmul(v, mul(gaps, x))]
 
 
 def _jacobi_sweeps(x, v, n, rotate, residual):
@@ -674,8 +700,9 @@ eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jv
 
 
 def eigh(a):
-    """Eigen-decomposition of the symmetric part (A + A^T)/2: [w, v] with w ascending and A v = v diag(w); each
-    eigenvector's entry of largest magnitude is positive. Its derivative needs distinct eigenvalues."""
+    """Eigen-decomposition of the symmetric (complex: Hermitian) part (A + A^H)/2: [w, v] with w ascending and real
+    and A v = v diag(w); each real eigenvector's entry of largest magnitude is positive, complex ones keep LAPACK's
+    phases. Its derivative needs distinct eigenvalues."""
     return eigh_p.bind(a)
 
 

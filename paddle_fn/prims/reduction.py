@@ -19,7 +19,8 @@ from paddle_fn.prims._rules import fmt, normalize_axis, require_kind, scalar_lik
 from paddle_fn.prims.base import (  # noqa: F401 - reduce_sum is re-exported as part of the reduction family
     bind_reduction, broadcast_in_dim, full_like, hlo_binop, reduce_batch_rule, reduce_lower_rule, reduce_shape_rule,
     reduce_sum, reduce_sum_p, reduction_identity, reshape, shift_axes, transpose)
-from paddle_fn.prims.elementwise import add, bilinear_jvp, convert_element_type, div, eq, mul, ne, or_, select
+from paddle_fn.prims.bitwise import or_
+from paddle_fn.prims.elementwise import add, bilinear_jvp, convert_element_type, div, eq, mul, ne, select
 from paddle_fn.prims.slicing import GatherDimensionNumbers, gather
 from paddle_fn.prims.structural import iota, pad
 
@@ -279,7 +280,7 @@ def argmin(x, *, axis: int, index_dtype):
 
 def _cumulative_shape(name):
     def rule(x, *, axis, reverse):
-        require_kind(name, x, "fiu", "a numeric")
+        require_kind(name, x, "fiuc", "a numeric")
         if not 0 <= axis < x.ndim:
             raise ShapeError(f"{name}: axis {axis} is out of range for {fmt(x)}")
         return x
@@ -403,7 +404,7 @@ def _dot_general_shape(lhs, rhs, *, dimension_numbers, preferred_element_type):
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"dot_general: operand dtypes differ: lhs is {fmt(lhs)}, rhs is {fmt(rhs)} (cast one with "
                          ".astype(); use preferred_element_type to choose the result dtype)")
-    require_kind("dot_general", lhs, "fiu", "a numeric")
+    require_kind("dot_general", lhs, "fiuc", "a numeric")
     for side, aval, c, b in (("lhs", lhs, lc, lb), ("rhs", rhs, rc, rb)):
         used = tuple(c) + tuple(b)
         if len(set(used)) != len(used) or any(not 0 <= d < aval.ndim for d in used):

@@ -18,7 +18,8 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import i64_array, tensor_type
 from paddle_fn.prims._rules import check_dims, fmt, shift_dims
 from paddle_fn.prims.base import broadcast_in_dim, full, full_like, reduce_sum, reshape, transpose
-from paddle_fn.prims.elementwise import add, clamp, count_true, gt, lt, not_, or_, select
+from paddle_fn.prims.bitwise import not_, or_
+from paddle_fn.prims.elementwise import add, clamp, count_true, gt, lt, select
 from paddle_fn.prims.structural import concatenate, iota, slice
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
@@ -72,14 +73,14 @@ def _transformed_rejection(key, shape, dt, propose):
     [-1/2, 1/2) and v uniform in [0, 1) (keys 1 and 2), and ``propose(u, v) -> (k, accept)``; an element keeps its
     first accepted k, and the loop ends when every element has one."""
     def running(carry):
-        return _any(el.not_(carry[1]))
+        return _any(bw.not_(carry[1]))
 
     def step(carry):
         k_out, accepted, rng = carry
         keys = split(rng, 3)
         u = el.sub(uniform(_key_at(keys, 1), shape, dt), _full(shape, 0.5, dt))
         k, accept = propose(u, uniform(_key_at(keys, 2), shape, dt))
-        return el.select(accept, k, k_out), el.or_(accepted, accept), _key_at(keys, 0)
+        return el.select(accept, k, k_out), bw.or_(accepted, accept), _key_at(keys, 0)
 
     k, _, _ = while_loop(running, step, (_full(shape, -1, dt), _full(shape, False, dtypes.bool_), key))
     return k
@@ -99,9 +100,9 @@ def _poisson_rejection(key, lam, shape, dt):
         k = el.floor(el.add(el.add(el.mul(el.add(el.div(el.mul(c(2), a), u_shifted), b), u), lam), c(0.43)))
         s = el.log(el.div(el.mul(v, inv_alpha), el.add(el.div(a, el.mul(u_shifted, u_shifted)), b)))
         t = el.sub(el.add(el.neg(lam), el.mul(k, log_lam)), el.lgamma(el.add(k, c(1))))
-        accept1 = el.and_(el.ge(u_shifted, c(0.07)), el.le(v, v_r))
-        reject = el.or_(el.lt(k, c(0)), el.and_(el.lt(u_shifted, c(0.013)), el.gt(v, u_shifted)))
-        return k, el.or_(accept1, el.and_(el.not_(reject), el.le(s, t)))
+        accept1 = bw.and_(el.ge(u_shifted, c(0.07)), el.le(v, v_r))
+        reject = bw.or_(el.lt(k, c(0)), bw.and_(el.lt(u_shifted, c(0.013)), el.gt(v, u_shifted)))
+        return k, bw.or_(accept1, bw.and_(bw.not_(reject), el.le(s, t)))
 
     return _transformed_rejection(key, shape, dt, propose)
 
@@ -125,7 +126,7 @@ def poisson(key, lam, shape=None, dtype="int64"):
     out_dt = _int_dtype("poisson", dtype)
     lam, shape, dt = _parameter("poisson", "lam", lam, shape)
     c = _like(lam)
-    use_knuth = el.or_(el.ne(lam, lam), el.lt(lam, c(10)))
+    use_knuth = bw.or_(el.ne(lam, lam), el.lt(lam, c(10)))
     knuth = _poisson_knuth(key, el.select(use_knuth, lam, c(0)), shape, dt)
     rejection = _poisson_rejection(key, el.select(use_knuth, c(1e5), lam), shape, dt)
     result = el.select(el.eq(lam, c(0)), c(0), el.select(use_knuth, knuth, rejection))
@@ -168,7 +169,7 @@ def _stirling_tail(k):
                  el.add(clamped, c(1)))
     index = el.floor(clamped)
     for i, value in enumerate(_STIRLING_TAIL):
-        out = el.select(el.and_(in_table, el.eq(index, c(i))), c(value), out)
+        out = el.select(bw.and_(in_table, el.eq(index, c(i))), c(value), out)
     return out
 
 
@@ -188,9 +189,9 @@ def _btrs(key, count, prob, shape, dt):
 
     def propose(u, v):
         us = el.sub(c(0.5), el.abs(u))
-        accept1 = el.and_(el.ge(us, c(0.07)), el.le(v, v_r))
+        accept1 = bw.and_(el.ge(us, c(0.07)), el.le(v, v_r))
         k = el.floor(el.add(el.mul(el.add(el.div(el.mul(c(2), a), us), b), u), center))
-        reject = el.or_(el.lt(k, c(0)), el.gt(k, count))
+        reject = bw.or_(el.lt(k, c(0)), el.gt(k, count))
         log_v = el.log(el.div(el.mul(v, alpha), el.add(el.div(a, el.mul(us, us)), b)))
         # the bound matters only where k is not rejected: elsewhere evaluate it at m, inside its domain
         k_in_range = el.select(reject, m, k)
@@ -201,7 +202,7 @@ def _btrs(key, count, prob, shape, dt):
         bound = el.add(bound, el.mul(el.add(k_in_range, c(0.5)), log_ratio_k))
         bound = el.add(el.add(bound, _stirling_tail(m)), _stirling_tail(el.sub(count, m)))
         bound = el.sub(el.sub(bound, _stirling_tail(k_in_range)), _stirling_tail(el.sub(count, k_in_range)))
-        return k, el.or_(accept1, el.and_(el.not_(reject), el.le(log_v, bound)))
+        return k, bw.or_(accept1, bw.and_(bw.not_(reject), el.le(log_v, bound)))
 
     return _transformed_rejection(key, shape, dt, propose)
 
@@ -234,21 +235,21 @@ def binomial(key, count, prob, shape=None, dtype=None):
     c = _like(prob)
     p_lt_half = el.lt(prob, c(0.5))
     q = el.select(p_lt_half, prob, el.sub(c(1), prob))
-    count_nan_or_neg = el.or_(el.ne(count, count), el.lt(count, c(0)))
+    count_nan_or_neg = bw.or_(el.ne(count, count), el.lt(count, c(0)))
     count_inf = el.eq(el.abs(count), c(np.inf))
     q_is_nan, q_below_0 = el.ne(q, q), el.lt(q, c(0))
-    q = el.select(el.or_(q_is_nan, q_below_0), c(0.01), q)
-    use_inversion = el.or_(count_nan_or_neg, el.le(el.mul(count, q), c(10)))
+    q = el.select(bw.or_(q_is_nan, q_below_0), c(0.01), q)
+    use_inversion = bw.or_(count_nan_or_neg, el.le(el.mul(count, q), c(10)))
     count = el.floor(count)
     inversion = _binomial_inversion(key, el.select(use_inversion, count, c(0)), q, shape, dt)
     # lanes of the other method (and of an infinite count, whose result is set below) get harmless parameters
-    skip_btrs = el.or_(use_inversion, count_inf)
+    skip_btrs = bw.or_(use_inversion, count_inf)
     rejection = _btrs(key, el.select(skip_btrs, c(1e4), count), el.select(skip_btrs, c(0.5), q), shape, dt)
     samples = el.select(use_inversion, inversion, rejection)
-    invalid = el.or_(el.or_(q_below_0, q_is_nan), count_nan_or_neg)
+    invalid = bw.or_(bw.or_(q_below_0, q_is_nan), count_nan_or_neg)
     samples = el.select(invalid, c(np.nan), samples)
-    samples = el.select(el.and_(count_inf, el.not_(invalid)), c(np.inf), samples)
-    keep = el.or_(el.or_(p_lt_half, count_nan_or_neg), el.or_(q_is_nan, count_inf))
+    samples = el.select(bw.and_(count_inf, bw.not_(invalid)), c(np.inf), samples)
+    keep = bw.or_(bw.or_(p_lt_half, count_nan_or_neg), bw.or_(q_is_nan, count_inf))
     return el.select(keep, samples, el.sub(el.select(count_inf, c(0), count), samples))
 
 

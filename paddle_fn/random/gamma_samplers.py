@@ -22,6 +22,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
@@ -59,7 +60,7 @@ def _gamma_one(key, alpha, log_space):
         _, x2, v, u = state
         squeeze = el.ge(u, el.sub(c(1), el.mul(c(0.0331), el.mul(x2, x2))))
         exact = el.ge(el.log(u), el.add(el.mul(x2, c(0.5)), el.mul(d, el.add(el.sub(c(1), v), el.log(v)))))
-        return el.and_(squeeze, exact)
+        return bw.and_(squeeze, exact)
 
     def propose(state):
         keys = split(state[0], 3)
@@ -78,7 +79,7 @@ def _gamma_one(key, alpha, log_space):
     subkey = _key_at(halves, 1)
     if log_space:
         log_u = el.neg(exponential(subkey, (), dt))
-        log_boost = el.select(el.or_(boost_mask, el.eq(log_u, c(0))), c(0), el.mul(log_u, el.div(c(1), alpha)))
+        log_boost = el.select(bw.or_(boost_mask, el.eq(log_u, c(0))), c(0), el.mul(log_u, el.div(c(1), alpha)))
         return el.add(el.add(el.log(d), el.log(v)), log_boost)
     u = el.sub(c(1), uniform(subkey, (), dt))
     boost = el.select(boost_mask, c(1), el.pow(u, el.div(c(1), alpha)))

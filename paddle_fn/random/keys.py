@@ -8,6 +8,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.random_bits import threefry2x32
@@ -109,8 +110,8 @@ def _int_words(fn, x):
         raise ShapeError(f"{fn}: expected a single integer, got shape {list(get_aval(x).shape)}; "
                          "vmap over a batch of integers instead")
     x64 = el.convert_element_type(x, new_dtype=dtypes.int64)
-    hi = el.shift_right_logical(x64, _const(32, dtypes.int64))
-    lo = el.and_(x64, _const(_MASK32, dtypes.int64))
+    hi = bw.shift_right_logical(x64, _const(32, dtypes.int64))
+    lo = bw.and_(x64, _const(_MASK32, dtypes.int64))
     return (el.convert_element_type(hi, new_dtype=dtypes.uint32),
             el.convert_element_type(lo, new_dtype=dtypes.uint32))
 
@@ -193,5 +194,5 @@ def random_bits(key, shape, bits=32):
         raise ValueError(f"random_bits: bits={bits} is not supported; only 32 (uint32) is: paddle_fn has no "
                          "uint64 or uint16 dtype")
     y1, y2 = _words("random_bits", key, _static_shape("random_bits", shape))
-    return el.xor(y1, y2)
+    return bw.xor(y1, y2)
 

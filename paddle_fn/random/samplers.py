@@ -11,6 +11,8 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.prims import bitwise as bw
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
@@ -31,13 +33,13 @@ def _unit_interval(fn, key, shape, dt):
     y1, y2 = _words(fn, key, shape)
     if dt.bits == 64:
         hi = el.convert_element_type(y1, new_dtype=dt)
-        lo = el.convert_element_type(el.shift_right_logical(y2, _full(shape, 12, dtypes.uint32)), new_dtype=dt)
+        lo = el.convert_element_type(bw.shift_right_logical(y2, _full(shape, 12, dtypes.uint32)), new_dtype=dt)
         k = el.add(el.mul(hi, _full(shape, 2.0 ** 20, dt)), lo)
     else:
-        bits = el.xor(y1, y2)
+        bits = bw.xor(y1, y2)
         if dt.bits == 16:  # JAX draws 16 bits: the low half of the 32-bit word
-            bits = el.and_(bits, _full(shape, 0xFFFF, dtypes.uint32))
-        k = el.convert_element_type(el.shift_right_logical(bits, _full(shape, dt.bits - nmant, dtypes.uint32)),
+            bits = bw.and_(bits, _full(shape, 0xFFFF, dtypes.uint32))
+        k = el.convert_element_type(bw.shift_right_logical(bits, _full(shape, dt.bits - nmant, dtypes.uint32)),
                                     new_dtype=dt)
     return el.mul(k, _full(shape, 2.0 ** -nmant, dt))
 
@@ -95,16 +97,27 @@ def _split_float64(x, shape):
 
 
 def normal(key, shape=(), dtype=None):
-    """Standard normal floats, ``sqrt(2) * erf_inv(u)`` with u uniform in the open interval (-1, 1).
+    """Standard normal floats, ``sqrt(2) * erf_inv(u)`` with u uniform in the open interval (-1, 1). A complex
+    dtype gives complex normals with E|z|^2 = 1: real and imaginary parts independent, each of variance 1/2 (as
+    Paddle's ``randn(dtype='complex64')`` and JAX's ``normal``).
 
     Example:
         >>> from paddle_fn import random
         >>> x = random.normal(random.key(0), [10000], 'float64').numpy()
         >>> bool(abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05)
         True
+        >>> z = random.normal(random.key(0), [10000], 'complex128').numpy()
+        >>> bool(abs(z.real.var() - 0.5) < 0.05 and abs(z.imag.var() - 0.5) < 0.05)
+        True
     """
-    dt = _float_dtype("normal", dtype)
     shape = _static_shape("normal", shape)
+    if dtype is not None and dtypes.as_dtype(dtype).kind == "c":
+        part = cx.part_dtype(dtype)
+        both = el.mul(normal(key, (2,) + shape, part), _full((2,) + shape, math.sqrt(0.5), part))
+        re, im = (st.reshape(st.slice(both, start_indices=(i,) + (0,) * len(shape), limit_indices=(i + 1,) + shape),
+                             new_sizes=shape) for i in (0, 1))
+        return cx.complex_(re, im)
+    dt = _float_dtype("normal", dtype)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
     u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)
     return el.mul(_full(shape, math.sqrt(2.0), dt), el.erf_inv(u))
@@ -213,10 +226,10 @@ def randint(key, shape, minval, maxval, dtype="int32"):
     hi = el.clamp(_const(info.min, dtypes.int64), hi, _const(info.max, dtypes.int64))
     # the span as a uint32: 1 when empty, one more when maxval was clipped (0, the full range 2**32, if that wraps)
     empty = el.le(hi, lo)
-    span64 = el.add(el.sub(hi, lo), el.convert_element_type(el.and_(hi_out_of_range, el.not_(empty)),
+    span64 = el.add(el.sub(hi, lo), el.convert_element_type(bw.and_(hi_out_of_range, bw.not_(empty)),
                                                              new_dtype=dtypes.int64))
     span64 = el.select(empty, _full(shape, 1, dtypes.int64), span64)
-    span = el.convert_element_type(el.and_(span64, _full(shape, _MASK32, dtypes.int64)), new_dtype=dtypes.uint32)
+    span = el.convert_element_type(bw.and_(span64, _full(shape, _MASK32, dtypes.int64)), new_dtype=dtypes.uint32)
     k1, k2 = (st.reshape(k, new_sizes=(2,)) for k in _split_rows(split(key)))
     higher, lower = random_bits(k1, shape), random_bits(k2, shape)
     # (higher * 2**32 + lower) mod span, with uint32 products that wrap as JAX's do
@@ -240,8 +253,8 @@ def _unsigned_rem(x, span):
 
 def _randint63(key, shape, lo, hi, dt):
     y1, y2 = _words("randint", key, shape)
-    high31 = el.convert_element_type(el.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
-    bits63 = el.or_(el.shift_left(high31, _full(shape, 32, dtypes.int64)),
+    high31 = el.convert_element_type(bw.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
+    bits63 = bw.or_(bw.shift_left(high31, _full(shape, 32, dtypes.int64)),
                     el.convert_element_type(y2, new_dtype=dtypes.int64))
     span = el.max(el.sub(hi, lo), _full(shape, 1, dtypes.int64))
     return el.convert_element_type(el.add(lo, el.rem(bits63, span)), new_dtype=dt)

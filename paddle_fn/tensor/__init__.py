@@ -3,10 +3,12 @@ activations, composed from the lax-level primitives with Paddle's broadcasting a
 rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the operators and methods to `Tensor`.
 """
 from paddle_fn.tensor import (  # noqa: F401
-    activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace, linalg, logic, manipulation,
-    math, matrix_functions, methods, nan_stats, pointwise, products, scatters, search, selection, special, stacking, stat)
+    activation, aliases, bitshift, complex_numbers, creation, cumulative, histograms, indexing, inplace, linalg, logic,
+    manipulation, math, matrix_functions, methods, nan_stats, pointwise, products, scatters, search, selection, special,
+    stacking, stat)
 from paddle_fn.tensor import einsum as _einsum_module  # the star import below rebinds `einsum` to the function
 from paddle_fn.tensor.activation import *  # noqa: F401,F403
+from paddle_fn.tensor.complex_numbers import *  # noqa: F401,F403
 from paddle_fn.tensor.aliases import *  # noqa: F401,F403
 from paddle_fn.tensor.bitshift import *  # noqa: F401,F403
 from paddle_fn.tensor.creation import *  # noqa: F401,F403
@@ -29,7 +31,7 @@ from paddle_fn.tensor.special import *  # noqa: F401,F403
 from paddle_fn.tensor.stacking import *  # noqa: F401,F403
 from paddle_fn.tensor.stat import *  # noqa: F401,F403
 
-__all__ = (activation.__all__ + aliases.__all__ + bitshift.__all__ + creation.__all__ + cumulative.__all__ +
+__all__ = (activation.__all__ + aliases.__all__ + complex_numbers.__all__ + bitshift.__all__ + creation.__all__ + cumulative.__all__ +
            _einsum_module.__all__ + histograms.__all__ + inplace.__all__ + linalg.__all__ + logic.__all__ +
            manipulation.__all__ + math.__all__ + ["vecdot"] + nan_stats.__all__ + pointwise.__all__ + products.__all__ +
            scatters.__all__ + search.__all__ + selection.__all__ + special.__all__ + stacking.__all__ + stat.__all__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import get_aval
-from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.tensor.promotion import binary_operands
 
 __all__ = ["bitwise_left_shift", "bitwise_right_shift"]
@@ -26,7 +26,7 @@ def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
         >>> paddle.bitwise_left_shift(paddle.to_tensor([1, -8]), paddle.to_tensor([2, 1])).tolist()
         [4, -16]
     """
-    return ew.shift_left(*_integers("bitwise_left_shift", x, y))
+    return bw.shift_left(*_integers("bitwise_left_shift", x, y))
 
 
 def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
@@ -40,4 +40,4 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
         ([-4, 4], [2147483644, 4])
     """
     x, y = _integers("bitwise_right_shift", x, y)
-    return (ew.shift_right_arithmetic if is_arithmetic else ew.shift_right_logical)(x, y)
+    return (bw.shift_right_arithmetic if is_arithmetic else bw.shift_right_logical)(x, y)

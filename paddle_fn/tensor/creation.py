@@ -277,7 +277,7 @@ def linspace(start, stop, num, dtype=None, name=None):
         is_last = ew.eq(st.iota(dtype=dtypes.int32, shape=(num,), dimension=0),
                         st.full((num,), num - 1, dtypes.int32))
         vals = ew.select(is_last, st.full((num,), stop, work), vals)
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         vals = ew.round_(vals)
     return cast(vals, dtype)
 

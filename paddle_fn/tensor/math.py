@@ -13,12 +13,14 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
 from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of
-from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand, is_scalar, real_operand
+from paddle_fn.tensor.promotion import (as_tensor, binary_operands, float_operand, inexact_operand, is_scalar,
+                                        real_operand, real_operands)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow", "maximum",
@@ -92,7 +94,7 @@ def divide(x, y, name=None):
         array([4.0875], dtype=float32)
     """
     x, y = binary_operands("divide", x, y)
-    if get_aval(x).dtype.kind != "f":
+    if get_aval(x).dtype.kind not in "fc":
         x, y = cast(x, dtypes.default_float_dtype()), cast(y, dtypes.default_float_dtype())
     return ew.div(x, y)
 
@@ -125,6 +127,7 @@ def floor_divide(x, y, name=None):
         >>> paddle.floor_divide(paddle.to_tensor([7, -7]), 2).numpy()
         array([ 3, -4])
     """
+    real_operands("floor_divide", x, y)
     x, y = binary_operands("floor_divide", x, y)
     _check_integer_divisor("floor_divide", y)
     if get_aval(x).dtype.kind == "f":
@@ -132,7 +135,7 @@ def floor_divide(x, y, name=None):
     q = ew.div(x, y)  # truncates toward zero; step down where the division was inexact and signs differ
     inexact = ew.ne(ew.rem(x, y), st.full_like(x, 0))
     one = st.full_like(x, 1)
-    return ew.select(ew.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
+    return ew.select(bw.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
 
 
 def mod(x, y, name=None):
@@ -144,10 +147,11 @@ def mod(x, y, name=None):
         >>> paddle.mod(paddle.to_tensor([7, -7]), 3).numpy()
         array([1, 2])
     """
+    real_operands("mod", x, y)
     x, y = binary_operands("mod", x, y)
     _check_integer_divisor("mod", y)
     r = ew.rem(x, y)
-    needs_shift = ew.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
+    needs_shift = bw.and_(ew.ne(r, st.full_like(r, 0)), _signs_differ(r, y))
     return ew.select(needs_shift, ew.add(r, y), r)
 
 
@@ -165,11 +169,11 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
     """
     if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and not is_scalar(x):
         x = as_tensor(x)
-        if int(y) >= 0 or get_aval(x).dtype.kind == "f":
+        if int(y) >= 0 or get_aval(x).dtype.kind in "fc":
             return ew.integer_pow(x, y=int(y))
     x, y = binary_operands("pow", x, y)
     dt = get_aval(x).dtype
-    if dt.kind != "f":  # integer powers computed in float64 are exact over the int range that fits in 2**53
+    if dt.kind not in "fc":  # integer powers computed in float64 are exact over the int range that fits in 2**53
         return cast(ew.round_(ew.pow(cast(x, dtypes.float64), cast(y, dtypes.float64))), dt)
     return ew.pow(x, y)
 
@@ -182,6 +186,7 @@ def maximum(x, y, name=None):
         >>> paddle.maximum(paddle.to_tensor([1, 5]), 3).numpy()
         array([3, 5])
     """
+    real_operands("maximum", x, y)
     return ew.max(*binary_operands("maximum", x, y))
 
 
@@ -193,6 +198,7 @@ def minimum(x, y, name=None):
         >>> paddle.minimum(paddle.to_tensor([1, 5]), 3).numpy()
         array([1, 3])
     """
+    real_operands("minimum", x, y)
     return ew.min(*binary_operands("minimum", x, y))
 
 
@@ -255,11 +261,15 @@ def lerp(x, y, weight, name=None):
 
 # ---------------------------------------------------------------------------------------------- unary math
 
-def _unary(op_name, prim_fn, doc_in, doc_out):
+def _unary(op_name, prim_fn, doc_in, doc_out, *, complex_ok=False):
+    """A Paddle unary op over the primitive `prim_fn`; `complex_ok`: it has a complex meaning (exp, sin, ...)."""
+    operand = inexact_operand if complex_ok else float_operand
+
     def op(x, name=None):
-        return prim_fn(float_operand(op_name, x))
+        return prim_fn(operand(op_name, x))
     op.__name__ = op.__qualname__ = op_name
-    op.__doc__ = (f"Elementwise {op_name}; integer inputs compute in the default float dtype.\n\n"
+    kinds = "; complex inputs give complex results" if complex_ok else ""
+    op.__doc__ = (f"Elementwise {op_name}; integer inputs compute in the default float dtype{kinds}.\n\n"
                   f"    Example:\n"
                   f"        >>> import paddle_fn as paddle\n"
                   f"        >>> paddle.{op_name}(paddle.to_tensor({doc_in})).numpy()\n"
@@ -278,22 +288,22 @@ def neg(x, name=None):
     return ew.neg(as_tensor(x))
 
 
-exp = _unary("exp", ew.exp, "[0.]", "array([1.], dtype=float32)")
-log = _unary("log", ew.log, "[1.]", "array([0.], dtype=float32)")
-log1p = _unary("log1p", ew.log1p, "[0.]", "array([0.], dtype=float32)")
-expm1 = _unary("expm1", ew.expm1, "[0.]", "array([0.], dtype=float32)")
-sqrt = _unary("sqrt", ew.sqrt, "[4.]", "array([2.], dtype=float32)")
-rsqrt = _unary("rsqrt", ew.rsqrt, "[4.]", "array([0.5], dtype=float32)")
-sin = _unary("sin", ew.sin, "[0.]", "array([0.], dtype=float32)")
-cos = _unary("cos", ew.cos, "[0.]", "array([1.], dtype=float32)")
-tan = _unary("tan", ew.tan, "[0.]", "array([0.], dtype=float32)")
-asin = _unary("asin", ew.asin, "[0.]", "array([0.], dtype=float32)")
-acos = _unary("acos", ew.acos, "[1.]", "array([0.], dtype=float32)")
-atan = _unary("atan", ew.atan, "[0.]", "array([0.], dtype=float32)")
-sinh = _unary("sinh", ew.sinh, "[0.]", "array([0.], dtype=float32)")
-cosh = _unary("cosh", ew.cosh, "[0.]", "array([1.], dtype=float32)")
-tanh = _unary("tanh", ew.tanh, "[0.]", "array([0.], dtype=float32)")
-sigmoid = _unary("sigmoid", ew.logistic, "[0.]", "array([0.5], dtype=float32)")
+exp = _unary("exp", ew.exp, "[0.]", "array([1.], dtype=float32)", complex_ok=True)
+log = _unary("log", ew.log, "[1.]", "array([0.], dtype=float32)", complex_ok=True)
+log1p = _unary("log1p", ew.log1p, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+expm1 = _unary("expm1", ew.expm1, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+sqrt = _unary("sqrt", ew.sqrt, "[4.]", "array([2.], dtype=float32)", complex_ok=True)
+rsqrt = _unary("rsqrt", ew.rsqrt, "[4.]", "array([0.5], dtype=float32)", complex_ok=True)
+sin = _unary("sin", ew.sin, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+cos = _unary("cos", ew.cos, "[0.]", "array([1.], dtype=float32)", complex_ok=True)
+tan = _unary("tan", ew.tan, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+asin = _unary("asin", ew.asin, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+acos = _unary("acos", ew.acos, "[1.]", "array([0.], dtype=float32)", complex_ok=True)
+atan = _unary("atan", ew.atan, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+sinh = _unary("sinh", ew.sinh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+cosh = _unary("cosh", ew.cosh, "[0.]", "array([1.], dtype=float32)", complex_ok=True)
+tanh = _unary("tanh", ew.tanh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+sigmoid = _unary("sigmoid", ew.logistic, "[0.]", "array([0.5], dtype=float32)", complex_ok=True)
 erf = _unary("erf", ew.erf, "[0.]", "array([0.], dtype=float32)")
 erfinv = _unary("erfinv", ew.erf_inv, "[0.]", "array([0.], dtype=float32)")
 lgamma = _unary("lgamma", ew.lgamma, "[1.]", "array([0.], dtype=float32)")
@@ -309,17 +319,22 @@ def _log_base(base):
     return f
 
 
-log2 = _unary("log2", _log_base(2.0), "[8.]", "array([3.], dtype=float32)")
-log10 = _unary("log10", _log_base(10.0), "[100.]", "array([2.], dtype=float32)")
+log2 = _unary("log2", _log_base(2.0), "[8.]", "array([3.], dtype=float32)", complex_ok=True)
+log10 = _unary("log10", _log_base(10.0), "[100.]", "array([2.], dtype=float32)", complex_ok=True)
 
 
 def _asinh(x):
+    if get_aval(x).dtype.kind == "c":  # log(z + sqrt(z^2 + 1)), the principal branch
+        return ew.log(ew.add(x, ew.sqrt(ew.add(ew.mul(x, x), st.full_like(x, 1)))))
     ax = ew.abs(x)  # odd function: compute on |x| to avoid cancellation for large negative x
     return ew.mul(ew.sign(x), ew.log(ew.add(ax, ew.sqrt(ew.add(ew.mul(ax, ax), st.full_like(x, 1))))))
 
 
 def _acosh(x):
-    return ew.log(ew.add(x, ew.sqrt(ew.sub(ew.mul(x, x), st.full_like(x, 1)))))
+    one = st.full_like(x, 1)
+    if get_aval(x).dtype.kind == "c":  # log(z + sqrt(z + 1) sqrt(z - 1)): sqrt(z^2 - 1) takes the wrong branch
+        return ew.log(ew.add(x, ew.mul(ew.sqrt(ew.add(x, one)), ew.sqrt(ew.sub(x, one)))))
+    return ew.log(ew.add(x, ew.sqrt(ew.sub(ew.mul(x, x), one))))
 
 
 def _atanh(x):
@@ -327,9 +342,9 @@ def _atanh(x):
     return ew.mul(half, ew.sub(ew.log1p(x), ew.log1p(ew.neg(x))))
 
 
-asinh = _unary("asinh", _asinh, "[0.]", "array([0.], dtype=float32)")
-acosh = _unary("acosh", _acosh, "[1.]", "array([0.], dtype=float32)")
-atanh = _unary("atanh", _atanh, "[0.]", "array([0.], dtype=float32)")
+asinh = _unary("asinh", _asinh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
+acosh = _unary("acosh", _acosh, "[1.]", "array([0.], dtype=float32)", complex_ok=True)
+atanh = _unary("atanh", _atanh, "[0.]", "array([0.], dtype=float32)", complex_ok=True)
 
 
 def square(x, name=None):
@@ -351,7 +366,7 @@ def reciprocal(x, name=None):
         >>> paddle.reciprocal(paddle.to_tensor([2., 4.])).numpy()
         array([0.5 , 0.25], dtype=float32)
     """
-    x = float_operand("reciprocal", x)
+    x = inexact_operand("reciprocal", x)
     return ew.div(st.full_like(x, 1), x)
 
 
@@ -363,6 +378,7 @@ def atan2(x, y, name=None):
         >>> paddle.atan2(paddle.to_tensor([1.]), paddle.to_tensor([1.])).numpy()
         array([0.7853981], dtype=float32)
     """
+    real_operands("atan2", x, y)
     x, y = binary_operands("atan2", x, y)
     if get_aval(x).dtype.kind != "f":
         x, y = cast(x, dtypes.default_float_dtype()), cast(y, dtypes.default_float_dtype())
@@ -413,7 +429,7 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
         >>> paddle.clip(paddle.to_tensor([-2., 0.5, 3.]), min=0., max=1.).numpy()
         array([0. , 0.5, 1. ], dtype=float32)
     """
-    x = as_tensor(x)
+    x = real_operand("clip", x)
     dt = get_aval(x).dtype
     info = dtypes.finfo(dt) if dt.kind != "b" else None
 
@@ -448,7 +464,7 @@ def _reduce(op, prim_fn, x, axis, keepdim):
 
 def _extreme(op, prim_fn, x, axis, keepdim):
     """max/min: an empty axis has no extreme value (the reduction's identity, -inf or inf, is not one)."""
-    x = as_tensor(x)
+    x = real_operand(op, x)
     a = get_aval(x)
     axes = normalize_axes(op, axis, a.ndim)
     if 0 in [a.shape[i] for i in axes]:
@@ -477,8 +493,8 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    """Arithmetic mean over `axis` (None: all); needs a floating-point input, or a bool one, whose mean is the
-    fraction of True values in the default float dtype (as ``jnp.mean``; accuracy = ``(pred == y).mean()``).
+    """Arithmetic mean over `axis` (None: all); needs a floating-point or complex input, or a bool one, whose mean
+    is the fraction of True values in the default float dtype (as ``jnp.mean``; accuracy = ``(pred == y).mean()``).
 
     Example:
         >>> import paddle_fn as paddle
@@ -492,8 +508,8 @@ def mean(x, axis=None, keepdim=False, name=None):
     if a.dtype.kind == "b":
         x = ew.convert_element_type(x, new_dtype=dtypes.default_float_dtype())
         a = get_aval(x)
-    if a.dtype.kind != "f":
-        raise DTypeError(f"mean: expected a floating-point input, got {a.dtype.name} (shape {list(a.shape)}); "
+    if a.dtype.kind not in "fc":
+        raise DTypeError(f"mean: expected a floating-point or complex input, got {a.dtype.name} (shape {list(a.shape)}); "
                          "cast it first, e.g. x.astype('float32').mean()")
     axes = normalize_axes("mean", axis, a.ndim)
     count = _math.prod(a.shape[i] for i in axes)
@@ -694,6 +710,7 @@ def frac(x, name=None):
 
 
 def _nan_aware(op, prim_fn, x, y):
+    real_operands(op, x, y)
     x, y = binary_operands(op, x, y)
     if get_aval(x).dtype.kind != "f":
         return prim_fn(x, y)

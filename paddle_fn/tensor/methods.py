@@ -11,9 +11,9 @@ import numpy as np
 
 from paddle_fn.core import hooks, tape
 from paddle_fn.core.trace import Tensor
-from paddle_fn.tensor import (activation, aliases, bitshift, creation, cumulative, histograms, indexing, inplace,
-                              linalg, logic, manipulation, math, matrix_functions, nan_stats, pointwise, products, scatters, search,
-                              selection, special, stacking, stat, tensor_only)
+from paddle_fn.tensor import (activation, aliases, bitshift, complex_numbers, creation, cumulative, histograms,
+                              indexing, inplace, linalg, logic, manipulation, math, matrix_functions, nan_stats,
+                              pointwise, products, scatters, search, selection, special, stacking, stat, tensor_only)
 
 _METHOD_SOURCES = {
     bitshift: bitshift.__all__,
@@ -55,6 +55,7 @@ _METHOD_SOURCES = {
             "is_empty", "rank"],
     creation: ["clone", "tril", "triu", "diag", "diagflat", "diag_embed", "zeros_like", "ones_like", "full_like", "empty_like"],
     activation: ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"],
+    complex_numbers: ["real", "imag", "conj", "angle", "as_complex", "as_real", "is_complex"],
 }
 
 

@@ -11,11 +11,13 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
+from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import full
 from paddle_fn.tensor.math import any as any_
-from paddle_fn.tensor.promotion import cast, float_operand, nary_operands, real_operand
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, nary_operands, real_operand
 
 __all__ = ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
            "nextafter", "isposinf", "isneginf", "isreal"]
@@ -64,7 +66,7 @@ def hypot(x, y, name=None):
     ratio = ew.div(small, ew.select(zero, _const(big, 1), big))
     out = ew.select(zero, _const(big, 0), ew.mul(big, ew.sqrt(ew.add(_const(big, 1), ew.mul(ratio, ratio)))))
     inf = _const(big, np.inf)
-    return ew.select(ew.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
+    return ew.select(bw.or_(ew.eq(ax, inf), ew.eq(ay, inf)), inf, out)
 
 
 def heaviside(x, y, name=None):
@@ -96,15 +98,16 @@ def sinc(x, name=None):
 
 
 def sgn(x, name=None):
-    """The sign of each element: -1, 0 or 1 (``sign``; Paddle also takes complex inputs, which paddle_fn does not
-    support yet).
+    """The sign of each element: -1, 0 or 1 (``sign``); of a complex element z, z / |z| (0 at 0).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.sgn(paddle.to_tensor([-2.0, 0.0, 3.0])).tolist()
         [-1.0, 0.0, 1.0]
+        >>> paddle.sgn(paddle.to_tensor([3+4j])).numpy()
+        array([0.6+0.8j], dtype=complex64)
     """
-    return ew.sign(real_operand("sgn", x))
+    return ew.sign(as_tensor(x))
 
 
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
@@ -126,7 +129,7 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     theirs = st.broadcast_in_dim(st.reshape(test_x, new_sizes=(count,)), shape=pairs,
                                  broadcast_dimensions=(len(shape),))
     found = any_(ew.eq(mine, theirs), axis=-1)
-    return ew.not_(found) if invert else found
+    return bw.not_(found) if invert else found
 
 
 def _bits(x):
@@ -205,7 +208,7 @@ def frexp(x, name=None):
     """
     x = float_operand("frexp", x)
     size = ew.abs(x)
-    regular = ew.and_(ew.gt(size, _const(x, 0)), ew.lt(size, _const(x, np.inf)))  # nan fails both
+    regular = bw.and_(ew.gt(size, _const(x, 0)), ew.lt(size, _const(x, np.inf)))  # nan fails both
     safe = ew.select(regular, size, _const(x, 1))
     e = ew.add(ew.floor(ew.div(ew.log(safe), _const(x, math.log(2)))), _const(x, 1))
     m = _times_power_of_two(ew.select(regular, x, _const(x, 1)), ew.neg(e))
@@ -248,7 +251,7 @@ def nextafter(x, y, name=None):
     smallest = ew.select(ew.gt(y, x), one, ew.add(st.full_like(bits, np.iinfo(_BITS[get_aval(x).dtype.name].np).min), one))
     out = ew.bitcast_convert_type(ew.select(ew.eq(x, _const(x, 0)), smallest, stepped),
                                   new_dtype=get_aval(x).dtype)
-    return ew.select(ew.eq(x, y), y, ew.select(ew.or_(ew.ne(x, x), ew.ne(y, y)), ew.add(x, y), out))
+    return ew.select(ew.eq(x, y), y, ew.select(bw.or_(ew.ne(x, x), ew.ne(y, y)), ew.add(x, y), out))
 
 
 def _equals_infinity(op, x, infinity):
@@ -281,11 +284,16 @@ def isneginf(x, name=None):
 
 
 def isreal(x, name=None):
-    """Whether each element is real: True everywhere for the real dtypes paddle_fn supports.
+    """Whether each element is real: True everywhere for real dtypes; for complex ones, where the imaginary part
+    is 0.
 
     Example:
         >>> import paddle_fn as paddle
-        >>> paddle.isreal(paddle.to_tensor([1.0, 2.0])).tolist()
-        [True, True]
+        >>> paddle.isreal(paddle.to_tensor([1+0j, 2j])).tolist()
+        [True, False]
     """
-    return _filled(real_operand("isreal", x), True, dtypes.bool_)
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind == "c":
+        part = cx.imag(x)
+        return ew.eq(part, st.full_like(part, 0))
+    return _filled(x, True, dtypes.bool_)

@@ -180,15 +180,25 @@ def nary_operands(op: str, *xs):
 
 
 def real_operand(op: str, x):
-    """`x` as a Tensor, for an op that is defined on real numbers only: a complex one raises rather than lose its
-    imaginary part or be ordered as numpy orders complex numbers."""
+    """`x` as a Tensor, for an op that is defined on real numbers only (an ordering, a rounding, a special
+    function): a complex one raises rather than lose its imaginary part or be ordered as numpy orders complex
+    numbers (Paddle 3.3 has no complex kernel for these either)."""
     x = as_tensor(x)
     a = get_aval(x)
     if a.dtype.kind == "c":
-        raise DTypeError(f"{op}: complex numbers are not supported by {op} yet (got a {a.dtype.name} Tensor of "
-                         f"shape {list(a.shape)}); to apply {op} to the real part, pass "
-                         f"x.astype('{dtypes.default_float_dtype().name}')")
+        part = "float64" if a.dtype == dtypes.complex128 else "float32"
+        raise DTypeError(f"{op}: complex numbers are not supported by {op} (got a {a.dtype.name} Tensor of shape "
+                         f"{list(a.shape)}): it takes real numbers only (complex numbers have no order, and {op} "
+                         f"has no complex form here); apply it to paddle.real(x), paddle.imag(x) or paddle.abs(x) "
+                         f"(each {part}) instead")
     return x
+
+
+def real_operands(op: str, *xs):
+    """`real_operand` of each operand that is not a Python scalar (those are promoted later)."""
+    for x in xs:
+        if not is_scalar(x):
+            real_operand(op, x)
 
 
 def float_operand(op: str, x):
@@ -196,5 +206,14 @@ def float_operand(op: str, x):
     ones raise (`real_operand`)."""
     x = real_operand(op, x)
     if get_aval(x).dtype.kind != "f":
+        x = cast(x, dtypes.default_float_dtype())
+    return x
+
+
+def inexact_operand(op: str, x):
+    """Ops with a complex meaning (exp, sin, sqrt, ...): float and complex Tensors pass; integer and bool ones
+    compute in the default float dtype."""
+    x = as_tensor(x)
+    if get_aval(x).dtype.kind not in "fc":
         x = cast(x, dtypes.default_float_dtype())
     return x

@@ -5,20 +5,21 @@ from __future__ import annotations
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.indexing import getitem
 from paddle_fn.tensor.manipulation import take_along_axis
-from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
+from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, real_operand
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
            "masked_select"]
 
 
 def _arg_reduce(op, prim_fn, x, axis, keepdim, dtype):
-    x = as_tensor(x)
+    x = real_operand(op, x)
     index_dtype = dtypes.as_dtype(dtype)
     if index_dtype.kind not in "iu":
         raise TypeError(f"{op}: dtype must be an integer dtype ('int32' or 'int64'), got {index_dtype.name}")
@@ -57,7 +58,7 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 def _sort_with_indices(op, x, axis, descending):
     """(sorted values, int64 positions) along `axis`; stable, ties keep their input order either way."""
-    x = as_tensor(x)
+    x = real_operand(op, x)
     a = get_aval(x)
     if a.ndim == 0:
         x = st.reshape(x, new_sizes=(1,))
@@ -65,7 +66,7 @@ def _sort_with_indices(op, x, axis, descending):
     ax = normalize_axis(op, axis, a.ndim)
     positions = st.iota(dtype=dtypes.int64, shape=a.shape, dimension=ax)
     if descending:  # sort by the negated key so equal keys stay in input order
-        key = ew.not_(x) if a.dtype.kind == "b" else ew.neg(x)
+        key = bw.not_(x) if a.dtype.kind == "b" else ew.neg(x)
         _, values, idx = red.sort(key, x, positions, dimension=ax, is_stable=True, num_keys=1)
     else:
         values, idx = red.sort(x, positions, dimension=ax, is_stable=True, num_keys=1)
@@ -107,7 +108,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 -
         >>> values.numpy(), indices.numpy()
         (array([8, 4]), array([3, 1]))
     """
-    x = as_tensor(x)
+    x = real_operand("topk", x)
     k = static_int("topk", k, "k")
     ax = normalize_axis("topk", -1 if axis is None else axis, get_aval(x).ndim)
     n = shape_of(x)[ax] if get_aval(x).ndim else 1
@@ -157,7 +158,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         >>> values.numpy(), indices.numpy()
         (array([4., 3.], dtype=float32), array([2, 2]))
     """
-    x = as_tensor(x)
+    x = real_operand("kthvalue", x)
     ax = normalize_axis("kthvalue", -1 if axis is None else axis, get_aval(x).ndim)
     k = static_int("kthvalue", k, "k")
     n = shape_of(x)[ax] if get_aval(x).ndim else 1
@@ -177,7 +178,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
         >>> values.numpy(), indices.numpy()
         (array([2., 9.], dtype=float32), array([2, 1]))
     """
-    x = as_tensor(x)
+    x = real_operand("mode", x)
     a = get_aval(x)
     ax = normalize_axis("mode", axis, a.ndim)
     values, idx = _sort_with_indices("mode", x, ax, False)
@@ -223,7 +224,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         >>> paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
         array([2])
     """
-    seq, values = as_tensor(sorted_sequence), as_tensor(values)
+    seq, values = real_operand("searchsorted", sorted_sequence), real_operand("searchsorted", values)
     dt = dtypes.result_dtype_tensors(get_aval(seq).dtype, get_aval(values).dtype)
     seq, values = cast(seq, dt), cast(values, dt)
     ss, vs = shape_of(seq), shape_of(values)

@@ -9,6 +9,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import Tensor, concrete_or_error, get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
@@ -170,7 +171,7 @@ def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle'
     hi_b = st.broadcast_in_dim(hi, shape=(size,), broadcast_dimensions=())
     idx = ew.floor(ew.div(ew.sub(flat, lo_b), st.broadcast_in_dim(width, shape=(size,), broadcast_dimensions=())))
     idx = cast(ew.clamp(Tensor(np.asarray(0, work.np)), idx, Tensor(np.asarray(bins - 1, work.np))), dtypes.int64)
-    inside = cast(ew.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
+    inside = cast(bw.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
     dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
     return sl.scatter_add(st.full((bins,), 0, dtypes.int64), st.reshape(idx, new_sizes=(size, 1)), inside,

@@ -28,6 +28,10 @@ class Arg:
     def sample(self, rng: np.random.Generator, dtype: Optional[str] = None) -> np.ndarray:
         from paddle_fn.core.dtypes import as_dtype
         dt = as_dtype(dtype or self.dtype).np
+        if dt.kind == "c":  # real and imaginary parts drawn independently from the domain
+            part = np.finfo(dt).dtype.name
+            re = Arg(self.shape, part, self.domain, self.high).sample(rng)
+            return (re + 1j * Arg(self.shape, part, self.domain, self.high).sample(rng)).astype(dt)
         if callable(self.domain):
             v = np.asarray(self.domain(rng))
             return v.astype(dt)
@@ -55,7 +59,8 @@ class Arg:
 
     @property
     def is_float(self) -> bool:
-        return self.dtype in ("float16", "bfloat16", "float32", "float64")
+        """Differentiable: a float or complex dtype."""
+        return self.dtype in ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ class OpRow:
 
 
 FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "remat", "jit", "conv",
-            "linalg", "collectives", "assertion")
+            "linalg", "collectives", "assertion", "complex", "fft")
 
 
 def all_rows() -> list[OpRow]:

@@ -2,6 +2,7 @@
 import numpy as np
 import scipy.special as sps
 
+from paddle_fn.prims import bitwise as B
 from paddle_fn.prims import elementwise as E
 
 from optable import Arg, OpRow
@@ -77,16 +78,16 @@ ROWS = [
     OpRow("le", E.le_p, E.le, (Arg(S, "int64", "int"), Arg(S, "int64", "int")), np.less_equal),
     OpRow("gt", E.gt_p, E.gt, (Arg(S, "float32"), Arg(S, "float32")), np.greater),
     OpRow("ge", E.ge_p, E.ge, (Arg(S, "uint8", "index", high=5), Arg(S, "uint8", "index", high=5)), np.greater_equal),
-    OpRow("and", E.and_p, E.and_, (Arg(S, "bool", "bool"), Arg(S, "bool", "bool")), np.logical_and),
-    OpRow("and_int", E.and_p, E.and_, (Arg(S, "int32", "int"), Arg(S, "int32", "int")), np.bitwise_and),
-    OpRow("or", E.or_p, E.or_, (Arg(S, "bool", "bool"), Arg(S, "bool", "bool")), np.logical_or),
-    OpRow("xor", E.xor_p, E.xor, (Arg(S, "int8", "int"), Arg(S, "int8", "int")), np.bitwise_xor),
-    OpRow("not", E.not_p, E.not_, (Arg(S, "bool", "bool"),), np.logical_not),
-    OpRow("shift_left", E.shift_left_p, E.shift_left,
+    OpRow("and", B.and_p, B.and_, (Arg(S, "bool", "bool"), Arg(S, "bool", "bool")), np.logical_and),
+    OpRow("and_int", B.and_p, B.and_, (Arg(S, "int32", "int"), Arg(S, "int32", "int")), np.bitwise_and),
+    OpRow("or", B.or_p, B.or_, (Arg(S, "bool", "bool"), Arg(S, "bool", "bool")), np.logical_or),
+    OpRow("xor", B.xor_p, B.xor, (Arg(S, "int8", "int"), Arg(S, "int8", "int")), np.bitwise_xor),
+    OpRow("not", B.not_p, B.not_, (Arg(S, "bool", "bool"),), np.logical_not),
+    OpRow("shift_left", B.shift_left_p, B.shift_left,
           (Arg(S, "uint32", "uint"), Arg(S, "uint32", "index", high=32)), lambda x, y: (x << y).astype(np.uint32)),
-    OpRow("shift_right_logical", E.shift_right_logical_p, E.shift_right_logical,
+    OpRow("shift_right_logical", B.shift_right_logical_p, B.shift_right_logical,
           (Arg(S, "uint32", "uint"), Arg(S, "uint32", "index", high=32)), lambda x, y: (x >> y).astype(np.uint32)),
-    OpRow("shift_right_arithmetic", E.shift_right_arithmetic_p, E.shift_right_arithmetic,
+    OpRow("shift_right_arithmetic", B.shift_right_arithmetic_p, B.shift_right_arithmetic,
           (Arg(S, "int32", "int"), Arg(S, "int32", "index", high=4)), lambda x, y: (x >> y)),
     OpRow("select", E.select_p, E.select, (Arg(S, "bool", "bool"), Arg(S), Arg(S)), np.where),
     OpRow("clamp", E.clamp_p, E.clamp, (Arg((), domain=lambda r: np.array(-0.5)), Arg(S), Arg((), domain=lambda r: np.array(0.7))),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
+from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims._rules import fmt
 from paddle_fn.prims.assertion import check
@@ -67,7 +68,7 @@ def one_hot(x, num_classes, name=None):
                          f"shape {list(v.shape)}); labels must lie in [0, {n}): raise num_classes or fix the labels")
     if v is None:  # traced: the condition checked mode verifies
         a = get_aval(x)
-        in_range = ew.and_(ew.ge(x, st.full(a.shape, 0, a.dtype)), ew.lt(x, st.full(a.shape, n, a.dtype)))
+        in_range = bw.and_(ew.ge(x, st.full(a.shape, 0, a.dtype)), ew.lt(x, st.full(a.shape, n, a.dtype)))
         x = check(x, in_range, kind="index", message=f"one_hot: {{failures}} of the {a.size} labels ({fmt(a)}) are out "
                   f"of range for num_classes={n}; labels must lie in [0, {n})")
     shape = shape_of(x) + (n,)

@@ -1,0 +1,105 @@
+"""Op-table rows in complex128: the complex-parts primitives, and every elementwise, reduction, product and
+structural primitive that takes complex numbers (finite differences along random complex directions, the
+transpose identity under Re(sum(a * b)), vmap, the eager tape in Paddle's convention, and IREE in complex64 too)."""
+import numpy as np
+
+from paddle_fn.prims import complex_parts as C
+from paddle_fn.prims import elementwise as E
+from paddle_fn.prims import reduction as R
+from paddle_fn.prims import slicing as Sl
+from paddle_fn.prims import structural as St
+
+from optable import Arg, OpRow
+
+S = (2, 3)
+Z = "complex128"
+
+
+def _z(shape=S, domain="real"):
+    return Arg(shape, Z, domain)
+
+
+def _unary(name, fn, ref, domain="real", **kw):
+    """A complex unary row of a transcendental function. Not run through IREE by the row test: IREE 3.13 compiles
+    complex128 transcendentals to libm calls (cos, sin, exp, ...) that its embedded linker cannot resolve, which
+    only jit's system-linker fallback rescues (docs/architecture.md); tests/test_complex.py runs them jitted."""
+    kw.setdefault("lower", False)
+    return OpRow(f"{name}_complex", getattr(E, f"{name}_p"), fn, (_z(domain=domain),), ref, **kw)
+
+
+def _binary(name, fn, ref, domain="real", **kw):
+    kw.setdefault("lower_dtypes", ("complex64",))
+    return OpRow(f"{name}_complex", getattr(E, f"{name}_p"), fn, (_z(), _z(domain=domain)), ref, **kw)
+
+
+ROWS = [
+    OpRow("real", C.real_p, C.real, (_z(),), np.real, lower_dtypes=("complex64",)),
+    OpRow("imag", C.imag_p, C.imag, (_z(),), np.imag, lower_dtypes=("complex64",)),
+    OpRow("conj", C.conj_p, C.conj, (_z(),), np.conj, lower_dtypes=("complex64",)),
+    OpRow("complex", C.complex_p, C.complex_, (Arg(S), Arg(S)), lambda x, y: x + 1j * y, lower_dtypes=("float32",)),
+    _unary("neg", E.neg, np.negative, lower=True, lower_dtypes=("complex64",)),
+    _unary("exp", E.exp, np.exp),
+    _unary("log", E.log, np.log, "nonzero"),
+    _unary("expm1", E.expm1, np.expm1),
+    _unary("log1p", E.log1p, np.log1p, "positive"),
+    _unary("sin", E.sin, np.sin),
+    _unary("cos", E.cos, np.cos),
+    _unary("tan", E.tan, np.tan, "unit"),
+    _unary("asin", E.asin, np.arcsin, "unit"),
+    _unary("acos", E.acos, np.arccos, "unit"),
+    _unary("atan", E.atan, np.arctan, "unit"),
+    _unary("sinh", E.sinh, np.sinh),
+    _unary("cosh", E.cosh, np.cosh),
+    _unary("tanh", E.tanh, np.tanh, "unit"),
+    _unary("logistic", E.logistic, lambda x: 1 / (1 + np.exp(-x)), "unit"),
+    _unary("sqrt", E.sqrt, np.sqrt, "positive"),
+    _unary("rsqrt", E.rsqrt, lambda x: 1 / np.sqrt(x), "positive"),
+    _unary("abs", E.abs, np.abs, "nonzero", lower=True, lower_dtypes=("complex64",)),
+    _unary("sign", E.sign, np.sign, "nonzero", diff=(), lower=True, lower_dtypes=("complex64",)),
+    OpRow("integer_pow_complex", E.integer_pow_p, lambda x: E.integer_pow(x, y=3), (_z(),), lambda x: x ** 3,
+          lower_dtypes=("complex64",)),
+    OpRow("integer_pow_negative_complex", E.integer_pow_p, lambda x: E.integer_pow(x, y=-2),
+          (_z(domain="nonzero"),), lambda x: x ** -2, lower_dtypes=("complex64",)),
+    _binary("add", E.add, np.add),
+    _binary("sub", E.sub, np.subtract),
+    _binary("mul", E.mul, np.multiply),
+    _binary("div", E.div, np.divide, "nonzero"),
+    OpRow("pow_complex", E.pow_p, E.pow, (_z(domain="positive"), _z()), np.power, lower=False),  # libm, as _unary
+    OpRow("eq_complex", E.eq_p, E.eq, (_z(), _z()), np.equal),
+    OpRow("select_complex", E.select_p, E.select, (Arg(S, "bool", "bool"), _z(), _z()), np.where),
+    OpRow("convert_complex_to_real", E.convert_element_type_p,
+          lambda x: E.convert_element_type(x, new_dtype="float64"), (_z(),), np.real),
+    OpRow("convert_real_to_complex", E.convert_element_type_p,
+          lambda x: E.convert_element_type(x, new_dtype=Z), (Arg(S),), lambda x: x.astype(np.complex128)),
+    OpRow("reduce_sum_complex", R.reduce_sum_p, lambda x: R.reduce_sum(x, axes=(1,)), (_z(),),
+          lambda x: x.sum(axis=1)),
+    OpRow("reduce_prod_complex", R.reduce_prod_p, lambda x: R.reduce_prod(x, axes=(1,)), (_z(),),
+          lambda x: x.prod(axis=1)),
+    OpRow("cumsum_complex", R.cumsum_p, lambda x: R.cumsum(x, axis=1), (_z(),), lambda x: np.cumsum(x, axis=1)),
+    OpRow("cumprod_complex", R.cumprod_p, lambda x: R.cumprod(x, axis=1), (_z(),), lambda x: np.cumprod(x, axis=1)),
+    OpRow("dot_general_complex", R.dot_general_p,
+          lambda x, y: R.dot_general(x, y, dimension_numbers=(((1,), (0,)), ((), ()))), (_z((2, 3)), _z((3, 4))),
+          np.matmul, lower_dtypes=("complex64",)),
+    OpRow("transpose_complex", St.transpose_p, lambda x: St.transpose(x, permutation=(1, 0)), (_z(),), np.transpose),
+    OpRow("reshape_complex", St.reshape_p, lambda x: St.reshape(x, new_sizes=(3, 2)), (_z(),),
+          lambda x: x.reshape(3, 2)),
+    OpRow("broadcast_in_dim_complex", St.broadcast_in_dim_p,
+          lambda x: St.broadcast_in_dim(x, shape=(4, 2, 3), broadcast_dimensions=(1, 2)), (_z(),),
+          lambda x: np.broadcast_to(x, (4, 2, 3))),
+    OpRow("concatenate_complex", St.concatenate_p, lambda a, b: St.concatenate(a, b, dimension=1), (_z(), _z()),
+          lambda a, b: np.concatenate([a, b], axis=1)),
+    OpRow("rev_complex", St.rev_p, lambda x: St.rev(x, dimensions=(1,)), (_z(),), lambda x: x[:, ::-1]),
+    # lower=False: IREE 3.13 fails to compile a complex128 pad ('stream.async.splat' of an i128 padding value);
+    # docs/architecture.md records it, and a jitted complex128 pad is an open item
+    OpRow("pad_complex", St.pad_p, lambda x, v: St.pad(x, v, padding_config=((1, 0, 0), (0, 2, 0))), (_z(), _z(())),
+          lambda x, v: np.pad(x, ((1, 0), (0, 2)), constant_values=v), lower=False),
+    OpRow("dynamic_update_slice_complex", Sl.dynamic_update_slice_p,
+          lambda x, u, i: Sl.dynamic_update_slice(x, u, i, i), (_z(), _z((1, 2)), Arg((), "int32", lambda r: 1)),
+          lambda x, u, i: _updated(x, u), diff=(0, 1)),
+]
+
+
+def _updated(x, u):
+    y = x.copy()
+    y[1:2, 1:3] = u
+    return y
