@@ -62,6 +62,7 @@ _LAZY = {
     "block_until_ready": "paddle_fn.transforms.devices:block_until_ready",
     "device_count": "paddle_fn.transforms.devices:device_count",
     "device_get": "paddle_fn.transforms.devices:device_get",
+    "debug": "paddle_fn.transforms.debug",  # debug.print / debug.callback (JAX's)
     "device_put": "paddle_fn.transforms.devices:device_put",
     "local_device_count": "paddle_fn.transforms.devices:local_device_count",
     "devices": "paddle_fn.transforms.devices:devices",
