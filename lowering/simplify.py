@@ -12,6 +12,8 @@ input (``A @ x``, a network's first layer) would otherwise cost an n^3 matrix pr
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var
@@ -43,7 +45,7 @@ def _swapped_product(t_eqn, dot_eqn):
     if tuple(t_eqn.params["permutation"]) != swapped:
         return None
     params = dict(dot_eqn.params, dimension_numbers=((rc, lc), (rb, lb)))
-    return Eqn(dot_eqn.prim, (rhs, lhs), params, t_eqn.outputs)
+    return Eqn(dot_eqn.prim, (rhs, lhs), params, t_eqn.outputs, dot_eqn.scope)
 
 
 def _uses(prog: Program):
@@ -90,7 +92,7 @@ def fold_transposes(prog: Program) -> Program:
                     rc, rb = absorbed
             if new_inputs != [lhs, rhs]:
                 params = dict(eqn.params, dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))))
-                eqn = Eqn(eqn.prim, tuple(new_inputs), params, eqn.outputs)
+                eqn = dataclasses.replace(eqn, inputs=tuple(new_inputs), params=params)
                 changed = True
         eqns.append(eqn)
     if not changed:
@@ -120,7 +122,7 @@ def fold_constants(prog: Program) -> Program:
             for v, o in zip(eqn.outputs, outs):
                 env[v] = Literal(np.asarray(o, dtype=v.aval.dtype.np).reshape(v.aval.shape), v.aval)
             continue
-        eqns.append(eqn if inputs == eqn.inputs else Eqn(eqn.prim, inputs, eqn.params, eqn.outputs))
+        eqns.append(eqn if inputs == eqn.inputs else dataclasses.replace(eqn, inputs=inputs))
     if not env:
         return prog
     outs = tuple(env.get(v, v) if isinstance(v, Var) else v for v in prog.out_vars)
@@ -244,7 +246,7 @@ def _diagonal_product(eqn, diagonals):
         if not eqns:  # x already is the product: keep one eqn so that the product's var stays defined
             eqns = [_new_eqn("reshape", [x], {"new_sizes": out.aval.shape}, out.aval)]
         last = eqns[-1]
-        eqns[-1] = Eqn(last.prim, last.inputs, last.params, eqn.outputs)
+        eqns[-1] = dataclasses.replace(last, outputs=eqn.outputs)
         return eqns
     return None
 

@@ -16,6 +16,7 @@ from paddle_fn.core.dtypes import (  # noqa: F401
 from paddle_fn.core.errors import (  # noqa: F401
     ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)
 from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten  # noqa: F401
+from paddle_fn.core.staging import named_scope  # noqa: F401
 from paddle_fn.core.trace import Tensor, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

@@ -89,6 +89,7 @@ class Eqn:
     inputs: tuple
     params: dict
     outputs: tuple
+    scope: str = ""  # the named_scope(s) it was traced in, "outer/inner": printed, and StableHLO locations
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,7 +173,7 @@ def pp_program(prog: Program, indent: int = 0, const_count: int = 0) -> str:
         lhs = " ".join(decl(v) for v in eqn.outputs)
         params = " ".join(f"{k}={_pp_param(v, indent + 4)}" for k, v in sorted(eqn.params.items()))
         rhs = eqn.prim.name + (f"[{params}]" if params else "") + " " + " ".join(name(v) for v in eqn.inputs)
-        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}")
+        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}" + (f"  # {eqn.scope}" if eqn.scope else ""))
     outs = ", ".join(name(v) for v in prog.out_vars)
     lines.append(f"{pad}  in ({outs}) }}")
     return "\n".join(lines)

@@ -7,9 +7,11 @@ constants the trace captured are folded in as Literals, so results can be stored
 """
 from __future__ import annotations
 
+import dataclasses
+
 from paddle_fn.core.autodiff import Zero, backward_pass, instantiate, is_differentiable, jvp_flat
 from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_mapped
-from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var
+from paddle_fn.core.ir import Literal, Program, ShapedArray, Var
 from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tracer, new_main
 
@@ -30,7 +32,7 @@ def closed_program(fun, in_avals, *, transform: str) -> Program:
 def _substitute(prog: Program, mapping) -> Program:
     def sub(x):
         return mapping.get(x, x) if isinstance(x, Var) else x
-    eqns = tuple(Eqn(e.prim, tuple(sub(x) for x in e.inputs), e.params, e.outputs) for e in prog.eqns)
+    eqns = tuple(dataclasses.replace(e, inputs=tuple(sub(x) for x in e.inputs)) for e in prog.eqns)
     return Program(prog.in_vars, eqns, tuple(sub(x) for x in prog.out_vars))
 
 

@@ -6,11 +6,50 @@ the program together with those constants so callers pass them in again (closure
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import threading
+
 import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var, typecheck_program
 from paddle_fn.core.trace import Tensor, Trace, Tracer, get_aval, grad_mode, live_mains, new_main
+
+
+class _Scopes(threading.local):
+    def __init__(self):
+        self.names: list = []
+
+
+_scopes = _Scopes()
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """Name the operations traced inside (JAX's ``jax.named_scope``): each equation of the IR records the scopes
+    it was traced in, ``outer/inner``; ``make_ir`` prints them and the lowered StableHLO carries them as the
+    operations' locations. Scopes nest; eager operations are not traced and keep no name.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def f(x):
+        ...     with paddle.named_scope("layer1"):
+        ...         y = paddle.sin(x)
+        ...     return paddle.exp(y)
+        >>> print(paddle.make_ir(f)(paddle.ones([2])))
+        { lambda ; a:f32[2]. let
+            b:f32[2] = sin a  # layer1
+            c:f32[2] = exp b
+          in (c) }
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"named_scope: the name must be a non-empty string, got {name!r}")
+    _scopes.names.append(name)
+    try:
+        yield
+    finally:
+        _scopes.names.pop()
 
 
 class StagingTracer(Tracer):
@@ -124,7 +163,7 @@ def _inline_literals(prog: Program, consts, keep=frozenset()):
     def sub(x):
         return literals.get(x, x) if isinstance(x, Var) else x
 
-    eqns = tuple(Eqn(e.prim, tuple(sub(x) for x in e.inputs), e.params, e.outputs) for e in prog.eqns)
+    eqns = tuple(dataclasses.replace(e, inputs=tuple(sub(x) for x in e.inputs)) for e in prog.eqns)
     outs = tuple(sub(x) for x in prog.out_vars)
     return Program(tuple(keep_vars) + prog.in_vars[n_consts:], eqns, outs), keep_vals
 
@@ -177,7 +216,8 @@ class StagingTrace(Trace):
         out_avals = prim.abstract_eval_list([t.aval for t in tracers], params)
         provenance = frozenset().union(*[t.provenance for t in tracers])
         outs = [StagingTracer(self, a, provenance) for a in out_avals]
-        b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs)))
+        b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs),
+                          "/".join(_scopes.names)))
         if grad_mode.recording and any(not t.stop_gradient for t in tracers):
             grad_mode.recorder(prim, params, tracers, outs)  # the eager tape, inside a compiled Paddle train step
         return outs
