@@ -200,14 +200,28 @@ class FuncLowering:
             saved = self.avals_in, self.avals_out
             self.avals_in = [v.aval for v in eqn.inputs]
             self.avals_out = [v.aval for v in eqn.outputs]
+            first_line = len(self.lines)
             outs = self.rule(eqn.prim)(self, *ins, **eqn.params)
             self.avals_in, self.avals_out = saved
+            if eqn.scope:
+                self._locate(first_line, eqn.scope)
             if isinstance(outs, str):
                 outs = [outs]
             for v, o in zip(eqn.outputs, outs):
                 env[v] = o
                 self._producers.setdefault(o, (eqn.prim.name, tuple(ins)))
         return [read(v) for v in prog.out_vars]
+
+    def _locate(self, first_line: int, scope: str) -> None:
+        """Give the operations emitted from `first_line` on the location `scope` (a named_scope): MLIR keeps it
+        through IREE's pipeline, in its diagnostics and dumps. An operation ends on a line that is not a block
+        header and opens no region."""
+        loc = ' loc("' + scope.replace("\\", "/").replace('"', "'") + '")'
+        for i in range(first_line, len(self.lines)):
+            line = self.lines[i].rstrip()
+            if line.endswith(("{", "(", ":")) or line.lstrip().startswith("^") or not line.strip():
+                continue
+            self.lines[i] = line + loc
 
     def rule(self, prim):
         """The rule lowering `prim` for this context's target."""

@@ -45,7 +45,7 @@ def _swapped_product(t_eqn, dot_eqn):
     if tuple(t_eqn.params["permutation"]) != swapped:
         return None
     params = dict(dot_eqn.params, dimension_numbers=((rc, lc), (rb, lb)))
-    return Eqn(dot_eqn.prim, (rhs, lhs), params, t_eqn.outputs, dot_eqn.source)
+    return dataclasses.replace(dot_eqn, inputs=(rhs, lhs), params=params, outputs=t_eqn.outputs)
 
 
 def _uses(prog: Program):
@@ -92,7 +92,7 @@ def fold_transposes(prog: Program) -> Program:
                     rc, rb = absorbed
             if new_inputs != [lhs, rhs]:
                 params = dict(eqn.params, dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))))
-                eqn = Eqn(eqn.prim, tuple(new_inputs), params, eqn.outputs, eqn.source)
+                eqn = dataclasses.replace(eqn, inputs=tuple(new_inputs), params=params)
                 changed = True
         eqns.append(eqn)
     if not changed:
@@ -246,7 +246,7 @@ def _diagonal_product(eqn, diagonals):
         if not eqns:  # x already is the product: keep one eqn so that the product's var stays defined
             eqns = [_new_eqn("reshape", [x], {"new_sizes": out.aval.shape}, out.aval)]
         last = eqns[-1]
-        eqns[-1] = Eqn(last.prim, last.inputs, last.params, eqn.outputs, eqn.source)
+        eqns[-1] = dataclasses.replace(last, outputs=eqn.outputs)
         return eqns
     return None
 

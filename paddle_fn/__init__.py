@@ -16,6 +16,7 @@ from paddle_fn.core.dtypes import (  # noqa: F401
 from paddle_fn.core.errors import (  # noqa: F401
     ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)
 from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten  # noqa: F401
+from paddle_fn.core.staging import named_scope  # noqa: F401
 from paddle_fn.core.trace import Tensor, Tracer, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
@@ -65,6 +66,7 @@ _LAZY = {
     "block_until_ready": "paddle_fn.transforms.devices:block_until_ready",
     "device_count": "paddle_fn.transforms.devices:device_count",
     "device_get": "paddle_fn.transforms.devices:device_get",
+    "debug": "paddle_fn.transforms.debug",  # debug.print / debug.callback (JAX's)
     "device_put": "paddle_fn.transforms.devices:device_put",
     "local_device_count": "paddle_fn.transforms.devices:local_device_count",
     "devices": "paddle_fn.transforms.devices:devices",

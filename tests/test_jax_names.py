@@ -133,3 +133,23 @@ def test_traced_value_errors_name_the_transform_and_its_own_static_knob():
         with pytest.raises(paddle.ConcretizationError) as e:
             transform(paddle.ones([3, 2]))
         assert "compiled" not in str(e.value) and "static_argnums" not in str(e.value)
+
+
+def test_named_scope_names_the_ir_and_the_stablehlo():
+    def f(x):
+        with paddle.named_scope("block"):
+            y = paddle.sin(x) * 2.0
+            with paddle.named_scope("inner"):
+                y = paddle.cumsum(y)
+        return y + 1.0
+
+    x = paddle.to_tensor([3.0, -1.0, 2.0])
+    ir = str(paddle.make_ir(f)(x)).splitlines()
+    assert [line.split("# ")[-1] for line in ir if "= sin" in line or "= cumsum" in line] == ["block", "block/inner"]
+    assert not any("#" in line for line in ir if "= add" in line)  # outside the scope: no name
+    text = paddle.jit(f).lower(x).as_text()
+    assert 'loc("block")' in text and 'loc("block/inner")' in text
+    np.testing.assert_allclose(paddle.jit(f)(x).numpy(), f(x).numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="non-empty string"):
+        with paddle.named_scope(""):
+            pass

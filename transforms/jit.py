@@ -289,9 +289,17 @@ class _Traced:
 
     def write_back(self, effect_values):
         """Apply the in-place updates the traced function made (see `trace_to_program`'s effects) with this call's
-        values; a rebound handle's new value is also the program input of the next call, so nothing retraces."""
+        values, and run its host callbacks (paddle_fn.debug) on theirs, in program order; a rebound handle's new
+        value is also the program input of the next call, so nothing retraces."""
+        pending = []  # the values of one host callback, which come as consecutive effects
         with set_grad_enabled(False):
-            for (kind, handle), value in zip(self.effects, effect_values):
+            for i, ((kind, handle), value) in enumerate(zip(self.effects, effect_values)):
+                if kind == "callback":
+                    pending.append(value)
+                    if i + 1 == len(self.effects) or self.effects[i + 1][1] is not handle:
+                        handle(pending)
+                        pending = []
+                    continue
                 if kind == "grad":
                     handle.grad = value
                     continue
@@ -311,7 +319,8 @@ class _Traced:
             if isinstance(t, Tracer):
                 return False
             needs_tape = needs_tape or not t.stop_gradient
-        return bool(self.effects) or not (needs_tape and grad_mode.enabled)
+        updates_state = any(kind != "callback" for kind, _ in self.effects)
+        return updates_state or not (needs_tape and grad_mode.enabled)
 
     def run(self, tensors, name, *, background=True):
         """Run the executable on the constants and `tensors`; the outputs stay on the device. With `background`,

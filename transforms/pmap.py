@@ -391,7 +391,7 @@ class PmapFunction:
         if compiled is None:
             compiled = self._trace(statics, static_pos, tensors, dims, in_tree, n_args, mesh,
                                    inner.fun if inner is not None else self.fun)
-            if compiled is None:  # it closed over values of another transform
+            if compiled is None:  # it closed over values of another transform, or prints (paddle_fn.debug)
                 return self._reference(args, kwargs, static_pos, dims, in_tree, tensors)
             self._cache[key] = compiled
         return self._execute(compiled, tensors, dims, devices)
@@ -418,9 +418,10 @@ class PmapFunction:
                 # the axis spans the devices of every process of the backend (this process maps `size` of them)
                 frames.enter_context(new_main(AxisFrameTrace, {"axis_name": name, "axis_size": (
                     self.backend.axis_size(size) if len(mesh) == 1 else size)}, transform="pmap"))
-            prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})")
-        if any(isinstance(c, Tracer) for c in consts):
-            return None
+            callbacks = []
+            prog, consts = trace_to_program(flat_fun, avals, transform=f"pmap({self._name})", callbacks=callbacks)
+        if callbacks or any(isinstance(c, Tracer) for c in consts):
+            return None  # debug callbacks, or values of another transform: run as the named vmap it means
         try:
             axes = broadcast_prefix(self.out_axes, out.value)
         except ValueError as e:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -93,10 +93,12 @@ class Eqn:
     params: dict
     outputs: tuple
     source: Any = field(default=None, compare=False)
+    scope: str = field(default="", compare=False)  # the named_scope(s) it was traced in, "outer/inner": printed,
+    # and the StableHLO locations
 
     def with_inputs(self, inputs) -> "Eqn":
         """The same equation reading `inputs`."""
-        return Eqn(self.prim, tuple(inputs), self.params, self.outputs, self.source)
+        return replace(self, inputs=tuple(inputs))
 
 
 class SourceLine:
@@ -209,8 +211,9 @@ def pp_program(prog: Program, indent: int = 0, const_count: int = 0, source: boo
         lhs = " ".join(decl(v) for v in eqn.outputs)
         params = " ".join(f"{k}={_pp_param(v, indent + 4, source)}" for k, v in sorted(eqn.params.items()))
         rhs = eqn.prim.name + (f"[{params}]" if params else "") + " " + " ".join(name(v) for v in eqn.inputs)
-        where = f"  # {format_source(eqn.source, full_path=False)}" if source and eqn.source is not None else ""
-        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}{where}")
+        notes = ([eqn.scope] if eqn.scope else []) + (
+            [format_source(eqn.source, full_path=False)] if source and eqn.source is not None else [])
+        lines.append(f"{pad}    {lhs} = {rhs.rstrip()}" + (f"  # {'; '.join(notes)}" if notes else ""))
     outs = ", ".join(name(v) for v in prog.out_vars)
     lines.append(f"{pad}  in ({outs}) }}")
     return "\n".join(lines)

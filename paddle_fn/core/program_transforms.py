@@ -7,6 +7,7 @@ constants the trace captured are folded in as Literals, so results can be stored
 """
 from __future__ import annotations
 
+
 from paddle_fn.core.autodiff import Zero, backward_pass, instantiate, is_differentiable, jvp_flat
 from paddle_fn.core.batching import BatchTrace, BatchTracer, bdim_at_front, not_mapped
 from paddle_fn.core.ir import Literal, Program, ShapedArray, Var

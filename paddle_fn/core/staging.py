@@ -6,6 +6,7 @@ the program together with those constants so callers pass them in again (closure
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 
@@ -47,6 +48,41 @@ def _staging_source():
     return source
 
 
+class _Scopes(threading.local):
+    def __init__(self):
+        self.names: list = []
+
+
+_scopes = _Scopes()
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """Name the operations traced inside (JAX's ``jax.named_scope``): each equation of the IR records the scopes
+    it was traced in, ``outer/inner``; ``make_ir`` prints them and the lowered StableHLO carries them as the
+    operations' locations. Scopes nest; eager operations are not traced and keep no name.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> def f(x):
+        ...     with paddle.named_scope("layer1"):
+        ...         y = paddle.sin(x)
+        ...     return paddle.exp(y)
+        >>> print(paddle.make_ir(f)(paddle.ones([2])))
+        { lambda ; a:f32[2]. let
+            b:f32[2] = sin a  # layer1
+            c:f32[2] = exp b
+          in (c) }
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"named_scope: the name must be a non-empty string, got {name!r}")
+    _scopes.names.append(name)
+    try:
+        yield
+    finally:
+        _scopes.names.pop()
+
+
 class StagingTracer(Tracer):
     __slots__ = ("_aval", "provenance")
 
@@ -70,6 +106,9 @@ class ProgramBuilder:
         self.input_vars: dict[int, Var] = {}          # id(input tracer) -> its Var, even if later rebound in place
         self.captured: list = []                      # (handle, snapshot) of every concrete Tensor captured
         self.grads_before: dict = {}                  # id(captured trainable leaf) -> its .grad before the trace
+        # host callbacks (paddle_fn.debug) to run with traced values after each call: (callback, values); None when
+        # the caller runs no effects (control-flow bodies, make_ir), where a callback cannot be staged
+        self.callbacks: list | None = None
 
     def new_var(self, tracer) -> Var:
         v = Var(tracer.aval)
@@ -107,6 +146,8 @@ class ProgramBuilder:
                 # must leave the reset value, not the gradient it was given (gradient accumulation relies on it)
                 effects.append(("grad", handle, grad))
                 handle._grad = before
+        for callback, values in self.callbacks or ():
+            effects.extend(("callback", callback, v) for v in values)
         return effects
 
     def build(self, in_tracers, out_tracers, keep_consts=()):
@@ -207,7 +248,7 @@ class StagingTrace(Trace):
         provenance = frozenset().union(*[t.provenance for t in tracers])
         outs = [StagingTracer(self, a, provenance) for a in out_avals]
         b.eqns.append(Eqn(prim, tuple(b.getvar(t) for t in tracers), params, tuple(b.new_var(o) for o in outs),
-                          _staging_source()))
+                          _staging_source(), "/".join(_scopes.names)))
         if grad_mode.recording and any(not t.stop_gradient for t in tracers):
             grad_mode.recorder(prim, params, tracers, outs)  # the eager tape, inside a compiled Paddle train step
         return outs
@@ -246,18 +287,21 @@ def _static_hint() -> str:
 
 
 def trace_to_program(fun, in_avals, *, transform="make_ir", dynamic=True, check=False, arg_names=None,
-                     captured=None, effects=None):
+                     captured=None, effects=None, callbacks=None):
     """Trace `fun(*tracers) -> list of values` into (program, consts).
 
     With `dynamic=True` every operation is staged, even on constants (what jit and make_ir want); with
     `dynamic=False` operations on values that do not depend on the inputs run eagerly. A list passed as
     `captured` receives (handle, snapshot) for every concrete Tensor the function closed over. A list passed as
     `effects` receives (kind, handle) for each in-place update the function made to a Tensor it closed over (see
-    `ProgramBuilder.collect_effects`); their new values become extra outputs after the function's own.
+    `ProgramBuilder.collect_effects`) and ("callback", callback) for each value a host callback takes
+    (paddle_fn.debug); their values become extra outputs after the function's own. Without `effects`, a list
+    passed as `callbacks` receives the host callbacks the function staged, for a caller that runs them its own way.
     """
     with new_main(StagingTrace, ProgramBuilder(), transform=transform, dynamic=dynamic) as main:
         trace = StagingTrace(main)
         builder = main.global_data
+        builder.callbacks = [] if effects is not None else callbacks
         names = arg_names or [None] * len(in_avals)
         in_tracers = [trace.new_arg(a, n) for a, n in zip(in_avals, names)]
         outs = fun(*in_tracers)
