@@ -31,6 +31,23 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     randn, randn_like, randperm, seed, standard_normal)
 
 _tensor_api.methods.install()
+
+
+def _install_sparse_conversions():
+    """The dense Tensor's side of paddle.sparse: `is_sparse*` answer at once; the conversions load paddle.sparse
+    through `_LAZY` on their first call, so a script that never makes a sparse Tensor does not import it."""
+    def to_sparse_coo(self, sparse_dim):
+        return __getattr__("sparse").tensor.to_sparse_coo(self, sparse_dim)
+
+    def to_sparse_csr(self):
+        return __getattr__("sparse").tensor.to_sparse_csr(self)
+
+    Tensor.to_sparse_coo, Tensor.to_sparse_csr = to_sparse_coo, to_sparse_csr
+    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = lambda self: False
+    Tensor.is_dense = lambda self: True
+
+
+_install_sparse_conversions()
 __version__ = "0.1.0"
 
 # The transforms, Paddle's other namespaces and the names the root takes from them load on first use (PEP 562), so
@@ -82,6 +99,7 @@ _LAZY = {
     "utils": "paddle_fn.utils",  # try_import, deprecated, download (pretrained weights), unique_name
     "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
     "static": "paddle_fn.static",  # InputSpec
+    "sparse": "paddle_fn.sparse",  # COO / CSR Tensors, paddle.sparse.nn
     "vision": "paddle_fn.vision",  # datasets, transforms, models
     "cholesky": "paddle_fn.linalg:cholesky",
     "det": "paddle_fn.linalg:det",

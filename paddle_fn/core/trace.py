@@ -260,19 +260,20 @@ class Tensor:
             return repr(self._alias)
         v = self.concrete_value()
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
-                f"stop_gradient={self.stop_gradient},\n       {_format_values(v)})")
+                f"stop_gradient={self.stop_gradient},\n       {format_values(v)})")
 
     __str__ = __repr__
 
 
-def _format_values(v: np.ndarray) -> str:
-    """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned."""
+def format_values(v: np.ndarray, prefix: str = "       ") -> str:
+    """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned; continuation lines are
+    indented by the width of `prefix` (what precedes the array on its first line)."""
     if v.dtype.kind != "f" and v.dtype.name != "bfloat16":
-        return np.array2string(v, separator=", ", prefix="       ", threshold=1000)
+        return np.array2string(v, separator=", ", prefix=prefix, threshold=1000)
     w = np.asarray(v, dtype=np.float64)
     finite = w[np.isfinite(w)]
     if finite.size == 0 or np.all(finite == np.round(finite)):
-        return np.array2string(w, separator=", ", prefix="       ", threshold=1000, precision=8)
+        return np.array2string(w, separator=", ", prefix=prefix, threshold=1000, precision=8)
 
     def fmt(x):
         s = f"{x:.8f}"
@@ -280,7 +281,7 @@ def _format_values(v: np.ndarray) -> str:
             return s.rstrip("0").ljust(len(s))
         return s
     width = max(len(fmt(x)) for x in w.reshape(-1)) if w.size else 0
-    return np.array2string(w, separator=", ", prefix="       ", threshold=1000,
+    return np.array2string(w, separator=", ", prefix=prefix, threshold=1000,
                            formatter={"float_kind": lambda x: fmt(x).rjust(width)})
 
 
@@ -347,7 +348,7 @@ class Tracer(Tensor):
         except ConcretizationError:
             return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
-                f"traced by {self._trace.main.transform},\n       {_format_values(np.asarray(v))})")
+                f"traced by {self._trace.main.transform},\n       {format_values(np.asarray(v))})")
 
     __str__ = __repr__
 
