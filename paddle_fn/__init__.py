@@ -37,14 +37,24 @@ def _install_sparse_conversions():
     """The dense Tensor's side of paddle.sparse: `is_sparse*` answer at once; the conversions load paddle.sparse
     through `_LAZY` on their first call, so a script that never makes a sparse Tensor does not import it."""
     def to_sparse_coo(self, sparse_dim):
+        """The nonzero entries over the first `sparse_dim` axes as a COO sparse Tensor (eager only)."""
         return __getattr__("sparse").tensor.to_sparse_coo(self, sparse_dim)
 
     def to_sparse_csr(self):
+        """The nonzero entries of a matrix (or batch of matrices) as a CSR sparse Tensor (eager only)."""
         return __getattr__("sparse").tensor.to_sparse_csr(self)
 
+    def is_sparse(self):
+        """False: a dense Tensor (sparse Tensors answer True)."""
+        return False
+
+    def is_dense(self):
+        """True: a dense Tensor."""
+        return True
+
     Tensor.to_sparse_coo, Tensor.to_sparse_csr = to_sparse_coo, to_sparse_csr
-    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = lambda self: False
-    Tensor.is_dense = lambda self: True
+    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
+    Tensor.is_dense = is_dense
 
 
 _install_sparse_conversions()

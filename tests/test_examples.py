@@ -57,3 +57,11 @@ def test_synthetic_digits_carry_their_class():
     c = int(labels[0])
     row, col = 2 + 8 * (c // 4), 2 + 6 * (c % 4)
     assert (images[0, row:row + 6, col:col + 6] == 255).all()
+
+
+def test_gcn_sparse_trains_under_jit(tmp_path):
+    out = _run("gcn_sparse.py", "--nodes", "160", "--steps", "30", cwd=tmp_path)
+    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", out)]
+    accuracy = float(re.findall(r"test accuracy: ([0-9.]+)", out)[0])
+    assert len(losses) == 6 and losses[-1] < 0.5 * losses[0], out
+    assert accuracy > 0.5, out  # 4 classes: chance is 0.25

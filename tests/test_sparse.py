@@ -6,7 +6,7 @@ import pytest
 import paddle_fn as paddle
 from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.sparse.matmul import segment_sum_product
+from paddle_fn.sparse.products import segment_sum_product
 
 S = paddle.sparse
 X = np.array([[0, -1, 0, 2], [0, 0, -3, 0], [4, 5, 0, 0]], np.float32)

@@ -6,7 +6,7 @@ every operation is written with the dense Tensor API, so `grad`, `vmap` and `jit
 from paddle_fn.sparse import nn  # noqa: F401
 from paddle_fn.sparse.binary import add, divide, is_same_shape, mask_as, multiply, subtract
 from paddle_fn.sparse.manipulation import reshape, slice, sum, transpose  # noqa: A004
-from paddle_fn.sparse.matmul import addmm, masked_matmul, matmul, mv
+from paddle_fn.sparse.products import addmm, masked_matmul, matmul, mv
 from paddle_fn.sparse.tensor import (
     SparseCooTensor, SparseCsrTensor, SparseTensor, coalesce, sparse_coo_tensor, sparse_csr_tensor)
 from paddle_fn.sparse.unary import (  # noqa: A004
