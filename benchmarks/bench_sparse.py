@@ -6,10 +6,11 @@ jitted against scipy.sparse and the dense product (numpy, paddle_fn eager and ji
 The contenders (all produce the same product, checked to rtol 1e-4 first):
 - scipy csr @ dense: scipy.sparse's CSR kernel (the reference a sparse library should reach);
 - numpy dense @ dense, paddle_fn dense eager / jit: the dense product of the same matrix;
-- paddle.sparse CSR eager / jit: `paddle.sparse.matmul(csr, y)` with the CSR Tensor built from concrete indices,
-  so its row bound is known and the product runs the ELLPACK scan (paddle_fn/sparse/products.py);
-- paddle.sparse jit, segment sum: the same product when the row bound is unknown (indices built inside the traced
-  function): a gather times the values, summed into the rows by a scatter-add.
+- paddle.sparse CSR eager / jit: `paddle.sparse.matmul(csr, y)`, the primitive `sparse_dense_dot`
+  (paddle_fn/prims/sparse.py): scipy's kernel eagerly; compiled, with the CSR Tensor built from concrete indices
+  (its row bound known), the ELLPACK scan;
+- paddle.sparse jit, segment sum: the primitive's compiled form without a row bound (indices built inside the
+  traced function): a gather times the values, summed into the rows by a scatter-add.
 Each repetition runs every contender once, in an order rotated by one; the median and min are printed with the
 speed-up over the jitted dense product. `--json PATH` writes {"machine": str, "nnz": int,
 "times": {contender: [median, min]}} (seconds).
@@ -23,7 +24,7 @@ import numpy as np
 import scipy.sparse
 
 import paddle_fn as pf
-from paddle_fn.sparse.products import segment_sum_product
+from paddle_fn.prims.sparse import sparse_dense_dot
 
 from bench_jit import interleaved, machine_line, print_results
 
@@ -40,7 +41,7 @@ def contenders(size: int, density: float, n: int):
     dense_x = pf.to_tensor(a_dense)
     sparse_jit = pf.jit(pf.sparse.matmul)
     dense_jit = pf.jit(pf.matmul)
-    segment_jit = pf.jit(lambda rows, cols, values, y: segment_sum_product(rows, cols, values, y, size))
+    segment_jit = pf.jit(lambda rows, cols, values, y: sparse_dense_dot(rows, cols, values, y, num_rows=size))
     runs = {
         "scipy csr @ dense": lambda: a @ b,
         "numpy dense @ dense": lambda: a_dense @ b,

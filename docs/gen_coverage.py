@@ -125,6 +125,8 @@ PRIMITIVE_OF = {
     "paddle.nn.functional.conv1d_transpose": "conv_general_dilated",
     "paddle.nn.functional.conv2d_transpose": "conv_general_dilated",
     "paddle.nn.functional.sigmoid": "logistic", "paddle.nn.functional.tanh": "tanh",
+    "paddle.sparse.matmul": "sparse_dense_dot", "paddle.sparse.mv": "sparse_dense_dot",
+    "paddle.sparse.addmm": "sparse_dense_dot",
 }
 
 

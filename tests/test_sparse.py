@@ -6,7 +6,7 @@ import pytest
 import paddle_fn as paddle
 from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.sparse.products import segment_sum_product
+from paddle_fn.prims.sparse import ell_form, segment_form
 
 S = paddle.sparse
 X = np.array([[0, -1, 0, 2], [0, 0, -3, 0], [4, 5, 0, 0]], np.float32)
@@ -256,9 +256,14 @@ def test_jit_agrees_with_eager_and_keeps_static_patterns():
         paddle.jit(lambda d: d.to_sparse_coo(2).values())(paddle.to_tensor(a))
 
 
-def test_segment_sum_and_ell_forms_agree():
+def test_the_lowering_forms_agree_with_scipy_eagerly():
     a, b = _matrix()
     coo = _coo(a)
-    rows, cols = coo.indices()[0], coo.indices()[1]
-    segment = segment_sum_product(rows, cols, coo.values(), paddle.to_tensor(b), 7)
-    np.testing.assert_allclose(segment.numpy(), S.matmul(coo, paddle.to_tensor(b)).numpy(), rtol=1e-5, atol=1e-6)
+    rows, cols, dense = coo.indices()[0], coo.indices()[1], paddle.to_tensor(b)
+    want = S.matmul(coo, dense).numpy()  # scipy's kernel
+    np.testing.assert_allclose(want, a @ b, rtol=1e-5, atol=1e-6)
+    segment = segment_form(rows, cols, coo.values(), dense, num_rows=7)
+    ell = ell_form(rows, cols, coo.values(), dense, num_rows=7, row_bound=coo.row_bound)
+    np.testing.assert_allclose(segment.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ell.numpy(), want, rtol=1e-5, atol=1e-6)
+    assert coo.row_bound == int((a != 0).sum(1).max())

@@ -7,7 +7,7 @@ from paddle_fn.core import hooks
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
     base, collectives, control_flow, conv, custom_derivatives, elementwise, linalg, random_bits, reduction, slicing,
-    structural)
+    sparse, structural)
 
 
 def _moveaxis(x, src, dst):

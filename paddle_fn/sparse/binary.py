@@ -15,7 +15,8 @@ import numpy as np
 import paddle_fn.tensor as T
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor
-from paddle_fn.sparse.tensor import INDEX_DTYPE, SparseCooTensor, SparseTensor, _flat_coordinates, coo_to_csr
+from paddle_fn.sparse.tensor import (
+    INDEX_DTYPE, SparseCooTensor, SparseTensor, _flat_coordinates, coo_to_csr, sorted_row_bound)
 from paddle_fn.sparse.unary import check_sparse, map_values
 from paddle_fn.tensor._util import eager_value
 
@@ -67,13 +68,7 @@ def _sparse_binary(op, x, y, combine):
     coords, sx, sy = union
     n = coords.shape[1]
     vals = combine(_spread(cx.values(), sx, n, cx), _spread(cy.values(), sy, n, cy))
-    return _like(x, SparseCooTensor(T.to_tensor(coords), vals, x.shape, _rows_bound(coords, x.shape)))
-
-
-def _rows_bound(coords, shape):
-    if coords.shape[0] == 2 and len(shape) == 2:
-        return int(np.bincount(coords[0], minlength=1).max()) if coords.shape[1] else 0
-    return None
+    return _like(x, SparseCooTensor(T.to_tensor(coords), vals, x.shape, sorted_row_bound(coords, x.shape)))
 
 
 def _dense_at(dense: Tensor, x: SparseCooTensor) -> Tensor:
@@ -194,7 +189,7 @@ def full_pattern(dense: Tensor, sparse_dim: int) -> SparseCooTensor:
     coords = np.stack(np.unravel_index(np.arange(int(np.prod(sparse_shape))), sparse_shape)).astype(np.int64)
     values = T.reshape(dense, [-1] + dense.shape[sparse_dim:])
     return SparseCooTensor(T.to_tensor(coords.reshape(sparse_dim, -1)), values, dense.shape,
-                           _rows_bound(coords, dense.shape))
+                           sorted_row_bound(coords, dense.shape))
 
 
 def mask_as(x, mask, name=None):

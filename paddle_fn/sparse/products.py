@@ -1,15 +1,8 @@
 """Products with sparse Tensors: `matmul`, `mv`, `addmm`, `masked_matmul`.
 
-IREE has no sparse tensor type, so a sparse-dense product is written with gathers and sums over the stored
-entries. Two forms, chosen by what is static:
-
-- with the pattern's row bound (the most entries any row holds, recorded when the Tensor was built from concrete
-  indices), the entries are laid out as a padded table of ``rows x row_bound`` slots (ELLPACK) and a `scan` over
-  the slot columns adds ``values[:, k] * dense[cols[:, k]]`` into the product: each step is one gather of dense
-  rows and one multiply-add, which IREE fuses, and nothing of size ``nnz x n`` is materialized;
-- without it (indices built inside a traced function), a gather of the dense rows times the values, summed into
-  the product rows by a scatter-add (a segment sum), which IREE compiles to a serial loop (benchmarks/bench_sparse.py
-  has both).
+A sparse-dense product is the primitive `sparse_dense_dot` (paddle_fn/prims/sparse.py): scipy's CSR kernel eagerly,
+and compiled, a scan over an ELLPACK table when the row bound is known (a Tensor built from concrete indices sorted
+by row), else a gather and a scatter-add. Its rules give gradients for the values and the dense operand.
 """
 from __future__ import annotations
 
@@ -19,10 +12,10 @@ import numpy as np
 
 import paddle_fn.tensor as T
 from paddle_fn.core.errors import ShapeError
-from paddle_fn.prims.control_flow import scan
+from paddle_fn.prims.sparse import sparse_dense_dot
 from paddle_fn.sparse.binary import add
 from paddle_fn.sparse.tensor import (
-    INDEX_DTYPE, SparseCooTensor, SparseCsrTensor, SparseTensor, _concrete, _row_bound_of, coo_to_csr, csr_row_ids)
+    INDEX_DTYPE, SparseCooTensor, SparseCsrTensor, SparseTensor, _concrete, coo_to_csr, csr_row_ids, sorted_row_bound)
 from paddle_fn.sparse.unary import check_sparse
 from paddle_fn.tensor.promotion import as_tensor
 
@@ -31,51 +24,20 @@ __all__ = ["matmul", "mv", "addmm", "masked_matmul"]
 
 def _entries(x: SparseTensor):
     """(row, column, value) of each stored entry of a sparse matrix or batch of matrices, rows and columns numbered
-    across the batch (batch * rows + row, batch * cols + col), and the row bound (or None)."""
+    across the batch (batch * rows + row, batch * cols + col)."""
     if isinstance(x, SparseCsrTensor):
         rows = csr_row_ids(x)
         cols = T.cast(x.cols(), INDEX_DTYPE)
         if x.ndim == 3:
             cols = cols + (rows // x.shape[1]) * x.shape[2]
-        return rows, cols, x.values(), x.row_bound, True
+        return rows, cols, x.values()
     if x.dense_dim() != 0:
         raise ShapeError(f"paddle.sparse.matmul: a COO operand needs scalar values (dense_dim 0), got shape {x.shape} "
                          f"with {x.sparse_dim()} sparse axes")
     idx = T.cast(x.indices(), INDEX_DTYPE)
     if x.ndim == 3:
-        return idx[0] * x.shape[1] + idx[1], idx[0] * x.shape[2] + idx[2], x.values(), None, False
-    return idx[0], idx[1], x.values(), x.row_bound, False
-
-
-def segment_sum_product(rows, cols, values, dense, num_rows):
-    """sum over entries e of values[e] * dense[cols[e]] into row rows[e]: a gather and a scatter-add."""
-    contributions = T.gather(dense, cols) * T.cast(values, dense.dtype)[:, None]
-    return T.scatter_nd_add(T.zeros([num_rows, dense.shape[1]], dtype=dense.dtype), rows[:, None], contributions)
-
-
-def ell_product(rows, cols, values, dense, num_rows, row_bound, rows_sorted):
-    """The same product through an ELLPACK table of `row_bound` slots per row and a scan over the slot columns."""
-    nnz = values.shape[0]
-    order = None
-    if not rows_sorted:
-        order = T.argsort(rows, axis=0)
-        rows = T.gather(rows, order)
-    counts = T.scatter_nd_add(T.zeros([num_rows], INDEX_DTYPE), rows[:, None], T.ones_like(rows))
-    first = T.cumsum(counts, axis=0) - counts  # where each row's entries start
-    position = T.arange(nnz, dtype=INDEX_DTYPE) - T.gather(first, rows)
-    entry = T.arange(nnz, dtype=INDEX_DTYPE) if order is None else order
-    # slot (row, position) holds entry `entry`; empty slots point at the appended zero entry `nnz`
-    table = T.scatter_nd_add(T.full([num_rows * row_bound], nnz, INDEX_DTYPE), (rows * row_bound + position)[:, None],
-                             entry - nnz)
-    table = T.transpose(T.reshape(table, [num_rows, row_bound]), [1, 0])
-    padded_cols = T.concat([cols, T.zeros([1], INDEX_DTYPE)])
-    padded_values = T.concat([T.cast(values, dense.dtype), T.zeros([1], dense.dtype)])
-
-    def add_slot(acc, slot):
-        return acc + T.gather(dense, T.gather(padded_cols, slot)) * T.gather(padded_values, slot)[:, None], None
-
-    out, _ = scan(add_slot, T.zeros([num_rows, dense.shape[1]], dtype=dense.dtype), table)
-    return out
+        return idx[0] * x.shape[1] + idx[1], idx[0] * x.shape[2] + idx[2], x.values()
+    return idx[0], idx[1], x.values()
 
 
 def sparse_dense_matmul(x: SparseTensor, y) -> T.Tensor:
@@ -85,16 +47,13 @@ def sparse_dense_matmul(x: SparseTensor, y) -> T.Tensor:
             x.ndim == 3 and y.shape[0] != x.shape[0]):
         raise ShapeError(f"paddle.sparse.matmul: x {x.shape} @ y {y.shape}: needs [m, k] @ [k, n] or "
                          "[b, m, k] @ [b, k, n]")
-    rows, cols, values, row_bound, rows_sorted = _entries(x)
+    rows, cols, values = _entries(x)
     batch = x.shape[0] if x.ndim == 3 else 1
-    num_rows = batch * x.shape[-2]
     dense = T.reshape(y, [batch * y.shape[-2], y.shape[-1]])
-    if x.nnz() == 0 or row_bound == 0:
-        out = T.zeros([num_rows, y.shape[-1]], dtype=y.dtype)
-    elif row_bound is not None and x.ndim == 2:
-        out = ell_product(rows, cols, values, dense, num_rows, row_bound, rows_sorted)
-    else:
-        out = segment_sum_product(rows, cols, values, dense, num_rows)
+    if dense.dtype.kind not in "fc":
+        raise TypeError(f"paddle.sparse.matmul: y must be a float Tensor, got {dense.dtype.name}")
+    out = sparse_dense_dot(rows, cols, T.cast(values, dense.dtype), dense, num_rows=batch * x.shape[-2],
+                           row_bound=x.row_bound)
     return T.reshape(out, x.shape[:-1] + [y.shape[-1]])
 
 
@@ -115,7 +74,7 @@ def _sparse_sparse_matmul(x: SparseTensor, y: SparseTensor) -> SparseTensor:
     coords = np.stack(np.nonzero(pattern)).astype(np.int64).reshape(pattern.ndim, -1)
     idx = T.to_tensor(coords)
     coo = SparseCooTensor(idx, T.gather_nd(product, T.transpose(idx, [1, 0])), product.shape,
-                          _row_bound_of(coords[0], pattern.shape[0]) if pattern.ndim == 2 else None)
+                          sorted_row_bound(coords, pattern.shape))
     return coo if isinstance(x, SparseCooTensor) else coo_to_csr(coo)
 
 
@@ -196,7 +155,7 @@ def masked_matmul(x, y, mask, name=None):
             x.shape[:-1] + y.shape[-1:] != mask.shape):
         raise ShapeError(f"paddle.sparse.masked_matmul: x {x.shape} @ y {y.shape} must have the mask's shape "
                          f"{mask.shape}")
-    rows, cols, _, _, _ = _entries(mask)
+    rows, cols, _ = _entries(mask)
     x_rows = T.reshape(x, [-1, x.shape[-1]])
     y_cols = T.reshape(T.transpose(y, list(range(y.ndim - 2)) + [y.ndim - 1, y.ndim - 2]), [-1, y.shape[-2]])
     values = (T.gather(x_rows, rows) * T.gather(y_cols, cols)).sum(axis=-1)

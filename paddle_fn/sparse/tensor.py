@@ -2,10 +2,10 @@
 
 A COO Tensor holds `indices` (int64, [sparse_dim, nnz]) and `values` ([nnz, *dense_shape]); a CSR Tensor holds
 `crows` (int64, [rows + 1], or [batch * (rows + 1)] for a batch of matrices), `cols` (int64, [nnz]) and `values`
-([nnz]). The shape, and `row_bound` (the most entries any matrix row holds, when the pattern was known when the
-Tensor was built), are static: they are the pytree's auxiliary data, so `grad`, `vmap` and `jit` see the index and
-value Tensors as ordinary leaves, and a jitted function retraces only when a shape, the number of stored entries
-or the row bound changes. Sparse Tensors are not `Tensor` subclasses (docs/architecture.md says why).
+([nnz]). The shape, and `row_bound` (the most entries any row of the matrices holds, known when the Tensor was
+built from concrete indices sorted by row), are static: they are the pytree's auxiliary data, so `grad`, `vmap`
+and `jit` see the index and value Tensors as ordinary leaves, and a jitted function retraces only when a shape,
+the number of stored entries or the row bound changes. Sparse Tensors are not `Tensor` subclasses (docs/architecture.md says why).
 """
 from __future__ import annotations
 
@@ -33,8 +33,16 @@ def _concrete(op: str, *tensors) -> list:
     return values
 
 
-def _row_bound_of(row_ids: np.ndarray, num_rows: int) -> int:
-    return int(np.bincount(row_ids, minlength=1).max()) if row_ids.size and num_rows else 0
+def sorted_row_bound(coords: np.ndarray, shape) -> int | None:
+    """The most entries any row holds in the pattern `coords` ([ndim, nnz] coordinates of a matrix or a batch of
+    matrices) when its entries are sorted by row, which the sparse-dense product's fast form needs
+    (paddle_fn/prims/sparse.py); None for other patterns."""
+    if coords.shape[0] != len(shape) or len(shape) not in (2, 3):
+        return None
+    if coords.shape[1] == 0:
+        return 0
+    rows = np.ravel_multi_index(tuple(coords[:-1]), tuple(shape[:-1]))
+    return int(np.bincount(rows).max()) if np.all(rows[1:] >= rows[:-1]) else None
 
 
 class SparseTensor:
@@ -271,13 +279,6 @@ def _values_tensor(values, dtype, stop_gradient) -> Tensor:
     return T.to_tensor(values, dtype=dtype, stop_gradient=stop_gradient)
 
 
-def _matrix_rows(indices: np.ndarray, shape) -> tuple | None:
-    """(row id of each entry, number of rows) of the matrix view a product uses: a 2-D COO matrix's rows."""
-    if indices.shape[0] == 2 and len(shape) == 2:
-        return indices[0], shape[0]
-    return None
-
-
 def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_gradient=True):
     """A COO sparse Tensor from `indices` ([sparse_dim, nnz] integers) and `values` ([nnz, *dense_shape]).
     Without `shape`, each sparse axis is one past its largest index. Repeated coordinates are kept (the Tensor is
@@ -313,8 +314,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
         if concrete.size and (concrete.min() < 0 or np.any(concrete.max(axis=1) >= np.array(shape[:sparse_dim]))):
             raise ShapeError(f"paddle.sparse.sparse_coo_tensor: indices must lie in [0, shape) for shape "
                              f"{shape[:sparse_dim]}")
-        rows = _matrix_rows(concrete, shape)
-        row_bound = None if rows is None else _row_bound_of(*rows)
+        row_bound = sorted_row_bound(concrete, shape)
     return SparseCooTensor(idx, vals, shape, row_bound)
 
 
@@ -343,14 +343,17 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
         raise ShapeError(f"paddle.sparse.sparse_csr_tensor: for shape {shape}, crows needs {batch * (shape[-2] + 1)} "
                          f"offsets (got {crows_t.shape}) and cols and values one entry each per stored value (got "
                          f"{cols_t.shape} and {vals.shape})")
-    concrete = eager_value(crows_t)
+    concrete, concrete_cols = eager_value(crows_t), eager_value(cols_t)
     row_bound = None
     if concrete is not None:
         counts = np.diff(concrete.reshape(batch, shape[-2] + 1), axis=1)
         if counts.size and counts.min() < 0 or counts.sum() != cols_t.shape[0]:
             raise ShapeError(f"paddle.sparse.sparse_csr_tensor: crows {concrete.tolist()} must be non-decreasing "
                              f"from 0 in each matrix and end at the {cols_t.shape[0]} entries in all")
-        row_bound = int(counts.max()) if counts.size else 0
+        if concrete_cols is not None:
+            grow = np.repeat(np.arange(batch * shape[-2]), counts.ravel())
+            leading = [grow // shape[-2], grow % shape[-2]] if len(shape) == 3 else [grow]
+            row_bound = sorted_row_bound(np.stack(leading + [concrete_cols]), shape)
     return SparseCsrTensor(crows_t, cols_t, vals, shape, row_bound)
 
 
@@ -378,7 +381,7 @@ def csr_to_coo(x: SparseCsrTensor) -> SparseCooTensor:
     rows = x.shape[-2]
     cols = T.cast(x.cols(), INDEX_DTYPE)
     indices = T.stack([grow // rows, grow % rows, cols] if x.ndim == 3 else [grow, cols])
-    return SparseCooTensor(indices, x.values(), x.shape, x.row_bound if x.ndim == 2 else None)
+    return SparseCooTensor(indices, x.values(), x.shape, x.row_bound)
 
 
 def coo_to_csr(x: SparseCooTensor) -> SparseCsrTensor:
@@ -396,8 +399,7 @@ def coo_to_csr(x: SparseCooTensor) -> SparseCsrTensor:
     counts = T.scatter_nd_add(T.zeros([n_rows], INDEX_DTYPE), grow_sorted[:, None], T.ones_like(grow_sorted))
     counts = T.reshape(counts, [-1, rows])
     crows = T.reshape(T.concat([T.zeros([counts.shape[0], 1], INDEX_DTYPE), T.cumsum(counts, axis=1)], axis=1), [-1])
-    return SparseCsrTensor(crows, T.gather(idx[-1], order), T.gather(x.values(), order), x.shape,
-                           x.row_bound if x.ndim == 2 else None)
+    return SparseCsrTensor(crows, T.gather(idx[-1], order), T.gather(x.values(), order), x.shape, x.row_bound)
 
 
 def to_sparse_coo(x: Tensor, sparse_dim: int) -> SparseCooTensor:
@@ -416,8 +418,7 @@ def to_sparse_coo(x: Tensor, sparse_dim: int) -> SparseCooTensor:
     idx = T.to_tensor(coords)
     values = T.gather_nd(x, T.transpose(idx, [1, 0])) if coords.shape[1] else T.zeros(
         [0] + x.shape[sparse_dim:], dtype=x.dtype)
-    rows = _matrix_rows(coords, x.shape)
-    return SparseCooTensor(idx, values, x.shape, None if rows is None else _row_bound_of(*rows))
+    return SparseCooTensor(idx, values, x.shape, sorted_row_bound(coords, x.shape))
 
 
 def to_sparse_csr(x: Tensor) -> SparseCsrTensor:
@@ -451,5 +452,4 @@ def coalesce(x: SparseCooTensor) -> SparseCooTensor:
     coords = np.stack(np.unravel_index(unique, sparse_shape)).astype(np.int64).reshape(idx.shape[0], -1)
     values = T.scatter_nd_add(T.zeros([unique.size] + x.shape[idx.shape[0]:], dtype=x.dtype),
                               T.to_tensor(slot.reshape(-1, 1).astype(np.int64)), x.values())
-    rows = _matrix_rows(coords, x.shape)
-    return SparseCooTensor(T.to_tensor(coords), values, x.shape, None if rows is None else _row_bound_of(*rows))
+    return SparseCooTensor(T.to_tensor(coords), values, x.shape, sorted_row_bound(coords, x.shape))

@@ -104,7 +104,7 @@ class OpRow:
 
 
 FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "jit", "conv", "linalg",
-            "collectives")
+            "collectives", "sparse")
 
 
 def all_rows() -> list[OpRow]:
