@@ -268,7 +268,7 @@ def _index_tensor(data, op: str, what: str) -> Tensor:
     return T.cast(t, INDEX_DTYPE)
 
 
-def _values_tensor(values, dtype, stop_gradient) -> Tensor:
+def _values_tensor(values, dtype, place, stop_gradient) -> Tensor:
     """The values as given (a Tensor keeps its gradient link), cast to `dtype`; `stop_gradient=False` asks for a
     gradient, as in Paddle."""
     if isinstance(values, Tensor):
@@ -276,7 +276,7 @@ def _values_tensor(values, dtype, stop_gradient) -> Tensor:
         if not stop_gradient:
             v.stop_gradient = False
         return v
-    return T.to_tensor(values, dtype=dtype, stop_gradient=stop_gradient)
+    return T.to_tensor(values, dtype=dtype, place=place, stop_gradient=stop_gradient)
 
 
 def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_gradient=True):
@@ -294,7 +294,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
                values=[1., 2., 3.])
     """
     idx = _index_tensor(indices, "sparse_coo_tensor", "indices")
-    vals = _values_tensor(values, dtype, stop_gradient)
+    vals = _values_tensor(values, dtype, place, stop_gradient)
     if idx.ndim != 2 or vals.ndim < 1 or idx.shape[1] != vals.shape[0]:
         raise ShapeError(f"paddle.sparse.sparse_coo_tensor: indices {idx.shape} must be [sparse_dim, nnz] and values "
                          f"{vals.shape} [nnz, *dense_shape] with the same nnz")
@@ -333,7 +333,7 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
     """
     crows_t = _index_tensor(crows, "sparse_csr_tensor", "crows")
     cols_t = _index_tensor(cols, "sparse_csr_tensor", "cols")
-    vals = _values_tensor(values, dtype, stop_gradient)
+    vals = _values_tensor(values, dtype, place, stop_gradient)
     shape = [int(s) for s in shape]
     if len(shape) not in (2, 3):
         raise ShapeError(f"paddle.sparse.sparse_csr_tensor: shape {shape} must be [rows, cols] or "
