@@ -15,7 +15,6 @@ examples print their result, with the values paddle 3.3.1 gives on the CPU; `tra
 Paddle marks it `+SKIP('indices overflow')`, and running it crashes paddle 3.3.1 (a glibc malloc assertion).
 """
 import doctest
-import re
 
 import numpy as np
 import pytest
@@ -662,21 +661,6 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 }
 
 
-class PaddleLayoutChecker(FloatTolerantChecker):
-    """Compares as tests/test_docs.py does after removing the whitespace inside arrays and Paddle's trailing dot
-    of infinities: paddle_fn right-aligns the columns of a printed array, Paddle left-aligns them (``[nan       ,
-    inf.]`` is ``[       nan, inf]`` here), and only the numbers must agree."""
-
-    @staticmethod
-    def _layout_free(text):
-        text = re.sub(r"inf\.", "inf", text)
-        text = re.sub(r"\s*([\[\],])\s*", r"\1", text)
-        return re.sub(r"\s+", " ", text).strip()
-
-    def check_output(self, want, got, optionflags):
-        return super().check_output(self._layout_free(want), self._layout_free(got), optionflags)
-
-
 @pytest.fixture(autouse=True)
 def _default_dtype():
     paddle_fn.set_default_dtype("float32")
@@ -689,7 +673,7 @@ def test_paddle_example(name):
              "SOFTMAX_DRAW_2022": SOFTMAX_DRAW_2022, "SOFTMAX_DRAW_100": SOFTMAX_DRAW_100}
     test = doctest.DocTestParser().get_doctest(EXAMPLES[name], globs, name, None, 0)
     report = []
-    runner = doctest.DocTestRunner(checker=PaddleLayoutChecker(), optionflags=FLAGS)
+    runner = doctest.DocTestRunner(checker=FloatTolerantChecker(), optionflags=FLAGS)
     runner.run(test, out=report.append)
     assert runner.failures == 0, "".join(report)
 

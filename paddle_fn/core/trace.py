@@ -266,23 +266,30 @@ class Tensor:
 
 
 def format_values(v: np.ndarray, prefix: str = "       ") -> str:
-    """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned; continuation lines are
-    indented by the width of `prefix` (what precedes the array on its first line)."""
-    if v.dtype.kind != "f" and v.dtype.name != "bfloat16":
-        return np.array2string(v, separator=", ", prefix=prefix, threshold=1000)
-    w = np.asarray(v, dtype=np.float64)
-    finite = w[np.isfinite(w)]
-    if finite.size == 0 or np.all(finite == np.round(finite)):
-        return np.array2string(w, separator=", ", prefix=prefix, threshold=1000, precision=8)
+    """Paddle's layout (its `to_string`): floats with 8 decimals, integral ones (and infinities) as '1.' / 'inf.';
+    every element padded on the right to the widest, with a leading space for the non-negative ones when any is
+    negative; continuation lines indented by the width of `prefix` (what precedes the array on its first line)."""
+    is_float = v.dtype.kind == "f" or v.dtype.name == "bfloat16"
+    w = np.asarray(v, dtype=np.float64) if is_float else np.asarray(v)
 
-    def fmt(x):
-        s = f"{x:.8f}"
-        if np.isfinite(x) and x == round(x):
-            return s.rstrip("0").ljust(len(s))
-        return s
-    width = max(len(fmt(x)) for x in w.reshape(-1)) if w.size else 0
-    return np.array2string(w, separator=", ", prefix=prefix, threshold=1000,
-                           formatter={"float_kind": lambda x: fmt(x).rjust(width)})
+    def item(x):
+        if not is_float:
+            return str(x)
+        return f"{x:.0f}." if np.ceil(x) == x else f"{x:.8f}"
+
+    flat = w.reshape(-1)
+    width = max((len(item(x)) for x in flat), default=0)
+    signed = w.dtype.kind in "fi" and bool(np.any(flat < 0))
+
+    def padded(x):
+        text = item(x)
+        if width <= len(text):
+            return text
+        if signed and not x < 0:
+            return " " + text.ljust(width - 1)
+        return text.ljust(width)
+    kinds = {"float_kind": padded, "int_kind": padded, "bool": padded}
+    return np.array2string(w, separator=", ", prefix=prefix, threshold=1000, formatter=kinds)
 
 
 def is_tensor_like(x) -> bool:
