@@ -267,3 +267,55 @@ def test_the_lowering_forms_agree_with_scipy_eagerly():
     np.testing.assert_allclose(segment.numpy(), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ell.numpy(), want, rtol=1e-5, atol=1e-6)
     assert coo.row_bound == int((a != 0).sum(1).max())
+
+
+# paddle 3.3.1 on the CPU, for the inputs of _seeded_inputs(): each case's result as paddle printed it (values
+# rounded to 6 decimals)
+PADDLE_RESULTS = {
+    'tanh_csr3': {'fmt': 'csr', 'shape': [2, 3, 4], 'crows': [0, 1, 2, 5, 0, 2, 5, 5], 'cols': [3, 2, 0, 1, 2, 0, 2, 0, 2, 3], 'values': [0.82104, 0.318521, 0.920149, -0.830579, 0.336376, 0.887494, -0.353992, 0.932861, 0.635149, 0.814414]},
+    'rad2deg_coo3': {'fmt': 'coo', 'shape': [2, 3, 4], 'indices': [[0, 0, 0, 0, 0, 1, 1, 1, 1, 1], [0, 1, 2, 2, 2, 0, 0, 1, 1, 1], [3, 2, 0, 1, 2, 0, 2, 0, 2, 3]], 'values': [66.463104, 18.907608, 91.100296, -68.181984, 20.053522, 80.787048, -21.199438, 96.256905, 42.971836, 65.317192]},
+    'add_hybrid': {'fmt': 'coo', 'shape': [3, 4, 2], 'indices': [[0, 0, 1, 1, 1, 2, 2, 2, 2], [0, 3, 0, 2, 3, 0, 1, 2, 3]], 'values': [[-6.12, -0.0], [3.21, -3.9], [-2.94, -2.4], [6.15, -0.6], [0.0, 0.48], [0.0, 2.22], [4.11, -0.0], [-0.57, -2.43], [4.5, 1.98]]},
+    'multiply_hybrid': {'fmt': 'coo', 'shape': [3, 4, 2], 'indices': [[0, 1, 2]], 'values': [[[4.1616, 0.0], [0.0, 0.0], [0.0, 0.0], [1.1449, 1.69]], [[0.9604, 0.64], [0.0, 0.0], [4.2025, 0.04], [0.0, 0.0256]], [[0.0, 0.5476], [1.8769, 0.0], [0.0361, 0.6561], [2.25, 0.4356]]]},
+    'reshape_coo_hybrid': {'fmt': 'coo', 'shape': [2, 6, 2], 'indices': [[0, 0, 0, 1, 1, 1, 1, 1, 1], [0, 3, 4, 0, 1, 2, 3, 4, 5]], 'values': [[-2.04, -0.0], [1.07, -1.3], [-0.98, -0.8], [2.05, -0.2], [0.0, 0.16], [0.0, 0.74], [1.37, -0.0], [-0.19, -0.81], [1.5, 0.66]]},
+    'sum_hybrid_dense_axis': {'fmt': 'coo', 'shape': [3, 4, 1], 'indices': [[0, 0, 1, 1, 1, 2, 2, 2, 2], [0, 3, 0, 2, 3, 0, 1, 2, 3]], 'values': [[-2.04], [-0.23], [-1.78], [1.85], [0.16], [0.74], [1.37], [-1.0], [2.16]]},
+    'mask_as_hybrid': {'fmt': 'coo', 'shape': [3, 4, 2], 'indices': [[0, 0, 1, 1, 1, 2, 2, 2, 2], [0, 3, 0, 2, 3, 0, 1, 2, 3]], 'values': [[-1.04, 1.0], [2.07, -0.3], [0.02, 0.2], [3.05, 0.8], [1.0, 1.16], [1.0, 1.74], [2.37, 1.0], [0.81, 0.19], [2.5, 1.66]]},
+    'csr_from_lists': {'fmt': 'coo', 'shape': [3, 3], 'indices': [[0, 2, 2], [2, 0, 1]], 'values': [1.0, 2.0, 3.0]},
+    'leaky_layer': {'fmt': 'csr', 'shape': [2, 3, 4], 'crows': [0, 1, 2, 5, 0, 2, 5, 5], 'cols': [3, 2, 0, 1, 2, 0, 2, 0, 2, 3], 'values': [1.16, 0.33, 1.59, -0.357, 0.35, 1.41, -0.111, 1.68, 0.75, 1.14]},
+    'square_hybrid': {'fmt': 'coo', 'shape': [3, 4, 2], 'indices': [[0, 0, 1, 1, 1, 2, 2, 2, 2], [0, 3, 0, 2, 3, 0, 1, 2, 3]], 'values': [[4.1616, 0.0], [1.1449, 1.69], [0.9604, 0.64], [4.2025, 0.04], [0.0, 0.0256], [0.0, 0.5476], [1.8769, 0.0], [0.0361, 0.6561], [2.25, 0.4356]]},
+}
+
+
+def _seeded_inputs():
+    rng = np.random.default_rng(3)
+    a = ((rng.random((4, 5)) < 0.5) * np.round(rng.standard_normal((4, 5)), 2)).astype("float32")
+    c3 = ((rng.random((2, 3, 4)) < 0.5) * np.round(rng.standard_normal((2, 3, 4)), 2)).astype("float32")
+    h = ((rng.random((3, 4, 2)) < 0.5) * np.round(rng.standard_normal((3, 4, 2)), 2)).astype("float32")
+    return a, c3, h
+
+
+def _paddle_cases():
+    _, c3, h = _seeded_inputs()
+    return {
+        "tanh_csr3": lambda: S.tanh(_csr(c3)),
+        "rad2deg_coo3": lambda: S.rad2deg(_coo(c3)),
+        "add_hybrid": lambda: S.add(_coo(h, 2), _coo(h * 2, 2)),
+        "multiply_hybrid": lambda: S.multiply(_coo(h, 1), _coo(h, 1)),
+        "reshape_coo_hybrid": lambda: S.reshape(_coo(h, 2), [2, 6, 2]),
+        "sum_hybrid_dense_axis": lambda: S.sum(_coo(h, 2), axis=2, keepdim=True),
+        "mask_as_hybrid": lambda: S.mask_as(paddle.to_tensor(h + 1), _coo(h, 2)),
+        "csr_from_lists": lambda: S.sparse_csr_tensor([0, 1, 1, 3], [2, 0, 1], [1., 2., 3.], [3, 3]).to_sparse_coo(2),
+        "leaky_layer": lambda: S.nn.LeakyReLU(0.3)(_csr(c3)),
+        "square_hybrid": lambda: S.square(_coo(h, 2)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(PADDLE_RESULTS))
+def test_batched_and_hybrid_results_match_paddle(name):
+    want = PADDLE_RESULTS[name]
+    got = _paddle_cases()[name]()
+    assert got.shape == want["shape"] and got.is_sparse_coo() == (want["fmt"] == "coo")
+    if want["fmt"] == "coo":
+        assert got.indices().numpy().tolist() == want["indices"]
+    else:
+        assert (got.crows().numpy().tolist(), got.cols().numpy().tolist()) == (want["crows"], want["cols"])
+    np.testing.assert_allclose(got.values().numpy(), want["values"], rtol=1e-5, atol=1e-6)
