@@ -60,7 +60,7 @@ CATALOGUE = {
     "Tensor methods": ("paddle.Tensor", """
         numpy item tolist astype T shape dtype ndim size place stop_gradient backward grad clear_grad detach
         register_hook cpu cuda pin_memory at reshape_ squeeze_ unsqueeze_ add_ scale_ clip_ zero_ fill_ set_value
-        uniform_ exponential_"""),
+        uniform_ exponential_ to_sparse_coo to_sparse_csr is_sparse is_sparse_coo is_sparse_csr"""),
     "Framework": ("paddle", """
         set_default_dtype get_default_dtype set_flags get_flags seed is_compiled_with_cuda is_compiled_with_rocm
         is_compiled_with_xpu set_device get_device grad no_grad in_dynamic_mode"""),
@@ -166,6 +166,15 @@ CATALOGUE = {
         householder_product pca_lowrank svd_lowrank lu_solve matrix_exp ormqr fp8_fp8_half_gemm_fused diagonal"""),
     "Paddle 3.3: paddle.optimizer": ("paddle.optimizer", """
         Optimizer Adagrad Adam AdamW Adamax ASGD RAdam RMSProp Adadelta SGD Rprop Momentum NAdam Lamb LBFGS"""),
+    "paddle.sparse": ("paddle.sparse", """
+        sparse_coo_tensor sparse_csr_tensor sin tan asin atan sinh tanh asinh atanh sqrt square log1p abs pow
+        pca_lowrank cast neg deg2rad rad2deg expm1 mv matmul mask_as masked_matmul addmm add subtract transpose sum
+        multiply divide coalesce is_same_shape reshape isnan slice"""),
+    "paddle.sparse.nn": ("paddle.sparse.nn", """
+        ReLU ReLU6 LeakyReLU Softmax BatchNorm SyncBatchNorm Conv2D Conv3D SubmConv2D SubmConv3D MaxPool3D"""),
+    "paddle.sparse.nn.functional": ("paddle.sparse.nn.functional", """
+        conv2d conv3d subm_conv2d subm_conv2d_igemm subm_conv3d subm_conv3d_igemm max_pool3d relu relu6 leaky_relu
+        softmax attention"""),
 }
 
 NOT_APPLICABLE = {
@@ -176,6 +185,8 @@ NOT_APPLICABLE = {
     "paddle.Tensor.register_hook": "gradients are values returned by grad/vjp; use custom_vjp to change them",
     "paddle.nn.functional.class_center_sample": "a distributed (model-parallel) sampling op",
     "paddle.nn.functional.sparse_attention": "a CUDA-only kernel of Paddle",
+    "paddle.sparse.nn.functional.attention": "a CUDA-only kernel of Paddle",
+    "paddle.sparse.nn.SyncBatchNorm": "a multi-GPU layer of Paddle (NCCL); paddle.sparse.nn.BatchNorm on one device",
     "paddle.nn.functional.temporal_shift": "a video-model kernel outside the Tensor API's scope",
 }
 
@@ -199,6 +210,8 @@ PRIMITIVE_OF = {
     "paddle.nn.functional.conv1d_transpose": "conv_general_dilated",
     "paddle.nn.functional.conv2d_transpose": "conv_general_dilated",
     "paddle.nn.functional.sigmoid": "logistic", "paddle.nn.functional.tanh": "tanh",
+    "paddle.sparse.matmul": "sparse_dense_dot", "paddle.sparse.mv": "sparse_dense_dot",
+    "paddle.sparse.addmm": "sparse_dense_dot",
 }
 
 

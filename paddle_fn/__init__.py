@@ -38,6 +38,33 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     standard_normal)
 
 _tensor_api.methods.install()
+
+
+def _install_sparse_conversions():
+    """The dense Tensor's side of paddle.sparse: `is_sparse*` answer at once; the conversions load paddle.sparse
+    through `_LAZY` on their first call, so a script that never makes a sparse Tensor does not import it."""
+    def to_sparse_coo(self, sparse_dim):
+        """The nonzero entries over the first `sparse_dim` axes as a COO sparse Tensor (eager only)."""
+        return __getattr__("sparse").tensor.to_sparse_coo(self, sparse_dim)
+
+    def to_sparse_csr(self):
+        """The nonzero entries of a matrix (or batch of matrices) as a CSR sparse Tensor (eager only)."""
+        return __getattr__("sparse").tensor.to_sparse_csr(self)
+
+    def is_sparse(self):
+        """False: a dense Tensor (sparse Tensors answer True)."""
+        return False
+
+    def is_dense(self):
+        """True: a dense Tensor."""
+        return True
+
+    Tensor.to_sparse_coo, Tensor.to_sparse_csr = to_sparse_coo, to_sparse_csr
+    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
+    Tensor.is_dense = is_dense
+
+
+_install_sparse_conversions()
 __version__ = "0.1.0"
 
 # The transforms, Paddle's other namespaces and the names the root takes from them load on first use (PEP 562), so
@@ -101,6 +128,7 @@ _LAZY = {
     "regularizer": "paddle_fn.regularizer",  # L1Decay / L2Decay
     "static": "paddle_fn.static",  # InputSpec
     "test_util": "paddle_fn.test_util",  # check_grads (JAX's)
+    "sparse": "paddle_fn.sparse",  # COO / CSR Tensors, paddle.sparse.nn
     "vision": "paddle_fn.vision",  # datasets, transforms, models
     "cholesky": "paddle_fn.linalg:cholesky",
     "det": "paddle_fn.linalg:det",

@@ -72,3 +72,12 @@ def test_spectral_heat_solves_fits_and_maps(tmp_path):
     assert abs(float(re.search(r"recovered diffusivity: ([0-9.]+)", out).group(1)) - 0.3) < 1e-6, out
     assert "vmap batch shape [4, 32, 32]" in out
     assert float(re.search(r"one at a time: ([0-9.e+-]+)", out).group(1)) < 1e-12, out
+
+
+def test_gcn_sparse_trains_under_jit(tmp_path):
+    out = _run("gcn_sparse.py", "--nodes", "160", "--steps", "30", cwd=tmp_path)
+    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", out)]
+    accuracy = float(re.findall(r"test accuracy: ([0-9.]+)", out)[0])
+    without_edges = float(re.findall(r"test accuracy without the edges: ([0-9.]+)", out)[0])
+    assert len(losses) == 6 and losses[-1] < 0.5 * losses[0], out
+    assert accuracy > 0.5 and accuracy > without_edges, out  # 4 classes: chance is 0.25

@@ -787,3 +787,18 @@ def builtins_sum(items):
     for it in items:
         total = total + it
     return total
+
+
+@pytest.mark.parametrize("values, dtype, text", [
+    # paddle 3.3.1's prints of the same values (its to_string: left-aligned columns, a space for the sign)
+    ([[np.nan, -np.inf, np.nan, -1.0], [np.nan, 0.0, 1.0, np.nan], [2.0, 5 / 3, 0.0, 0.0]], "float32",
+     "[[ nan      , -inf.     ,  nan      , -1.       ],\n        [ nan      ,  0.       ,  1.       ,  nan      ],\n"
+     "        [ 2.       , 1.66666663,  0.       ,  0.       ]]"),
+    ([np.nan, np.inf], "float32", "[nan , inf.]"),
+    ([False, False, True], "bool", "[False, False, True ]"),
+    ([0, 4, 8, 12], "int64", "[0 , 4 , 8 , 12]"),
+    ([-2.0, 0.0, 1.0], "float32", "[-2.,  0.,  1.]"),
+])
+def test_tensor_prints_its_values_in_paddles_layout(values, dtype, text):
+    printed = repr(pf.to_tensor(np.array(values), dtype=dtype))
+    assert printed.split("\n", 1)[1].strip() == text + ")"

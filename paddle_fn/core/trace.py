@@ -301,12 +301,12 @@ class Tensor:
             return repr(self._alias)
         v = self.concrete_value()
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
-                f"stop_gradient={self.stop_gradient},\n       {_format_values(v)})")
+                f"stop_gradient={self.stop_gradient},\n       {format_values(v)})")
 
     __str__ = __repr__
 
 
-def _format_complex(v: np.ndarray) -> str:
+def _format_complex(v: np.ndarray, prefix: str) -> str:
     """Paddle 3.3's complex layout: each element as (re+imj) with 8 decimals, left-aligned to the widest; when any
     element is negative in numpy's order (by real part, then imaginary part), the others get a leading space."""
     def text(z):
@@ -321,28 +321,37 @@ def _format_complex(v: np.ndarray) -> str:
         if len(s) >= width:
             return s
         return s.ljust(width) if not signed or z < 0 else " " + s.ljust(width - 1)
-    return np.array2string(v, separator=", ", prefix="       ", threshold=1000, formatter={"complex_kind": fmt})
+    return np.array2string(v, separator=", ", prefix=prefix, threshold=1000, formatter={"complex_kind": fmt})
 
 
-def _format_values(v: np.ndarray) -> str:
-    """Paddle's layout: 8 decimals, integral floats as '1.' padded, columns right-aligned."""
+def format_values(v: np.ndarray, prefix: str = "       ") -> str:
+    """Paddle's layout (its `to_string`): floats with 8 decimals, integral ones (and infinities) as '1.' / 'inf.';
+    every element padded on the right to the widest, with a leading space for the non-negative ones when any is
+    negative; continuation lines indented by the width of `prefix` (what precedes the array on its first line).
+    Complex values as Paddle prints them (`_format_complex`)."""
     if v.dtype.kind == "c":
-        return _format_complex(v)
-    if v.dtype.kind != "f" and v.dtype.name != "bfloat16":
-        return np.array2string(v, separator=", ", prefix="       ", threshold=1000)
-    w = np.asarray(v, dtype=np.float64)
-    finite = w[np.isfinite(w)]
-    if finite.size == 0 or np.all(finite == np.round(finite)):
-        return np.array2string(w, separator=", ", prefix="       ", threshold=1000, precision=8)
+        return _format_complex(v, prefix)
+    is_float = v.dtype.kind == "f" or v.dtype.name == "bfloat16"
+    w = np.asarray(v, dtype=np.float64) if is_float else np.asarray(v)
 
-    def fmt(x):
-        s = f"{x:.8f}"
-        if np.isfinite(x) and x == round(x):
-            return s.rstrip("0").ljust(len(s))
-        return s
-    width = max(len(fmt(x)) for x in w.reshape(-1)) if w.size else 0
-    return np.array2string(w, separator=", ", prefix="       ", threshold=1000,
-                           formatter={"float_kind": lambda x: fmt(x).rjust(width)})
+    def item(x):
+        if not is_float:
+            return str(x)
+        return f"{x:.0f}." if np.ceil(x) == x else f"{x:.8f}"
+
+    flat = w.reshape(-1)
+    width = max((len(item(x)) for x in flat), default=0)
+    signed = w.dtype.kind in "fi" and bool(np.any(flat < 0))
+
+    def padded(x):
+        text = item(x)
+        if width <= len(text):
+            return text
+        if signed and not x < 0:
+            return " " + text.ljust(width - 1)
+        return text.ljust(width)
+    kinds = {"float_kind": padded, "int_kind": padded, "bool": padded}
+    return np.array2string(w, separator=", ", prefix=prefix, threshold=1000, formatter=kinds)
 
 
 def is_tensor_like(x) -> bool:
@@ -405,7 +414,7 @@ class Tracer(Tensor):
         except ConcretizationError:
             return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
         return (f"Tensor(shape={list(v.shape)}, dtype={self.dtype.name}, place={self.place}, "
-                f"traced by {self._trace.main.transform},\n       {_format_values(np.asarray(v))})")
+                f"traced by {self._trace.main.transform},\n       {format_values(np.asarray(v))})")
 
     __str__ = __repr__
 
