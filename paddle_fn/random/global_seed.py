@@ -12,13 +12,14 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as el
+from paddle_fn.prims.complex_parts import part_dtype
 from paddle_fn.prims.random_bits import threefry2x32_p
 
 _MASK32 = 0xFFFFFFFF
 
 
 from paddle_fn.random.keys import (_broadcast_operand, _check_key, _seed_words, _static_shape, fold_in, key, split)
-from paddle_fn.random.samplers import normal, permutation, randint, uniform
+from paddle_fn.random.samplers import complex_of_pairs, is_complex_dtype, normal, permutation, randint, uniform
 
 
 class _GlobalKey:
@@ -183,14 +184,20 @@ def seed(n):
 
 
 def rand(shape, dtype=None, name=None):
-    """Paddle's ``rand``: uniform floats in [0, 1) from the global key.
+    """Paddle's ``rand``: uniform floats in [0, 1) from the global key; a complex dtype draws the real and
+    imaginary parts independently in [0, 1), as Paddle 3.3.1 does.
 
     Example:
         >>> from paddle_fn import random
         >>> random.rand([2, 3]).shape
         [2, 3]
+        >>> random.rand([2], 'complex64').dtype
+        paddle.complex64
     """
-    return uniform(_GLOBAL.next(), _static_shape("rand", shape), dtype)
+    shape = _static_shape("rand", shape)
+    if is_complex_dtype(dtype):
+        return complex_of_pairs(uniform(_GLOBAL.next(), (2,) + shape, part_dtype(dtype)))
+    return uniform(_GLOBAL.next(), shape, dtype)
 
 
 def randn(shape, dtype=None, name=None):
