@@ -12,6 +12,7 @@ from paddle_fn.prims import slicing as Sl
 from paddle_fn.prims import structural as St
 
 from optable import Arg, OpRow
+from optable.linalg import _lu_ref
 
 S = (2, 3)
 Z = "complex128"
@@ -138,14 +139,6 @@ def _positive_definite(shape):
         m = _complex_normal(rng, shape)
         return m @ _adjoint(m) + shape[-1] * np.eye(shape[-1])
     return draw
-
-
-def _lu_ref(a):
-    lu, piv = scipy.linalg.lu_factor(a)
-    perm = np.arange(a.shape[-1])
-    for k, p in enumerate(piv):
-        perm[[k, p]] = perm[[p, k]]
-    return lu, piv.astype(np.int32), perm.astype(np.int32)
 
 
 # The decompositions of complex matrices run eagerly only (their lowerings refuse complex matrices, see
