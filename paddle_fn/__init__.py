@@ -55,13 +55,8 @@ def _install_sparse_conversions():
         """False: a dense Tensor (sparse Tensors answer True)."""
         return False
 
-    def is_dense(self):
-        """True: a dense Tensor."""
-        return True
-
     Tensor.to_sparse_coo, Tensor.to_sparse_csr = to_sparse_coo, to_sparse_csr
     Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
-    Tensor.is_dense = is_dense
 
 
 _install_sparse_conversions()

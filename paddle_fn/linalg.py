@@ -95,8 +95,8 @@ def _keep(x, axes, keepdim):
 # ---------------------------------------------------------------------------------------------- factorizations
 
 def cholesky(x, upper=False, name=None):
-    """The Cholesky factor of symmetric positive-definite matrices: lower L with L L^T = x (or upper U = L^T
-    with U^T U = x). Reads the symmetric part (x + x^T)/2. A matrix that is not positive definite raises
+    """The Cholesky factor of symmetric (complex: Hermitian) positive-definite matrices: lower L with L L^H = x
+    (or upper U = L^H with U^H U = x). Reads the Hermitian part (x + x^H)/2. A matrix that is not positive definite raises
     LinAlgError eagerly, as in Paddle; under jit the check cannot run and its factor there is nan.
 
     Example:
@@ -106,7 +106,7 @@ def cholesky(x, upper=False, name=None):
         array([[2., 0.],
                [1., 2.]], dtype=float32)
     """
-    a = _matrices("cholesky", x, square=True)
+    a = _matrices("cholesky", x, square=True, complex_ok=True)
     lower = la.cholesky(a)
     v, out = eager_value(a), eager_value(lower)
     # a finite matrix whose factor has a nan has a non-positive leading minor (under jit a constant matrix has a
@@ -115,7 +115,7 @@ def cholesky(x, upper=False, name=None):
         _raise_for_flagged("cholesky", a, np.isnan(out).any(axis=(-2, -1)) & np.isfinite(v).all(axis=(-2, -1)),
                            "is not positive definite, so it has no Cholesky factor; check it is symmetric with "
                            "positive eigenvalues (adding eps * I to a positive semi-definite matrix makes it definite)")
-    return la.matrix_transpose(lower) if upper else lower
+    return la.adjoint(lower) if upper else lower
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
@@ -255,7 +255,7 @@ def qr(x, mode="reduced", name=None):
     """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"paddle.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    q, r = la.qr(_matrices("qr", x), full_matrices=mode == "complete")
+    q, r = la.qr(_matrices("qr", x, complex_ok=True), full_matrices=mode == "complete")
     return r if mode == "r" else (q, r)
 
 
@@ -276,7 +276,7 @@ def svd(x, full_matrices=False, name=None):
         raise UnsupportedError("paddle.linalg.svd: full_matrices=True is not supported (the extra columns of U or "
                                "rows of VH are not unique, so they have no derivative); use full_matrices=False, and "
                                "qr(u, mode='complete') to complete U if needed")
-    return tuple(la.svd(_matrices("svd", x)))
+    return tuple(la.svd(_matrices("svd", x, complex_ok=True)))
 
 
 def _symmetric_from(op, x, uplo):

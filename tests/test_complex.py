@@ -117,6 +117,16 @@ def test_randn_complex_has_half_variance_parts():
     assert r.dtype == np.complex64  # Paddle 3.3.1: var 0.5014 and 0.4991 per part
     assert abs(r.real.var() - 0.5) < 0.01 and abs(r.imag.var() - 0.5) < 0.01 and abs(r.mean()) < 0.01
     assert paddle.standard_normal([2], dtype="complex128").dtype == paddle.complex128
+    u = paddle.rand([100000], dtype="complex64").numpy()  # Paddle 3.3.1: both parts uniform in [0, 1)
+    assert u.dtype == np.complex64 and 0 <= u.real.min() and u.real.max() < 1 and 0 <= u.imag.min()
+    assert abs(u.real.mean() - 0.5) < 0.01 and abs(u.imag.mean() - 0.5) < 0.01
+
+
+def test_long_complex_rows_wrap_as_paddle():
+    z = paddle.to_tensor(np.array([-1.7270751 - 0.24999772j, -1.43944263 - 0.53879702j, 0.14534183 - 0.83336169j],
+                                  np.complex64))
+    assert str(z).endswith("[(-1.72707510-0.24999772j), (-1.43944263-0.53879702j),\n"
+                           "         (0.14534183-0.83336169j)])")  # Paddle 3.3.1
 
 
 # ----------------------------------------------------------------------------------------------- derivatives
@@ -254,8 +264,6 @@ def test_complex_linalg_derivatives_follow_jax_and_paddle():
 def test_complex_decompositions_say_what_is_not_there_yet():
     with pytest.raises(paddle.UnsupportedError, match="complex matrices are not compiled yet"):
         paddle.jit(paddle.linalg.inv)(c128(A0))
-    with pytest.raises(DTypeError, match="qr"):
-        paddle.linalg.qr(c128(A0))
 
 
 def test_norm_and_linspace_of_complex():
@@ -297,3 +305,55 @@ def test_hermitian_eigh_matches_paddle_and_its_derivatives_jax():
                  (lambda m: paddle.abs(paddle.linalg.eigh(m)[1][0, 0]) ** 2, jax_v00)):
         ours = paddle.grad(f)(c128(H3)).numpy()
         assert np.real(np.sum(ours * d)) == pytest.approx(np.real(np.sum(np.array(g) * d)), rel=1e-12)
+
+
+def test_complex_cholesky_follows_numpy_and_jax():
+    # Paddle 3.3.1 has no complex cholesky kernel; the factor is numpy's, the gradient JAX 0.10.2's
+    lower = paddle.linalg.cholesky(c128(H3))
+    np.testing.assert_allclose(lower.numpy(), np.linalg.cholesky(np.array(H3)), rtol=1e-14)
+    upper = paddle.linalg.cholesky(c128(H3), upper=True).numpy()
+    np.testing.assert_allclose(upper.conj().T @ upper, H3, atol=1e-14)
+    g = paddle.grad(lambda m: paddle.abs(paddle.linalg.cholesky(m)[2, 1]) ** 2)(c128(H3)).numpy()
+    np.testing.assert_allclose(g, [[-0.2547831632653061, 0.13775510204081629 + 0.346938775510204j,
+                                    -0.14285714285714285 - 0.37499999999999994j],
+                                   [0.13775510204081629 - 0.346938775510204j, -0.5153061224489794,
+                                    0.7142857142857142 + 0.07142857142857141j],
+                                   [-0.14285714285714285 + 0.37499999999999994j,
+                                    0.7142857142857142 - 0.07142857142857141j, 0]], atol=1e-14)
+
+
+def test_complex_qr_matches_paddle_and_jax():
+    a = c128([[2 + 1j, 1 - 1j], [0.5j, 3 + 0j], [1, -1 + 2j]])
+    q, r = paddle.linalg.qr(a)
+    np.testing.assert_allclose(r.numpy(), [[-2.5, 1j], [0, -3.87298335]], atol=1e-8)  # Paddle 3.3.1
+    np.testing.assert_allclose(q.numpy()[:, 0], [-0.8 - 0.4j, -0.2j, -0.4], atol=1e-12)
+
+    def f(m):
+        q, r = paddle.linalg.qr(m)
+        return paddle.abs(r[0, 1]) ** 2 + paddle.real(q[2, 0])
+    jax_grad = [[0.288 - 0.544j, 0.8 + 1.6j], [-2.272j, 0.4], [-2.256 + 0.8j, 0.8j]]  # JAX 0.10.2
+    np.testing.assert_allclose(paddle.grad(f)(a).numpy(), jax_grad, atol=1e-12)
+    x = paddle.to_tensor(a.numpy(), stop_gradient=False)
+    f(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.conj(jax_grad), atol=1e-12)  # Paddle 3.3.1: the conjugate
+
+
+def test_complex_svd_matches_paddle_and_jax():
+    a = np.array([[2 + 1j, 1 - 1j], [0.5j, 3 + 0j], [1, -1 + 2j]])
+    u, s, vh = paddle.linalg.svd(c128(a))
+    assert s.dtype == paddle.float64  # Paddle 3.3.1: s, and U's first column with LAPACK's phases
+    np.testing.assert_allclose(s.numpy(), [4.074757876267347, 2.3762045892130623], rtol=1e-14)
+    np.testing.assert_allclose(u.numpy()[:, 0], [-0.35376206 - 0.29615979j, -0.74447371j, 0.41951279 + 0.23855753j],
+                               atol=1e-8)
+
+    def f(m):
+        u, s, vh = paddle.linalg.svd(m)
+        return paddle.sum(s ** 3) + paddle.abs(u[0, 0]) ** 2 + paddle.real(u[1, 0] * vh[0, 1])
+    # JAX 0.10.2, tall and wide
+    tall = [[16.03877727009814 - 8.597247874054496j, 13.195258759722911 + 14.350977237733757j],
+            [0.03297949061770951 - 7.2460917922643695j, 36.42476598284163 - 0.005496581769618544j],
+            [5.07948374345428 + 1.1392287327019923j, -11.859761913558364 - 22.58029509441473j]]
+    wide = [[16.00431031821952 - 8.58781197829247j, -7.278183184705536j, 5.073871063196208 + 1.1713136383654204j],
+            [13.064117330305217 + 14.23543096867064j, 36.4959611166607, -11.892803691939799 - 22.61429374551417j]]
+    np.testing.assert_allclose(paddle.grad(f)(c128(a)).numpy(), tall, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(paddle.grad(f)(c128(a.T.copy())).numpy(), wide, rtol=1e-12, atol=1e-12)

@@ -349,12 +349,12 @@ def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False, unit_diago
 # ---------------------------------------------------------------------------------------------- cholesky
 
 def _cholesky_shape(a):
-    _check_matrix("cholesky", a, square=True)
+    _check_matrix("cholesky", a, square=True, complex_ok=True)
     return a
 
 
 def _cholesky_impl(a):
-    sym = (a + np.swapaxes(a, -1, -2)) / 2
+    sym = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
 
     def one(m):
         try:
@@ -370,8 +370,8 @@ def _cholesky_impl(a):
 def _cholesky_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     factor = cholesky(a)
-    # L dL^T + dL L^T = dA  =>  dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
-    half_solved = matrix_transpose(triangular_solve(factor, _symmetrize(ta), lower=True))
+    # L dL^H + dL L^H = dA  =>  dL = L phi(L^-1 dA L^-H), phi: the lower triangle with the diagonal halved
+    half_solved = adjoint(triangular_solve(factor, _symmetrize(ta), lower=True))
     inner = triangular_solve(factor, half_solved, lower=True)
     phi = sub(tril(inner), mul(full_like(inner, 0.5), mul(inner, eye_like(inner))))
     return factor, matmul(factor, phi)
@@ -508,7 +508,7 @@ def lu(a):
 # ---------------------------------------------------------------------------------------------- qr
 
 def _qr_shape(a, *, full_matrices):
-    _check_matrix("qr", a)
+    _check_matrix("qr", a, complex_ok=True)
     m, n = a.shape[-2:]
     k = m if full_matrices else min(m, n)
     return [a.update(shape=a.shape[:-2] + (m, k)), a.update(shape=a.shape[:-2] + (k, n))]
@@ -527,10 +527,14 @@ def _qr_jvp(primals, tangents, *, full_matrices):
                                f"{fmt(get_aval(a))} with full_matrices={full_matrices}. Differentiate "
                                "qr(x, mode='reduced') of the tall matrix (or of x^T for a wide one)")
     q, r = qr(a, full_matrices=full_matrices)
-    # dA = dQ R + Q dR with Q^T dQ antisymmetric and dR upper triangular
+    # dA = dQ R + Q dR with Q^H dQ anti-Hermitian and dR upper triangular (JAX's rule: for complex matrices the
+    # imaginary part of diag(Q^H dA R^-1) goes to dQ, so that R's diagonal stays real)
     y = matrix_transpose(triangular_solve(r, matrix_transpose(ta), lower=False, transpose_a=True))   # dA R^-1
-    c = matmul(matrix_transpose(q), y)
-    omega = sub(tril(c, -1), matrix_transpose(tril(c, -1)))
+    c = matmul(adjoint(q), y)
+    omega = sub(tril(c, -1), adjoint(tril(c, -1)))
+    if get_aval(c).dtype.kind == "c":
+        imaginary = sub(c, cx.complex_(cx.real(c), full_like(cx.real(c), 0)))
+        omega = add(omega, mul(imaginary, eye_like(c)))
     dq = add(matmul(q, omega), sub(y, matmul(q, c)))
     dr = matmul(sub(c, omega), r)
     return [q, r], [dq, dr]
@@ -709,34 +713,49 @@ def eigh(a):
 # ---------------------------------------------------------------------------------------------- svd
 
 def _svd_shape(a):
-    _check_matrix("svd", a)
+    _check_matrix("svd", a, complex_ok=True)
     m, n = a.shape[-2:]
     k, batch = min(m, n), a.shape[:-2]
-    return [a.update(shape=batch + (m, k)), a.update(shape=batch + (k,)), a.update(shape=batch + (k, n))]
+    real = cx.part_dtype(a.dtype) if a.dtype.kind == "c" else a.dtype
+    return [a.update(shape=batch + (m, k)), a.update(shape=batch + (k,), dtype=real),
+            a.update(shape=batch + (k, n))]
 
 
 def _svd_impl(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    signs = _np_fix_column_signs(u)
-    return [(u * signs[..., None, :]).astype(a.dtype), s.astype(a.dtype), (vh * signs[..., :, None]).astype(a.dtype)]
+    if a.dtype.kind != "c":  # complex singular vectors keep LAPACK's phases, as Paddle 3.3.1's (and numpy's) do
+        signs = _np_fix_column_signs(u)
+        u, vh = u * signs[..., None, :], vh * signs[..., :, None]
+    return [u.astype(a.dtype), s.astype(a.real.dtype), vh.astype(a.dtype)]
 
 
 def _svd_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     u, s, vh = svd(a)
-    v = matrix_transpose(vh)
+    v = adjoint(vh)
+    dtype = get_aval(a).dtype
     m, n = _shape(a)[-2:]
     k = min(m, n)
-    dp = matmul(matrix_transpose(u), matmul(ta, v))  # U^T dA V, k x k
-    s_j, s_i = _rows(s, k), _cols(s, k)
-    f = _gap_reciprocals(mul(s, s))  # 1 / (s_j^2 - s_i^2)
-    du = matmul(u, mul(f, add(mul(dp, s_j), mul(s_i, matrix_transpose(dp)))))
-    dv = matmul(v, mul(f, add(mul(s_i, dp), mul(matrix_transpose(dp), s_j))))
+    dp = matmul(adjoint(u), matmul(ta, v))  # U^H dA V, k x k
+    sc = convert_element_type(s, new_dtype=dtype)  # s in the matrices' dtype (the same one for real matrices)
+    s_j, s_i = _rows(sc, k), _cols(sc, k)
+    f = convert_element_type(_gap_reciprocals(mul(s, s)), new_dtype=dtype)  # 1 / (s_j^2 - s_i^2)
+    inner_u = mul(f, add(mul(dp, s_j), mul(s_i, adjoint(dp))))
+    ds = diagonal(dp)
+    if dtype.kind == "c":  # JAX's rule: the anti-Hermitian diagonal of U^H dA V / s goes to dU; ds is real
+        nonzero = ne(s, full_like(s, 0))
+        s_inv = convert_element_type(select(nonzero, div(full_like(s, 1), select(nonzero, s, full_like(s, 1))),
+                                            full_like(s, 0)), new_dtype=dtype)
+        half_skew = mul(sub(dp, adjoint(dp)), full_like(dp, 0.5))
+        inner_u = add(inner_u, mul(half_skew, mul(eye_like(dp), _rows(s_inv, k))))
+        ds = cx.real(ds)
+    du = matmul(u, inner_u)
+    dv = matmul(v, mul(f, add(mul(s_i, dp), mul(adjoint(dp), s_j))))
     if m > k:  # the part of dA V outside the column space of U
-        du = add(du, div(sub(matmul(ta, v), matmul(u, dp)), _rows(s, m)))
+        du = add(du, div(sub(matmul(ta, v), matmul(u, dp)), _rows(sc, m)))
     if n > k:
-        dv = add(dv, div(sub(matmul(matrix_transpose(ta), u), matmul(v, matrix_transpose(dp))), _rows(s, n)))
-    return [u, s, vh], [du, diagonal(dp), matrix_transpose(dv)]
+        dv = add(dv, div(sub(matmul(adjoint(ta), u), matmul(v, adjoint(dp))), _rows(sc, n)))
+    return [u, s, vh], [du, ds, adjoint(dv)]
 
 
 def _svd_algorithm(a):

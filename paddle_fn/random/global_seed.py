@@ -13,6 +13,7 @@ from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import structural as st
+from paddle_fn.prims.complex_parts import part_dtype
 from paddle_fn.prims.random_bits import threefry2x32_p
 from paddle_fn.prims.reduction import sort
 
@@ -24,7 +25,7 @@ from paddle_fn.random.continuous import categorical, gumbel
 from paddle_fn.random.discrete import binomial as _binomial
 from paddle_fn.random.discrete import poisson as _poisson
 from paddle_fn.random.gamma_samplers import gamma
-from paddle_fn.random.samplers import normal, permutation, randint, uniform
+from paddle_fn.random.samplers import complex_of_pairs, is_complex_dtype, normal, permutation, randint, uniform
 
 
 class _GlobalKey:
@@ -207,14 +208,20 @@ def seed(n):
 
 
 def rand(shape, dtype=None, name=None):
-    """Paddle's ``rand``: uniform floats in [0, 1) from the global key.
+    """Paddle's ``rand``: uniform floats in [0, 1) from the global key; a complex dtype draws the real and
+    imaginary parts independently in [0, 1), as Paddle 3.3.1 does.
 
     Example:
         >>> from paddle_fn import random
         >>> random.rand([2, 3]).shape
         [2, 3]
+        >>> random.rand([2], 'complex64').dtype
+        paddle.complex64
     """
-    return uniform(_GLOBAL.next(), _static_shape("rand", shape), dtype)
+    shape = _static_shape("rand", shape)
+    if is_complex_dtype(dtype):
+        return complex_of_pairs(uniform(_GLOBAL.next(), (2,) + shape, part_dtype(dtype)))
+    return uniform(_GLOBAL.next(), shape, dtype)
 
 
 def randn(shape, dtype=None, name=None):

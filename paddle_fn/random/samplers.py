@@ -96,6 +96,19 @@ def _split_float64(x, shape):
     return hi, el.sub(x, hi)
 
 
+def is_complex_dtype(dtype) -> bool:
+    return dtype is not None and dtypes.as_dtype(dtype).kind == "c"
+
+
+def complex_of_pairs(pairs):
+    """Complex numbers from float draws of shape (2, *shape): the first half the real parts, the second the
+    imaginary parts (independent)."""
+    shape = get_aval(pairs).shape[1:]
+    re, im = (st.reshape(st.slice(pairs, start_indices=(i,) + (0,) * len(shape), limit_indices=(i + 1,) + shape),
+                         new_sizes=shape) for i in (0, 1))
+    return cx.complex_(re, im)
+
+
 def normal(key, shape=(), dtype=None):
     """Standard normal floats, ``sqrt(2) * erf_inv(u)`` with u uniform in the open interval (-1, 1). A complex
     dtype gives complex normals with E|z|^2 = 1: real and imaginary parts independent, each of variance 1/2 (as
@@ -111,12 +124,9 @@ def normal(key, shape=(), dtype=None):
         True
     """
     shape = _static_shape("normal", shape)
-    if dtype is not None and dtypes.as_dtype(dtype).kind == "c":
+    if is_complex_dtype(dtype):
         part = cx.part_dtype(dtype)
-        both = el.mul(normal(key, (2,) + shape, part), _full((2,) + shape, math.sqrt(0.5), part))
-        re, im = (st.reshape(st.slice(both, start_indices=(i,) + (0,) * len(shape), limit_indices=(i + 1,) + shape),
-                             new_sizes=shape) for i in (0, 1))
-        return cx.complex_(re, im)
+        return complex_of_pairs(el.mul(normal(key, (2,) + shape, part), _full((2,) + shape, math.sqrt(0.5), part)))
     dt = _float_dtype("normal", dtype)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
     u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)

@@ -18,7 +18,8 @@ class Arg:
     """An argument spec: shape, dtype and value domain.
 
     domain: 'real' (normal), 'positive' (0.5..2), 'unit' (-0.9..0.9), 'nonzero' (|x| in 0.5..2), 'int' (-5..5),
-            'index' (0..`high`-1), 'bool', 'uint' (0..2**32-1), or a callable rng -> np.ndarray.
+            'index' (0..`high`-1), 'bool', 'uint' (0..2**32-1), or a callable rng -> np.ndarray. A complex dtype
+            draws the real and imaginary parts each from a named domain; a callable one gives the complex values.
     """
     shape: tuple
     dtype: str = "float64"
@@ -28,7 +29,7 @@ class Arg:
     def sample(self, rng: np.random.Generator, dtype: Optional[str] = None) -> np.ndarray:
         from paddle_fn.core.dtypes import as_dtype
         dt = as_dtype(dtype or self.dtype).np
-        if dt.kind == "c":  # real and imaginary parts drawn independently from the domain
+        if dt.kind == "c" and not callable(self.domain):  # real and imaginary parts drawn independently
             part = np.finfo(dt).dtype.name
             re = Arg(self.shape, part, self.domain, self.high).sample(rng)
             return (re + 1j * Arg(self.shape, part, self.domain, self.high).sample(rng)).astype(dt)

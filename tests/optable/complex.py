@@ -1,15 +1,18 @@
-"""Op-table rows in complex128: the complex-parts primitives, and every elementwise, reduction, product and
-structural primitive that takes complex numbers (finite differences along random complex directions, the
+"""Op-table rows in complex128: the complex-parts primitives, and the elementwise, reduction, product,
+structural, slicing and linear-algebra primitives that take complex numbers (finite differences along random complex directions, the
 transpose identity under Re(sum(a * b)), vmap, the eager tape in Paddle's convention, and IREE in complex64 too)."""
 import numpy as np
+import scipy.linalg
 
 from paddle_fn.prims import complex_parts as C
 from paddle_fn.prims import elementwise as E
+from paddle_fn.prims import linalg as LA
 from paddle_fn.prims import reduction as R
 from paddle_fn.prims import slicing as Sl
 from paddle_fn.prims import structural as St
 
 from optable import Arg, OpRow
+from optable.linalg import _lu_ref
 
 S = (2, 3)
 Z = "complex128"
@@ -88,15 +91,80 @@ ROWS = [
           lambda x: np.broadcast_to(x, (4, 2, 3))),
     OpRow("concatenate_complex", St.concatenate_p, lambda a, b: St.concatenate(a, b, dimension=1), (_z(), _z()),
           lambda a, b: np.concatenate([a, b], axis=1)),
+    OpRow("slice_complex", St.slice_p, lambda x: St.slice(x, start_indices=(1, 0), limit_indices=(2, 2)), (_z(),),
+          lambda x: x[1:2, 0:2]),
+    OpRow("squeeze_complex", St.squeeze_p, lambda x: St.squeeze(x, dimensions=(0,)), (_z((1, 3)),),
+          lambda x: x.reshape(3)),
+    OpRow("gather_complex", Sl.gather_p,
+          lambda x, i: Sl.gather(x, St.expand_dims(i, dimensions=(1,)), slice_sizes=(1, 3),
+                                 dimension_numbers=Sl.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                                                             start_index_map=(0,))),
+          (_z((4, 3)), Arg((5,), "int32", "index", high=4)), lambda x, i: x[i], diff=(0,)),
+    OpRow("scatter_add_complex", Sl.scatter_add_p,
+          lambda x, i, u: Sl.scatter_add(x, i, u, dimension_numbers=Sl.ScatterDimensionNumbers(
+              update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))),
+          (_z((4, 3)), Arg((5, 1), "int32", domain=lambda rng: np.array([[0], [2], [0], [3], [2]])), _z((5, 3))),
+          lambda x, i, u: _scatter_added(x, i[:, 0], u), diff=(0, 2)),
     OpRow("rev_complex", St.rev_p, lambda x: St.rev(x, dimensions=(1,)), (_z(),), lambda x: x[:, ::-1]),
-    # lower=False: IREE 3.13 fails to compile a complex128 pad ('stream.async.splat' of an i128 padding value);
-    # docs/architecture.md records it, and a jitted complex128 pad is an open item
+    # IREE 3.13 cannot compile a complex pad itself; llvm-cpu pads the parts (lowering/llvm_cpu_pad.py)
     OpRow("pad_complex", St.pad_p, lambda x, v: St.pad(x, v, padding_config=((1, 0, 0), (0, 2, 0))), (_z(), _z(())),
-          lambda x, v: np.pad(x, ((1, 0), (0, 2)), constant_values=v), lower=False),
+          lambda x, v: np.pad(x, ((1, 0), (0, 2)), constant_values=v), lower_dtypes=("complex64",)),
     OpRow("dynamic_update_slice_complex", Sl.dynamic_update_slice_p,
           lambda x, u, i: Sl.dynamic_update_slice(x, u, i, i), (_z(), _z((1, 2)), Arg((), "int32", lambda r: 1)),
           lambda x, u, i: _updated(x, u), diff=(0, 1)),
 ]
+
+
+def _complex_normal(rng, shape):
+    return rng.normal(size=shape) + 1j * rng.normal(size=shape)
+
+
+def _well_conditioned(shape):
+    return lambda rng: _complex_normal(rng, shape) + 4 * np.eye(shape[-1])
+
+
+def _adjoint(m):
+    return np.conj(np.swapaxes(m, -1, -2))
+
+
+def _hermitian(shape):
+    def draw(rng):
+        m = _complex_normal(rng, shape)
+        return (m + _adjoint(m)) / 2
+    return draw
+
+
+def _positive_definite(shape):
+    def draw(rng):
+        m = _complex_normal(rng, shape)
+        return m @ _adjoint(m) + shape[-1] * np.eye(shape[-1])
+    return draw
+
+
+# The decompositions of complex matrices run eagerly only (their lowerings refuse complex matrices, see
+# docs/architecture.md); eigh and svd rows check the gauge-free values (eigenvalues, singular values)
+ROWS += [
+    OpRow("triangular_solve_complex", LA.triangular_solve_p,
+          lambda a, b: LA.triangular_solve(a, b, lower=True, transpose_a=True),
+          (Arg((3, 3), Z, _well_conditioned((3, 3))), _z((3, 2))),
+          lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True, trans=1), lower=False),
+    OpRow("lu_complex", LA.lu_p, LA.lu, (Arg((3, 3), Z, _well_conditioned((3, 3))),), _lu_ref, lower=False),
+    OpRow("cholesky_complex", LA.cholesky_p, LA.cholesky, (Arg((3, 3), Z, _positive_definite((3, 3))),),
+          np.linalg.cholesky, lower=False),
+    OpRow("qr_complex", LA.qr_p, LA.qr, (Arg((4, 3), Z, lambda rng: _complex_normal(rng, (4, 3))),),
+          lambda a: list(np.linalg.qr(a)), lower=False),
+    OpRow("eigh_complex_eigenvalues", LA.eigh_p, lambda a: LA.eigh(a)[0], (Arg((3, 3), Z, _hermitian((3, 3))),),
+          np.linalg.eigvalsh, lower=False),
+    OpRow("svd_complex_singular_values", LA.svd_p, lambda a: LA.svd(a)[1],
+          (Arg((4, 3), Z, lambda rng: _complex_normal(rng, (4, 3))),),
+          lambda a: np.linalg.svd(a, compute_uv=False), lower=False),
+]
+
+
+def _scatter_added(x, rows, u):
+    y = x.copy()
+    np.add.at(y, rows, u)
+    return y
 
 
 def _updated(x, u):
