@@ -103,16 +103,22 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
         >>> paddle.nanquantile(x, [0.25, 0.5]).tolist()
         [1.25, 2.5]
     """
+    return order_quantile("nanquantile", x, q, axis, keepdim, interpolation, skip_nan=True)
+
+
+def order_quantile(op, x, q, axis, keepdim, interpolation, skip_nan):
+    """The `q`-th quantile(s) of `x` over `axis` by sorting: NaNs skipped (`skip_nan`) or, like numpy's
+    quantile, making their slice's result NaN."""
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"nanquantile: interpolation must be one of {list(_INTERPOLATIONS)}, got "
-                         f"{interpolation!r}")
+        raise ValueError(f"{op}: interpolation must be one of {list(_INTERPOLATIONS)}, got {interpolation!r}")
     qs = np.asarray(as_tensor(q).concrete_value() if hasattr(q, "shape") else q, dtype=np.float64)
     if np.any((qs < 0) | (qs > 1)):
-        raise ValueError(f"nanquantile: q must lie in [0, 1], got {qs.tolist()}")
-    rows, out_shape = _rows("nanquantile", x, axis, keepdim)
+        raise ValueError(f"{op}: q must lie in [0, 1], got {qs.tolist()}")
+    rows, out_shape = _rows(op, x, axis, keepdim)
     if get_aval(rows).dtype.kind != "f":
         rows = cast(rows, dtypes.float32)
     values, _, count = _sorted_with_counts(rows)
+    size = get_aval(rows).shape[-1]
     dtype = get_aval(values).dtype
     last = cast(count - 1, dtype)
     outs = []
@@ -130,5 +136,6 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
             out = (below + above) / 2
         else:
             out = _at(values, cast(_half_to_even(pos), dtypes.int64))
-        outs.append(reshape(where(count == 0, st.full_like(out, np.nan), out), out_shape))
+        undefined = count == 0 if skip_nan else count < size
+        outs.append(reshape(where(undefined, st.full_like(out, np.nan), out), out_shape))
     return outs[0] if qs.ndim == 0 else stack(outs)

@@ -15,6 +15,7 @@ from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.math import mean, sum as sum_
+from paddle_fn.tensor.nan_stats import order_quantile
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
@@ -108,34 +109,20 @@ def median(x, axis=None, keepdim=False, name=None):
     return _finish(mid, ax, axis, keepdim, rank)
 
 
-def quantile(x, q, axis=None, keepdim=False, name=None):
-    """The q-th quantile(s) over `axis` with linear interpolation between the closest ranks. With a list of q
-    the results are stacked along a new leading axis.
+def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """The q-th quantile(s) over `axis` (None: all; an int or a list of ints, taken together); between two ranks
+    `interpolation` picks 'linear', 'lower', 'higher', 'nearest' or 'midpoint'. A slice holding a NaN gives NaN
+    (``nanquantile`` skips them). With a list of q the results are stacked along a new leading axis.
 
     Example:
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([0., 1., 2., 3., 4.])
         >>> paddle.quantile(x, 0.3).numpy(), paddle.quantile(x, [0.25, 1.0]).numpy()
         (array(1.2, dtype=float32), array([1., 4.], dtype=float32))
+        >>> paddle.quantile(paddle.arange(8.0).reshape([4, 2]), 0.5, axis=[0, 1]).item()
+        3.5
     """
-    rank = get_aval(as_tensor(x)).ndim
-    qs = list(q) if isinstance(q, (list, tuple)) else [q]
-    if any(not 0 <= float(v) <= 1 for v in qs):
-        raise ValueError(f"quantile: q must be in [0, 1], got {q}")
-    s, ax = _sorted_along("quantile", x, axis)
-    n = shape_of(s)[ax]
-    dt = get_aval(s).dtype
-    outs = []
-    for v in qs:
-        pos = float(v) * (n - 1)
-        lo = int(np.floor(pos))
-        hi = min(lo + 1, n - 1)
-        below, above = _take(s, ax, lo), _take(s, ax, hi)
-        frac = st.full(shape_of(below), pos - lo, dt)
-        outs.append(_finish(ew.add(below, ew.mul(frac, ew.sub(above, below))), ax, axis, keepdim, rank))
-    if not isinstance(q, (list, tuple)):
-        return outs[0]
-    return st.concatenate(*[st.reshape(o, new_sizes=(1,) + shape_of(o)) for o in outs], dimension=0)
+    return order_quantile("quantile", x, q, axis, keepdim, interpolation, skip_nan=False)
 
 
 def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle's names
