@@ -15,7 +15,7 @@ from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.math import mean, sum as sum_
-from paddle_fn.tensor.nan_stats import order_quantile
+from paddle_fn.tensor.nan_stats import middle_value, order_quantile
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
@@ -90,15 +90,24 @@ def _finish(out, ax, axis, keepdim, in_rank):
     return st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax))
 
 
-def median(x, axis=None, keepdim=False, name=None):
-    """The median over `axis` (None: all); for an even count the mean of the two middle values.
-    The result is float64 for float64 inputs, else float32.
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
+    """The median over `axis` (None: all); for an even count the mean of the two middle values (float64 for
+    float64 inputs, else float32). ``mode='min'`` takes the lower middle value instead (in x's dtype) and, when
+    `axis` is given, also returns its index: the last position holding it, as Paddle 3.3 does (a slice holding
+    a NaN gives NaN and the NaN's position).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1).numpy()
         array([3.5, 3. ], dtype=float32)
+        >>> values, indices = paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1, mode='min')
+        >>> values.tolist(), indices.tolist()
+        ([2, 3], [2, 1])
     """
+    if mode == "min":
+        return middle_value("median", x, axis, keepdim, mode, skip_nan=False)
+    if mode != "avg":
+        raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
     rank = get_aval(as_tensor(x)).ndim
     s, ax = _sorted_along("median", x, axis)
     n = shape_of(s)[ax]
