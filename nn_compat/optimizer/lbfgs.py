@@ -116,8 +116,9 @@ class LBFGS(Optimizer):
         history_size (int, optional): the number of correction pairs kept. Default: 100.
         line_search_fn (str, optional): None (fixed steps) or 'strong_wolfe'.
         parameters (list|tuple): the Parameters.
-        weight_decay, grad_clip: accepted for Paddle's signature; Paddle's LBFGS applies neither (the closure's
-            loss is what it minimises), and neither does this one.
+        weight_decay (float|L1Decay|L2Decay, optional): accepted for Paddle's signature; Paddle's LBFGS does not
+            apply it (the closure's loss is what it minimises), and neither does this one.
+        grad_clip (ClipGradBase, optional): accepted for Paddle's signature and, as in Paddle, not applied.
         name (str, optional): Default: None.
 
     Example:
