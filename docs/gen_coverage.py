@@ -179,7 +179,6 @@ CATALOGUE = {
 
 NOT_APPLICABLE = {
     "paddle.create_parameter": "static-graph parameter creation; use Tensors, or the Layer shim's parameters",
-    "paddle.shard_index": "a parameter-server sharding helper of static-graph training",
     "paddle.Tensor.cuda": "placement is chosen by jit/device_put on IREE devices, not per Tensor",
     "paddle.Tensor.pin_memory": "host memory pinning is a CUDA-runtime detail that IREE manages",
     "paddle.Tensor.register_hook": "gradients are values returned by grad/vjp; use custom_vjp to change them",

@@ -154,27 +154,19 @@ _LAZY = {
 
 
 # Tensor methods Paddle 3.3 has for paddle.linalg's functions (x.cholesky() is paddle.linalg.cholesky(x)); that
-# namespace loads on first use, so the method is found on the first lookup and then installed on Tensor.
-_LAZY_TENSOR_METHODS = {
-    **{name: f"paddle_fn.linalg:{name}" for name in (
-        "cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "eigvalsh", "lstsq", "lu",
-        "lu_unpack", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve")},
-    "inverse": "paddle_fn.linalg:inv",
-}
+# namespace loads on first use, so each method imports it when first called.
+def _linalg_method(name, attribute):
+    def method(self, *args, **kwargs):
+        return getattr(_importlib.import_module("paddle_fn.linalg"), attribute)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``paddle.linalg.{attribute}(x, ...)`` as a method of x."
+    return method
 
 
-def _tensor_getattr(self, name):
-    """Tensor's fallback attribute lookup: a method of `_LAZY_TENSOR_METHODS`, imported and installed once."""
-    target = _LAZY_TENSOR_METHODS.get(name)
-    if target is None:
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
-    module, _, attribute = target.partition(":")
-    function = getattr(_importlib.import_module(module), attribute)
-    setattr(Tensor, name, function)
-    return function.__get__(self, type(self))
-
-
-Tensor.__getattr__ = _tensor_getattr
+for _name in ("cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "eigvalsh", "lstsq", "lu",
+              "lu_unpack", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve"):
+    setattr(Tensor, _name, _linalg_method(_name, _name))
+Tensor.inverse = _linalg_method("inverse", "inv")
 
 
 def __getattr__(name):

@@ -90,6 +90,7 @@ def test_scatters_give_paddles_answers():
         [[0, 0, 1, 0], [2, 0, 3, 0], [4, 0, 5, 0]]
     assert paddle.select_scatter(x, paddle.ones([4]), 0, 1).tolist() == [[0] * 4, [1] * 4, [0] * 4]
     assert paddle.slice_scatter(x, paddle.ones([3, 2]), [1], [0], [4], [2]).tolist() == [[1, 0, 1, 0]] * 3
+    assert paddle.slice_scatter(x, paddle.ones([3, 1]), [1], [0], [4], [2]).tolist() == [[1, 0, 1, 0]] * 3
     assert paddle.diagonal_scatter(x, paddle.ones([3]), 1).tolist() == [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
     assert paddle.scatter_add(paddle.ones([3, 4]), 1, paddle.to_tensor([[0, 0]]),
                               paddle.to_tensor([[5.0, 6.0]])).tolist()[0] == [12, 1, 1, 1]
@@ -222,3 +223,28 @@ def test_errors():
         paddle.polygamma(paddle.ones([1]), -1)
     with pytest.raises(DTypeError, match="cummax: dtype must be int32 or int64"):
         paddle.cummax(paddle.ones([2]), dtype="float32")
+
+
+def test_quantile_takes_paddle3s_axes_interpolation_and_nans():
+    y = paddle.arange(0, 8, dtype="float32").reshape([4, 2])
+    assert paddle.quantile(y, q=0.5, axis=[0, 1]).item() == 3.5  # Paddle 3.3.1's answers
+    assert paddle.quantile(y, q=0.5, axis=1).tolist() == [0.5, 2.5, 4.5, 6.5]
+    np.testing.assert_allclose(paddle.quantile(y, q=[0.3, 0.5], axis=0).numpy(), [[1.8, 2.8], [3.0, 4.0]], rtol=1e-6)
+    y[0, 0] = NAN
+    np.testing.assert_allclose(paddle.quantile(y, q=0.8, axis=1, keepdim=True).numpy(), [[NAN], [2.8], [4.8], [6.8]],
+                               rtol=1e-6)
+    assert paddle.quantile(paddle.to_tensor([0.0, 1.0, 2.0, 3.0]), 0.5, interpolation="higher").item() == 2.0
+
+
+def test_median_min_mode_and_the_tie_rule():
+    x = paddle.to_tensor([[1.0, 5, 2, 8], [3, 3, 9, 0]])
+    values, indices = paddle.median(x, axis=1, mode="min")  # Paddle 3.3.1: the last position on ties
+    assert values.tolist() == [2.0, 3.0] and indices.tolist() == [2, 1]
+    assert paddle.median(paddle.to_tensor([3.0, 1, 3, 3]), axis=0, mode="min")[1].item() == 3
+    values, indices = paddle.median(paddle.to_tensor([[3.0, 3, 9, NAN]]), axis=1, mode="min")
+    assert np.isnan(values.item()) and indices.tolist() == [3]
+    assert paddle.median(paddle.to_tensor([[1, 5, 2, 8]]), axis=1, mode="min")[0].dtype == paddle.int64
+    assert paddle.median(x, mode="min").item() == 3.0
+    assert paddle.nanmedian(paddle.to_tensor([[3.0, 3, 9, 0], [3, 1, 3, 3]]), axis=1, mode="min")[1].tolist() == [1, 3]
+    with pytest.raises(ValueError, match="median: mode must be 'avg' or 'min'"):
+        paddle.median(x, mode="max")

@@ -62,3 +62,13 @@ def test_grad_jit_and_vmap():
         np.testing.assert_array_equal(paddle.jit(f)(x, i).numpy(), f(x, i).numpy())
     rows = paddle.vmap(lambda r: paddle.index_fill(r, paddle.to_tensor([0]), 0, -1.0))(x)
     np.testing.assert_array_equal(rows.numpy()[:, 0], [-1, -1, -1])
+
+
+def test_shard_index_gives_paddles_answers():
+    labels = paddle.to_tensor([[16], [1], [19], [3]])
+    assert paddle.shard_index(labels, 20, 2, 1, ignore_value=-7).tolist() == [[6], [-7], [9], [-7]]  # Paddle 3.3.1
+    assert paddle.to_tensor([[5], [9]]).shard_index(10, 3, 2).tolist() == [[-1], [1]]
+    with pytest.raises(ValueError, match="shard_index: need nshards >= 1 and 0 <= shard_id < nshards"):
+        paddle.shard_index(labels, 20, 2, 2)
+    with pytest.raises(DTypeError, match="shard_index: input must be an int32 or int64 Tensor"):
+        paddle.shard_index(paddle.to_tensor([[1.0]]), 20, 2, 0)

@@ -12,6 +12,8 @@ from paddle_fn.transforms._args import as_leaf
 class CPUPlace:
     """Paddle's CPU place; accepted wherever a device is."""
 
+    platform = "cpu"
+
     def __repr__(self):
         return "Place(cpu)"
 
@@ -24,6 +26,8 @@ class CPUPlace:
 
 class CUDAPlace:
     """Paddle's GPU place, ``CUDAPlace(0)``; resolves to the CUDA device with that id when one exists."""
+
+    platform = "cuda"
 
     def __init__(self, id: int = 0):  # noqa: A002 - Paddle's name
         self.id = int(id)
@@ -80,17 +84,20 @@ def resolve_device(spec) -> Device:
     raise PaddleFnError(f"cannot use {spec!r} as a device; use a paddle_fn device, 'cpu', 'gpu:0' or a Place")
 
 
-def set_device(device) -> Device:
-    """Set the default device of jit and device_put (Paddle's ``paddle.set_device('cpu')``); returns it.
+def set_device(device):
+    """Set the default device of jit and device_put (Paddle's ``paddle.set_device('cpu')``); returns its Paddle
+    place (``CPUPlace()``, ``CUDAPlace(i)``; the device itself on platforms Paddle has no place for).
 
     Example:
         >>> import paddle_fn as paddle
-        >>> paddle.set_device("cpu").platform
-        'cpu'
+        >>> paddle.set_device("cpu")
+        Place(cpu)
     """
     d = resolve_device(device)
     config.update("default_device", d)
-    return d
+    if d.platform == "cpu":
+        return CPUPlace()
+    return CUDAPlace(d.id) if d.platform == "cuda" else d
 
 
 def get_device() -> str:

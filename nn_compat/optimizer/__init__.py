@@ -19,6 +19,7 @@ from paddle_fn.nn_compat.optimizer.nadam import NAdam
 from paddle_fn.nn_compat.optimizer.radam import RAdam
 from paddle_fn.nn_compat.optimizer.rprop import Rprop
 from paddle_fn.nn_compat.optimizer.asgd import ASGD
+from paddle_fn.nn_compat.optimizer.lbfgs import LBFGS
 
 __all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Adadelta", "Lamb",
-           "NAdam", "RAdam", "Rprop", "ASGD"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS"]

@@ -46,7 +46,7 @@ _METHOD_SOURCES = {
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
                 "nextafter", "isposinf", "isneginf", "isreal"],
-    selection: ["take", "index_fill"],
+    selection: ["take", "index_fill", "shard_index"],
     stacking: ["unfold", "tensor_split", "hsplit", "vsplit", "dsplit", "unflatten", "narrow", "atleast_1d", "atleast_2d",
                "atleast_3d"],
     logic: ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",

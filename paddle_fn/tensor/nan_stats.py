@@ -14,7 +14,8 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes
 from paddle_fn.tensor.logic import isnan
 from paddle_fn.tensor.manipulation import reshape, stack, take_along_axis, transpose, where
-from paddle_fn.tensor.math import ceil, floor, maximum, mod, sum as sum_
+from paddle_fn.tensor.math import ceil, floor, max as m_max, maximum, mod, sum as sum_
+from paddle_fn.tensor.search import argmax
 from paddle_fn.tensor.promotion import as_tensor, cast
 
 __all__ = ["nanmedian", "nanquantile"]
@@ -71,23 +72,42 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
         >>> indices.tolist()
         [3, 0]
     """
+    return middle_value("nanmedian", x, axis, keepdim, mode, skip_nan=True)
+
+
+def middle_value(op, x, axis, keepdim, mode, skip_nan):
+    """The median by sorting, with NaNs skipped (`skip_nan`) or making their slice's result NaN. mode 'min' also
+    gives an index (when `axis` is given): the last position holding the median value, as Paddle's; -1 for an
+    all-NaN slice when skipping, the first NaN's position otherwise."""
     if mode not in ("avg", "min"):
-        raise ValueError(f"nanmedian: mode must be 'avg' or 'min', got {mode!r}")
-    rows, out_shape = _rows("nanmedian", x, axis, keepdim)
-    values, order, count = _sorted_with_counts(rows)
-    lower = (count - 1) // 2
-    empty = count == 0
-    nan = st.full_like(_at(values, lower), np.nan) if get_aval(values).dtype.kind == "f" else None
+        raise ValueError(f"{op}: mode must be 'avg' or 'min', got {mode!r}")
+    rows, out_shape = _rows(op, x, axis, keepdim)
+    values, _, count = _sorted_with_counts(rows)
+    size = get_aval(rows).shape[-1]
+    floats = get_aval(values).dtype.kind == "f"
+    lower = (count - 1) // 2 if skip_nan else st.full_like(count, (size - 1) // 2)
+    undefined = (count == 0) if skip_nan else (count < size)
     if mode == "min":
         out = _at(values, lower)
-        out = reshape(out if nan is None else where(empty, nan, out), out_shape)
+        if floats:
+            out = where(undefined, st.full_like(out, np.nan), out)
         if axis is None:
-            return out
-        index = where(empty, st.full_like(lower, -1), _at(order, lower))
-        return out, reshape(index, out_shape)
-    low, high = _at(values, lower), _at(values, count // 2)
-    middle = (low + high) / 2 if nan is not None else cast((low + high) // 2, get_aval(values).dtype)
-    return reshape(middle if nan is None else where(empty, nan, middle), out_shape)
+            return reshape(out, out_shape)
+        positions = st.iota(dtype=dtypes.int64, shape=get_aval(rows).shape, dimension=get_aval(rows).ndim - 1)
+        last = m_max(where(rows == out, positions, st.full_like(positions, -1)), axis=-1, keepdim=True)
+        if skip_nan:
+            index = where(undefined, st.full_like(last, -1), last)
+        else:
+            first_nan = argmax(cast(isnan(rows), dtypes.int32), axis=-1, keepdim=True) if floats else last
+            index = where(undefined, first_nan, last)
+        return reshape(out, out_shape), reshape(index, out_shape)
+    upper = count // 2 if skip_nan else st.full_like(count, size // 2)
+    low, high = _at(values, lower), _at(values, upper)
+    if floats:
+        middle = where(undefined, st.full_like(low, np.nan), (low + high) / 2)
+    else:  # integers: nanmedian keeps the dtype (Paddle 3.3.1 rounds down)
+        middle = cast((low + high) // 2, get_aval(values).dtype)
+    return reshape(middle, out_shape)
 
 
 def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
@@ -103,16 +123,22 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
         >>> paddle.nanquantile(x, [0.25, 0.5]).tolist()
         [1.25, 2.5]
     """
+    return order_quantile("nanquantile", x, q, axis, keepdim, interpolation, skip_nan=True)
+
+
+def order_quantile(op, x, q, axis, keepdim, interpolation, skip_nan):
+    """The `q`-th quantile(s) of `x` over `axis` by sorting: NaNs skipped (`skip_nan`) or, like numpy's
+    quantile, making their slice's result NaN."""
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"nanquantile: interpolation must be one of {list(_INTERPOLATIONS)}, got "
-                         f"{interpolation!r}")
+        raise ValueError(f"{op}: interpolation must be one of {list(_INTERPOLATIONS)}, got {interpolation!r}")
     qs = np.asarray(as_tensor(q).concrete_value() if hasattr(q, "shape") else q, dtype=np.float64)
     if np.any((qs < 0) | (qs > 1)):
-        raise ValueError(f"nanquantile: q must lie in [0, 1], got {qs.tolist()}")
-    rows, out_shape = _rows("nanquantile", x, axis, keepdim)
+        raise ValueError(f"{op}: q must lie in [0, 1], got {qs.tolist()}")
+    rows, out_shape = _rows(op, x, axis, keepdim)
     if get_aval(rows).dtype.kind != "f":
         rows = cast(rows, dtypes.float32)
     values, _, count = _sorted_with_counts(rows)
+    size = get_aval(rows).shape[-1]
     dtype = get_aval(values).dtype
     last = cast(count - 1, dtype)
     outs = []
@@ -130,5 +156,6 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
             out = (below + above) / 2
         else:
             out = _at(values, cast(_half_to_even(pos), dtypes.int64))
-        outs.append(reshape(where(count == 0, st.full_like(out, np.nan), out), out_shape))
+        undefined = count == 0 if skip_nan else count < size
+        outs.append(reshape(where(undefined, st.full_like(out, np.nan), out), out_shape))
     return outs[0] if qs.ndim == 0 else stack(outs)

@@ -197,7 +197,8 @@ def select_scatter(x, values, axis, index, name=None):
 
 
 def slice_scatter(x, value, axes, starts, ends, strides, name=None):
-    """`x` with the strided slice ``starts:ends:strides`` along `axes` replaced by `value` (the slice's shape).
+    """`x` with the strided slice ``starts:ends:strides`` along `axes` replaced by `value` (broadcast to the
+    slice's shape).
 
     Example:
         >>> import paddle_fn as paddle
@@ -210,11 +211,11 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
                                    ((axes, "axes"), (starts, "starts"), (ends, "ends"), (strides, "strides")))
     positions = reshape(arange(int(np.prod(shape, dtype=np.int64)), dtype="int64"), shape)
     chosen = strided_slice(positions, axes, starts, ends, strides)
-    if list(get_aval(value).shape) != list(get_aval(chosen).shape):
-        raise ShapeError(f"slice_scatter: value must have the slice's shape {list(get_aval(chosen).shape)}, got "
-                         f"{list(get_aval(value).shape)}")
-    return reshape(reshape(x, [-1]).at[reshape(chosen, [-1])].set(reshape(cast(value, get_aval(x).dtype), [-1])),
-                   shape)
+    target, given = list(get_aval(chosen).shape), list(get_aval(value).shape)
+    if len(given) != len(target) or any(g not in (1, t) for g, t in zip(given, target)):
+        raise ShapeError(f"slice_scatter: value (shape {given}) must broadcast to the slice's shape {target}")
+    value = broadcast_to(cast(value, get_aval(x).dtype), target)
+    return reshape(reshape(x, [-1]).at[reshape(chosen, [-1])].set(reshape(value, [-1])), shape)
 
 
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):

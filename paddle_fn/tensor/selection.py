@@ -15,7 +15,7 @@ from paddle_fn.tensor.math import clip, mod
 from paddle_fn.tensor.pointwise import isin
 from paddle_fn.tensor.promotion import as_tensor, cast
 
-__all__ = ["take", "index_fill"]
+__all__ = ["take", "index_fill", "shard_index"]
 
 
 def _int_index(op, index):
@@ -90,3 +90,25 @@ def index_fill(x, index, axis, value, name=None):
     if get_aval(fill).ndim:
         raise ValueError(f"index_fill: value must be a number or a 0-D Tensor, got shape {list(get_aval(fill).shape)}")
     return where(hit, fill, x)
+
+
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):  # noqa: A002 - Paddle's names
+    """Each label of `input` (int, [..., 1]) as an index into its shard: the `index_num` labels are split into
+    `nshards` shards of ``ceil(index_num / nshards)``; a label in shard `shard_id` becomes its offset there, any
+    other label `ignore_value`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.shard_index(paddle.to_tensor([[16], [1], [19], [3]]), 20, 2, 1, ignore_value=-7).tolist()
+        [[6], [-7], [9], [-7]]
+    """
+    x = as_tensor(input)
+    if get_aval(x).dtype.name not in ("int32", "int64"):
+        raise DTypeError(f"shard_index: input must be an int32 or int64 Tensor, got {get_aval(x).dtype.name}")
+    index_num, nshards = static_int("shard_index", index_num, "index_num"), static_int("shard_index", nshards, "nshards")
+    shard_id = static_int("shard_index", shard_id, "shard_id")
+    if nshards < 1 or not 0 <= shard_id < nshards:
+        raise ValueError(f"shard_index: need nshards >= 1 and 0 <= shard_id < nshards, got nshards={nshards}, "
+                         f"shard_id={shard_id}")
+    size = (index_num + nshards - 1) // nshards
+    return where(x // size == shard_id, mod(x, size), st.full_like(x, ignore_value))

@@ -16,6 +16,7 @@ from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.math import mean, sum as sum_
+from paddle_fn.tensor.nan_stats import middle_value, order_quantile
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast
 
 __all__ = ["var", "std", "median", "quantile", "histogram", "bincount"]
@@ -90,15 +91,24 @@ def _finish(out, ax, axis, keepdim, in_rank):
     return st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax))
 
 
-def median(x, axis=None, keepdim=False, name=None):
-    """The median over `axis` (None: all); for an even count the mean of the two middle values.
-    The result is float64 for float64 inputs, else float32.
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
+    """The median over `axis` (None: all); for an even count the mean of the two middle values (float64 for
+    float64 inputs, else float32). ``mode='min'`` takes the lower middle value instead (in x's dtype) and, when
+    `axis` is given, also returns its index: the last position holding it, as Paddle 3.3 does (a slice holding
+    a NaN gives NaN and the NaN's position).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1).numpy()
         array([3.5, 3. ], dtype=float32)
+        >>> values, indices = paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1, mode='min')
+        >>> values.tolist(), indices.tolist()
+        ([2, 3], [2, 1])
     """
+    if mode == "min":
+        return middle_value("median", x, axis, keepdim, mode, skip_nan=False)
+    if mode != "avg":
+        raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
     rank = get_aval(as_tensor(x)).ndim
     s, ax = _sorted_along("median", x, axis)
     n = shape_of(s)[ax]
@@ -109,34 +119,20 @@ def median(x, axis=None, keepdim=False, name=None):
     return _finish(mid, ax, axis, keepdim, rank)
 
 
-def quantile(x, q, axis=None, keepdim=False, name=None):
-    """The q-th quantile(s) over `axis` with linear interpolation between the closest ranks. With a list of q
-    the results are stacked along a new leading axis.
+def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """The q-th quantile(s) over `axis` (None: all; an int or a list of ints, taken together); between two ranks
+    `interpolation` picks 'linear', 'lower', 'higher', 'nearest' or 'midpoint'. A slice holding a NaN gives NaN
+    (``nanquantile`` skips them). With a list of q the results are stacked along a new leading axis.
 
     Example:
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([0., 1., 2., 3., 4.])
         >>> paddle.quantile(x, 0.3).numpy(), paddle.quantile(x, [0.25, 1.0]).numpy()
         (array(1.2, dtype=float32), array([1., 4.], dtype=float32))
+        >>> paddle.quantile(paddle.arange(8.0).reshape([4, 2]), 0.5, axis=[0, 1]).item()
+        3.5
     """
-    rank = get_aval(as_tensor(x)).ndim
-    qs = list(q) if isinstance(q, (list, tuple)) else [q]
-    if any(not 0 <= float(v) <= 1 for v in qs):
-        raise ValueError(f"quantile: q must be in [0, 1], got {q}")
-    s, ax = _sorted_along("quantile", x, axis)
-    n = shape_of(s)[ax]
-    dt = get_aval(s).dtype
-    outs = []
-    for v in qs:
-        pos = float(v) * (n - 1)
-        lo = int(np.floor(pos))
-        hi = min(lo + 1, n - 1)
-        below, above = _take(s, ax, lo), _take(s, ax, hi)
-        frac = st.full(shape_of(below), pos - lo, dt)
-        outs.append(_finish(ew.add(below, ew.mul(frac, ew.sub(above, below))), ax, axis, keepdim, rank))
-    if not isinstance(q, (list, tuple)):
-        return outs[0]
-    return st.concatenate(*[st.reshape(o, new_sizes=(1,) + shape_of(o)) for o in outs], dimension=0)
+    return order_quantile("quantile", x, q, axis, keepdim, interpolation, skip_nan=False)
 
 
 def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle's names
