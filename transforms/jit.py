@@ -262,9 +262,11 @@ class _Traced:
                 for i in read:
                     self._replace_const(i, grad)
                 self.grad_state[k] = (leaf, grad)
-        self.captured = [(ref, snap) for ref, snap in self.captured if ref() is not None]
-        for i, (ref, snap) in enumerate(self.captured):
-            handle = ref()
+        # the live handles, held strongly for this loop: a collection inside it (refresh() may allocate) must not
+        # turn a handle checked as alive into None
+        live = [(ref, snap, handle) for ref, snap in self.captured if (handle := ref()) is not None]
+        self.captured = [(ref, snap) for ref, snap, _ in live]
+        for i, (_, snap, handle) in enumerate(live):
             refresh = getattr(handle, "refresh_state", None)
             if refresh is not None:
                 refresh()
