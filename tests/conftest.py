@@ -6,12 +6,26 @@ import os
 os.environ["PADDLE_FN_BACKGROUND_COMPILE"] = "0"
 
 import pytest  # noqa: E402
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+import paddle_fn  # noqa: E402
+from paddle_fn.runtime import device as device_module  # noqa: E402
 
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="module")
+def cpus():
+    """Four virtual CPU devices (for pmap), for the tests of one module."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PADDLE_FN_NUM_CPU_DEVICES", "4")
+    device_module._forget_devices()
+    yield paddle_fn.devices("cpu")
+    mp.undo()
+    device_module._forget_devices()
 
 
 @pytest.fixture(scope="session")

@@ -15,19 +15,8 @@ from paddle_fn.core.primitive import NONLINEAR, Primitive, _REGISTRY
 from paddle_fn.prims import collectives as C
 from paddle_fn.prims.elementwise import div, mul
 from paddle_fn.prims.reduction import reduce_prod
-from paddle_fn.runtime import device as device_module
 
 RULES_RUN = []
-
-
-@pytest.fixture(scope="module")
-def cpus():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PADDLE_FN_NUM_CPU_DEVICES", "4")
-    device_module._forget_devices()
-    yield pf.devices("cpu")
-    mp.undo()
-    device_module._forget_devices()
 
 
 @pytest.fixture(scope="module")

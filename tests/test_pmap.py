@@ -14,16 +14,6 @@ from paddle_fn.transforms.pmap import ShardedArray
 from paddle_fn.transforms.pmap_collectives import InProcessCollectives
 
 
-@pytest.fixture(scope="module")
-def cpus():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PADDLE_FN_NUM_CPU_DEVICES", "4")
-    device_module._forget_devices()
-    yield pf.devices("cpu")
-    mp.undo()
-    device_module._forget_devices()
-
-
 @pytest.fixture(params=["module", "segments"])
 def strategy(request):
     """Run the test with pmap's one-module path, then with its segment path."""
