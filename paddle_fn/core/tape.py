@@ -447,9 +447,18 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
                                     capture=list(retained))
     with set_grad_enabled(False):
         for handle, ct in leaves.values():
-            handle._grad = _accumulate(handle._grad, ct)
+            handle._grad = _as_gradient(_accumulate(handle._grad, ct))
         for key, ct in captured.items():
-            retained[key]._grad = _accumulate(retained[key]._grad, ct)
+            retained[key]._grad = _as_gradient(_accumulate(retained[key]._grad, ct))
+
+
+def _as_gradient(g: Tensor) -> Tensor:
+    """`g` as a ``.grad``: with ``stop_gradient=False``, as Paddle's gradients are (an op on one is recorded, as in
+    Paddle). A new handle when `g` says otherwise, since the cotangent may be held elsewhere too."""
+    if g.stop_gradient and not isinstance(g, Tracer):
+        g = g.snapshot()
+        g.stop_gradient = False
+    return g
 
 
 # _key -> an intermediate Tensor whose gradient backward() stores in its .grad (Tensor.retain_grads); weak, so a
@@ -593,9 +602,9 @@ def _clear_grad(self, set_to_zero=True):
         if set_to_zero:
             aval = self._grad.aval
             if current_dynamic_main().level == 0:  # a 0-d zero broadcast: no memory to fill and fault in eagerly
-                self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape))
+                self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape), stop_gradient=False)
             else:  # state of a compiled step, sent to the device on each call: contiguous
-                self._grad = Tensor(np.zeros(aval.shape, aval.dtype.np))
+                self._grad = Tensor(np.zeros(aval.shape, aval.dtype.np), stop_gradient=False)
         else:
             self._grad = None
 
