@@ -106,3 +106,19 @@ def test_global_buffer_updated_with_traced_value_cannot_escape():
     paddle.grad(f)(t([1.0, 2.0]))
     with pytest.raises(EscapedTracerError):
         buf + 1.0
+
+
+def test_random_fills_in_place_have_their_distributions():
+    paddle.seed(7)
+    n = 20000
+    x = paddle.zeros([n], dtype="float64")
+    assert x.normal_(mean=2.0, std=0.5) is x
+    assert abs(x.mean().item() - 2.0) < 0.02 and abs(x.std().item() - 0.5) < 0.02
+    b = paddle.zeros([n]).bernoulli_(0.3).numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.02
+    g = paddle.zeros([n], dtype="float64").geometric_(0.25).numpy()
+    assert g.min() == 1 and np.all(g == np.round(g)) and abs(g.mean() - 4.0) < 0.15  # mean 1/p
+    c = paddle.zeros([n], dtype="float64").cauchy_(loc=1.0, scale=2.0).numpy()
+    assert abs(np.median(c) - 1.0) < 0.1 and abs(np.percentile(c, 75) - 3.0) < 0.15  # quartiles loc -+ scale
+    ln = paddle.zeros([n], dtype="float64").log_normal_(mean=0.5, std=0.25).numpy()
+    assert ln.min() > 0 and abs(np.log(ln).mean() - 0.5) < 0.02 and abs(np.log(ln).std() - 0.25) < 0.02

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
-from paddle_fn.random import paddle_uniform
+from paddle_fn.random import paddle_normal, paddle_uniform
 from paddle_fn.tensor import (activation, aliases, bitshift, creation, linalg, logic, manipulation, math, pointwise,
                               products, scatters, selection, special)
 
@@ -134,6 +134,80 @@ def exponential_(self, lam=1.0, name=None):
     return self
 
 
+def _uniform_like(self):
+    a = get_aval(self)
+    return paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
+
+
+def normal_(self, mean=0.0, std=1.0, name=None):
+    """Fill with normal random numbers of mean `mean` and standard deviation `std` (in place), from the global seed.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.zeros([1000], dtype="float64").normal_(mean=2.0, std=0.5)
+        >>> bool(abs(x.mean().item() - 2.0) < 0.1 and abs(x.std().item() - 0.5) < 0.1)
+        True
+    """
+    a = get_aval(self)
+    self._rebind(paddle_normal(mean, std, list(a.shape)).astype(a.dtype))
+    return self
+
+
+def log_normal_(self, mean=1.0, std=2.0, name=None):
+    """Fill with log-normal random numbers: ``exp`` of normal ones of mean `mean` and deviation `std` (in place).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> bool((paddle.zeros([100]).log_normal_() > 0).all())
+        True
+    """
+    a = get_aval(self)
+    self._rebind(math.exp(paddle_normal(mean, std, list(a.shape))).astype(a.dtype))
+    return self
+
+
+def bernoulli_(self, p=0.5, name=None):
+    """Fill with 1 where a uniform draw falls below `p` (a number or a Tensor broadcast to this one), else 0.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.zeros([1000]).bernoulli_(0.25)
+        >>> bool(abs(x.mean().item() - 0.25) < 0.05)
+        True
+    """
+    a = get_aval(self)
+    self._rebind(logic.less_than(_uniform_like(self), p).astype(a.dtype))
+    return self
+
+
+def cauchy_(self, loc=0, scale=1, name=None):
+    """Fill with Cauchy random numbers of location `loc` and scale `scale`: ``loc + scale * tan(pi * (u - 1/2))``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.zeros([3]).cauchy_(loc=1.0, scale=2.0).shape
+        [3]
+    """
+    self._rebind(loc + scale * math.tan(3.141592653589793 * (_uniform_like(self) - 0.5)))
+    return self
+
+
+def geometric_(self, probs, name=None):
+    """Fill with the number of Bernoulli(`probs`) trials up to and including the first success (1, 2, ...), as
+    Paddle's ``geometric_``: ``ceil(log(1 - u) / log(1 - probs))``.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.zeros([2000], dtype="float64").geometric_(0.5)
+        >>> bool(x.min().item() >= 1 and abs(x.mean().item() - 2.0) < 0.2)
+        True
+    """
+    a = get_aval(self)
+    trials = math.ceil(math.log1p(-_uniform_like(self)) / math.log1p(-creation.to_tensor(probs, dtype=a.dtype)))
+    self._rebind(math.maximum(trials, creation.ones_like(trials)).astype(a.dtype))
+    return self
+
+
 _METHODS = {**{f"{name}_": make_inplace(name, fn, keep_shape=True) for name, fn in _ELEMENTWISE.items()},
             **{f"{name}_": make_inplace(name, fn, keep_shape=False) for name, fn in {**_RESHAPING, **_RETYPING}.items()}}
 
@@ -234,6 +308,6 @@ def install():
     """Attach the in-place methods to Tensor (called by paddle_fn at import)."""
     for name, method in _METHODS.items():
         setattr(Tensor, name, method)
-    for fn in (zero_, fill_, set_value, uniform_, exponential_):
+    for fn in (zero_, fill_, set_value, uniform_, exponential_, normal_, log_normal_, bernoulli_, cauchy_, geometric_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__setitem__ = setitem
