@@ -549,3 +549,15 @@ def test_sequence_mask():
                                   [[1, 1, 0, 0], [1, 1, 1, 1]])
     with pytest.raises(TypeError, match="integer"):
         F.sequence_mask(pf.to_tensor([1.0]))
+
+
+def test_kl_div_with_log_target_gives_paddles_numbers():
+    # Paddle 3.3.1: F.kl_div(x, y, reduction, log_target=True) for these x, y
+    x = pf.to_tensor([[-1.0, -2.0], [-0.5, -3.0]])
+    y = pf.to_tensor([[-0.7, -0.2], [-1.5, -0.1]])
+    want = {"mean": 1.0058973, "sum": 4.023589, "batchmean": 2.0117946}
+    for reduction, value in want.items():
+        np.testing.assert_allclose(F.kl_div(x, y, reduction, log_target=True).numpy(), value, rtol=1e-6)
+    np.testing.assert_allclose(F.kl_div(x, y, "none", log_target=True).numpy(),
+                               [[0.1489756, 1.4737153], [-0.22313017, 2.6240287]], rtol=1e-6)
+    np.testing.assert_allclose(pf.nn.KLDivLoss("sum", log_target=True)(x, y).numpy(), 4.023589, rtol=1e-6)

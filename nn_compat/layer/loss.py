@@ -198,7 +198,7 @@ class KLDivLoss(Layer):
 
     Args:
         reduction (str, optional): 'mean' (default), 'batchmean', 'sum' or 'none'.
-        log_target (bool, optional): only False (`label` holds probabilities) is supported.
+        log_target (bool, optional): True when `label` holds log-probabilities. Default: False (probabilities).
 
     Example:
         >>> import paddle_fn as paddle
@@ -208,14 +208,12 @@ class KLDivLoss(Layer):
 
     def __init__(self, reduction="mean", log_target=False):
         super().__init__()
-        if log_target:
-            raise NotImplementedError("KLDivLoss: log_target=True is not supported; pass paddle.exp(label)")
         if reduction not in _REDUCTIONS + ("batchmean",):
             raise ValueError(f"KLDivLoss: reduction must be 'none', 'mean', 'batchmean' or 'sum', got {reduction!r}")
         self.reduction, self.log_target = reduction, log_target
 
     def forward(self, input, label):  # noqa: A002 - Paddle's argument name
-        return F.kl_div(input, label, reduction=self.reduction)
+        return F.kl_div(input, label, reduction=self.reduction, log_target=self.log_target)
 
 
 class MarginRankingLoss(Layer):

@@ -268,8 +268,9 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):  # noq
     return _reduce("smooth_l1_loss", where(m.abs(d) <= delta, quadratic, linear_part), reduction)
 
 
-def kl_div(input, label, reduction="mean", name=None):  # noqa: A002
-    """label * (log(label) - input) for log-probabilities `input` (0 where label <= 0). reduction 'batchmean'
+def kl_div(input, label, reduction="mean", log_target=False, name=None):  # noqa: A002
+    """label * (log(label) - input) for log-probabilities `input` (0 where label <= 0); with ``log_target=True``
+    `label` holds log-probabilities too and the loss is exp(label) * (label - input). reduction 'batchmean'
     divides the sum by the batch size (input.shape[0]); 'mean' averages over all elements.
 
     Example:
@@ -278,13 +279,19 @@ def kl_div(input, label, reduction="mean", name=None):  # noqa: A002
         >>> logq = paddle.log(paddle.to_tensor([[0.5, 0.5]]))
         >>> F.kl_div(logq, paddle.to_tensor([[0.25, 0.75]]), reduction='batchmean').numpy()
         array(0.13081202, dtype=float32)
+        >>> F.kl_div(logq, paddle.log(paddle.to_tensor([[0.25, 0.75]])), reduction='batchmean',
+        ...          log_target=True).numpy()
+        array(0.13081202, dtype=float32)
     """
     _check_reduction("kl_div", reduction, ("none", "mean", "sum", "batchmean"))
     x = float_operand("kl_div", input)
     label = as_tensor(label, get_aval(x).dtype)
-    positive = greater_than(label, 0.0)
-    safe = where(positive, label, 1.0)
-    loss = where(positive, m.multiply(label, m.subtract(m.log(safe), x)), 0.0)
+    if log_target:
+        loss = m.multiply(m.exp(label), m.subtract(label, x))
+    else:
+        positive = greater_than(label, 0.0)
+        safe = where(positive, label, 1.0)
+        loss = where(positive, m.multiply(label, m.subtract(m.log(safe), x)), 0.0)
     if reduction == "batchmean":
         return m.divide(m.sum(loss), float(shape_of(x)[0]) if get_aval(x).ndim else 1.0)
     return _reduce("kl_div", loss, reduction)
