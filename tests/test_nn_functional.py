@@ -561,3 +561,21 @@ def test_kl_div_with_log_target_gives_paddles_numbers():
     np.testing.assert_allclose(F.kl_div(x, y, "none", log_target=True).numpy(),
                                [[0.1489756, 1.4737153], [-0.22313017, 2.6240287]], rtol=1e-6)
     np.testing.assert_allclose(pf.nn.KLDivLoss("sum", log_target=True)(x, y).numpy(), 4.023589, rtol=1e-6)
+
+
+def test_cross_entropy_label_smoothing_gives_paddles_numbers():
+    # Paddle 3.3.1's values for these logits and labels
+    x = pf.to_tensor([[2.0, 0.0, 1.0], [0.5, 0.0, -1.0]])
+    hard = pf.to_tensor([0, 2])
+    np.testing.assert_allclose(F.cross_entropy(x, hard, label_smoothing=0.2).numpy(), 1.272535, rtol=1e-6)
+    np.testing.assert_allclose(F.cross_entropy(x, hard, label_smoothing=0.2, reduction="none").numpy(),
+                               [[0.6076061], [1.9374639]], rtol=1e-6)
+    np.testing.assert_allclose(F.cross_entropy(x, hard, label_smoothing=0.2, weight=pf.to_tensor([1.0, 2.0, 3.0]))
+                               .numpy(), 1.5385065, rtol=1e-6)
+    soft = pf.to_tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]])
+    np.testing.assert_allclose(F.cross_entropy(x, soft, label_smoothing=0.3, soft_label=True).numpy(), 1.1408683,
+                               rtol=1e-6)
+    np.testing.assert_allclose(pf.nn.CrossEntropyLoss(label_smoothing=0.1)(x, pf.to_tensor([1, 1])).numpy(),
+                               1.7142017, rtol=1e-6)
+    with pytest.raises(ValueError, match="label_smoothing"):
+        F.cross_entropy(x, hard, label_smoothing=1.5)

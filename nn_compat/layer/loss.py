@@ -27,8 +27,7 @@ class CrossEntropyLoss(Layer):
         soft_label (bool, optional): labels are distributions over the classes. Default: False.
         axis (int, optional): the class axis. Default: -1.
         use_softmax (bool, optional): apply softmax to the input first. Default: True.
-        label_smoothing (float, optional): only 0.0 is supported (smooth the labels with
-            `paddle.nn.functional.label_smooth` and pass soft_label=True instead).
+        label_smoothing (float, optional): smooth the labels into ``(1 - eps) * one_hot + eps / C``. Default: 0.0.
         name (str, optional): unused label, as in Paddle.
 
     Example:
@@ -41,17 +40,15 @@ class CrossEntropyLoss(Layer):
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                  use_softmax=True, label_smoothing=0.0, name=None):
         super().__init__()
-        if label_smoothing:
-            raise NotImplementedError("CrossEntropyLoss: label_smoothing is not supported; use "
-                                      "F.label_smooth(F.one_hot(label, n), epsilon=...) with soft_label=True")
         self.weight, self.ignore_index = weight, ignore_index
         self.reduction = _check_reduction("CrossEntropyLoss", reduction)
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
+        self.label_smoothing = label_smoothing
 
     def forward(self, input, label):  # noqa: A002 - Paddle's argument name
         return F.cross_entropy(input, label, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, soft_label=self.soft_label, axis=self.axis,
-                               use_softmax=self.use_softmax)
+                               use_softmax=self.use_softmax, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(Layer):

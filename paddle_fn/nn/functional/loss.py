@@ -13,9 +13,10 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of
 from paddle_fn.tensor.logic import equal, greater_than, not_equal
-from paddle_fn.tensor.manipulation import gather, reshape, squeeze, take_along_axis, unsqueeze, where
+from paddle_fn.tensor.manipulation import gather, moveaxis, reshape, squeeze, take_along_axis, unsqueeze, where
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
 from paddle_fn.nn.functional.activation import log_softmax, relu, softmax
+from paddle_fn.nn.functional.common import label_smooth
 from paddle_fn.nn.functional.input import one_hot
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dice_loss",
@@ -44,7 +45,7 @@ def _divide_nonzero(total, weight_sum):
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002 - Paddle's names
-                  soft_label=False, axis=-1, use_softmax=True, name=None):
+                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Cross entropy between the softmax of `input` along `axis` (or `input` itself as probabilities with
     use_softmax=False) and `label`.
 
@@ -56,6 +57,9 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     size 1 for soft labels); 'sum' and 'mean' a 0-D Tensor. Paddle's 'mean' is a weighted mean, sum(loss)
     / sum(weight of each example's class), over the examples not ignored; with a negative ignore_index (the
     default -100) and no weight it divides by the number of all examples, ignored ones included, as Paddle does.
+
+    ``label_smoothing`` eps > 0 turns the labels (class indices, or distributions) into soft labels
+    ``(1 - eps) * one_hot + eps / C``, as Paddle 3.3 does (reduction='none' then gives the soft-label shape).
 
     Example:
         >>> import paddle_fn as paddle
@@ -73,6 +77,15 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     ax = normalize_axis("cross_entropy", axis, len(shape))
     logp = log_softmax(x, axis=ax) if use_softmax else m.log(x)
     label = as_tensor(label)
+    if label_smoothing:
+        if not 0.0 < label_smoothing <= 1.0:
+            raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
+        if get_aval(label).dtype.kind in "iu":  # class indices, with or without the class axis
+            if get_aval(label).ndim == len(shape):
+                label = squeeze(label, ax)
+            label = moveaxis(one_hot(label, shape[ax]), -1, ax)
+        label = label_smooth(cast(label, get_aval(x).dtype), epsilon=label_smoothing)
+        soft_label = True
     if soft_label:
         if shape_of(label) != shape:
             raise ShapeError(f"cross_entropy: soft labels must have input's shape {list(shape)}, got "
