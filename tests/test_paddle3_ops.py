@@ -248,3 +248,19 @@ def test_median_min_mode_and_the_tie_rule():
     assert paddle.nanmedian(paddle.to_tensor([[3.0, 3, 9, 0], [3, 1, 3, 3]]), axis=1, mode="min")[1].tolist() == [1, 3]
     with pytest.raises(ValueError, match="median: mode must be 'avg' or 'min'"):
         paddle.median(x, mode="max")
+
+
+def test_out_dtype_and_device_keywords_of_paddle_3_3():
+    out = paddle.zeros([5], dtype="int64")
+    held = out.snapshot()
+    assert paddle.linspace(0, 1, 5, out=out) is out
+    np.testing.assert_allclose(out.numpy(), [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert held.dtype == paddle.int64  # values are never written: the old value is intact
+    assert not paddle.linspace(0, 1, 3, requires_grad=True, device="cpu").stop_gradient
+    assert paddle.mean(paddle.to_tensor([1, 2, 4]), dtype="float64").item() == 7 / 3
+    m = paddle.zeros([])
+    assert paddle.mean(paddle.to_tensor([1.0, 3.0]), out=m) is m and m.item() == 2.0
+    s = paddle.zeros([2, 2])
+    assert paddle.msort(paddle.to_tensor([[3, 1], [1, 2]]), out=s) is s and s.tolist() == [[1, 1], [3, 2]]
+    with pytest.raises(TypeError, match="out must be a Tensor"):
+        paddle.mean(paddle.to_tensor([1.0]), out=np.zeros(()))

@@ -8,6 +8,18 @@ from paddle_fn.core.trace import Tensor, Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import structural as st
 
 
+def write_out(result: Tensor, out) -> Tensor:
+    """`result`, or `out` made to hold it when given: Paddle 3.3's ``out=`` (and ``paddle.assign(x, output=out)``).
+    `out` takes the result's value, shape, dtype and gradient history; values are never written, so anything holding
+    `out`'s old value keeps it."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out must be a Tensor, got {type(out).__name__}")
+    out._rebind(result)
+    return out
+
+
 def ndim(x) -> int:
     return get_aval(x).ndim
 

@@ -12,7 +12,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
-from paddle_fn.tensor._util import normalize_axis
+from paddle_fn.tensor._util import normalize_axis, write_out
 from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
@@ -192,15 +192,15 @@ def take_along_dim(arr, indices, axis, broadcast=True):
     return take_along_axis(arr, indices, axis)
 
 
-def msort(input):  # noqa: A002 - Paddle's parameter name
-    """`input` sorted along its first dimension, ascending.
+def msort(input, *, out=None):  # noqa: A002 - Paddle's parameter name
+    """`input` sorted along its first dimension, ascending; `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.msort(paddle.to_tensor([[3, 1], [1, 2]])).tolist()
         [[1, 1], [3, 2]]
     """
-    return sort(input, axis=0)
+    return write_out(sort(input, axis=0), out)
 
 
 def argwhere(input):  # noqa: A002 - Paddle's parameter name

@@ -17,7 +17,7 @@ from paddle_fn.core.trace import Tensor, Tracer, adopt, concrete_or_error, get_a
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import linalg
-from paddle_fn.tensor._util import ndim, shape_of, static_list
+from paddle_fn.tensor._util import ndim, shape_of, static_list, write_out
 from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -255,8 +255,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return idx
 
 
-def linspace(start, stop, num, dtype=None, name=None):
-    """`num` evenly spaced values from `start` to `stop`, both included.
+def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
+    """`num` evenly spaced values from `start` to `stop`, both included. `out` (a Tensor) is made to hold the
+    result; `requires_grad=True` gives it ``stop_gradient=False``; `device` is accepted for Paddle's signature
+    (results are made where every eager Tensor is).
 
     Example:
         >>> import paddle_fn as paddle
@@ -279,7 +281,9 @@ def linspace(start, stop, num, dtype=None, name=None):
         vals = ew.select(is_last, st.full((num,), stop, work), vals)
     if dtype.kind not in "fc":
         vals = ew.round_(vals)
-    return cast(vals, dtype)
+    vals = cast(vals, dtype)
+    vals.stop_gradient = not requires_grad
+    return write_out(vals, out)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
@@ -332,8 +336,7 @@ def assign(x, output=None):
         return clone(x) if isinstance(x, Tensor) else to_tensor(x)
     if not isinstance(output, Tensor):
         raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
-    output._rebind(x if isinstance(x, Tensor) else to_tensor(x))
-    return output
+    return write_out(x if isinstance(x, Tensor) else to_tensor(x), output)
 
 
 def _tri_mask(op, x, diagonal, lower):

@@ -18,7 +18,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
-from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of
+from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of, write_out
 from paddle_fn.tensor.promotion import (as_tensor, binary_operands, float_operand, inexact_operand, is_scalar,
                                         real_operand, real_operands)
 
@@ -492,9 +492,11 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     return _reduce("sum", red.reduce_sum, x, axis, keepdim)
 
 
-def mean(x, axis=None, keepdim=False, name=None):
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
     """Arithmetic mean over `axis` (None: all); needs a floating-point or complex input, or a bool one, whose mean
     is the fraction of True values in the default float dtype (as ``jnp.mean``; accuracy = ``(pred == y).mean()``).
+    `dtype` casts the input first (an integer Tensor's mean: ``mean(x, dtype='float32')``); `out` (a Tensor) is made
+    to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -502,8 +504,10 @@ def mean(x, axis=None, keepdim=False, name=None):
         array([1.5, 3.5], dtype=float32)
         >>> paddle.mean(paddle.to_tensor([True, False, True, True])).item()
         0.75
+        >>> paddle.mean(paddle.to_tensor([1, 2]), dtype='float64').item()
+        1.5
     """
-    x = as_tensor(x)
+    x = as_tensor(x) if dtype is None else cast(as_tensor(x), dtype)
     a = get_aval(x)
     if a.dtype.kind == "b":
         x = ew.convert_element_type(x, new_dtype=dtypes.default_float_dtype())
@@ -514,8 +518,8 @@ def mean(x, axis=None, keepdim=False, name=None):
     axes = normalize_axes("mean", axis, a.ndim)
     count = _math.prod(a.shape[i] for i in axes)
     total = red.reduce_sum(x, axes=axes) if axes else x
-    out = ew.div(total, st.full(shape_of(total), count, a.dtype))
-    return _finish(out, a.ndim, axes, keepdim)
+    result = ew.div(total, st.full(shape_of(total), count, a.dtype))
+    return write_out(_finish(result, a.ndim, axes, keepdim), out)
 
 
 def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
