@@ -23,7 +23,7 @@ import threading
 import warnings
 
 from paddle_fn.core import hooks
-from paddle_fn.core.ir import sub_program_params
+from paddle_fn.core.ir import sub_programs
 
 # Programs that evaluate more equations than this in one call compile before it returns: at some tens of
 # microseconds per equation in Python, running them op by op could take longer than compiling.
@@ -79,22 +79,16 @@ class _Failed:
         self.error = error
 
 
-# Primitives whose eager implementation is so much slower than their compiled code that waiting for the compile
-# wins: a ResNet-style training step took 13-15 s per call op by op (numpy sliding-window convolutions; the weight
-# gradients are convolutions with image-sized windows) against a 4-10 s compile (benchmarks/bench_models.py conv,
-# cold). Like a while loop, they count as unbounded.
-SLOW_OP_BY_OP = frozenset({"while", "conv_general_dilated"})
-
-
 def equations_evaluated(program, budget: float = EQUATION_BUDGET) -> float:
     """How many equations one call of `program` evaluates op by op (a scan's body once per step, both branches of
-    a cond); infinity for a while loop or a primitive of SLOW_OP_BY_OP. Stops counting past `budget`."""
+    a cond); infinity for a primitive marked `slow_op_by_op` (a while loop, a convolution). Stops counting past
+    `budget`."""
     total = 0.0
     for eqn in program.eqns:
-        if eqn.prim.name in SLOW_OP_BY_OP:
+        if eqn.prim.slow_op_by_op:
             return float("inf")
-        inner = sum(equations_evaluated(p, budget) for progs in sub_program_params(eqn).values() for p in progs)
-        total += 1 + inner * (eqn.params.get("length", 1) if eqn.prim.name == "scan" else 1)
+        inner = sum(equations_evaluated(p, budget) for p in sub_programs(eqn))
+        total += 1 + inner * eqn.params.get("length", 1)  # a loop's trip count, as core.ir.work_estimate reads it
         if total > budget:
             break
     return total

@@ -110,7 +110,7 @@ def _executable(program, device, name, precision, checks, *, background=False):
         return found
     load = functools.partial(_load, program, cache, key, name)
     if (background and not checks and config.jit_background_compile
-            and background_compile.worth_running_op_by_op(program)):
+            and cached_for_program(program, "op by op", lambda: background_compile.worth_running_op_by_op(program))):
         return background_compile.executable_or_none(cache.compiling, key, load, name)
     return load()
 

@@ -79,6 +79,9 @@ class Primitive:
       error_check (optional): (inputs, outputs, **params) -> a list of `RuntimeCheck`, what a checked ``jit``
           (transforms/checks.py) compiles into the program after this primitive: indices in range, a divisor not
           zero, a decomposition that did not fail; written with public ops on the equation's traced values
+      slow_op_by_op (optional): True when evaluating the primitive's impl in a program that jit compiles in the
+          background would take longer than the compile (a loop of unknown trip count; numpy's convolutions), so
+          a program holding it waits for its executable (transforms/background_compile.py)
     """
     name: str
     _: KW_ONLY
@@ -97,6 +100,7 @@ class Primitive:
     run_on_host: Any = None
     cost: Any = None
     error_check: Any = None
+    slow_op_by_op: bool = False
 
     def __post_init__(self):
         for f in ("shape_rule", "impl", "jvp", "transpose", "batch", "lower"):

@@ -417,7 +417,7 @@ while_p = Primitive(
     transpose=unsupported("while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count "
                           "is only known at run time is not supported; use paddle_fn.scan, or paddle_fn.fori_loop "
                           "with concrete (Python int) bounds, which lowers to scan. Forward mode (jvp, jacfwd) works."),
-    batch=_while_batch, lower=_while_lower, multiple_results=True)
+    batch=_while_batch, lower=_while_lower, multiple_results=True, slow_op_by_op=True)
 
 
 def while_loop(cond_fun, body_fun, init_val):

@@ -298,7 +298,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
 conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl,
                                    jvp=bilinear_jvp(lambda lhs, rhs, **params: conv_general_dilated_p.bind(
                                        lhs, rhs, **params)),
-                                   transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower, bilinear=True)
+                                   transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower, bilinear=True,
+                                   slow_op_by_op=True)  # a ResNet-style step: 13-15 s op by op, 4-10 s to compile
 
 
 def conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None, rhs_dilation=None,

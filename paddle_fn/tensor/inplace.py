@@ -119,6 +119,11 @@ def setitem(self, index, value):
     self._rebind(self.at[index].set(value))
 
 
+def _uniform_like(self):
+    a = get_aval(self)
+    return paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
+
+
 def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
     """Fill with uniform random numbers in [min, max) (in place), drawn from the global seed unless `seed` != 0."""
     a = get_aval(self)
@@ -128,15 +133,8 @@ def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle
 
 def exponential_(self, lam=1.0, name=None):
     """Fill with exponentially distributed random numbers of rate `lam` (in place), from the global seed."""
-    a = get_aval(self)
-    u = paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
-    self._rebind(-math.log1p(-u) / lam)
+    self._rebind(-math.log1p(-_uniform_like(self)) / lam)
     return self
-
-
-def _uniform_like(self):
-    a = get_aval(self)
-    return paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
 
 
 def normal_(self, mean=0.0, std=1.0, name=None):
