@@ -51,8 +51,9 @@ def _at(values, rank):
     return take_along_axis(values, maximum(rank, 0), -1)
 
 
-def _half_to_even(pos):
-    """pos rounded to the nearest integer, halves to the even one (numpy's rule for 'nearest')."""
+def round_half_to_even(pos):
+    """pos rounded to the nearest integer, halves to the even one (numpy's rule; quantile's 'nearest' and
+    grid_sample's 'nearest' use it)."""
     lo = floor(pos)
     frac = pos - lo
     return where(frac > 0.5, lo + 1, where(frac < 0.5, lo, lo + mod(lo, 2)))
@@ -155,7 +156,7 @@ def order_quantile(op, x, q, axis, keepdim, interpolation, skip_nan):
         elif interpolation == "midpoint":
             out = (below + above) / 2
         else:
-            out = _at(values, cast(_half_to_even(pos), dtypes.int64))
+            out = _at(values, cast(round_half_to_even(pos), dtypes.int64))
         undefined = count == 0 if skip_nan else count < size
         outs.append(reshape(where(undefined, st.full_like(out, np.nan), out), out_shape))
     return outs[0] if qs.ndim == 0 else stack(outs)

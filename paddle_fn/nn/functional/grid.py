@@ -14,6 +14,7 @@ from paddle_fn.tensor._util import static_list
 from paddle_fn.tensor.creation import zeros_like
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import broadcast_to, reshape, take_along_axis, where
+from paddle_fn.tensor.nan_stats import round_half_to_even
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -87,12 +88,6 @@ def _gather(flat, iy, ix, height, width):
     return values * reshape(cast(inside, get_aval(flat).dtype), [n, 1, -1])
 
 
-def _half_to_even(v):
-    lo = m.floor(v)
-    frac = v - lo
-    return where(frac > 0.5, lo + 1, where(frac < 0.5, lo, lo + m.remainder(lo, 2.0)))
-
-
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
     """`x` [N, C, H, W] sampled at the normalized points `grid` [N, Ho, Wo, 2] ((x, y) in [-1, 1]):
     'bilinear' or 'nearest' (halves to even) interpolation; points outside read zeros ('zeros'), the nearest
@@ -123,7 +118,7 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     gx = _source_index(reshape(grid[..., 0], [n, points]), width, padding_mode, align_corners)
     gy = _source_index(reshape(grid[..., 1], [n, points]), height, padding_mode, align_corners)
     if mode == "nearest":
-        out = _gather(flat, _half_to_even(gy), _half_to_even(gx), height, width)
+        out = _gather(flat, round_half_to_even(gy), round_half_to_even(gx), height, width)
     else:
         x0, y0 = m.floor(gx), m.floor(gy)
         wx1, wy1 = gx - x0, gy - y0
