@@ -1,7 +1,7 @@
 """jit's background compile (transforms/background_compile.py): until a program's executable is ready its calls
 evaluate the traced program op by op, with eager's results, the trace runs once, and later calls run the
-executable; warm programs, while loops and ahead-of-time compiles do not take that path; a failed background
-compile leaves correct results and one warning."""
+executable; convolutions take that path, warm programs, while loops and ahead-of-time compiles do not; a failed
+background compile leaves correct results and one warning."""
 import warnings
 
 import numpy as np
@@ -148,6 +148,18 @@ def test_block_until_ready_waits_for_the_compile_as_a_jax_benchmark_expects():
     assert _compiled(g(x))
 
 
-def test_a_convolution_compiles_before_its_first_call_returns():
-    conv = paddle.jit(lambda x, w: paddle.nn.functional.conv2d(x, w, padding=1))
-    assert _compiled(conv(paddle.ones([1, 2, 5, 5]), paddle.ones([3, 2, 3, 3])))
+def test_a_convolution_training_step_runs_op_by_op_while_it_compiles():
+    def loss(w, x):
+        return paddle.nn.functional.conv2d(x, w, padding=1, stride=2).tanh().sum()
+
+    step = paddle.jit(paddle.value_and_grad(loss))
+    w, x = paddle.randn([3, 2, 3, 3]), paddle.randn([2, 2, 7, 7])
+    value, grad = step(w, x)
+    assert not _compiled(value)  # forward, input and weight-gradient convolutions evaluated by their numpy impl
+    eager_value, eager_grad = paddle.value_and_grad(loss)(w, x)
+    np.testing.assert_array_equal(value.numpy(), eager_value.numpy())
+    np.testing.assert_array_equal(grad.numpy(), eager_grad.numpy())
+    wait_for_background_compiles()
+    compiled_value, compiled_grad = step(w, x)
+    assert _compiled(compiled_value)
+    np.testing.assert_allclose(compiled_grad.numpy(), grad.numpy(), rtol=1e-5, atol=1e-5)

@@ -9,8 +9,8 @@ happen once, at trace time. The first call of a step then costs about one eager 
 the calls after the compile run the executable. Results agree with the compiled ones as eager results do (to
 float rounding; docs/jit.md).
 
-Not every program is worth running op by op while it compiles: a `while_loop` may iterate without bound, a
-long scan evaluates its body once per step in Python, and numpy's convolutions are far slower than compiled ones. Those compile before their first call returns, as does
+Not every program is worth running op by op while it compiles: a `while_loop` may iterate without bound and a
+long scan evaluates its body once per step in Python. Those compile before their first call returns, as does
 everything when ``paddle_fn.config.jit_background_compile`` is False (PADDLE_FN_BACKGROUND_COMPILE=0), and
 ``jit(f).lower(x).compile()`` always. A compile that fails in the background warns once and leaves the function
 running op by op, with correct results; the same program compiled in the foreground raises the CompileError.
@@ -81,7 +81,7 @@ class _Failed:
 
 def equations_evaluated(program, budget: float = EQUATION_BUDGET) -> float:
     """How many equations one call of `program` evaluates op by op (a scan's body once per step, both branches of
-    a cond); infinity for a primitive marked `slow_op_by_op` (a while loop, a convolution). Stops counting past
+    a cond); infinity for a primitive marked `slow_op_by_op` (a while loop). Stops counting past
     `budget`."""
     total = 0.0
     for eqn in program.eqns:

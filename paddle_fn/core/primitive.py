@@ -80,7 +80,7 @@ class Primitive:
           (transforms/checks.py) compiles into the program after this primitive: indices in range, a divisor not
           zero, a decomposition that did not fail; written with public ops on the equation's traced values
       slow_op_by_op (optional): True when evaluating the primitive's impl in a program that jit compiles in the
-          background would take longer than the compile (a loop of unknown trip count; numpy's convolutions), so
+          background would take longer than the compile (a loop of unknown trip count), so
           a program holding it waits for its executable (transforms/background_compile.py)
     """
     name: str

@@ -127,37 +127,64 @@ def _conv_shape(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
     return ShapedArray(tuple(shape), lhs.dtype)
 
 
+# The most memory the impl's im2col columns take at once: taps side by side make one deep matrix product, which BLAS
+# runs faster than one shallow product per tap; above this size the taps go in several products.
+_COLUMNS_BYTES = 64 << 20
+
+
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                feature_group_count, batch_group_count):
+    """Matrix products in numpy's BLAS over channels-last slices of the input, looping over whichever is fewer:
+    the kernel's taps (forward and input-gradient convolutions: im2col, the taps' strided slices side by side as
+    the columns of one deep product) or the output positions (a weight gradient, whose 'kernel' is the whole image:
+    one window times the kernel per position). 4-6x faster than one einsum over a sliding-window view, whose
+    reshape copies the input in a layout BLAS cannot use."""
     dn = dimension_numbers
     out_dtype = lhs.dtype
     work = np.float64 if out_dtype == np.float64 else np.float32  # numpy has no fast f16/bf16 kernels
     n = lhs.ndim - 2
     x = np.transpose(lhs, dn.lhs_spec).astype(work)  # N, C, spatial
     w = np.transpose(rhs, dn.rhs_spec).astype(work)  # O, I, spatial
-    zero = np.zeros((), work)
-    x = pad_p.impl(x, zero, padding_config=((0, 0, 0), (0, 0, 0)) +
+    x = pad_p.impl(x, np.zeros((), work), padding_config=((0, 0, 0), (0, 0, 0)) +
                    tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)))
-    w = pad_p.impl(w, zero, padding_config=((0, 0, 0), (0, 0, 0)) + tuple((0, 0, d - 1) for d in rhs_dilation))
-    out_sp = _conv_out_spatial(x.shape[2:], w.shape[2:], window_strides, ((0, 0),) * n, (1,) * n, (1,) * n)
+    kernel = w.shape[2:]
+    out_sp = _conv_out_spatial(x.shape[2:], kernel, window_strides, ((0, 0),) * n, (1,) * n, rhs_dilation)
     fg, bg = feature_group_count, batch_group_count
-    N, C, O, I = x.shape[0], x.shape[1], w.shape[0], w.shape[1]
-    if min(out_sp) == 0:
-        out = np.zeros((N // bg, O) + out_sp, work)
+    N, O, I = x.shape[0], w.shape[0], w.shape[1]
+    nb, og = N // bg, O // (bg * fg)
+    if min(out_sp) == 0 or min(kernel) == 0:
+        out = np.zeros((nb, O) + out_sp, work)
+        return np.transpose(out, np.argsort(dn.out_spec)).astype(out_dtype)
+    # x as (bg, nb, spatial..., fg, I): batch groups split N, feature groups split C (I == C // fg)
+    x = np.ascontiguousarray(np.moveaxis(x, 1, -1)).reshape((bg, nb) + x.shape[2:] + (fg, I))
+    w = w.reshape((bg, fg, og, I) + kernel)  # output features are grouped by (batch group, feature group)
+
+    if np.prod(kernel) <= np.prod(out_sp):
+        out = np.zeros((bg, fg, nb * int(np.prod(out_sp)), og), work)
+        taps = list(np.ndindex(*kernel))
+        per_product = max(1, _COLUMNS_BYTES // (out.shape[2] * bg * fg * I * out.itemsize))
+        for first in range(0, len(taps), per_product):
+            chunk = taps[first:first + per_product]
+            columns = np.empty((bg, fg, nb) + out_sp + (len(chunk), I), work)
+            for j, tap in enumerate(chunk):
+                columns[..., j, :] = np.moveaxis(x[(slice(None), slice(None)) + tuple(
+                    slice(k * d, k * d + s * (o - 1) + 1, s)
+                    for k, d, s, o in zip(tap, rhs_dilation, window_strides, out_sp))], -2, 1)
+            weights = np.concatenate([np.swapaxes(w[(Ellipsis,) + tap], -1, -2) for tap in chunk], axis=-2)
+            out += columns.reshape(bg, fg, -1, len(chunk) * I) @ weights
+        out = out.reshape((bg, fg, nb) + out_sp + (og,))
     else:
-        spatial_axes = tuple(range(2, 2 + n))
-        windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], axis=spatial_axes)
-        windows = windows[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in window_strides)]
-        windows = windows[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)]
-        # batch groups split N, feature groups split C; output features are grouped by whichever is > 1
-        windows = windows.reshape((bg, N // bg, fg, C // fg) + windows.shape[2:])
-        w = w.reshape((bg, fg, O // (bg * fg), I) + w.shape[2:])
-        out_labels = list(range(4, 4 + n))
-        kernel_labels = list(range(4 + n, 4 + 2 * n))
-        # labels: 0 batch group, 1 batch, 2 feature group, 3 in-feature, 30 out-feature
-        out = np.einsum(windows, [0, 1, 2, 3] + out_labels + kernel_labels, w, [0, 2, 30, 3] + kernel_labels,
-                        [1, 0, 2, 30] + out_labels, optimize=True)
-        out = out.reshape((N // bg, O) + out_sp)
+        w = np.moveaxis(w, 3, -1).reshape(bg, fg, og, -1)  # (bg, fg, og, kernel... * I), as block's columns
+        w = np.swapaxes(w, -1, -2)
+        out = np.empty((bg, fg, nb) + out_sp + (og,), work)
+        for pos in np.ndindex(*out_sp):
+            window = tuple(slice(p * s, p * s + d * (k - 1) + 1, d)
+                           for p, s, d, k in zip(pos, window_strides, rhs_dilation, kernel))
+            block = np.moveaxis(x[(slice(None), slice(None)) + window], -2, 1)  # (bg, fg, nb, kernel..., I)
+            out[(slice(None), slice(None), slice(None)) + pos] = block.reshape(bg, fg, nb, -1) @ w
+    # (bg, fg, nb, out..., og) -> (nb, O = (bg, fg, og), out...)
+    out = np.moveaxis(out, 2, 0)
+    out = np.moveaxis(out, -1, 3).reshape((nb, O) + out_sp)
     return np.transpose(out, np.argsort(dn.out_spec)).astype(out_dtype)
 
 
@@ -298,8 +325,7 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
 conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl,
                                    jvp=bilinear_jvp(lambda lhs, rhs, **params: conv_general_dilated_p.bind(
                                        lhs, rhs, **params)),
-                                   transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower, bilinear=True,
-                                   slow_op_by_op=True)  # a ResNet-style step: 13-15 s op by op, 4-10 s to compile
+                                   transpose=_conv_transpose, batch=_conv_batch, lower=_conv_lower, bilinear=True)
 
 
 def conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
