@@ -67,6 +67,24 @@ def test_expansions_parse_and_verify(iree_parse, shape):
     iree_parse(_module(sorted(F64_EXPANSIONS), ShapedArray(shape, "float64")))
 
 
+def test_tanh_polynomial_rederives():
+    """TANH_P is the degree-16 interpolant of (tanh(x) - x) / x^3 in z = x^2 at the Chebyshev nodes of [0, 1]."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.prec = 200
+    degree = len(f64_math.TANH_P) - 1
+
+    def f(z):
+        x = mp.sqrt(z)
+        return (mp.tanh(x) - x) / (x * z)
+
+    nodes = [(1 + mp.cos(mp.pi * (2 * k + 1) / (2 * (degree + 1)))) / 2 for k in range(degree + 1)]
+    coeffs = mp.lu_solve(mp.matrix([[z ** j for j in range(degree + 1)] for z in nodes]),
+                         mp.matrix([f(z) for z in nodes]))
+    assert [float(c) for c in coeffs] == f64_math.TANH_P
+    grid = [mp.mpf(i) / 256 + mp.mpf(2) ** -40 for i in range(256)]
+    assert max(abs(sum(c * z ** j for j, c in enumerate(coeffs)) - f(z)) for z in grid) < 1e-18
+
+
 def test_split_constants_rederive():
     mp = pytest.importorskip("mpmath")
     mp.mp.prec = 300
