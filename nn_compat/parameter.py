@@ -16,7 +16,7 @@ from paddle_fn import Tensor
 from paddle_fn.nn_compat import unique_name
 from paddle_fn.nn_compat.initializer import Constant, Initializer, XavierUniform
 from paddle_fn.nn_compat.initializer.initializer import _global_bias_initializer, _global_weight_initializer
-from paddle_fn.nn_compat.param_attr import ParamAttr
+from paddle_fn.base.param_attr import ParamAttr
 
 __all__ = ["Parameter", "create_parameter"]
 

@@ -140,7 +140,7 @@ _LAZY = {
     "multi_dot": "paddle_fn.linalg:multi_dot",
     "norm": "paddle_fn.linalg:norm",
     "slogdet": "paddle_fn.linalg:slogdet",
-    "ParamAttr": "paddle_fn.nn_compat.param_attr:ParamAttr",
+    "ParamAttr": "paddle_fn.base.param_attr:ParamAttr",
     "create_parameter": "paddle_fn.nn_compat.parameter:create_parameter",
     "load": "paddle_fn.framework:load",
     "save": "paddle_fn.framework:save",

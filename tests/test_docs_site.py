@@ -96,6 +96,7 @@ API_PAGES = {
     "paddle_fn.utils": "api/utils",
     "paddle_fn.utils.download": "api/utils",
     "paddle_fn.utils.unique_name": "api/utils",
+    "paddle_fn.utils.paddle_alias": "api/utils",
 }
 
 

@@ -49,6 +49,10 @@ def test_name_scope_and_camel_case():
     with unique_name.guard():
         assert MyLSTMCell().full_name() == "my_lstm_cell_0"
         assert nn.Layer("block").full_name() == "block_0"
+        # Paddle 3.3.1's names: a capital after a digit starts no word (their optimizer checkpoints key on these)
+        names = [nn.Conv2D(1, 1, 1).weight.name, nn.BatchNorm2D(1).weight.name, nn.Conv1DTranspose(1, 1, 1).weight.name,
+                 nn.AdaptiveAvgPool2D(1).full_name()]
+        assert names == ["conv2d_0.w_0", "batch_norm2d_0.w_0", "conv1d_transpose_0.w_0", "adaptive_avg_pool2d_0"]
 
 
 def test_param_attr_name_and_create_parameter_names():

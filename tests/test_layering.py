@@ -22,6 +22,8 @@ LAYERS = {
     "paddle_fn.runtime": 1,
     "paddle_fn.prims": 2,
     "paddle_fn.transforms": 3,
+    # ParamAttr, a plain record that paddle.base, paddle.framework and the Layers all name (Paddle keeps it there)
+    "paddle_fn.base.param_attr": 3,
     # the functional library: values, random keys, programs as files, devices
     "paddle_fn.base": 4,
     "paddle_fn.random": 4,

@@ -29,9 +29,11 @@ __all__ = ["HookRemoveHelper", "Layer"]
 
 
 def _camel_to_snake(name: str) -> str:
-    """``MyLinearNet`` -> ``my_linear_net``, ``LSTMCell`` -> ``lstm_cell`` (Paddle's default name scope)."""
+    """``MyLinearNet`` -> ``my_linear_net``, ``LSTMCell`` -> ``lstm_cell``, ``Conv2D`` -> ``conv2d``,
+    ``BatchNorm2D`` -> ``batch_norm2d`` (Paddle's default name scope: a capital after a digit starts no word, so
+    parameter names, and the optimizer state keys made from them, are Paddle's)."""
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def _addindent(text: str, spaces: int) -> str:

@@ -19,7 +19,7 @@ from paddle_fn.nn_compat.layer.common import Dropout, Linear
 from paddle_fn.nn_compat.layer.container import LayerList
 from paddle_fn.nn_compat.layer.layers import Layer
 from paddle_fn.nn_compat.layer.norm import LayerNorm
-from paddle_fn.nn_compat.param_attr import ParamAttr
+from paddle_fn.base.param_attr import ParamAttr
 
 __all__ = ["MultiHeadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
            "TransformerEncoder", "TransformerEncoderLayer"]

@@ -14,7 +14,7 @@ from paddle_fn.nn_compat import initializer, layer, unique_name  # noqa: F401
 from paddle_fn.nn_compat.bridge import LayerStructure, functional_call, merge, split, update_state  # noqa: F401
 from paddle_fn.nn_compat.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from paddle_fn.nn_compat.layer import *  # noqa: F401,F403 - Layer, the containers and every layer family
-from paddle_fn.nn_compat.param_attr import ParamAttr  # noqa: F401
+from paddle_fn.base.param_attr import ParamAttr  # noqa: F401
 from paddle_fn.nn_compat.parameter import Parameter, create_parameter  # noqa: F401
 
 

@@ -2,6 +2,8 @@
 
 `try_import`, `deprecated`, `require_version` and `run_check` are here; `paddle.utils.download` fetches pretrained
 weights and data files (`get_weights_path_from_url`), `paddle.utils.unique_name` names parameters.
+`install_paddle_alias` (paddle_fn's own, `paddle_fn.utils.paddle_alias`) makes ``import paddle`` import paddle_fn,
+for files copied from Paddle unchanged.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 
 import paddle_fn
 from paddle_fn.utils import dlpack, download, unique_name  # noqa: F401 - Paddle's submodules of paddle.utils
+from paddle_fn.utils.paddle_alias import install_paddle_alias, uninstall_paddle_alias  # noqa: F401
 
 __all__ = ["deprecated", "run_check", "require_version", "try_import"]
 

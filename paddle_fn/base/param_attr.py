@@ -1,8 +1,13 @@
-"""`paddle.ParamAttr`: how a Layer creates one of its parameters (name, initializer, learning rate, ...)."""
-from __future__ import annotations
+"""`paddle.ParamAttr` (also ``paddle.base.param_attr.ParamAttr``, ``paddle.framework.ParamAttr``): how a Layer
+creates one of its parameters (name, initializer, learning rate, ...).
 
-from paddle_fn.nn_compat.initializer.initializer import Initializer
-from paddle_fn.nn_compat.regularizer import WeightDecayRegularizer
+A plain record with no paddle_fn imports, so every layer of the library can name it (tests/test_layering.py gives
+this module a layer of its own, below `paddle_fn.base` and `paddle_fn.framework`, which re-export it as Paddle
+does). It recognises initializers and regularizers by what they do, not by their classes, which live in the
+stateful layer (`paddle_fn.nn_compat`): a regularizer has a ``decay(param)`` method, an initializer is called
+on a parameter.
+"""
+from __future__ import annotations
 
 __all__ = ["ParamAttr"]
 
@@ -74,10 +79,10 @@ class ParamAttr:
             return [ParamAttr._to_attr(a) for a in arg]
         if isinstance(arg, str):
             return ParamAttr(name=arg)
-        if isinstance(arg, Initializer):
-            return ParamAttr(initializer=arg)
-        if isinstance(arg, WeightDecayRegularizer):
+        if callable(getattr(arg, "decay", None)):  # a WeightDecayRegularizer (L1Decay, L2Decay, ...)
             return ParamAttr(regularizer=arg)
+        if callable(arg):  # an Initializer
+            return ParamAttr(initializer=arg)
         raise TypeError(f"{type(arg).__name__} cannot be cast to ParamAttr; pass a ParamAttr, a name, an "
                         "initializer, a regularizer, None or False")
 
