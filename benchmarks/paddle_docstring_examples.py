@@ -33,14 +33,12 @@ import argparse
 import collections
 import contextlib
 import doctest
+import gzip
 import importlib
-import importlib.abc
-import importlib.util
 import io
 import json
 import re
 import signal
-import sys
 import warnings
 
 NAMESPACES = ["paddle", "paddle.Tensor", "paddle.nn", "paddle.nn.functional", "paddle.linalg", "paddle.optimizer",
@@ -98,38 +96,12 @@ def record(out_path):
                 if error:
                     entry["skipped"] = f"fails in Paddle: {error}"
             records.append(entry)
-    with open(out_path, "w") as f:
+    with (gzip.open if out_path.endswith(".gz") else open)(out_path, "wt") as f:
         json.dump({"paddle": paddle.__version__, "records": records}, f)
     print(f"{len(records)} docstrings with examples from paddle {paddle.__version__} -> {out_path}")
 
 
 # ---------------------------------------------------------------------------------------------- phase 2
-
-class _Alias(importlib.abc.Loader):
-    def __init__(self, target):
-        self.target = target
-
-    def create_module(self, spec):
-        return importlib.import_module(self.target)
-
-    def exec_module(self, module):
-        pass
-
-
-class _PaddleFinder(importlib.abc.MetaPathFinder):
-    """``import paddle.x.y`` loads ``paddle_fn.x.y`` (one module object for both names)."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name == "paddle" or name.startswith("paddle."):
-            real = "paddle_fn" + name[len("paddle"):]
-            try:
-                found = importlib.util.find_spec(real)
-            except ModuleNotFoundError:
-                found = None
-            if found is not None:
-                return importlib.util.spec_from_loader(name, _Alias(real))
-        return None
-
 
 def _examples(doc):
     """(examples, hardware-only): Paddle's docstring examples with its directives turned into (example,
@@ -196,20 +168,20 @@ def _execute(examples, reset):
         reset()
 
 
-def run(json_path, failures):
+def run(json_path, failures, results_path=None):
+    """Run the recorded examples (a .json or .json.gz file), print the table; with `results_path`, also write
+    {"namespace.name": "match" | "mismatch" | "error: ..."} for every runnable docstring as JSON."""
     from pytest_doctestplus.output_checker import FLOAT_CMP, OutputChecker
-    sys.meta_path.insert(0, _PaddleFinder())
     import paddle_fn
-    for name, module in list(sys.modules.items()):
-        if name == "paddle_fn" or name.startswith("paddle_fn."):
-            sys.modules["paddle" + name[len("paddle_fn"):]] = module
+    paddle_fn.utils.install_paddle_alias()
     signal.signal(signal.SIGALRM, _timeout)
     checker = OutputChecker()
     flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS | FLOAT_CMP
-    with open(json_path) as f:
+    with (gzip.open if json_path.endswith(".gz") else open)(json_path, "rt") as f:
         data = json.load(f)
     table = collections.defaultdict(collections.Counter)
     errors = collections.Counter()
+    results = {}
     for entry in data["records"]:
         counts = table[entry["namespace"]]
         if "skipped" in entry:
@@ -227,16 +199,23 @@ def run(json_path, failures):
         counts["runnable"] += 1
         examples = [doctest.Example(e["source"], e["output"]) for e in entry["examples"]]
         outputs, error = _execute([(e, True) for e in examples], lambda: paddle_fn.set_default_dtype("float32"))
+        key = f"{entry['namespace']}.{entry['name']}"
         if error:
             errors[f"error: {error}"] += 1
+            results[key] = f"error: {error}"
             continue
         counts["runs"] += 1
         random = any(_RANDOM.search(e["source"]) for e in entry["examples"])
         if all(not e["compare"] or not e["output"] or _same(e["output"], got, random, checker, flags)
                for e, got in zip(entry["examples"], outputs)):
             counts["matches"] += 1
+            results[key] = "match"
         else:
-            errors[f"mismatch: {entry['namespace']}.{entry['name']}"] += 1
+            errors[f"mismatch: {key}"] += 1
+            results[key] = "mismatch"
+    if results_path:
+        with open(results_path, "w") as f:
+            json.dump(results, f, indent=0, sort_keys=True)
     print(f"Paddle {data['paddle']} docstring examples under paddle_fn {paddle_fn.__version__}\n")
     print("| namespace | docstrings run | run without error | print Paddle's output | not runnable on Paddle's CPU "
           "| static-graph only |")
@@ -274,11 +253,12 @@ def main():
     runner = sub.add_parser("run")
     runner.add_argument("json_path")
     runner.add_argument("--failures", type=int, default=0, help="list the N most frequent failures")
+    runner.add_argument("--results", help="write each docstring's result (match, mismatch, error) to this JSON")
     args = parser.parse_args()
     if args.phase == "record":
         record(args.json_path)
     else:
-        run(args.json_path, args.failures)
+        run(args.json_path, args.failures, args.results)
 
 
 if __name__ == "__main__":
