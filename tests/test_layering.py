@@ -395,3 +395,16 @@ def test_architecture_module_map_names_every_module():
         if unnamed and "..." not in row or gone:
             wrong.append(f"{package}: not named {sorted(unnamed)}, named but absent {sorted(gone)}")
     assert not wrong, "docs/architecture.md's module map differs from the code:\n" + "\n".join(wrong)
+
+
+def test_no_comment_or_page_cites_a_project_issue_number():
+    """The code and the docs say why in their own words: an issue number means nothing to a reader of the code."""
+    cited = []
+    for path in sorted(ROOT.rglob("*")):
+        parts = path.relative_to(ROOT).parts
+        if path.suffix not in (".py", ".md") or parts[0].startswith(".") or parts[0].endswith(".egg-info"):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bissues? #?\d+", line, flags=re.I):
+                cited.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not cited, "issue numbers cited (say what the issue asked instead):\n" + "\n".join(cited)
