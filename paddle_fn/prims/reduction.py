@@ -583,8 +583,7 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
 
 def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
     """stablehlo.sort of every operand, ordered lexicographically by the first `num_keys`, with nan after every
-    number and equivalent to nan (numpy's order). (What IREE needs instead is the override of
-    lowering/iree_sort.py.)"""
+    number and equivalent to nan (numpy's order)."""
     avals = ctx.avals_in
     args = [(ctx.fresh(), ctx.fresh()) for _ in operands]
     r = _ScalarRegion(ctx)

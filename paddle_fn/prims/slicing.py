@@ -538,8 +538,7 @@ def _scatter_batch_rule(get_prim):
 def _scatter_lower_rule(update_region):
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
         """stablehlo.scatter with the starts clamped so each window lies inside the operand, as gather clamps
-        (StableHLO leaves an out-of-bounds scatter undefined). (IREE compiles only a simple form of scatter: the
-        override of lowering/iree_scatter.py rewrites the others into it.)"""
+        (StableHLO leaves an out-of-bounds scatter undefined)."""
         dn = dimension_numbers
         op_aval, idx_aval, upd_aval = ctx.avals_in
         window = dn.window_sizes(op_aval.shape, upd_aval.shape)
