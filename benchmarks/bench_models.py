@@ -1,4 +1,4 @@
-"""Compiled training steps of six model classes, paddle_fn against JAX, torch and PaddlePaddle side by side (issue 19).
+"""Compiled training steps of six model classes, paddle_fn against JAX, torch and PaddlePaddle side by side.
 
     PYTHONPATH=/tmp/peers/lib/python3.11/site-packages .venv/bin/python benchmarks/bench_models.py [--quick]
         [--reps N] [--only CLASS ...] [--skip-torch-compile] [--skip-eager] [--cold-runs N] [--skip-cold]

@@ -1,4 +1,4 @@
-"""Every row of issue 12's table in one run: paddle_fn against JAX, torch, Paddle and numpy, as ratios to targets.
+"""Every row of the speed-target table in one run: paddle_fn against JAX, torch, Paddle and numpy, as ratios to targets.
 
     PYTHONPATH=/tmp/peers/lib/python3.11/site-packages .venv/bin/python benchmarks/bench_summary.py --out DIR
         [--quick] [--reps N] [--closures N] [--torch-compile]

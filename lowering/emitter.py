@@ -102,11 +102,7 @@ def on_signed_view(rule):
         def bitcast(name, src, dst):
             return name if src == dst else ctx.op("stablehlo.bitcast_convert", [name], dst, in_avals=[src])
         operands = [bitcast(x, a, signed(a)) for x, a in zip(operands, avals_in)]
-        ctx.avals_in, ctx.avals_out = [signed(a) for a in avals_in], [signed(a) for a in avals_out]
-        try:
-            outs = rule(ctx, *operands, **params)
-        finally:
-            ctx.avals_in, ctx.avals_out = avals_in, avals_out
+        outs = ctx.apply(rule, operands, [signed(a) for a in avals_in], [signed(a) for a in avals_out], **params)
         if isinstance(outs, str):
             return bitcast(outs, signed(avals_out[0]), avals_out[0])
         return [bitcast(o, signed(a), a) for o, a in zip(outs, avals_out)]
@@ -197,12 +193,9 @@ class FuncLowering:
 
         for eqn in prog.eqns:
             ins = [read(v) for v in eqn.inputs]
-            saved = self.avals_in, self.avals_out
-            self.avals_in = [v.aval for v in eqn.inputs]
-            self.avals_out = [v.aval for v in eqn.outputs]
             first_line = len(self.lines)
-            outs = self.rule(eqn.prim)(self, *ins, **eqn.params)
-            self.avals_in, self.avals_out = saved
+            outs = self.apply(self.rule(eqn.prim), ins, [v.aval for v in eqn.inputs], [v.aval for v in eqn.outputs],
+                              **eqn.params)
             if eqn.scope:
                 self._locate(first_line, eqn.scope)
             if isinstance(outs, str):
@@ -222,6 +215,16 @@ class FuncLowering:
             if line.endswith(("{", "(", ":")) or line.lstrip().startswith("^") or not line.strip():
                 continue
             self.lines[i] = line + loc
+
+    def apply(self, rule, operands, avals_in, avals_out, /, **params):
+        """`rule(self, *operands, **params)` with `avals_in` / `avals_out` as the types it lowers between (an
+        override applies a rule to other operands than its equation's); returns the rule's result name(s)."""
+        saved = self.avals_in, self.avals_out
+        self.avals_in, self.avals_out = list(avals_in), list(avals_out)
+        try:
+            return rule(self, *operands, **params)
+        finally:
+            self.avals_in, self.avals_out = saved
 
     def rule(self, prim):
         """The rule lowering `prim` for this context's target."""

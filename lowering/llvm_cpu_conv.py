@@ -30,30 +30,10 @@ import math
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering.staged import bind, generic_rule, inline, stage
+from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
 
 # Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
 MAX_UNROLLED = 64
-
-def _shape(x):
-    return get_aval(x).shape
-
-
-def _transpose(x, perm):
-    perm = tuple(int(p) for p in perm)
-    return x if perm == tuple(range(len(perm))) else bind("transpose", x, permutation=perm)
-
-
-def _reshape(x, shape):
-    shape = tuple(int(s) for s in shape)
-    return x if _shape(x) == shape else bind("reshape", x, new_sizes=shape)
-
-
-def _slice(x, start, limit, strides):
-    if tuple(start) == (0,) * len(start) and tuple(limit) == _shape(x) and set(strides) <= {1}:
-        return x
-    return bind("slice", x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
-
 
 def _pad(x, config):
     """Zero padding: `config` holds (low, high, interior) per axis, negative low/high crop."""
@@ -73,7 +53,7 @@ def _to_layout(x, spec, roles_first):
     perm = [0] * len(spec)
     for role, physical in enumerate(spec):
         perm[physical] = roles_first[role]
-    return _transpose(x, perm)
+    return transpose(x, perm)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,13 +123,13 @@ class _Conv:
     def window_slice(self, x, layout, offsets, stride, count):
         """The strided slice of the padded lhs `x` (roles at `layout`) that starts at `offsets` (per spatial dim,
         past the crop) and takes `count` elements `stride` apart."""
-        start, limit, strides = [0] * len(layout), list(_shape(x)), [1] * len(layout)
+        start, limit, strides = [0] * len(layout), list(shape_of(x)), [1] * len(layout)
         for d in range(self.n):
             axis = layout[2 + d]
             start[axis] = self.crop[d] + offsets[d]
             limit[axis] = start[axis] + (count[d] - 1) * stride[d] + 1
             strides[axis] = stride[d]
-        return _slice(x, start, limit, strides)
+        return slice_(x, start, limit, strides)
 
 
 def _accumulation_dtype(x):
@@ -162,7 +142,7 @@ def filter_barrier(c: _Conv, lhs, rhs):
     """The convolution itself, its filter transposed to (spatial..., in, out) and kept there by an optimization
     barrier (IREE would otherwise fold the transpose into the convolution and read the filter where it was)."""
     rs, n = c.dn.rhs_spec, c.n
-    filt = bind("optimization_barrier", _transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])))
+    filt = bind("optimization_barrier", transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])))
     dn = dataclasses.replace(c.dn, rhs_spec=(n + 1, n) + tuple(range(n)))
     return bind("conv_general_dilated", lhs, filt, **dict(c.params, dimension_numbers=dn))
 
@@ -172,13 +152,13 @@ def pointwise(c: _Conv, lhs, rhs):
     with lhs dilation (the input gradient of a strided 1x1 convolution) the product comes first and the dilation
     and padding spread its result."""
     ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
-    filt = _reshape(_transpose(rhs, (rs[1], rs[0]) + tuple(rs[2:])), (c.in_features, c.out_features))
+    filt = reshape(transpose(rhs, (rs[1], rs[0]) + tuple(rs[2:])), (c.in_features, c.out_features))
     dilated = any(d > 1 for d in c.lhs_dilation)
 
     def product(x, spatial):  # x in the lhs layout -> (batch, spatial..., out)
-        rows = _reshape(_transpose(x, (ls[0],) + tuple(ls[2:]) + (ls[1],)),
+        rows = reshape(transpose(x, (ls[0],) + tuple(ls[2:]) + (ls[1],)),
                         (c.batch * math.prod(spatial), c.features))
-        return _reshape(_dot(rows, filt, ((1,), (0,))), (c.batch,) + spatial + (c.out_features,))
+        return reshape(_dot(rows, filt, ((1,), (0,))), (c.batch,) + spatial + (c.out_features,))
 
     channels_last = (0, n + 1) + tuple(range(1, n + 1))  # role -> axis of (batch, spatial..., out)
     if not dilated:
@@ -194,8 +174,8 @@ def pointwise(c: _Conv, lhs, rhs):
 
 def _split_axis(x, axis, groups):
     """Axis `axis` of `x` as (groups, rest) at (axis, axis + 1)."""
-    shape = _shape(x)
-    return _reshape(x, shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:])
+    shape = shape_of(x)
+    return reshape(x, shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:])
 
 
 def positions_dots(c: _Conv, lhs, rhs):
@@ -223,9 +203,9 @@ def positions_dots(c: _Conv, lhs, rhs):
         if groups > 1:
             part = _split_axis(part, split, groups)
         product = _dot(filt, part, (filt_contracting, part_contracting), (filt_batch, part_batch))
-        outs.append(_reshape(product, (c.out_features, 1, out_batch)))  # (group, out, batch) or (out, batch)
+        outs.append(reshape(product, (c.out_features, 1, out_batch)))  # (group, out, batch) or (out, batch)
     out = bind("concatenate", *outs, dimension=1) if len(outs) > 1 else outs[0]
-    out = _reshape(out, (c.out_features,) + c.positions + (out_batch,))
+    out = reshape(out, (c.out_features,) + c.positions + (out_batch,))
     return _to_layout(out, c.dn.out_spec, (n + 1, 0) + tuple(range(1, n + 1)))
 
 
@@ -236,15 +216,15 @@ def depthwise_taps(c: _Conv, lhs, rhs):
     acc = _accumulation_dtype(lhs)
     x = c.padded_lhs(bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
                      else lhs, ls)
-    filt = _reshape(_transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
+    filt = reshape(transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
     if acc != get_aval(filt).dtype.name:
         filt = bind("convert_element_type", filt, new_dtype=acc)
     total = None
     for t, tap in enumerate(itertools.product(*map(range, c.window))):
         part = c.window_slice(x, ls, tuple(k * r for k, r in zip(tap, c.rhs_dilation)), c.window_strides,
                               c.positions)
-        weight = _reshape(_slice(filt, (0, t), (c.out_features, t + 1), (1, 1)), (c.out_features,))
-        term = bind("mul", part, bind("broadcast_in_dim", weight, shape=_shape(part),
+        weight = reshape(slice_(filt, (0, t), (c.out_features, t + 1), (1, 1)), (c.out_features,))
+        term = bind("mul", part, bind("broadcast_in_dim", weight, shape=shape_of(part),
                                         broadcast_dimensions=(ls[1],)))
         total = term if total is None else bind("add", total, term)
     total = bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
@@ -265,14 +245,14 @@ def depthwise_positions(c: _Conv, lhs, rhs):
     perm = [0] * (n + 2)
     for role in range(n + 2):
         perm[ls[role]] = rs[role]
-    g = _transpose(g, perm)
+    g = transpose(g, perm)
     sums = []
     for at in itertools.product(*map(range, c.positions)):
         part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
         summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
-        sums.append(_reshape(summed, (c.out_features, 1)))
+        sums.append(reshape(summed, (c.out_features, 1)))
     out = bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
-    out = _reshape(out, (1, c.out_features) + c.positions)
+    out = reshape(out, (1, c.out_features) + c.positions)
     if acc != get_aval(lhs).dtype.name:
         out = bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
     return _to_layout(out, c.dn.out_spec, tuple(range(n + 2)))

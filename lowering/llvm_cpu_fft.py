@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering.llvm_cpu_conv import _dot, _pad, _reshape, _slice, _transpose
-from paddle_fn.lowering.staged import bind, generic_rule, inline, stage
+from paddle_fn.lowering.llvm_cpu_conv import _dot, _pad
+from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
 
 # The longest DFT done as one matrix product: a 2n x 2n real matrix; 64 points is 128 KiB of float64.
 MATMUL_MAX = 64
@@ -50,15 +50,15 @@ def native(aval, n) -> bool:
 def decompose(x, fft_type, fft_length):
     """The FFT of kind `fft_type` over the trailing `len(fft_length)` axes of `x`, as one-axis FFTs (the primitive
     where IREE has it) and the forms of the module docstring."""
-    rank, k = len(_shape(x)), len(fft_length)
+    rank, k = len(shape_of(x)), len(fft_length)
     plain = "IFFT" if fft_type in ("IFFT", "IRFFT") else "FFT"
     kinds = [plain] * (k - 1) + [fft_type]
     order = range(k) if fft_type == "IRFFT" else reversed(range(k))  # the half axis: first for RFFT, last for IRFFT
     for i in order:
         axis = rank - k + i
         perm = tuple(a for a in range(rank) if a != axis) + (axis,)
-        y = _one_axis(_transpose(x, perm), kinds[i], fft_length[i])
-        x = _transpose(y, np.argsort(perm))
+        y = _one_axis(transpose(x, perm), kinds[i], fft_length[i])
+        x = transpose(y, np.argsort(perm))
     return x
 
 
@@ -85,10 +85,10 @@ def _half_twiddles(n):
 def _packed_forward_real(x, n):
     """RFFT of n = 2m real points by one complex FFT of m points: z = even + i odd samples, Z = FFT(z); with
     Z_m = Z_0, X_k = Z_k (1 - i w^k) / 2 + conj(Z_(m-k)) (1 + i w^k) / 2."""
-    shape, m = _shape(x), n // 2
-    pairs = _reshape(x, shape[:-1] + (m, 2))
+    shape, m = shape_of(x), n // 2
+    pairs = reshape(x, shape[:-1] + (m, 2))
     last = len(shape)
-    even, odd = (_reshape(_slice(pairs, (0,) * last + (j,), shape[:-1] + (m, j + 1), (1,) * (last + 1)),
+    even, odd = (reshape(slice_(pairs, (0,) * last + (j,), shape[:-1] + (m, j + 1), (1,) * (last + 1)),
                           shape[:-1] + (m,)) for j in (0, 1))
     spectrum = _forward(bind("complex", even, odd), m)
     extended = bind("concatenate", spectrum, _slice_last(spectrum, 0, 1), dimension=last - 1)    # Z_0..Z_m
@@ -101,17 +101,17 @@ def _packed_inverse_real(x, n):
     """IRFFT to n = 2m real points by one inverse complex FFT of m points: with the imaginary parts of X_0 and X_m
     dropped, Z_k = X_k (1 + i conj(w^k)) / 2 + conj(X_(m-k)) (1 - i conj(w^k)) / 2 is the FFT of z = even + i odd
     samples, and z = IFFT(Z)."""
-    shape, m = _shape(x), n // 2
+    shape, m = shape_of(x), n // 2
     last = len(shape) - 1
     pieces = [_real_bin(_slice_last(x, 0, 1)), _slice_last(x, 1, m), _real_bin(_slice_last(x, m, m + 1))]
-    bins = bind("concatenate", *[p for p in pieces if _shape(p)[-1]], dimension=last)
+    bins = bind("concatenate", *[p for p in pieces if shape_of(p)[-1]], dimension=last)
     mirrored = bind("conj", bind("rev", bins, dimensions=(last,)))                               # conj(X_(m-k))
     w = np.conj(_half_twiddles(n))
     packed = bind("add", _times(bins, (1 + 1j * w) / 2), _times(mirrored, (1 - 1j * w) / 2))
     z = _slice_last(packed, 0, m)
     z = _times(bind("conj", _forward(bind("conj", z), m)), np.asarray(1.0 / m))                  # IFFT of m points
-    parts = [_reshape(bind(part, z), shape[:-1] + (m, 1)) for part in ("real", "imag")]
-    return _reshape(bind("concatenate", *parts, dimension=last + 1), shape[:-1] + (n,))
+    parts = [reshape(bind(part, z), shape[:-1] + (m, 1)) for part in ("real", "imag")]
+    return reshape(bind("concatenate", *parts, dimension=last + 1), shape[:-1] + (n,))
 
 
 def _inverse_real(x, n):
@@ -120,13 +120,13 @@ def _inverse_real(x, n):
     half = n // 2 + 1
     pieces = [_real_bin(_slice_last(x, 0, 1))]
     middle = _slice_last(x, 1, half - 1 if n % 2 == 0 else half)
-    if _shape(middle)[-1]:
+    if shape_of(middle)[-1]:
         pieces.append(middle)
     if n % 2 == 0 and n > 1:
         pieces.append(_real_bin(_slice_last(x, half - 1, half)))
-    if _shape(middle)[-1]:
-        pieces.append(bind("conj", bind("rev", middle, dimensions=(len(_shape(x)) - 1,))))
-    spectrum = pieces[0] if len(pieces) == 1 else bind("concatenate", *pieces, dimension=len(_shape(x)) - 1)
+    if shape_of(middle)[-1]:
+        pieces.append(bind("conj", bind("rev", middle, dimensions=(len(shape_of(x)) - 1,))))
+    spectrum = pieces[0] if len(pieces) == 1 else bind("concatenate", *pieces, dimension=len(shape_of(x)) - 1)
     return _times(bind("real", _forward(bind("conj", spectrum), n)), np.asarray(1.0 / n))
 
 
@@ -152,7 +152,7 @@ def _dft_product(x, n):
     c, s = np.cos(angle), np.sin(angle)
     part = _part_dtype(x)
     matrix = Tensor(np.block([[c, -s], [s, c]]).astype(part))
-    last = len(_shape(x)) - 1
+    last = len(shape_of(x)) - 1
     parts = bind("concatenate", bind("real", x), bind("imag", x), dimension=last)
     y = _dot(parts, matrix, ((last,), (0,)))
     return bind("complex", _slice_last(y, 0, n), _slice_last(y, n, 2 * n))
@@ -160,15 +160,15 @@ def _dft_product(x, n):
 
 def _four_step(x, n1, n2):
     """Cooley-Tukey with n = n1 * n2, input index n2 * j1 + j2 and output index k1 + n1 * k2."""
-    shape = _shape(x)
+    shape = shape_of(x)
     lead = len(shape) - 1
-    grid = _reshape(x, shape[:-1] + (n1, n2))                              # [..., j1, j2]
+    grid = reshape(x, shape[:-1] + (n1, n2))                              # [..., j1, j2]
     swap = tuple(range(lead)) + (lead + 1, lead)
-    inner = _dft_product(_transpose(grid, swap), n1)                       # [..., j2, k1]
+    inner = _dft_product(transpose(grid, swap), n1)                       # [..., j2, k1]
     twiddle = np.exp(-2j * np.pi * (np.outer(np.arange(n2), np.arange(n1)) % (n1 * n2)) / (n1 * n2))
     inner = _times(inner, twiddle)
-    outer = _forward(_transpose(inner, swap), n2)                          # [..., k1, k2]
-    return _reshape(_transpose(outer, swap), shape)                        # [..., k2, k1] -> k1 + n1 * k2
+    outer = _forward(transpose(inner, swap), n2)                          # [..., k1, k2]
+    return reshape(transpose(outer, swap), shape)                        # [..., k2, k1] -> k1 + n1 * k2
 
 
 def _bluestein(x, n):
@@ -180,7 +180,7 @@ def _bluestein(x, n):
     kernel = np.zeros(m, complex)
     kernel[:n] = np.conj(chirp)
     kernel[m - n + 1:] = np.conj(chirp[1:])[::-1]
-    a = _pad(_times(x, chirp), [(0, 0, 0)] * (len(_shape(x)) - 1) + [(0, m - n, 0)])
+    a = _pad(_times(x, chirp), [(0, 0, 0)] * (len(shape_of(x)) - 1) + [(0, m - n, 0)])
     spectrum = _times(_forward(a, m), np.fft.fft(kernel))
     convolution = bind("conj", _forward(bind("conj", spectrum), m))        # m times the inverse FFT
     return _times(_slice_last(convolution, 0, n), chirp / m)
@@ -200,8 +200,8 @@ def _times(x, constant):
 
 
 def _slice_last(x, lo, hi):
-    shape = _shape(x)
-    return _slice(x, (0,) * (len(shape) - 1) + (lo,), shape[:-1] + (hi,), (1,) * len(shape))
+    shape = shape_of(x)
+    return slice_(x, (0,) * (len(shape) - 1) + (lo,), shape[:-1] + (hi,), (1,) * len(shape))
 
 
 def _zeros_like(x):
@@ -211,7 +211,3 @@ def _zeros_like(x):
 
 def _part_dtype(x):
     return np.float32 if get_aval(x).dtype.name == "complex64" else np.float64
-
-
-def _shape(x):
-    return get_aval(x).shape

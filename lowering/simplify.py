@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from paddle_fn.core.ir import Eqn, Literal, Program, ShapedArray, Var
-from paddle_fn.core.primitive import all_primitives
+from paddle_fn.core.primitive import get_primitive
 from paddle_fn.core.staging import dce_program
 
 # Results of at most this many elements computed from constants alone are folded into literals.
@@ -190,7 +190,7 @@ def _diagonal_of(v, diagonals):
 
 
 def _new_eqn(name, inputs, params, aval) -> Eqn:
-    return Eqn(all_primitives()[name], tuple(inputs), params, (Var(aval),))
+    return Eqn(get_primitive(name), tuple(inputs), params, (Var(aval),))
 
 
 def _relayout(x, permutation, out_aval):

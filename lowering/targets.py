@@ -1,10 +1,11 @@
 """Per-target lowering overrides: the one table of the places where a primitive lowers differently for one IREE
 backend than its own (generic StableHLO) rule says.
 
-A primitive's block holds its generic lowering, which is correct everywhere. An override exists only because one
-backend of one IREE version compiles the generic form badly (slowly, inaccurately, or not at all); each row names
-the target, the IREE version it was measured with, and the benchmark or test that shows the difference, so that
-it can be measured again, and deleted, when IREE changes. `FuncLowering` looks a primitive up here for the target
+A primitive's block holds its generic lowering: what the primitive is, in StableHLO's terms. An override exists only
+because one backend of one IREE version (or IREE on every backend: EVERY_TARGET) compiles the generic form badly
+(slowly, inaccurately, or not at all); each row names the target, the IREE version it was measured with, and the
+benchmark, test or probe that shows the difference, so that it can be measured again, and deleted, when IREE
+changes. `FuncLowering` looks a primitive up here for the target
 it lowers for (`lower_program(..., target=...)`; jit uses the device's target, `Lowered.cross_compile` the one it
 is given), and the target is part of every compile-cache key through the text it produces.
 
@@ -15,16 +16,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum,
-                               llvm_cpu_trig)
+from paddle_fn.lowering import (f64_math, iree_scatter, iree_sort, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad,
+                               llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
 
 
+# The target of the rows that hold for every IREE backend: IREE's own limits, met in its input conversion or
+# dispatch formation before any backend (each row says which backends it was probed on). A target's own row for the
+# same primitive comes first.
+EVERY_TARGET = "every IREE target"
+
+
 @dataclass(frozen=True)
 class Override:
-    """`rule` lowers primitive `primitive` (by name) for `target`, with a lowering rule's signature
-    ``rule(ctx, *operand_names, **params)``; it may fall back to the primitive's own rule."""
+    """`rule` lowers primitive `primitive` (by name) for `target` (or EVERY_TARGET), with a lowering rule's
+    signature ``rule(ctx, *operand_names, **params)``; it may fall back to the primitive's own rule."""
     primitive: str
     target: str
     rule: Callable
@@ -59,6 +66,19 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              evidence="tests/test_fft.py::test_jit_pads_complex_signals",
              why="IREE crashes on a stablehlo.pad of complex elements (complex64 and complex128); the parts are "
                  "padded apart (see lowering/llvm_cpu_pad.py)"),
+    Override("sort", EVERY_TARGET, iree_sort.lower_sort, iree="3.13",
+             evidence="tests/test_iree_probes.py::test_generic_sort_still_needs_the_override (llvm-cpu, and cuda "
+                      "cross-compiled)",
+             why="IREE sorts in place: it fails to compile a sort holding one buffer twice or an operand computed in "
+                 "the sort's dispatch (argsort's iota), and its CPU sort ignores is_stable; the distinct keys are "
+                 "sorted with a position key and the other operands gathered (see lowering/iree_sort.py)"),
+) + tuple(
+    Override(name, EVERY_TARGET, iree_scatter.lower_scatter(name), iree="3.13",
+             evidence="tests/test_iree_probes.py::test_generic_scatter_still_needs_the_override (llvm-cpu, and "
+                      "cuda cross-compiled)",
+             why="IREE compiles only a simple form of " + name + " (indices naming the leading operand axes, one "
+                 "element each); every other is rewritten into it (see lowering/iree_scatter.py)")
+    for name in ("scatter", "scatter_add")) + (
     Override("scan", "llvm-cpu", llvm_cpu_scan.lower_scan, iree="3.13",
              evidence="benchmarks/bench_models.py (recurrence); tests/test_control_flow.py (scans under jit)",
              why="IREE copies every carried buffer each loop iteration (no in-place update): a scan under reverse "
@@ -94,5 +114,5 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
 
 def lowering_rule(prim, target: str):
     """The rule that lowers `prim` for `target`: its override there, else its own."""
-    override = OVERRIDES.get((prim.name, target))
+    override = OVERRIDES.get((prim.name, target)) or OVERRIDES.get((prim.name, EVERY_TARGET))
     return prim.lower if override is None else override.rule

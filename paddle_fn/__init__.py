@@ -37,29 +37,6 @@ from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     randn, randn_like, randperm, seed, set_rng_state, set_rng_state as set_cuda_rng_state, standard_gamma,
     standard_normal)
 
-_tensor_api.methods.install()
-
-
-def _install_sparse_conversions():
-    """The dense Tensor's side of paddle.sparse: `is_sparse*` answer at once; the conversions load paddle.sparse
-    through `_LAZY` on their first call, so a script that never makes a sparse Tensor does not import it."""
-    def to_sparse_coo(self, sparse_dim):
-        """The nonzero entries over the first `sparse_dim` axes as a COO sparse Tensor (eager only)."""
-        return __getattr__("sparse").tensor.to_sparse_coo(self, sparse_dim)
-
-    def to_sparse_csr(self):
-        """The nonzero entries of a matrix (or batch of matrices) as a CSR sparse Tensor (eager only)."""
-        return __getattr__("sparse").tensor.to_sparse_csr(self)
-
-    def is_sparse(self):
-        """False: a dense Tensor (sparse Tensors answer True)."""
-        return False
-
-    Tensor.to_sparse_coo, Tensor.to_sparse_csr = to_sparse_coo, to_sparse_csr
-    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
-
-
-_install_sparse_conversions()
 __version__ = "0.1.0"
 
 # The transforms, Paddle's other namespaces and the names the root takes from them load on first use (PEP 562), so
@@ -153,20 +130,31 @@ _LAZY = {
 }
 
 
-# Tensor methods Paddle 3.3 has for paddle.linalg's functions (x.cholesky() is paddle.linalg.cholesky(x)); that
-# namespace loads on first use, so each method imports it when first called.
-def _linalg_method(name, attribute):
-    def method(self, *args, **kwargs):
-        return getattr(_importlib.import_module("paddle_fn.linalg"), attribute)(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``paddle.linalg.{attribute}(x, ...)`` as a method of x."
-    return method
+# Tensor methods whose functions live in namespaces that load on first use: x.cholesky() is paddle.linalg.cholesky(x),
+# as in Paddle 3.3, and x.to_sparse_coo(2) converts through paddle.sparse. method name -> "module:attribute", loaded
+# by the method's first call (so a script that never calls one does not import the namespace). tests/test_layering.py
+# reads this table as the root's imports, as it reads _LAZY.
+_LAZY_METHODS = {
+    "cholesky": "paddle_fn.linalg:cholesky", "cholesky_solve": "paddle_fn.linalg:cholesky_solve",
+    "cond": "paddle_fn.linalg:cond", "corrcoef": "paddle_fn.linalg:corrcoef", "cov": "paddle_fn.linalg:cov",
+    "eig": "paddle_fn.linalg:eig", "eigvals": "paddle_fn.linalg:eigvals", "eigvalsh": "paddle_fn.linalg:eigvalsh",
+    "lstsq": "paddle_fn.linalg:lstsq", "lu": "paddle_fn.linalg:lu", "lu_unpack": "paddle_fn.linalg:lu_unpack",
+    "matrix_power": "paddle_fn.linalg:matrix_power", "multi_dot": "paddle_fn.linalg:multi_dot",
+    "norm": "paddle_fn.linalg:norm", "pinv": "paddle_fn.linalg:pinv", "qr": "paddle_fn.linalg:qr",
+    "slogdet": "paddle_fn.linalg:slogdet", "solve": "paddle_fn.linalg:solve", "inverse": "paddle_fn.linalg:inv",
+    "to_sparse_coo": "paddle_fn.sparse.tensor:to_sparse_coo",
+    "to_sparse_csr": "paddle_fn.sparse.tensor:to_sparse_csr",
+}
 
 
-for _name in ("cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigvals", "eigvalsh", "lstsq", "lu",
-              "lu_unpack", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve"):
-    setattr(Tensor, _name, _linalg_method(_name, _name))
-Tensor.inverse = _linalg_method("inverse", "inv")
+def _load(target):
+    """The module or attribute that `target` ("module" or "module:attribute") names, imported."""
+    module, _, attribute = target.partition(":")
+    value = _importlib.import_module(module)
+    return getattr(value, attribute) if attribute else value
+
+
+_tensor_api.methods.install(_LAZY_METHODS, _load)
 
 
 def __getattr__(name):
@@ -174,11 +162,7 @@ def __getattr__(name):
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'paddle_fn' has no attribute {name!r}")
-    module, _, attribute = target.partition(":")
-    value = _importlib.import_module(module)
-    if attribute:
-        value = getattr(value, attribute)
-    globals()[name] = value
+    value = globals()[name] = _load(target)
     return value
 
 

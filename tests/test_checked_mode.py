@@ -1,4 +1,4 @@
-"""Checked mode (issue 23 item 12): runtime checks compiled into jit programs, reported with the user's line."""
+"""Checked mode: runtime checks compiled into jit programs, reported with the user's line."""
 import inspect
 
 import numpy as np

@@ -98,3 +98,17 @@ def test_the_override_is_used_for_its_target_only(softsign):
     assert lowered.as_text("cuda") == lower_program(lowered.program, target="cuda")
     x = pf.to_tensor(np.array([-1.5, 0.25, 4.0], np.float32))
     np.testing.assert_allclose(pf.jit(softsign.bind)(x).numpy(), x.numpy() / (1 + np.abs(x.numpy())), rtol=1e-6)
+
+
+def test_a_primitive_registered_after_the_first_jit_is_found_by_name(request):
+    # Staged lowering rules apply primitives by name (the lowering sits below them). The llvm-cpu float sum is such
+    # a rule: this jit stages its partial sums before the new primitive exists.
+    x = pf.to_tensor(np.linspace(-3.0, 3.0, 300))
+    np.testing.assert_allclose(pf.jit(lambda v: v.sum())(x).numpy(), x.numpy().sum(), atol=1e-12)
+    softsign = request.getfixturevalue("softsign")
+    prog, _ = stage(lambda v: [bind("softsign_walkthrough", v)], [x.aval])
+    assert [e.prim for e in prog.eqns] == [softsign]
+    assert "stablehlo.divide" in lower_program(prog, use_overrides=False)
+    assert "stablehlo.sign" in lower_program(prog)
+    np.testing.assert_allclose(pf.jit(lambda v: bind("softsign_walkthrough", v))(x).numpy(),
+                               x.numpy() / (1 + np.abs(x.numpy())), rtol=1e-12)

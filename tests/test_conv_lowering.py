@@ -5,6 +5,9 @@ convolution's own implementation over every kind of convolution a training step 
 and compiled through IREE inside whole training steps against the eager step. The op table's conv rows
 (tests/optable/conv.py) add each form's IREE run on its own.
 """
+import pathlib
+import re
+
 import numpy as np
 import pytest
 
@@ -128,9 +131,14 @@ def test_forms_keep_half_precision_sums_in_float32():
 
 def test_the_override_table_names_real_primitives_and_targets():
     primitives = set(all_primitives())
+    root = pathlib.Path(__file__).resolve().parent.parent
     for (name, target), override in targets.OVERRIDES.items():
-        assert name in primitives and target in TARGETS
+        assert name in primitives and target in TARGETS + (targets.EVERY_TARGET,)
         assert override.iree and override.evidence and override.why
+        for path, test in re.findall(r"((?:tests|benchmarks)/[\w/]+\.py)(?:::(\w+))?", override.evidence):
+            assert (root / path).is_file(), f"{name} on {target}: the evidence {path} does not exist"
+            assert test is None or test == "" or f"def {test}(" in (root / path).read_text(), \
+                f"{name} on {target}: the evidence {path}::{test} does not exist"
 
 
 def test_the_lowering_follows_its_target():

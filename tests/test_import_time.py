@@ -1,4 +1,4 @@
-"""`import paddle_fn` loads the core only; Paddle's other namespaces load on first use (issue 12).
+"""`import paddle_fn` loads the core only; Paddle's other namespaces load on first use.
 
 These tests check the structure that keeps the import cheap, in fresh interpreters; the time itself is measured by
 benchmarks/bench_import.py, never by a test.

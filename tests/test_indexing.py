@@ -6,7 +6,6 @@ import paddle_fn as pf
 from paddle_fn import tensor as T
 from paddle_fn.core.errors import ConcretizationError
 
-T.methods.install()
 
 X = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
 

@@ -1,4 +1,4 @@
-"""The names a JAX port reaches for (issue 26 item 5) and jnp.array of traced values (item 4): each against numpy
+"""The names a JAX port reaches for and jnp.array of traced values: each against numpy
 (which jax.numpy follows for these) or JAX's documented behaviour, with Paddle's own names unchanged."""
 from typing import NamedTuple
 

@@ -92,9 +92,10 @@ ALLOWED_CYCLES = {
 # folder -> package name (the mapped top-level folders install as subpackages of paddle_fn)
 FOLDERS = {folder: name for name, folder in ROOTS_MAP.items()}
 PEERS = ("jax", "jaxlib", "torch", "tensorflow", "paddle")
-# The table of paddle_fn/__init__.py that names what the public namespace loads on first use (issue 12: `import
-# paddle_fn` pays for the core only). Its entries are read as function-level imports of the root (`_imports`).
-LAZY_ROOT_TABLE = "_LAZY"
+# The tables of paddle_fn/__init__.py that name what the public namespace loads on first use (`import paddle_fn`
+# pays for the core only): its names, and the Tensor methods whose functions live in those namespaces. Their entries
+# are read as function-level imports of the root (`_imports`).
+LAZY_ROOT_TABLES = ("_LAZY", "_LAZY_METHODS")
 
 
 def _module_name(path):
@@ -139,13 +140,12 @@ def _imports(path):
 
 
 def _lazy_root_imports(tree):
-    """(module, line) for each entry of the root's `_LAZY` table: the namespaces and names that
-    paddle_fn/__init__.py imports on first use (its module-level `__getattr__`), checked here like the imports
-    inside a function that they are."""
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [LAZY_ROOT_TABLE]:
-            return [(entry.value.partition(":")[0], entry.lineno) for entry in node.value.values]
-    return []
+    """(module, line) for each entry of the root's lazy tables: the namespaces, names and Tensor methods' functions
+    that paddle_fn/__init__.py imports on first use (its module-level `__getattr__`, the deferred methods), checked
+    here like the imports inside a function that they are."""
+    return [(entry.value.partition(":")[0], entry.lineno) for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and getattr(node.targets[0], "id", None) in LAZY_ROOT_TABLES for entry in node.value.values]
 
 
 def _package_of(module):
@@ -309,8 +309,8 @@ def test_names_taken_from_the_root_are_bound_first():
     assert not bad, "\n".join(bad)
 
 
-# The function-level imports of project modules that are there on purpose, each with its reason (issue 14: no
-# import cycle hidden in a function body). A new one needs an entry here, or a move of the shared piece down.
+# The function-level imports of project modules that are there on purpose, each with its reason (no import
+# cycle hidden in a function body). A new one needs an entry here, or a move of the shared piece down.
 DELIBERATE_LAZY_IMPORTS = {
     # convert_call runs inside converted user code: dy2static's translator and the Layer class import the
     # operator conversions at module level, so these two can only be looked up when a call is converted
@@ -329,7 +329,7 @@ def test_no_function_level_import_of_project_modules_but_the_deliberate_ones():
                 found.add((name, target, line))
     lazy_root = {("paddle_fn", module) for module, _ in
                  _lazy_root_imports(ast.parse((ROOT / "paddle_fn" / "__init__.py").read_text()))}
-    assert lazy_root, f"paddle_fn/__init__.py has no {LAZY_ROOT_TABLE} table: update LAZY_ROOT_TABLE"
+    assert lazy_root, f"paddle_fn/__init__.py has none of the tables {LAZY_ROOT_TABLES}: update LAZY_ROOT_TABLES"
     unexpected = sorted(f"{name}:{line} imports {target}" for name, target, line in found
                         if (name, target) not in DELIBERATE_LAZY_IMPORTS | lazy_root)
     assert not unexpected, ("imports inside functions (import at the top, or move the shared piece to a lower "
@@ -377,3 +377,36 @@ def test_modules_stay_small():
     too_long = {name: n for name, path in MODULES.items()
                 if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
+
+
+def test_architecture_module_map_names_every_module():
+    """Each row of docs/architecture.md's module map names every module of its package (a row that lists a family
+    by example, with "...", names some), and no module that is gone."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    section = page[page.index("### Module map"):]
+    section = section[:section.index("\n\n", section.index("| package |"))]
+    wrong = []
+    for package, row in re.findall(r"^\| `(paddle_fn[\w.]*)` \| (.+) \|$", section, flags=re.M):
+        folder = MODULES[package].parent
+        modules = {p.relative_to(folder).as_posix() for p in folder.rglob("*.py") if p.name != "__init__.py"}
+        named = set(re.findall(r"`([\w/]+\.py)`", row))
+        folders = set(re.findall(r"`(\w+)/`", row))
+        unnamed = {m for m in modules if m not in named and m.split("/")[0] not in folders
+                   and (m.rpartition("/")[2] not in named)}
+        gone = {n for n in named if not any(m == n or m.endswith("/" + n) for m in modules)}
+        if unnamed and "..." not in row or gone:
+            wrong.append(f"{package}: not named {sorted(unnamed)}, named but absent {sorted(gone)}")
+    assert not wrong, "docs/architecture.md's module map differs from the code:\n" + "\n".join(wrong)
+
+
+def test_no_comment_or_page_cites_a_project_issue_number():
+    """The code and the docs say why in their own words: an issue number means nothing to a reader of the code."""
+    cited = []
+    for path in sorted(ROOT.rglob("*")):
+        parts = path.relative_to(ROOT).parts
+        if path.suffix not in (".py", ".md") or parts[0].startswith(".") or parts[0].endswith(".egg-info"):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bissues? #?\d+", line, flags=re.I):
+                cited.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not cited, "issue numbers cited (say what the issue asked instead):\n" + "\n".join(cited)

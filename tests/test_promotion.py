@@ -8,7 +8,6 @@ import paddle_fn as pf
 from paddle_fn import tensor as T
 from paddle_fn.core.errors import ShapeError
 
-T.methods.install()
 
 
 def t(v, dtype):

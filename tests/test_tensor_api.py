@@ -10,7 +10,6 @@ import paddle_fn as pf
 from paddle_fn import tensor as T
 from paddle_fn.core.errors import DTypeError, ShapeError
 
-T.methods.install()
 
 RNG = np.random.default_rng(0)
 A = RNG.normal(size=(3, 4))

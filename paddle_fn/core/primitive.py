@@ -151,3 +151,11 @@ def symbolic_zeros(jvp_rule):
 
 def all_primitives() -> dict[str, Primitive]:
     return dict(_REGISTRY)
+
+
+def get_primitive(name: str) -> Primitive:
+    """The registered primitive named `name`, looked up now (so one registered late is found)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no primitive named {name!r} is registered (a Primitive registers when it is created)") from None

@@ -581,60 +581,25 @@ def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
     return sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys), [0] * len(vals)
 
 
-def _emit_lexicographic_sort(ctx, keys, avals, dimension, is_stable):
-    """Emit stablehlo.sort of `keys` (SSA names) ordered lexicographically by all of them, with nan after every
-    number and equivalent to nan (numpy's order); return the sorted names."""
-    args = [(ctx.fresh(), ctx.fresh()) for _ in keys]
+def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
+    """stablehlo.sort of every operand, ordered lexicographically by the first `num_keys`, with nan after every
+    number and equivalent to nan (numpy's order)."""
+    avals = ctx.avals_in
+    args = [(ctx.fresh(), ctx.fresh()) for _ in operands]
     r = _ScalarRegion(ctx)
-    (a, b), dtype = args[-1], avals[-1].dtype
+    (a, b), dtype = args[num_keys - 1], avals[num_keys - 1].dtype
     less = r.precedes("LT", a, b, dtype, nan_first=False)
-    for (a, b), aval in zip(reversed(args[:-1]), reversed(avals[:-1])):
+    for (a, b), aval in zip(reversed(args[:num_keys - 1]), reversed(avals[:num_keys - 1])):
         tie = r.logic("and", r.equivalent(a, b, aval.dtype), less)
         less = r.logic("or", r.precedes("LT", a, b, aval.dtype, nan_first=False), tie)
     scalar_types = [tensor_type(ShapedArray((), aval.dtype)) for aval in avals]
     region = r.text([(name, t) for pair, t in zip(args, scalar_types) for name in pair], [less], [r.bool_type])
     res = ctx.fresh()
-    n = len(keys)
+    n = len(operands)
     types = ", ".join(tensor_type(aval) for aval in avals)
-    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(keys)}) {region} '
+    ctx.line(f'{res}{f":{n}" if n > 1 else ""} = "stablehlo.sort"({", ".join(operands)}) {region} '
              f"{{dimension = {dimension} : i64, is_stable = {str(is_stable).lower()}}} : ({types}) -> ({types})")
     return [f"{res}#{i}" for i in range(n)] if n > 1 else [res]
-
-
-def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
-    """Sort the distinct keys together with their original positions as the last key, then gather every other
-    operand by the resulting permutation.
-
-    Only keys enter stablehlo.sort because IREE sorts in place and fails to compile a sort of one buffer twice
-    (operands it finds equal) or of two operands computed inside the sort's dispatch (such as two iotas); its
-    CPU sort also ignores is_stable, while the position key makes the order total, so always stable.
-    """
-    avals = dict(zip(operands, ctx.avals_in))
-    keys = list(dict.fromkeys(operands[:num_keys]))
-    if all(name in keys for name in operands):
-        outs = _emit_lexicographic_sort(ctx, keys, [avals[k] for k in keys], dimension, is_stable)
-        return [outs[keys.index(name)] for name in operands]
-    # uint32, so that IREE does not merge the positions with a key that is an int32/int64 iota
-    position = ctx.avals_in[0].update(dtype=dtypes.uint32)
-    positions = ctx.fresh()
-    ctx.line(f"{positions} = stablehlo.iota dim = {dimension} : {tensor_type(position)}")
-    *outs, order = _emit_lexicographic_sort(ctx, keys + [positions], [avals[k] for k in keys] + [position],
-                                            dimension, False)
-    ndim = position.ndim
-    others = [d for d in range(ndim) if d != dimension]
-    starts = ctx.op("stablehlo.reshape", [order], position.update(shape=position.shape + (1,)), in_avals=[position])
-    batching = (f"operand_batching_dims = {others}, start_indices_batching_dims = {others}, " if others else "")
-    dnums = (f"#stablehlo.gather<collapsed_slice_dims = [{dimension}], {batching}start_index_map = [{dimension}], "
-             f"index_vector_dim = {ndim}>")
-    gathered = {}
-    for name in operands:
-        if name not in keys and name not in gathered:
-            gathered[name] = ctx.generic_op(
-                "stablehlo.gather", [name, starts], avals[name],
-                attrs=f"dimension_numbers = {dnums}, slice_sizes = array<i64: {', '.join(['1'] * ndim)}>, "
-                      "indices_are_sorted = false",
-                in_avals=[avals[name], position.update(shape=position.shape + (1,))])
-    return [outs[keys.index(name)] if name in keys else gathered[name] for name in operands]
 
 
 sort_p = Primitive("sort", shape_rule=_sort_shape, impl=_sort_impl, jvp=_sort_jvp, transpose=NONLINEAR,

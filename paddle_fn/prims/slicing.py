@@ -13,14 +13,13 @@ from paddle_fn.core.batching import batch_size, bdim_at_front, moveaxis
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import Primitive, RuntimeCheck
-from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import i64_array, tensor_type
 from paddle_fn.prims._rules import check_dims, fmt, shift_dims
-from paddle_fn.prims.base import broadcast_in_dim, full, full_like, reduce_sum, reshape, transpose
+from paddle_fn.prims.base import broadcast_in_dim, full, full_like, reduce_sum, reshape
 from paddle_fn.prims.bitwise import not_, or_
-from paddle_fn.prims.elementwise import add, clamp, count_true, gt, lt, select
-from paddle_fn.prims.structural import concatenate, iota, slice
+from paddle_fn.prims.elementwise import count_true, gt, lt, select
+from paddle_fn.prims.structural import concatenate, slice
 
 
 def _check_start_indices(name, x, starts):
@@ -235,6 +234,17 @@ class ScatterDimensionNumbers:
 
     def __post_init__(self):
         _freeze_as_int_tuples(self)
+
+    def window_dims(self, operand_rank: int) -> tuple:
+        """The operand axes that windows span (neither inserted nor batching), matching update_window_dims."""
+        return _window_dims(operand_rank, self.inserted_window_dims, self.operand_batching_dims)
+
+    def window_sizes(self, operand_shape, updates_shape) -> tuple:
+        """The window size along every operand axis: 1 on inserted and batching axes, else the updates' size."""
+        sizes = [1] * len(operand_shape)
+        for d, p in zip(self.window_dims(len(operand_shape)), self.update_window_dims):
+            sizes[d] = updates_shape[p]
+        return tuple(sizes)
 
 
 def _scatter_dnums_of(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
@@ -454,15 +464,6 @@ _SCATTER_TERMS = ("update_window_dims", "inserted_window_dims", "scatter_dims_to
                   "operand_batching_dims", "scatter_indices_batching_dims")
 
 
-def _scatter_window_sizes(operand_shape, updates_shape, dn):
-    """The window size along every operand axis: 1 on inserted and batching axes, else the updates' size."""
-    sizes = [1] * len(operand_shape)
-    for d, p in zip(_window_dims(len(operand_shape), dn.inserted_window_dims, dn.operand_batching_dims),
-                    dn.update_window_dims):
-        sizes[d] = updates_shape[p]
-    return tuple(sizes)
-
-
 def _scatter_shape_rule(name):
     def rule(operand, indices, updates, *, dimension_numbers):
         dn = dimension_numbers
@@ -474,7 +475,7 @@ def _scatter_shape_rule(name):
                         operand_batching=dn.operand_batching_dims, indices_batching=dn.scatter_indices_batching_dims,
                         result_rank=updates.ndim, terms=_SCATTER_TERMS)
         scatter_shape = tuple(s for p, s in enumerate(updates.shape) if p not in dn.update_window_dims)
-        window = _scatter_window_sizes(operand.shape, updates.shape, dn)
+        window = dn.window_sizes(operand.shape, updates.shape)
         if scatter_shape != indices.shape[:-1] or any(k > n for k, n in zip(window, operand.shape)):
             raise ShapeError(f"{name}: updates {fmt(updates)} do not match indices {fmt(indices)} and operand "
                              f"{fmt(operand)}: the axes of updates outside update_window_dims "
@@ -488,7 +489,7 @@ def _scatter_checks(name):
     def check(inputs, outputs, *, dimension_numbers):
         operand, updates = get_aval(inputs[0]), get_aval(inputs[2])
         return _index_vector_checks(name, operand, inputs[1], dimension_numbers.scatter_dims_to_operand_dims,
-                                    _scatter_window_sizes(operand.shape, updates.shape, dimension_numbers))
+                                    dimension_numbers.window_sizes(operand.shape, updates.shape))
     return check
 
 
@@ -496,8 +497,8 @@ def _scatter_impl_of(combine):
     def impl(operand, indices, updates, *, dimension_numbers):
         dn = dimension_numbers
         grid = _operand_index_grid(operand.shape, indices, updates.shape, dn.update_window_dims,
-                                   _scatter_window_sizes(operand.shape, updates.shape, dn),
-                                   _window_dims(operand.ndim, dn.inserted_window_dims, dn.operand_batching_dims),
+                                   dn.window_sizes(operand.shape, updates.shape),
+                                   dn.window_dims(operand.ndim),
                                    dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
                                    dn.scatter_indices_batching_dims)
         out = operand.copy()
@@ -534,89 +535,29 @@ def _scatter_batch_rule(get_prim):
     return rule
 
 
-def _is_simple_scatter(operand, indices, updates, dn):
-    """indices [N, k] naming operand axes 0..k-1, each written as one element; updates [N, *operand.shape[k:]]."""
-    k = len(dn.scatter_dims_to_operand_dims)
-    return (indices.ndim == 2 and not dn.operand_batching_dims and dn.scatter_dims_to_operand_dims == tuple(range(k))
-            and dn.inserted_window_dims == tuple(range(k)) and dn.update_window_dims == tuple(range(1, updates.ndim))
-            and updates.shape[1:] == operand.shape[k:])
-
-
-def _simple_scatter_form(get_prim, operand, indices, updates, dn):
-    """The same scatter in the simple form (see `_is_simple_scatter`), written with primitives.
-
-    Every StableHLO scatter can be put in this form, and IREE compiles only (roughly) this one: it rejects windows
-    that are indexed, partial or leading, and some batching layouts. Indexed and partial window axes become
-    scatter axes (start + iota), batching axes become index components (iota), and the operand is transposed so
-    that the indexed axes lead.
-    """
-    o_shape, i_aval, u_shape = get_aval(operand).shape, get_aval(indices), get_aval(updates).shape
-    index_dtype, index_map = i_aval.dtype, dn.scatter_dims_to_operand_dims
-    window = _scatter_window_sizes(o_shape, u_shape, dn)
-    window_dims = _window_dims(len(o_shape), dn.inserted_window_dims, dn.operand_batching_dims)
-    window_axis = dict(zip(window_dims, dn.update_window_dims))
-    # Clamp the starts first, so the offsets added below stay inside the operand.
-    upper = np.array([o_shape[d] - window[d] for d in index_map], index_dtype.np)
-    indices = clamp(full_like(i_aval, 0), indices, broadcast_in_dim(Tensor(upper), shape=i_aval.shape,
-                                                               broadcast_dimensions=(i_aval.ndim - 1,)))
-    expanded = [d for d in window_dims if d in index_map or window[d] < o_shape[d]]
-    whole = [d for d in window_dims if d not in expanded]
-    batch_axes = [p for p in range(len(u_shape)) if p not in dn.update_window_dims]
-    scatter_axes = sorted(batch_axes + [window_axis[d] for d in expanded])
-    scatter_shape = tuple(u_shape[p] for p in scatter_axes)
-    batch_at = tuple(scatter_axes.index(p) for p in batch_axes)
-
-    def counter(axis):
-        return iota(dtype=index_dtype, shape=scatter_shape, dimension=scatter_axes.index(axis))
-
-    components = {}
-    for j, d in enumerate(index_map):
-        start = slice(indices, start_indices=(0,) * (i_aval.ndim - 1) + (j,),
-                      limit_indices=i_aval.shape[:-1] + (j + 1,))
-        components[d] = broadcast_in_dim(reshape(start, new_sizes=i_aval.shape[:-1]), shape=scatter_shape,
-                                         broadcast_dimensions=batch_at)
-    for d in expanded:
-        components[d] = add(components[d], counter(window_axis[d])) if d in components else counter(window_axis[d])
-    for d, i in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
-        components[d] = counter(batch_axes[i])
-    for d in dn.inserted_window_dims:
-        components.setdefault(d, full(scatter_shape, 0, index_dtype))
-    n = int(np.prod(scatter_shape, dtype=np.int64))
-    new_map = tuple(components)
-    new_indices = concatenate(*[reshape(c, new_sizes=(n, 1)) for c in components.values()], dimension=1)
-    perm = new_map + tuple(whole)
-    new_updates = reshape(transpose(updates, permutation=tuple(scatter_axes) + tuple(window_axis[d] for d in whole)),
-                          new_sizes=(n,) + tuple(o_shape[d] for d in whole))
-    k = len(new_map)
-    simple = ScatterDimensionNumbers(update_window_dims=tuple(range(1, 1 + len(whole))),
-                                     inserted_window_dims=tuple(range(k)), scatter_dims_to_operand_dims=tuple(range(k)))
-    out = get_prim().bind(transpose(operand, permutation=perm), new_indices, new_updates, dimension_numbers=simple)
-    return transpose(out, permutation=tuple(int(i) for i in np.argsort(perm)))
-
-
-def _scatter_lower_rule(get_prim, update_region):
+def _scatter_lower_rule(update_region):
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
+        """stablehlo.scatter with the starts clamped so each window lies inside the operand, as gather clamps
+        (StableHLO leaves an out-of-bounds scatter undefined)."""
         dn = dimension_numbers
         op_aval, idx_aval, upd_aval = ctx.avals_in
-        if not _is_simple_scatter(op_aval, idx_aval, upd_aval, dn):
-            prog, consts = trace_to_program(
-                lambda o, i, u: [_simple_scatter_form(get_prim, o, i, u, dn)], ctx.avals_in, transform="lowering")
-            const_names = [ctx.constant(c.concrete_value(), c.aval) for c in consts]
-            return ctx.inline(prog, const_names + [operand, indices, updates])[0]
-        # Clamp each start into range, as gather does (StableHLO leaves out-of-bounds scatter undefined).
+        window = dn.window_sizes(op_aval.shape, upd_aval.shape)
         vec_aval = ShapedArray((idx_aval.shape[-1],), idx_aval.dtype)
-        upper = ctx.constant([op_aval.shape[d] - 1 for d in dn.scatter_dims_to_operand_dims], vec_aval)
+        upper = ctx.constant([op_aval.shape[d] - window[d] for d in dn.scatter_dims_to_operand_dims], vec_aval)
         upper = ctx.op("stablehlo.broadcast_in_dim", [upper], idx_aval, attrs=f", dims = [{idx_aval.ndim - 1}]",
                        in_avals=[vec_aval])
         lower_bound = ctx.constant(0, idx_aval)
         clamped = ctx.op("stablehlo.clamp", [lower_bound, indices, upper], idx_aval, in_avals=[idx_aval] * 3)
+        batching = (f"input_batching_dims = {list(dn.operand_batching_dims)}, "
+                    f"scatter_indices_batching_dims = {list(dn.scatter_indices_batching_dims)}, "
+                    if dn.operand_batching_dims else "")
         res = ctx.fresh()
         sig = f"({tensor_type(op_aval)}, {tensor_type(idx_aval)}, {tensor_type(upd_aval)}) -> {tensor_type(op_aval)}"
         ctx.line(f'{res} = "stablehlo.scatter"({operand}, {clamped}, {updates}) ({update_region(ctx, op_aval.dtype)}) '
                  f"{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = "
-                 f"{list(dn.update_window_dims)}, inserted_window_dims = {list(dn.inserted_window_dims)}, "
-                 f"scatter_dims_to_operand_dims = {list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = 1>, "
-                 f"indices_are_sorted = false, unique_indices = false}} : {sig}")
+                 f"{list(dn.update_window_dims)}, inserted_window_dims = {list(dn.inserted_window_dims)}, {batching}"
+                 f"scatter_dims_to_operand_dims = {list(dn.scatter_dims_to_operand_dims)}, "
+                 f"index_vector_dim = {idx_aval.ndim - 1}>, indices_are_sorted = false, unique_indices = false}} : {sig}")
         return res
     return lower
 
@@ -624,7 +565,7 @@ def _scatter_lower_rule(get_prim, update_region):
 def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers):
     ct_updates = None
     if is_undefined(updates):
-        slice_sizes = _scatter_window_sizes(operand.aval.shape, updates.aval.shape, dimension_numbers)
+        slice_sizes = dimension_numbers.window_sizes(operand.aval.shape, updates.aval.shape)
         ct_updates = gather(ct, indices, dimension_numbers=_gather_dnums_of(dimension_numbers), slice_sizes=slice_sizes)
     return [ct if is_undefined(operand) else None, None, ct_updates]
 
@@ -638,7 +579,7 @@ def _scatter_add_jvp(primals, tangents, *, dimension_numbers):
 scatter_add_p = Primitive("scatter_add", shape_rule=_scatter_shape_rule("scatter_add"),
                           impl=_scatter_impl_of(_scatter_add_combine), jvp=_scatter_add_jvp,
                           transpose=_scatter_add_transpose, batch=_scatter_batch_rule(lambda: scatter_add_p),
-                          lower=_scatter_lower_rule(lambda: scatter_add_p, lambda ctx, dtype: ctx.scalar_region(
+                          lower=_scatter_lower_rule(lambda ctx, dtype: ctx.scalar_region(
                                     "stablehlo.or" if dtype.kind == "b" else "stablehlo.add", dtype)),
                           error_check=_scatter_checks("scatter_add"))
 
@@ -669,7 +610,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers):
     if is_undefined(operand):  # overwritten windows do not reach the output
         ct_operand = scatter(ct, indices, full_like(updates.aval, 0), dimension_numbers=dimension_numbers)
     if is_undefined(updates):
-        slice_sizes = _scatter_window_sizes(operand.aval.shape, updates.aval.shape, dimension_numbers)
+        slice_sizes = dimension_numbers.window_sizes(operand.aval.shape, updates.aval.shape)
         ct_updates = gather(ct, indices, dimension_numbers=_gather_dnums_of(dimension_numbers), slice_sizes=slice_sizes)
     return [ct_operand, None, ct_updates]
 
@@ -683,7 +624,7 @@ def _return_new_value_region(ctx, dtype):
 
 scatter_p = Primitive("scatter", shape_rule=_scatter_shape_rule("scatter"), impl=_scatter_impl_of(_scatter_combine),
                       jvp=_scatter_jvp, transpose=_scatter_transpose, batch=_scatter_batch_rule(lambda: scatter_p),
-                      lower=_scatter_lower_rule(lambda: scatter_p, _return_new_value_region),
+                      lower=_scatter_lower_rule(_return_new_value_region),
                       error_check=_scatter_checks("scatter"))
 
 

@@ -1,6 +1,7 @@
 """The Paddle-level Tensor API (layer 5): creation, math, manipulation, linear algebra, search, logic and
 activations, composed from the lax-level primitives with Paddle's broadcasting and promotion
-rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install()` attaches the operators and methods to `Tensor`.
+rules; scalars are 0-D Tensors, as in Paddle 3. `methods.install(...)`, which the root calls, attaches the operators
+and methods to `Tensor`.
 """
 from paddle_fn.tensor import (  # noqa: F401
     activation, aliases, bitshift, complex_numbers, creation, cumulative, histograms, indexing, inplace, linalg, logic,

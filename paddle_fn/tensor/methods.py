@@ -1,7 +1,7 @@
 """Install the Tensor API on the `Tensor` class: Python operators, `.T`, `.at`, `.astype()` and a method for
 every function whose first argument is a Tensor (``x.sum(axis=0)`` is ``paddle.sum(x, axis=0)``).
 
-Tracers subclass Tensor, so the same methods work on traced values. `install()` is idempotent.
+Tracers subclass Tensor, so the same methods work on traced values. `install(...)` is idempotent.
 """
 from __future__ import annotations
 
@@ -150,8 +150,24 @@ def _block_until_ready(self):
     return self
 
 
-def install():
-    """Attach operators and methods to `Tensor` (and so to every Tracer)."""
+def _deferred_method(name, target, load):
+    """The method `name` calling the function `target` ("module:attribute") of a namespace above this layer, which
+    `load` imports on the method's first call."""
+    module, _, attribute = target.partition(":")
+
+    def method(self, *args, **kwargs):
+        return load(target)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{module.replace('paddle_fn', 'paddle')}.{attribute}(x, ...)`` as a method of x."
+    return method
+
+
+def install(deferred: dict, load):
+    """Attach operators and methods to `Tensor` (and so to every Tracer). `deferred` names the methods whose
+    functions live in namespaces that load on first use (method name -> "module:attribute"); `load(target)` imports
+    one (the root's loader: this layer may not import those namespaces)."""
+    for name, target in deferred.items():
+        setattr(Tensor, name, _deferred_method(name, target, load))
     for module, names in _METHOD_SOURCES.items():
         for name in names:
             setattr(Tensor, name, getattr(module, name))

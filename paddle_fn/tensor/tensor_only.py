@@ -218,6 +218,11 @@ def is_dense(self):
     return True
 
 
+def is_sparse(self):
+    """False: a dense Tensor (sparse Tensors answer True); installed as is_sparse_coo and is_sparse_csr too."""
+    return False
+
+
 def is_dist(self):
     """False: a paddle_fn Tensor is never a distributed (sharded) Tensor; pmap and DataParallel shard values."""
     return False
@@ -303,8 +308,9 @@ def install():
     for name, dtype in _CASTS.items():
         setattr(Tensor, name, _cast_to(dtype))
     for fn in (new_full, stride, is_contiguous, contiguous, element_size, to, type_as, requires_grad_, ndimension, repeat,
-               split_with_sizes, resize_, is_dense, is_dist, apply, apply_, fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_):
+               split_with_sizes, resize_, is_dense, is_sparse, is_dist, apply, apply_, fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_):
         setattr(Tensor, fn.__name__, fn)
+    Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
     Tensor.get_strides = stride
     Tensor.strides = property(stride)
     Tensor.itemsize = property(element_size)

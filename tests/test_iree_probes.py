@@ -1,0 +1,79 @@
+"""The probes behind the overrides that hold for every IREE target (lowering/targets.py's EVERY_TARGET rows).
+
+Each probe compiles a primitive's generic lowering where IREE 3.13 rejects it, and asserts that it still fails: when
+an IREE upgrade makes one of these tests fail, the override it names may be deleted (measure its speed first). The
+same programs are then run with the override against the eager result, and a generic form IREE does accept is run
+too, so the generic rule in the primitive's block is checked as well as its override.
+"""
+import numpy as np
+import pytest
+
+import paddle_fn as paddle
+from paddle_fn.lowering import targets
+from paddle_fn.prims import reduction as red
+from paddle_fn.prims import slicing as sl
+from paddle_fn.runtime import CompileError
+
+X = paddle.to_tensor(np.array([[3.0, 1.0, 2.0, 1.0], [0.5, -1.0, 0.5, 9.0]], np.float32))
+ROWS = paddle.to_tensor(np.array([[1], [0]], np.int32))
+ROW_DNUMS = sl.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                       scatter_dims_to_operand_dims=(0,))
+
+
+def _generic(monkeypatch, *names):
+    """Lower the primitives `names` by their own rules in this test (their EVERY_TARGET rows removed)."""
+    for name in names:
+        monkeypatch.delitem(targets.OVERRIDES, (name, targets.EVERY_TARGET))
+
+
+def _assert_eager_equal(f, *args):
+    got, want = paddle.jit(f)(*args), f(*args)
+    for g, w in zip(got if isinstance(got, (list, tuple)) else [got], want if isinstance(want, (list, tuple)) else [want]):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+SORTS_IREE_REJECTS = {
+    "one buffer twice": lambda x: red.sort(x, x, dimension=1),
+    "an iota payload": lambda x: paddle.argsort(x, axis=1, stable=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SORTS_IREE_REJECTS))
+def test_generic_sort_still_needs_the_override(case, monkeypatch):
+    f = SORTS_IREE_REJECTS[case]
+    _assert_eager_equal(f, X)
+    _generic(monkeypatch, "sort")
+    with pytest.raises(CompileError, match="workgroup distribut"):
+        paddle.jit(f).lower(X).compile()
+
+
+def test_generic_sort_of_a_key_and_a_payload_compiles_and_agrees():
+    f = lambda x, y: red.sort(x, y, dimension=1, num_keys=1)  # noqa: E731
+    y = paddle.to_tensor(np.arange(8, dtype=np.int32).reshape(2, 4))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _generic(monkeypatch, "sort")
+        assert '"stablehlo.sort"(%arg0, %arg1)' in paddle.jit(f).lower(X, y).as_text()
+        # X has no ties within a row but for 1.0 and 0.5, which both sorts keep in order (IREE's CPU sort happens
+        # to be stable on these 4 elements; the override's position key makes that certain)
+        _assert_eager_equal(f, X, y)
+    _assert_eager_equal(f, X, y)
+
+
+def test_generic_scatter_still_needs_the_override(monkeypatch):
+    # updates [2, 3] write a partial window (3 of the 4 columns) of each indexed row
+    def f(x):
+        return sl.scatter_add(x, ROWS, paddle.ones([2, 3]), dimension_numbers=ROW_DNUMS)
+    _assert_eager_equal(f, X)
+    _generic(monkeypatch, "scatter", "scatter_add")
+    with pytest.raises(CompileError, match="shape of update value"):
+        paddle.jit(f).lower(X).compile()
+
+
+def test_generic_scatter_in_the_simple_form_and_with_batching_axes_compiles_and_agrees(monkeypatch):
+    _generic(monkeypatch, "scatter", "scatter_add")
+    _assert_eager_equal(lambda x: sl.scatter(x, ROWS, paddle.ones([2, 4]) * 7.0, dimension_numbers=ROW_DNUMS), X)
+    # under vmap the row of each example is an operand batching axis paired with the indices' batch axis
+    batched = paddle.vmap(lambda row, i: row.at[i].add(5.0))
+    text = paddle.jit(batched).lower(X, paddle.to_tensor([3, 0])).as_text()
+    assert "input_batching_dims = [0]" in text
+    _assert_eager_equal(batched, X, paddle.to_tensor([3, 0]))
