@@ -1,0 +1,224 @@
+"""The rulebook of a sparse convolution or pooling: which stored input entry reaches which output site through
+which kernel tap, built with numpy from concrete indices, and the products that run over it.
+
+A tap is one offset of the kernel window, numbered row-major over the kernel's axes as the weight
+``[*kernel, C_in, C_out]`` stores them. Through tap ``t`` an input entry at spatial coordinate ``c`` reaches the
+output site ``o`` with ``o * stride = c + pad_before - t * dilation``, when that is a whole number of strides inside
+the output. A regular convolution's (and a pooling's) output sites are every site some entry reaches; a submanifold
+convolution's are the input's own sites, with the kernel centred on each and stride 1, so its pattern does not grow
+layer after layer. Both are listed as (output entry, input entry, tap) pairs sorted by output entry, and the
+products are dense GEMMs and one sparse 0/1 product over the pairs (`sparse_dense_dot`), all ordinary operations,
+so they differentiate and batch; only the rulebook itself needs the concrete coordinates.
+"""
+from __future__ import annotations
+
+import dataclasses
+import weakref
+
+import numpy as np
+
+import paddle_fn.tensor as T
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.nn.functional._shared import _padding_pairs, _tuple
+from paddle_fn.prims.elementwise import stop_gradient
+from paddle_fn.prims.sparse import sparse_dense_dot
+from paddle_fn.sparse.tensor import INDEX_DTYPE
+
+__all__ = ["Geometry", "Rulebook", "conv_geometry", "submanifold_geometry", "pool_geometry", "rulebook_for",
+           "convolve", "pool_max"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Geometry:
+    """Where each tap of the window reads: per spatial axis the kernel size, stride, dilation, the padding before
+    the first site, and the output's size."""
+    kernel: tuple
+    strides: tuple
+    dilation: tuple
+    pad_before: tuple
+    out_spatial: tuple
+
+    def taps(self) -> np.ndarray:
+        """The kernel offset of each tap, [taps, spatial axes], row-major over the kernel's axes."""
+        grid = np.indices(self.kernel).reshape(len(self.kernel), -1)
+        return grid.T.astype(np.int64)
+
+
+def conv_geometry(op: str, in_spatial, kernel, stride, padding, dilation) -> Geometry:
+    """A regular convolution's geometry, with Paddle's forms of `padding` ('SAME'/'VALID', an int, one int per
+    axis, a (before, after) pair per axis, or a pair per axis of the channels-last layout)."""
+    n = len(in_spatial)
+    strides = _tuple(op, stride, n, "stride")
+    dilation = _tuple(op, dilation, n, "dilation")
+    pads = _padding_pairs(op, padding, n, True, in_spatial, kernel, strides, dilation)
+    outs = []
+    for size, k, s, d, (lo, hi) in zip(in_spatial, kernel, strides, dilation, pads):
+        reach = d * (k - 1) + 1
+        if size + lo + hi < reach:
+            raise ShapeError(f"{op}: the kernel {list(kernel)} (dilation {list(dilation)}) is larger than the padded "
+                             f"input (spatial shape {list(in_spatial)}, padding {[list(p) for p in pads]})")
+        outs.append((size + lo + hi - reach) // s + 1)
+    return Geometry(tuple(kernel), strides, dilation, tuple(lo for lo, _ in pads), tuple(outs))
+
+
+def submanifold_geometry(in_spatial, kernel, dilation) -> Geometry:
+    """A submanifold convolution's geometry: the kernel's tap `k // 2` sits on the site itself (its centre for an
+    odd size), stride 1, and the output keeps the input's spatial shape."""
+    dilation = _tuple("subm_conv", dilation, len(in_spatial), "dilation")
+    centre = tuple(k // 2 * d for k, d in zip(kernel, dilation))
+    return Geometry(tuple(kernel), (1,) * len(kernel), dilation, centre, tuple(in_spatial))
+
+
+def pool_geometry(op: str, in_spatial, kernel_size, stride, padding, ceil_mode) -> Geometry:
+    """A pooling window's geometry (stride defaults to the window; `ceil_mode` counts a last, partial window)."""
+    n = len(in_spatial)
+    kernel = _tuple(op, kernel_size, n, "kernel_size")
+    strides = kernel if stride is None else _tuple(op, stride, n, "stride")
+    pads = _padding_pairs(op, padding, n, True, in_spatial, kernel, strides, (1,) * n)
+    outs = []
+    for size, k, s, (lo, hi) in zip(in_spatial, kernel, strides, pads):
+        span = size + lo + hi - k
+        if span < 0:
+            raise ShapeError(f"{op}: kernel {list(kernel)} is larger than the padded input (spatial shape "
+                             f"{list(in_spatial)}, padding {[list(p) for p in pads]})")
+        outs.append((-(-span // s) if ceil_mode else span // s) + 1)
+    return Geometry(kernel, strides, (1,) * n, tuple(lo for lo, _ in pads), tuple(outs))
+
+
+@dataclasses.dataclass(frozen=True)
+class Rulebook:
+    """The output sites ([1 + spatial axes, sites]: batch, then spatial coordinates, sorted) and the (input entry,
+    output site) pairs grouped by tap: tap ``t``'s pairs are ``inp[starts[t]:starts[t + 1]]`` and the same slice of
+    `out`. `by_site` orders the pairs by output site, and `row_bound` is the most pairs of one site."""
+    sites: np.ndarray
+    inp: np.ndarray
+    out: np.ndarray
+    starts: np.ndarray
+    by_site: np.ndarray
+    row_bound: int
+    same_sites: bool  # the sites are the input's coordinates, in their order (a coalesced submanifold input)
+
+    @property
+    def num_sites(self) -> int:
+        return self.sites.shape[1]
+
+
+def _reached_sites(coords: np.ndarray, geometry: Geometry, out_shape):
+    """([taps, entries] whether tap t takes entry i to a site inside the output, [taps, entries] that site's
+    row-major position in `out_shape`), one spatial axis at a time."""
+    taps = geometry.taps()
+    keys = np.broadcast_to(coords[0], (len(taps), coords.shape[1])).astype(np.int64)
+    reached = np.ones(keys.shape, bool)
+    for axis, size in enumerate(geometry.out_spatial):
+        shift = geometry.pad_before[axis] - taps[:, axis] * geometry.dilation[axis]
+        site = coords[axis + 1][None, :] + shift[:, None]
+        stride = geometry.strides[axis]
+        if stride > 1:
+            reached &= site % stride == 0
+            site = site // stride
+        reached &= (site >= 0) & (site < size)
+        keys = keys * size + site
+    return reached, keys
+
+
+def build_rulebook(coords: np.ndarray, shape, geometry: Geometry, submanifold: bool) -> Rulebook:
+    """The rulebook of the input coordinates `coords` ([1 + n, nnz]: batch, then n spatial) of a Tensor of
+    `shape` ([batch, *spatial, channels]). Repeated input coordinates each get their pairs (their values add)."""
+    out_shape = (shape[0],) + geometry.out_spatial
+    reached, keys = _reached_sites(coords, geometry, out_shape)
+    tap, inp = np.nonzero(reached)  # tap-major
+    keys = keys[reached]
+    same_sites = False
+    if submanifold:
+        input_keys = np.ravel_multi_index(tuple(coords), out_shape)
+        site_keys = np.unique(input_keys)
+        out = np.minimum(np.searchsorted(site_keys, keys), max(site_keys.size - 1, 0))
+        keep = site_keys[out] == keys if site_keys.size else np.zeros(keys.shape, bool)
+        tap, inp, out = tap[keep], inp[keep], out[keep]
+        # unique sorted sites are the input's own index Tensor when its keys already increase
+        same_sites = site_keys.size == input_keys.size and bool(np.all(input_keys[1:] > input_keys[:-1]))
+    else:
+        site_keys, out = np.unique(keys, return_inverse=True)
+    starts = np.searchsorted(tap, np.arange(len(geometry.taps()) + 1))
+    by_site = np.argsort(out, kind="stable")
+    counts = np.bincount(out, minlength=site_keys.size)
+    sites = np.stack(np.unravel_index(site_keys, out_shape)).astype(np.int64).reshape(len(out_shape), -1)
+    return Rulebook(sites, inp.astype(np.int64), out.astype(np.int64), starts, by_site.astype(np.int64),
+                    int(counts.max()) if counts.size else 0, same_sites)
+
+
+# rulebooks kept under a user's `key` (Paddle's subm_conv `key=`), per index Tensor: {id: (weakref, {entry: book})}
+_KEPT: dict = {}
+
+
+def rulebook_for(indices, coords: np.ndarray, shape, geometry: Geometry, submanifold: bool, key) -> Rulebook:
+    """The rulebook of the index Tensor `indices` (whose values are `coords`); with a `key`, it is built once per
+    index Tensor, key and geometry and then reused, as Paddle reuses a rulebook saved under a key. A submanifold
+    convolution of a coalesced input returns the same index Tensor, so a stack of them builds the rulebook once."""
+    if key is None:
+        return build_rulebook(coords, shape, geometry, submanifold)
+    ref, books = _KEPT.get(id(indices), (None, None))
+    if ref is None or ref() is not indices:
+        books = {}
+        _KEPT[id(indices)] = (weakref.ref(indices, lambda _, i=id(indices): _KEPT.pop(i, None)), books)
+    entry = (key, tuple(shape), geometry, submanifold)
+    if entry not in books:
+        books[entry] = build_rulebook(coords, shape, geometry, submanifold)
+    return books[entry]
+
+
+def _index(array: np.ndarray):
+    return T.to_tensor(array.astype(np.int64, copy=False), dtype=INDEX_DTYPE)
+
+
+def _rows(values, entries: np.ndarray):
+    """values[entries] as a 0/1 sparse product (whose transpose, the gradient's scatter, is a product too)."""
+    picks = entries.size
+    return sparse_dense_dot(_index(np.arange(picks)), _index(entries), T.ones([picks], dtype=values.dtype), values,
+                            num_rows=picks, row_bound=1)
+
+
+def convolve(values, weight, book: Rulebook, groups: int):
+    """The output values ([sites, C_out]) of a convolution of `values` ([entries, C_in]) with `weight`
+    ([*kernel, C_in / groups, C_out]): per tap, the rows of the entries it reaches times that tap's weight (a
+    gather and a GEMM), then each output site adds up its pairs' products (a 0/1 sparse product)."""
+    taps = int(np.prod(weight.shape[:-2]))
+    per_group, out_channels = weight.shape[-2], weight.shape[-1]
+    kernel = T.reshape(weight, [taps, per_group, out_channels])
+    products = []
+    for t in range(taps):
+        entries = book.inp[book.starts[t]:book.starts[t + 1]]
+        if entries.size == 0:
+            continue
+        rows = _rows(values, entries)
+        if groups == 1:
+            products.append(T.matmul(rows, kernel[t]))
+        else:  # each group's channels meet only its own block of filters
+            grouped = T.einsum("pgc,cgm->pgm", T.reshape(rows, [entries.size, groups, per_group]),
+                               T.reshape(kernel[t], [per_group, groups, out_channels // groups]))
+            products.append(T.reshape(grouped, [entries.size, out_channels]))
+    if not products:
+        return T.zeros([book.num_sites, out_channels], dtype=values.dtype)
+    products = T.concat(products) if len(products) > 1 else products[0]
+    return sparse_dense_dot(_index(book.out[book.by_site]), _index(book.by_site),
+                            T.ones([book.by_site.size], dtype=values.dtype), products, num_rows=book.num_sites,
+                            row_bound=book.row_bound)
+
+
+def pool_max(values, book: Rulebook):
+    """The largest value ([sites, C]) among each output site's pairs, per channel: the pairs laid out as a table of
+    `row_bound` slots per site (empty slots read an appended row of the dtype's lowest value) and reduced."""
+    entries, channels = values.shape
+    out = book.out[book.by_site]
+    position = np.arange(out.size) - np.searchsorted(out, out)
+    table = np.full((book.num_sites, book.row_bound), entries, np.int64)
+    table[out, position] = book.inp[book.by_site]
+    dtype = values.dtype.np
+    lowest = -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+    padded = T.concat([values, T.full([1, channels], lowest, dtype=values.dtype)])
+    slots = T.reshape(T.gather(padded, _index(table.reshape(-1))), [book.num_sites, book.row_bound, channels])
+    largest = stop_gradient(T.max(slots, axis=1))
+    # Paddle's gradient reaches every slot that holds the maximum (ties each get all of it, where `max` would
+    # share it): add the tied slots' (value - the same value held constant), zero in value, one in derivative
+    tied = T.where(slots == largest[:, None, :], slots, T.zeros_like(slots))
+    return largest + (tied - stop_gradient(tied)).sum(axis=1)
