@@ -213,12 +213,41 @@ def test_jit_compiles_the_products_of_a_closed_over_input():
 
 
 def test_a_traced_pattern_is_a_clear_error():
-    values, weight, _ = _inputs("subm_conv3d")
-    x = paddle.sparse.sparse_coo_tensor(CASES["subm_conv3d"]["coords"], values, CASES["subm_conv3d"]["shape"])
-    with pytest.raises(ConcretizationError, match="subm_conv3d: the output's stored sites depend on the input's"):
-        paddle.jit(lambda x: F.subm_conv3d(x, paddle.to_tensor(weight)).values())(x)
+    values, weight, _ = _inputs("conv3d")
+    x = paddle.sparse.sparse_coo_tensor(CASES["conv3d"]["coords"], values, CASES["conv3d"]["shape"])
+    with pytest.raises(ConcretizationError, match="conv3d: the output's stored sites depend on the input's"):
+        paddle.jit(lambda x: F.conv3d(x, paddle.to_tensor(weight)).values())(x)
     with pytest.raises(ConcretizationError, match="max_pool3d"):
         paddle.jit(lambda x: F.max_pool3d(x, 2).values())(x)
+
+
+@pytest.mark.parametrize("kernel, dilation", [((3, 3, 3), 1), ((3, 1, 3), 2), ((2, 2, 2), 1)])
+def test_submanifold_of_traced_coordinates_matches_eager(kernel, dilation):
+    """A coalesced input passed into jit or vmap: the neighbours found by binary search give the rulebook's
+    values, and gradients through the compiled form."""
+    rng = np.random.default_rng(0)
+    def cloud():
+        coords = np.stack(np.nonzero(rng.random((2, 4, 5, 6)) < 0.3))[:, :60]
+        return paddle.sparse.sparse_coo_tensor(coords, rng.standard_normal((60, 3)), [2, 4, 5, 6, 3])
+    x, y = cloud(), cloud()
+    w = paddle.to_tensor(rng.standard_normal(kernel + (3, 4)))
+
+    def conv(x, w):
+        return F.subm_conv3d(x, w, dilation=dilation)
+
+    eager = conv(x, w)
+    compiled = paddle.jit(conv)(x, w)
+    assert compiled.indices().numpy().tolist() == x.indices().numpy().tolist()
+    np.testing.assert_allclose(compiled.values().numpy(), eager.values().numpy(), rtol=1e-10, atol=1e-12)
+    both = paddle.sparse.SparseCooTensor(paddle.stack([x.indices(), y.indices()]),
+                                         paddle.stack([x.values(), y.values()]), x.shape)
+    mapped = paddle.vmap(lambda s: conv(s, w).values())(both)
+    for i, member in enumerate([x, y]):
+        np.testing.assert_allclose(mapped[i].numpy(), conv(member, w).values().numpy(), rtol=1e-10, atol=1e-12)
+    def loss(x, w):
+        return (conv(x, w).values() ** 2).sum()
+    g_compiled = paddle.jit(paddle.grad(loss, argnums=1))(x, w)
+    np.testing.assert_allclose(g_compiled.numpy(), paddle.grad(loss, argnums=1)(x, w).numpy(), rtol=1e-10)
 
 
 def test_bad_input_is_named():

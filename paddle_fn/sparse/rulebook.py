@@ -24,8 +24,8 @@ from paddle_fn.prims.elementwise import stop_gradient
 from paddle_fn.prims.sparse import sparse_dense_dot
 from paddle_fn.sparse.tensor import INDEX_DTYPE
 
-__all__ = ["Geometry", "Rulebook", "conv_geometry", "submanifold_geometry", "pool_geometry", "rulebook_for",
-           "convolve", "pool_max"]
+__all__ = ["Geometry", "Rulebook", "conv_geometry", "submanifold_geometry", "pool_geometry", "build_rulebook",
+           "rulebook_for", "tap_product", "convolve", "pool_max"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,37 +171,41 @@ def _index(array: np.ndarray):
     return T.to_tensor(array.astype(np.int64, copy=False), dtype=INDEX_DTYPE)
 
 
-def _rows(values, entries: np.ndarray):
-    """values[entries] as a 0/1 sparse product (whose transpose, the gradient's scatter, is a product too)."""
-    picks = entries.size
-    return sparse_dense_dot(_index(np.arange(picks)), _index(entries), T.ones([picks], dtype=values.dtype), values,
-                            num_rows=picks, row_bound=1)
+def tap_product(rows, weight, groups: int, sum_taps: bool):
+    """`rows` times the taps' weights ([taps, C_in / groups, C_out]), each group's channels meeting only its own
+    block of filters: per tap when `sum_taps` is False (rows [taps, pairs, C_in] -> [taps, pairs, C_out]), summed
+    over the taps when True (rows [pairs, taps, C_in] -> [pairs, C_out], one GEMM over (tap, channel))."""
+    taps, per_group, out_channels = weight.shape
+    if groups == 1 and sum_taps:
+        pairs, channels = rows.shape[0], rows.shape[2]
+        return T.matmul(T.reshape(rows, [pairs, taps * channels]), T.reshape(weight, [taps * per_group, out_channels]))
+    if groups == 1:
+        return T.matmul(rows, weight)
+    split_rows = T.reshape(rows, rows.shape[:2] + [groups, per_group])
+    split_weight = T.reshape(weight, [taps, per_group, groups, out_channels // groups])
+    grouped = T.einsum("pkgc,kcgm->pgm" if sum_taps else "kpgc,kcgm->kpgm", split_rows, split_weight)
+    return T.reshape(grouped, grouped.shape[:-2] + [out_channels])
 
 
 def convolve(values, weight, book: Rulebook, groups: int):
     """The output values ([sites, C_out]) of a convolution of `values` ([entries, C_in]) with `weight`
-    ([*kernel, C_in / groups, C_out]): per tap, the rows of the entries it reaches times that tap's weight (a
-    gather and a GEMM), then each output site adds up its pairs' products (a 0/1 sparse product)."""
+    ([*kernel, C_in / groups, C_out]): the rows each tap reaches, laid out as a [taps, most pairs of a tap, C_in]
+    table (a 0/1 sparse product, zero rows in the unused slots), times the taps' weights (one batched GEMM), and
+    each output site adds up its pairs' products (a 0/1 sparse product over the table's slots)."""
     taps = int(np.prod(weight.shape[:-2]))
     per_group, out_channels = weight.shape[-2], weight.shape[-1]
-    kernel = T.reshape(weight, [taps, per_group, out_channels])
-    products = []
-    for t in range(taps):
-        entries = book.inp[book.starts[t]:book.starts[t + 1]]
-        if entries.size == 0:
-            continue
-        rows = _rows(values, entries)
-        if groups == 1:
-            products.append(T.matmul(rows, kernel[t]))
-        else:  # each group's channels meet only its own block of filters
-            grouped = T.einsum("pgc,cgm->pgm", T.reshape(rows, [entries.size, groups, per_group]),
-                               T.reshape(kernel[t], [per_group, groups, out_channels // groups]))
-            products.append(T.reshape(grouped, [entries.size, out_channels]))
-    if not products:
+    counts = np.diff(book.starts)
+    widest = int(counts.max()) if counts.size else 0
+    if widest == 0:
         return T.zeros([book.num_sites, out_channels], dtype=values.dtype)
-    products = T.concat(products) if len(products) > 1 else products[0]
-    return sparse_dense_dot(_index(book.out[book.by_site]), _index(book.by_site),
-                            T.ones([book.by_site.size], dtype=values.dtype), products, num_rows=book.num_sites,
+    tap = np.repeat(np.arange(taps), counts)
+    slot = tap * widest + np.arange(book.inp.size) - book.starts[tap]  # each pair's slot in the table
+    ones = T.ones([book.inp.size], dtype=values.dtype)
+    table = sparse_dense_dot(_index(slot), _index(book.inp), ones, values, num_rows=taps * widest, row_bound=1)
+    products = tap_product(T.reshape(table, [taps, widest, values.shape[1]]),
+                           T.reshape(weight, [taps, per_group, out_channels]), groups, sum_taps=False)
+    return sparse_dense_dot(_index(book.out[book.by_site]), _index(slot[book.by_site]), ones,
+                            T.reshape(products, [taps * widest, out_channels]), num_rows=book.num_sites,
                             row_bound=book.row_bound)
 
 

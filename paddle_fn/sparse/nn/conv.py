@@ -6,7 +6,9 @@ The output sites come from a rulebook built with numpy from the concrete indices
 the values are GEMMs and a sparse 0/1 product over it, so gradients reach the values, the weight and the bias
 (eager `backward()` and `paddle.grad`), `vmap` maps over the values and weights, and `jit` compiles the products
 of a sparse input it closes over. A traced index Tensor (a sparse Tensor passed into `jit` or `vmap`) has no
-concrete coordinates to build the rulebook from: that is a `ConcretizationError` naming the function.
+concrete coordinates to build the rulebook from: a submanifold convolution, whose sites are the input's, then
+finds the neighbours with static-shape operations (`paddle_fn.sparse.traced_submanifold`, for a coalesced input);
+the others raise a `ConcretizationError` naming the function.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import paddle_fn.tensor as T
 from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.sparse import rulebook as rb
 from paddle_fn.sparse.tensor import SparseCooTensor
+from paddle_fn.sparse.traced_submanifold import traced_submanifold
 from paddle_fn.tensor._util import eager_value
 from paddle_fn.tensor.promotion import as_tensor
 
@@ -24,9 +27,9 @@ __all__ = ["conv2d", "conv3d", "subm_conv2d", "subm_conv3d", "subm_conv2d_igemm"
 _LAYOUT = {2: "NHWC", 3: "NDHWC"}
 
 
-def check_sparse_input(op: str, x, n: int, data_format: str) -> np.ndarray:
+def check_sparse_input(op: str, x, n: int, data_format: str, traced_ok: bool = False):
     """The concrete coordinates ([1 + n, nnz]) of `x`, a COO Tensor in the channels-last layout of `n` spatial
-    axes, or a clear error."""
+    axes, or a clear error; None for traced coordinates where the caller has a traced form (`traced_ok`)."""
     layout = _LAYOUT[n]
     if data_format != layout:
         raise ValueError(f"paddle.sparse.nn.functional.{op}: data_format must be {layout!r} (channels last, the "
@@ -38,6 +41,8 @@ def check_sparse_input(op: str, x, n: int, data_format: str) -> np.ndarray:
                         f"{n + 1} leading axes are sparse and the channels dense (dense.to_sparse_coo({n + 1})), got "
                         f"{got}")
     coords = eager_value(x.indices())
+    if coords is None and traced_ok:
+        return None
     if coords is None:
         raise ConcretizationError(
             f"paddle.sparse.nn.functional.{op}: the output's stored sites depend on the input's indices, which are "
@@ -66,7 +71,7 @@ def _check_weight(op: str, x, weight, bias, n: int, groups: int):
 
 
 def _conv(op, n, x, weight, bias, stride, padding, dilation, groups, data_format, submanifold, key):
-    coords = check_sparse_input(op, x, n, data_format)
+    coords = check_sparse_input(op, x, n, data_format, traced_ok=submanifold)
     weight, bias = _check_weight(op, x, weight, bias, n, groups)
     kernel = tuple(weight.shape[:n])
     in_spatial = tuple(x.shape[1:-1])
@@ -75,11 +80,15 @@ def _conv(op, n, x, weight, bias, stride, padding, dilation, groups, data_format
     else:
         geometry = rb.conv_geometry(f"paddle.sparse.nn.functional.{op}", in_spatial, kernel, stride, padding,
                                     dilation)
-    book = rb.rulebook_for(x.indices(), coords, x.shape, geometry, submanifold, key)
-    values = rb.convolve(x.values(), weight, book, groups)
+    if coords is None:  # a submanifold convolution of traced coordinates keeps them
+        indices = x.indices()
+        values = traced_submanifold(x.values(), indices, x.shape, weight, geometry, groups)
+    else:
+        book = rb.rulebook_for(x.indices(), coords, x.shape, geometry, submanifold, key)
+        values = rb.convolve(x.values(), weight, book, groups)
+        indices = x.indices() if book.same_sites else T.to_tensor(book.sites)
     if bias is not None:
         values = values + bias
-    indices = x.indices() if book.same_sites else T.to_tensor(book.sites)
     return SparseCooTensor(indices, values, [x.shape[0], *geometry.out_spatial, weight.shape[-1]])
 
 
@@ -127,6 +136,8 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     the kernel's tap ``k // 2`` on each site and stride 1, so the output has the input's pattern and spatial shape;
     as in Paddle 3.3, `stride` and `padding` do not apply. `key` keeps the rulebook under that name for the index
     Tensor and reuses it on the next call with the same key (a stack of submanifold convolutions builds it once).
+    Under `jit`/`vmap` of the sparse input itself, the neighbours are found by a binary search among the input's
+    coordinates, which must then be coalesced (sorted, no repeats).
 
     Example:
         >>> import paddle_fn as paddle
