@@ -25,7 +25,7 @@ from paddle_fn.prims.sparse import sparse_dense_dot
 from paddle_fn.sparse.tensor import INDEX_DTYPE
 
 __all__ = ["Geometry", "Rulebook", "conv_geometry", "submanifold_geometry", "pool_geometry", "build_rulebook",
-           "rulebook_for", "tap_product", "convolve", "pool_max"]
+           "rulebook_for", "gathered_product", "convolve", "pool_max"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,14 +87,13 @@ def pool_geometry(op: str, in_spatial, kernel_size, stride, padding, ceil_mode) 
 
 @dataclasses.dataclass(frozen=True)
 class Rulebook:
-    """The output sites ([1 + spatial axes, sites]: batch, then spatial coordinates, sorted) and the (input entry,
-    output site) pairs grouped by tap: tap ``t``'s pairs are ``inp[starts[t]:starts[t + 1]]`` and the same slice of
-    `out`. `by_site` orders the pairs by output site, and `row_bound` is the most pairs of one site."""
+    """The output sites ([1 + spatial axes, sites]: batch, then spatial coordinates, sorted) and the pairs (input
+    entry `inp` reaches output site `out` through tap `tap`), sorted by site and then tap; `row_bound` is the most
+    pairs of one site."""
     sites: np.ndarray
     inp: np.ndarray
     out: np.ndarray
-    starts: np.ndarray
-    by_site: np.ndarray
+    tap: np.ndarray
     row_bound: int
     same_sites: bool  # the sites are the input's coordinates, in their order (a coalesced submanifold input)
 
@@ -139,12 +138,11 @@ def build_rulebook(coords: np.ndarray, shape, geometry: Geometry, submanifold: b
         same_sites = site_keys.size == input_keys.size and bool(np.all(input_keys[1:] > input_keys[:-1]))
     else:
         site_keys, out = np.unique(keys, return_inverse=True)
-    starts = np.searchsorted(tap, np.arange(len(geometry.taps()) + 1))
-    by_site = np.argsort(out, kind="stable")
+    by_site = np.argsort(out, kind="stable")  # the pairs came tap-major: sorted by (site, tap) now
     counts = np.bincount(out, minlength=site_keys.size)
     sites = np.stack(np.unravel_index(site_keys, out_shape)).astype(np.int64).reshape(len(out_shape), -1)
-    return Rulebook(sites, inp.astype(np.int64), out.astype(np.int64), starts, by_site.astype(np.int64),
-                    int(counts.max()) if counts.size else 0, same_sites)
+    return Rulebook(sites, inp[by_site].astype(np.int64), out[by_site].astype(np.int64),
+                    tap[by_site].astype(np.int64), int(counts.max()) if counts.size else 0, same_sites)
 
 
 # rulebooks kept under a user's `key` (Paddle's subm_conv `key=`), per index Tensor: {id: (weakref, {entry: book})}
@@ -171,52 +169,59 @@ def _index(array: np.ndarray):
     return T.to_tensor(array.astype(np.int64, copy=False), dtype=INDEX_DTYPE)
 
 
-def tap_product(rows, weight, groups: int, sum_taps: bool):
-    """`rows` times the taps' weights ([taps, C_in / groups, C_out]), each group's channels meeting only its own
-    block of filters: per tap when `sum_taps` is False (rows [taps, pairs, C_in] -> [taps, pairs, C_out]), summed
-    over the taps when True (rows [pairs, taps, C_in] -> [pairs, C_out], one GEMM over (tap, channel))."""
-    taps, per_group, out_channels = weight.shape
-    if groups == 1 and sum_taps:
-        pairs, channels = rows.shape[0], rows.shape[2]
-        return T.matmul(T.reshape(rows, [pairs, taps * channels]), T.reshape(weight, [taps * per_group, out_channels]))
+def gathered_product(rows, weight, groups: int):
+    """The sum over taps of `rows` ([sites, taps, C_in]: each site's neighbour through each tap) times the taps'
+    weights ([taps, C_in / groups, C_out]): one GEMM over (tap, channel), each group's channels meeting only its
+    own block of filters."""
+    sites, taps, channels = rows.shape
+    per_group, out_channels = weight.shape[1:]
     if groups == 1:
-        return T.matmul(rows, weight)
-    split_rows = T.reshape(rows, rows.shape[:2] + [groups, per_group])
-    split_weight = T.reshape(weight, [taps, per_group, groups, out_channels // groups])
-    grouped = T.einsum("pkgc,kcgm->pgm" if sum_taps else "kpgc,kcgm->kpgm", split_rows, split_weight)
-    return T.reshape(grouped, grouped.shape[:-2] + [out_channels])
+        return T.matmul(T.reshape(rows, [sites, taps * channels]), T.reshape(weight, [taps * per_group, out_channels]))
+    grouped = T.einsum("nkgc,kcgm->ngm", T.reshape(rows, [sites, taps, groups, per_group]),
+                       T.reshape(weight, [taps, per_group, groups, out_channels // groups]))
+    return T.reshape(grouped, [sites, out_channels])
+
+
+def _every_tap_product(values, weight, groups: int):
+    """Each entry's values ([entries, C_in]) times every tap's weight: [entries, taps, C_out], one GEMM."""
+    entries = values.shape[0]
+    taps, per_group, out_channels = weight.shape
+    if groups == 1:
+        flat = T.reshape(T.transpose(weight, [1, 0, 2]), [per_group, taps * out_channels])
+        return T.reshape(T.matmul(values, flat), [entries, taps, out_channels])
+    grouped = T.einsum("ngc,kcgm->nkgm", T.reshape(values, [entries, groups, per_group]),
+                       T.reshape(weight, [taps, per_group, groups, out_channels // groups]))
+    return T.reshape(grouped, [entries, taps, out_channels])
 
 
 def convolve(values, weight, book: Rulebook, groups: int):
     """The output values ([sites, C_out]) of a convolution of `values` ([entries, C_in]) with `weight`
-    ([*kernel, C_in / groups, C_out]): the rows each tap reaches, laid out as a [taps, most pairs of a tap, C_in]
-    table (a 0/1 sparse product, zero rows in the unused slots), times the taps' weights (one batched GEMM), and
-    each output site adds up its pairs' products (a 0/1 sparse product over the table's slots)."""
+    ([*kernel, C_in / groups, C_out]), as one 0/1 sparse product over the pairs and one GEMM, in the order that
+    moves less data: gather first (each site's neighbour rows through every tap, [sites, taps * C_in], times the
+    weight) when the output has few sites, as in a submanifold or strided convolution; else multiply first (every
+    entry times every tap's weight, [entries, taps * C_out]) and add each site's pairs."""
+    entries, channels = values.shape
     taps = int(np.prod(weight.shape[:-2]))
-    per_group, out_channels = weight.shape[-2], weight.shape[-1]
-    counts = np.diff(book.starts)
-    widest = int(counts.max()) if counts.size else 0
-    if widest == 0:
-        return T.zeros([book.num_sites, out_channels], dtype=values.dtype)
-    tap = np.repeat(np.arange(taps), counts)
-    slot = tap * widest + np.arange(book.inp.size) - book.starts[tap]  # each pair's slot in the table
+    kernel = T.reshape(weight, [taps, weight.shape[-2], weight.shape[-1]])
     ones = T.ones([book.inp.size], dtype=values.dtype)
-    table = sparse_dense_dot(_index(slot), _index(book.inp), ones, values, num_rows=taps * widest, row_bound=1)
-    products = tap_product(T.reshape(table, [taps, widest, values.shape[1]]),
-                           T.reshape(weight, [taps, per_group, out_channels]), groups, sum_taps=False)
-    return sparse_dense_dot(_index(book.out[book.by_site]), _index(slot[book.by_site]), ones,
-                            T.reshape(products, [taps * widest, out_channels]), num_rows=book.num_sites,
-                            row_bound=book.row_bound)
+    if book.num_sites * channels <= entries * weight.shape[-1]:
+        slot = book.out * taps + book.tap  # sorted, as the pairs are
+        repeats = int(np.bincount(slot).max()) if slot.size else 0  # more than 1 for repeated input coordinates
+        rows = sparse_dense_dot(_index(slot), _index(book.inp), ones, values, num_rows=book.num_sites * taps,
+                                row_bound=repeats)
+        return gathered_product(T.reshape(rows, [book.num_sites, taps, channels]), kernel, groups)
+    products = T.reshape(_every_tap_product(values, kernel, groups), [entries * taps, weight.shape[-1]])
+    return sparse_dense_dot(_index(book.out), _index(book.inp * taps + book.tap), ones, products,
+                            num_rows=book.num_sites, row_bound=book.row_bound)
 
 
 def pool_max(values, book: Rulebook):
     """The largest value ([sites, C]) among each output site's pairs, per channel: the pairs laid out as a table of
     `row_bound` slots per site (empty slots read an appended row of the dtype's lowest value) and reduced."""
     entries, channels = values.shape
-    out = book.out[book.by_site]
-    position = np.arange(out.size) - np.searchsorted(out, out)
+    position = np.arange(book.out.size) - np.searchsorted(book.out, book.out)
     table = np.full((book.num_sites, book.row_bound), entries, np.int64)
-    table[out, position] = book.inp[book.by_site]
+    table[book.out, position] = book.inp
     dtype = values.dtype.np
     lowest = -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
     padded = T.concat([values, T.full([1, channels], lowest, dtype=values.dtype)])

@@ -14,7 +14,7 @@ import numpy as np
 
 import paddle_fn.tensor as T
 from paddle_fn.prims.sparse import sparse_dense_dot
-from paddle_fn.sparse.rulebook import Geometry, tap_product
+from paddle_fn.sparse.rulebook import Geometry, gathered_product
 from paddle_fn.sparse.tensor import INDEX_DTYPE
 
 __all__ = ["traced_submanifold"]
@@ -57,5 +57,5 @@ def traced_submanifold(values, indices, shape, weight, geometry: Geometry, group
     rows = sparse_dense_dot(T.arange(entries * taps, dtype=INDEX_DTYPE), T.reshape(T.transpose(position, [1, 0]), [-1]),
                             T.reshape(T.cast(T.transpose(found, [1, 0]), values.dtype), [-1]), values,
                             num_rows=entries * taps, row_bound=1)
-    return tap_product(T.reshape(rows, [entries, taps, channels]),
-                       T.reshape(weight, [taps, weight.shape[-2], weight.shape[-1]]), groups, sum_taps=True)
+    return gathered_product(T.reshape(rows, [entries, taps, channels]),
+                            T.reshape(weight, [taps, weight.shape[-2], weight.shape[-1]]), groups)
