@@ -175,12 +175,16 @@ def test_groups_convolve_each_channel_block_with_its_filters():
     values = paddle.to_tensor(rng.standard_normal((4, 4)))
     weight = paddle.to_tensor(rng.standard_normal((3, 1, 2, 2, 6)))
     x = paddle.sparse.sparse_coo_tensor(coords, values, [1, 3, 4, 4, 4])
-    out = F.conv3d(x, weight, padding=[1, 0, 1], groups=2)
-    halves = [F.conv3d(paddle.sparse.sparse_coo_tensor(coords, values[:, 2 * g:2 * g + 2], [1, 3, 4, 4, 2]),
-                       weight[..., 3 * g:3 * g + 3], padding=[1, 0, 1]) for g in range(2)]
-    assert out.indices().numpy().tolist() == halves[0].indices().numpy().tolist()
-    np.testing.assert_allclose(out.values().numpy(),
-                               np.concatenate([h.values().numpy() for h in halves], axis=1), rtol=1e-12)
+    # multiplied first (more output sites than entries), gathered first (the input's sites), and traced
+    for conv in (lambda x, w, groups: F.conv3d(x, w, padding=[1, 0, 1], groups=groups),
+                 lambda x, w, groups: F.subm_conv3d(x, w, groups=groups),
+                 paddle.jit(lambda x, w, groups: F.subm_conv3d(x, w, groups=groups), static_argnums=2)):
+        out = conv(x, weight, 2)
+        halves = [conv(paddle.sparse.sparse_coo_tensor(coords, values[:, 2 * g:2 * g + 2], [1, 3, 4, 4, 2]),
+                       weight[..., 3 * g:3 * g + 3], 1) for g in range(2)]
+        assert out.indices().numpy().tolist() == halves[0].indices().numpy().tolist()
+        np.testing.assert_allclose(out.values().numpy(),
+                                   np.concatenate([h.values().numpy() for h in halves], axis=1), rtol=1e-12)
 
 
 def test_vmap_over_values_and_weights_matches_a_loop():
