@@ -38,6 +38,29 @@ SOFTMAX_DRAW_100 = [[0.0, 0.95717543, 0.43864486, 0.0],
                     [0.84765935, 0.45680618, 0.39412445, 0.0],
                     [0.59444654, 0.0, 0.78364515, 0.0]]
 
+# the input that the convolution examples build (the same lines in each of Paddle's docstrings)
+POINTS_2D = """
+>>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
+>>> values = [[1], [2], [3], [4]]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> dense_shape = [1, 3, 4, 1]
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+"""
+POINTS_3D = """
+>>> indices = [
+...     [0, 0, 0, 0],
+...     [0, 0, 0, 0],
+...     [0, 0, 1, 2],
+...     [1, 3, 2, 3],
+... ]
+>>> values = [[1], [2], [3], [4]]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> dense_shape = [1, 1, 3, 4, 1]
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+"""
+
 EXAMPLES = {
     "sparse.sparse_coo_tensor": """
 >>> indices = [[0, 1, 2], [1, 2, 0]]
@@ -659,31 +682,12 @@ indices=[[0, 0, 1, 1, 1, 2, 2],
 values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 0.45284092, 0.54715902])
 """,
-    "sparse.nn.Conv2D": """
->>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> conv = paddle.sparse.nn.Conv2D(1, 1, (3, 3))
+    "sparse.nn.Conv2D": POINTS_2D + """>>> conv = paddle.sparse.nn.Conv2D(1, 1, (3, 3))
 >>> y = conv(sparse_x)
 >>> print(y.shape)
 [1, 1, 2, 1]
 """,
-    "sparse.nn.Conv3D": """
->>> indices = [
-...     [0, 0, 0, 0],
-...     [0, 0, 0, 0],
-...     [0, 0, 1, 2],
-...     [1, 3, 2, 3],
-... ]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> conv = paddle.sparse.nn.Conv3D(1, 1, (1, 3, 3))
+    "sparse.nn.Conv3D": POINTS_3D + """>>> conv = paddle.sparse.nn.Conv3D(1, 1, (1, 3, 3))
 >>> y = conv(sparse_x)
 >>> print(y.shape)
 [1, 1, 1, 2, 1]
@@ -725,31 +729,12 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> print(y.shape)
 [1, 1, 3, 4, 1]
 """,
-    "sparse.nn.functional.conv2d": """
->>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
+    "sparse.nn.functional.conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.conv2d(sparse_x, weight)
 >>> print(y.shape)
 [1, 1, 2, 1]
 """,
-    "sparse.nn.functional.conv3d": """
->>> indices = [
-...     [0, 0, 0, 0],
-...     [0, 0, 0, 0],
-...     [0, 0, 1, 2],
-...     [1, 3, 2, 3],
-... ]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
+    "sparse.nn.functional.conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.conv3d(sparse_x, weight)
 >>> print(y.shape)
 [1, 1, 1, 2, 1]
@@ -764,65 +749,20 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> print(out.shape)
 [1, 2, 2, 2, 3]
 """,
-    "sparse.nn.functional.subm_conv2d": """
->>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
+    "sparse.nn.functional.subm_conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.subm_conv2d(sparse_x, weight)
 >>> print(y.shape)
 [1, 3, 4, 1]
 """,
-    "sparse.nn.functional.subm_conv2d_igemm": """
->>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
->>> y = paddle.sparse.nn.functional.subm_conv2d(sparse_x, weight)
->>> print(y.shape)
-[1, 3, 4, 1]
-""",
-    "sparse.nn.functional.subm_conv3d": """
->>> indices = [
-...     [0, 0, 0, 0],
-...     [0, 0, 0, 0],
-...     [0, 0, 1, 2],
-...     [1, 3, 2, 3],
-... ]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
->>> y = paddle.sparse.nn.functional.subm_conv3d(sparse_x, weight)
->>> print(y.shape)
-[1, 1, 3, 4, 1]
-""",
-    "sparse.nn.functional.subm_conv3d_igemm": """
->>> indices = [
-...     [0, 0, 0, 0],
-...     [0, 0, 0, 0],
-...     [0, 0, 1, 2],
-...     [1, 3, 2, 3],
-... ]
->>> values = [[1], [2], [3], [4]]
->>> indices = paddle.to_tensor(indices, dtype='int32')
->>> values = paddle.to_tensor(values, dtype='float32')
->>> dense_shape = [1, 1, 3, 4, 1]
->>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
->>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
+    "sparse.nn.functional.subm_conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.subm_conv3d(sparse_x, weight)
 >>> print(y.shape)
 [1, 1, 3, 4, 1]
 """,
 }
+# Paddle's docstrings of the implicit-GEMM names repeat the examples of subm_conv2d / subm_conv3d word for word
+for _name in ("subm_conv2d", "subm_conv3d"):
+    EXAMPLES[f"sparse.nn.functional.{_name}_igemm"] = EXAMPLES[f"sparse.nn.functional.{_name}"]
 
 
 @pytest.fixture(autouse=True)
