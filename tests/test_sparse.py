@@ -319,3 +319,36 @@ def test_batched_and_hybrid_results_match_paddle(name):
     else:
         assert (got.crows().numpy().tolist(), got.cols().numpy().tolist()) == (want["crows"], want["cols"])
     np.testing.assert_allclose(got.values().numpy(), want["values"], rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------ pca_lowrank
+# (Paddle 3.3's runs on CUDA only: checked against numpy's SVD, which it equals when q = min(m, n))
+
+@pytest.mark.parametrize("shape, center, fmt", [((7, 4), True, "coo"), ((4, 7), True, "csr"), ((6, 5), False, "coo")])
+def test_pca_lowrank_is_the_svd_of_the_centred_matrix(shape, center, fmt):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape) * (rng.random(shape) < 0.5)
+    x = _coo(a) if fmt == "coo" else _csr(a)
+    q = min(shape)
+    u, s, v = S.pca_lowrank(x, q=q, center=center)
+    assert (u.shape, s.shape, v.shape) == ([shape[0], q], [q], [shape[1], q])
+    target = a - a.mean(axis=0) if center else a
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(target, compute_uv=False), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(u.numpy() @ np.diag(s.numpy()) @ v.numpy().T, target, atol=1e-10)
+    np.testing.assert_allclose(u.numpy().T @ u.numpy(), np.eye(q), atol=1e-10)
+
+
+def test_pca_lowrank_finds_a_low_rank_structure_from_the_global_seed():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((40, 2)) @ rng.standard_normal((2, 30))  # rank 2, then centred: rank <= 2
+    x = _coo(a.astype(np.float32))
+    paddle.seed(7)
+    u, s, v = S.pca_lowrank(x)  # q = min(6, m, n)
+    assert s.shape == [6] and s.dtype == paddle.float32
+    centred = a - a.mean(axis=0)
+    np.testing.assert_allclose(s.numpy()[:2], np.linalg.svd(centred, compute_uv=False)[:2], rtol=1e-4)
+    assert float(s.numpy()[2]) < 1e-3 * float(s.numpy()[0])
+    paddle.seed(7)
+    np.testing.assert_array_equal(S.pca_lowrank(x)[1].numpy(), s.numpy())
+    with pytest.raises(ValueError, match="q .=31. must be"):
+        S.pca_lowrank(x, q=31)

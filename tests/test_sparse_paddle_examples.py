@@ -1,6 +1,6 @@
 """Every example of Paddle 3.3.1's paddle.sparse docstrings (paddle.sparse, paddle.sparse.nn and
-paddle.sparse.nn.functional, apart from the convolutions, pooling, attention, pca_lowrank and SyncBatchNorm, which
-paddle_fn does not implement), harvested from the installed paddle 3.3.1 and run as doctests against paddle_fn with
+paddle.sparse.nn.functional, apart from attention and SyncBatchNorm, which are GPU-only, and pca_lowrank, whose
+example runs on a GPU only), harvested from the installed paddle 3.3.1 and run as doctests against paddle_fn with
 the float tolerance of tests/test_docs.py.
 
 Changes to the harvested text, each because the example cannot run as written anywhere but on Paddle's machine:
@@ -8,9 +8,10 @@ Changes to the harvested text, each because the example cannot run as written an
 ``... else:`` (Paddle runs its examples with xdoctest, which reads both), (`paddle` is paddle_fn here) and
 ``Place(gpu:0)`` reads ``Place(cpu)``; where an example draws its input from Paddle's random generator, the draw
 is a literal below, taken from paddle 3.3.1 on the CPU with the example's seed (paddle_fn's generator is not
-Paddle's), so the output is still Paddle's; `mv` and `masked_matmul` draw on a GPU, whose numbers are neither
-printed nor reproducible on the CPU, so they take fixed inputs and their expected values are numpy's float32
-products; shapes print as lists (paddle_fn's `shape` is a list, not `paddle.Size`); the `ReLU6`/`LeakyReLU`
+Paddle's), so the output is still Paddle's (the convolution and pooling examples draw without a seed and print
+only the result's shape, which the draw does not change, so they keep their draws); `mv` and `masked_matmul` draw on
+a GPU, whose numbers are neither printed nor reproducible on the CPU, so they take fixed inputs and their expected
+values are numpy's float32 products; shapes print as lists (paddle_fn's `shape` is a list, not `paddle.Size`); the `ReLU6`/`LeakyReLU`
 examples print their result, with the values paddle 3.3.1 gives on the CPU; `transpose`'s example is left out:
 Paddle marks it `+SKIP('indices overflow')`, and running it crashes paddle 3.3.1 (a glibc malloc assertion).
 """
@@ -36,6 +37,29 @@ SOFTMAX_DRAW_2022 = [[0.88156885, 0.14463395, 0.17831714, 0.43818203],
 SOFTMAX_DRAW_100 = [[0.0, 0.95717543, 0.43864486, 0.0],
                     [0.84765935, 0.45680618, 0.39412445, 0.0],
                     [0.59444654, 0.0, 0.78364515, 0.0]]
+
+# the input that the convolution examples build (the same lines in each of Paddle's docstrings)
+POINTS_2D = """
+>>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
+>>> values = [[1], [2], [3], [4]]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> dense_shape = [1, 3, 4, 1]
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+"""
+POINTS_3D = """
+>>> indices = [
+...     [0, 0, 0, 0],
+...     [0, 0, 0, 0],
+...     [0, 0, 1, 2],
+...     [1, 3, 2, 3],
+... ]
+>>> values = [[1], [2], [3], [4]]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> dense_shape = [1, 1, 3, 4, 1]
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+"""
 
 EXAMPLES = {
     "sparse.sparse_coo_tensor": """
@@ -658,7 +682,87 @@ indices=[[0, 0, 1, 1, 1, 2, 2],
 values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 0.45284092, 0.54715902])
 """,
+    "sparse.nn.Conv2D": POINTS_2D + """>>> conv = paddle.sparse.nn.Conv2D(1, 1, (3, 3))
+>>> y = conv(sparse_x)
+>>> print(y.shape)
+[1, 1, 2, 1]
+""",
+    "sparse.nn.Conv3D": POINTS_3D + """>>> conv = paddle.sparse.nn.Conv3D(1, 1, (1, 3, 3))
+>>> y = conv(sparse_x)
+>>> print(y.shape)
+[1, 1, 1, 2, 1]
+""",
+    "sparse.nn.MaxPool3D": """
+>>> dense_x = paddle.randn((2, 3, 6, 6, 3))
+>>> sparse_x = dense_x.to_sparse_coo(4)
+>>> max_pool3d = paddle.sparse.nn.MaxPool3D(kernel_size=3, data_format='NDHWC')
+>>> out = max_pool3d(sparse_x)
+>>> print(out.shape)
+[2, 1, 2, 2, 3]
+""",
+    "sparse.nn.SubmConv2D": """
+>>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
+>>> values = [[1], [2], [3], [4]]
+>>> dense_shape = [1, 3, 4, 1]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+>>> subm_conv = paddle.sparse.nn.SubmConv2D(1, 1, (3, 3))
+>>> y = subm_conv(sparse_x)
+>>> print(y.shape)
+[1, 3, 4, 1]
+""",
+    "sparse.nn.SubmConv3D": """
+>>> indices = [
+...     [0, 0, 0, 0],
+...     [0, 0, 0, 0],
+...     [0, 0, 1, 2],
+...     [1, 3, 2, 3],
+... ]
+>>> values = [[1], [2], [3], [4]]
+>>> dense_shape = [1, 1, 3, 4, 1]
+>>> indices = paddle.to_tensor(indices, dtype='int32')
+>>> values = paddle.to_tensor(values, dtype='float32')
+>>> sparse_x = paddle.sparse.sparse_coo_tensor(indices, values, dense_shape, stop_gradient=True)
+>>> subm_conv = paddle.sparse.nn.SubmConv3D(1, 1, (1, 3, 3))
+>>> y = subm_conv(sparse_x)
+>>> print(y.shape)
+[1, 1, 3, 4, 1]
+""",
+    "sparse.nn.functional.conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
+>>> y = paddle.sparse.nn.functional.conv2d(sparse_x, weight)
+>>> print(y.shape)
+[1, 1, 2, 1]
+""",
+    "sparse.nn.functional.conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
+>>> y = paddle.sparse.nn.functional.conv3d(sparse_x, weight)
+>>> print(y.shape)
+[1, 1, 1, 2, 1]
+""",
+    "sparse.nn.functional.max_pool3d": """
+>>> dense_x = paddle.randn((1, 4, 4, 4, 3))
+>>> sparse_x = dense_x.to_sparse_coo(4)
+>>> kernel_sizes = [3, 3, 3]
+>>> paddings = [0, 0, 0]
+>>> strides = [1, 1, 1]
+>>> out = paddle.sparse.nn.functional.max_pool3d(sparse_x, kernel_sizes, stride=strides, padding=paddings)
+>>> print(out.shape)
+[1, 2, 2, 2, 3]
+""",
+    "sparse.nn.functional.subm_conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
+>>> y = paddle.sparse.nn.functional.subm_conv2d(sparse_x, weight)
+>>> print(y.shape)
+[1, 3, 4, 1]
+""",
+    "sparse.nn.functional.subm_conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
+>>> y = paddle.sparse.nn.functional.subm_conv3d(sparse_x, weight)
+>>> print(y.shape)
+[1, 1, 3, 4, 1]
+""",
 }
+# Paddle's docstrings of the implicit-GEMM names repeat the examples of subm_conv2d / subm_conv3d word for word
+for _name in ("subm_conv2d", "subm_conv3d"):
+    EXAMPLES[f"sparse.nn.functional.{_name}_igemm"] = EXAMPLES[f"sparse.nn.functional.{_name}"]
 
 
 @pytest.fixture(autouse=True)
@@ -679,5 +783,5 @@ def test_paddle_example(name):
 
 
 def test_every_paddle_example_is_here():
-    """The 44 examples of paddle 3.3.1 that paddle_fn covers (sparse_coo_tensor ... nn.functional.softmax)."""
-    assert len(EXAMPLES) == 44
+    """The 56 examples of paddle 3.3.1 that paddle_fn covers (sparse_coo_tensor ... nn.functional.max_pool3d)."""
+    assert len(EXAMPLES) == 56

@@ -103,8 +103,8 @@ def _shape(rows, cols, values, dense, *, num_rows, row_bound):
 def _impl(rows, cols, values, dense, *, num_rows, row_bound):
     import scipy.sparse  # deliberate lazy import: scipy.sparse takes longer to import than paddle_fn itself
     compute = np.float32 if dense.dtype.itemsize < 4 else dense.dtype  # scipy has no float16 / bfloat16
-    matrix = scipy.sparse.csr_matrix((values.astype(compute), (rows, cols)), shape=(num_rows, dense.shape[0]))
-    return np.asarray(matrix @ dense.astype(compute)).astype(dense.dtype)
+    matrix = scipy.sparse.csr_matrix((values.astype(compute, copy=False), (rows, cols)), shape=(num_rows, dense.shape[0]))
+    return np.asarray(matrix @ dense.astype(compute, copy=False)).astype(dense.dtype, copy=False)
 
 
 def sparse_dense_dot(rows, cols, values, dense, *, num_rows: int, row_bound=None):

@@ -6,6 +6,7 @@ every operation is written with the dense Tensor API, so `grad`, `vmap` and `jit
 from paddle_fn.sparse import nn  # noqa: F401
 from paddle_fn.sparse.binary import add, divide, is_same_shape, mask_as, multiply, subtract
 from paddle_fn.sparse.manipulation import reshape, slice, sum, transpose  # noqa: A004
+from paddle_fn.sparse.pca import pca_lowrank
 from paddle_fn.sparse.products import addmm, masked_matmul, matmul, mv
 from paddle_fn.sparse.tensor import (
     SparseCooTensor, SparseCsrTensor, SparseTensor, coalesce, sparse_coo_tensor, sparse_csr_tensor)
@@ -14,8 +15,8 @@ from paddle_fn.sparse.unary import (  # noqa: A004
     tan, tanh)
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh",
-           "sqrt", "square", "log1p", "abs", "pow", "cast", "neg", "deg2rad", "rad2deg", "expm1", "mv", "matmul",
-           "mask_as", "masked_matmul", "addmm", "add", "subtract", "transpose", "sum", "multiply", "divide",
+           "sqrt", "square", "log1p", "abs", "pow", "pca_lowrank", "cast", "neg", "deg2rad", "rad2deg", "expm1", "mv",
+           "matmul", "mask_as", "masked_matmul", "addmm", "add", "subtract", "transpose", "sum", "multiply", "divide",
            "coalesce", "is_same_shape", "reshape", "isnan", "slice", "SparseCooTensor", "SparseCsrTensor"]
 
 

@@ -1,6 +1,6 @@
-"""`paddle.sparse.nn.functional`: activations of sparse Tensors. `relu`, `relu6` and `leaky_relu` map the stored
-values (each maps 0 to 0); `softmax` normalizes the stored values of each row, the entries that are not stored
-taking no part (as if they were -inf)."""
+"""`paddle.sparse.nn.functional`: activations of sparse Tensors, and the convolutions and pooling of
+`paddle_fn.sparse.nn.conv`. `relu`, `relu6` and `leaky_relu` map the stored values (each maps 0 to 0); `softmax`
+normalizes the stored values of each row, the entries that are not stored taking no part (as if they were -inf)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,11 +9,14 @@ import paddle_fn.nn.functional as F
 import paddle_fn.tensor as T
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.prims.elementwise import stop_gradient
+from paddle_fn.sparse.nn.conv import (  # noqa: F401 - Paddle's names in this namespace
+    conv2d, conv3d, max_pool3d, subm_conv2d, subm_conv2d_igemm, subm_conv3d, subm_conv3d_igemm)
 from paddle_fn.sparse.tensor import INDEX_DTYPE, SparseCsrTensor, csr_row_ids
 from paddle_fn.sparse.unary import check_sparse, map_values
 from paddle_fn.tensor._util import normalize_axis
 
-__all__ = ["relu", "relu6", "leaky_relu", "softmax"]
+__all__ = ["conv2d", "conv3d", "subm_conv2d", "subm_conv2d_igemm", "subm_conv3d", "subm_conv3d_igemm", "max_pool3d",
+           "relu", "relu6", "leaky_relu", "softmax"]
 
 
 def relu(x, name=None):
