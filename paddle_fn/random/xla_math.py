@@ -181,11 +181,23 @@ def erf_inv(x):
     """
     w = el.neg(log1p(el.mul(x, el.neg(x))))
     pieces = _ERF_INV64 if get_aval(x).dtype.bits == 64 else _ERF_INV32
-    result = None
-    for i in reversed(range(len(pieces))):  # the first piece is a polynomial in w, the others in sqrt(w)
-        upper, shift, coefficients = pieces[i]
-        p = _horner(el.add(el.sqrt(w) if i else w, _c(x, shift)), coefficients)
-        result = p if result is None else el.select(el.lt(w, _c(x, upper)), p, result)
+    # each element's piece: the first whose bound w is below (the last one's bound is inf)
+    piece = [el.lt(w, _c(x, upper)) for upper, _, _ in pieces[:-1]]
+
+    def by_piece(values):
+        chosen = values[-1]
+        for i in reversed(range(len(piece))):
+            chosen = el.select(piece[i], values[i], chosen)
+        return chosen
+    root = el.sqrt(w)
+    arg = by_piece([el.add(w if i == 0 else root, _c(x, shift)) for i, (_, shift, _) in enumerate(pieces)])
+    # one Horner evaluation with each element's coefficients, the shorter polynomials led by zeros (an FMA of a
+    # zero and a zero gives zero, so the steps before their first coefficient leave them unchanged)
+    degree = max(len(coefficients) for _, _, coefficients in pieces)
+    padded = [(0.0,) * (degree - len(coefficients)) + coefficients for _, _, coefficients in pieces]
+    result = by_piece([_c(x, p[0]) for p in padded])
+    for step in range(1, degree):
+        result = fused_multiply_add(result, arg, by_piece([_c(x, p[step]) for p in padded]))
     return el.select(el.eq(el.abs(x), _c(x, 1.0)), el.mul(x, _c(x, np.inf)), el.mul(result, x))
 
 
