@@ -157,6 +157,15 @@ class FuncLowering:
         return res
 
     def constant(self, value, aval: ShapedArray) -> str:
+        if aval.dtype.kind == "c":
+            # complex(real part, imaginary part): IREE 3.13 crashes packing complex128 constants into its resources
+            part = aval.update(dtype=COMPLEX_PART[aval.dtype.name])
+            value = np.asarray(value, dtype=aval.dtype.np)
+            re, im = self.constant(value.real, part), self.constant(value.imag, part)
+            res = self.fresh()
+            self.line(f"{res} = stablehlo.complex {re}, {im} : ({tensor_type(part)}, {tensor_type(part)}) -> "
+                      f"{tensor_type(aval)}")
+            return res
         res = self.fresh()
         self.line(f"{res} = stablehlo.constant {constant_text(value, aval)} : {tensor_type(aval)}")
         return res

@@ -4,8 +4,8 @@ Every transform is the `fft` primitive (`paddle_fn.prims.fft`) over the requeste
 back, with the input padded with zeros or cropped to the requested lengths (`n`, `s`) and the result scaled for
 `norm`: ``'backward'`` (the default) leaves the forward transforms unscaled and divides the inverse ones by the
 number of points, ``'forward'`` does the opposite, ``'ortho'`` divides both by its square root. Any length works,
-the transforms are differentiable (the transpose of an FFT is an FFT), and they work under vmap and jit.
-See docs/fft.md.
+the transforms are differentiable (the transpose of an FFT is an FFT), and they work under vmap and jit. Each takes
+Paddle 3.3's keyword `out` (a Tensor made to hold the result). See docs/fft.md.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.complex_parts import conj
 from paddle_fn.prims.fft import fft as _fft_prim
-from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
+from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, write_out
 from paddle_fn.tensor.manipulation import roll
 from paddle_fn.tensor.promotion import as_tensor, cast
 
@@ -215,7 +215,7 @@ def _two_axes(op, s, axes):
 
 # ---------------------------------------------------------------------------------------------- 1-D
 
-def fft(x, n=None, axis=-1, norm="backward", name=None):
+def fft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The 1-D discrete Fourier transform along `axis`, zero-padded or cropped to `n` points.
 
     A real input gets a zero imaginary part (float32 gives complex64, float64 complex128).
@@ -225,10 +225,10 @@ def fft(x, n=None, axis=-1, norm="backward", name=None):
         >>> paddle.fft.fft(paddle.to_tensor([1.0, 2.0, 3.0, 4.0])).numpy()
         array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
     """
-    return _c2c("fft", x, *_one_axis(n, axis), norm, inverse=False)
+    return write_out(_c2c("fft", x, *_one_axis(n, axis), norm, inverse=False), out)
 
 
-def ifft(x, n=None, axis=-1, norm="backward", name=None):
+def ifft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The inverse of `fft` along `axis` (divided by `n` under the default norm).
 
     Example:
@@ -236,10 +236,10 @@ def ifft(x, n=None, axis=-1, norm="backward", name=None):
         >>> paddle.fft.ifft(paddle.to_tensor([10.0, -2.0, -2.0, -2.0])).numpy()
         array([1.+0.j, 3.+0.j, 3.+0.j, 3.+0.j], dtype=complex64)
     """
-    return _c2c("ifft", x, *_one_axis(n, axis), norm, inverse=True)
+    return write_out(_c2c("ifft", x, *_one_axis(n, axis), norm, inverse=True), out)
 
 
-def rfft(x, n=None, axis=-1, norm="backward", name=None):
+def rfft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The FFT of a real signal along `axis`: its `n // 2 + 1` non-negative frequencies.
 
     Example:
@@ -247,10 +247,10 @@ def rfft(x, n=None, axis=-1, norm="backward", name=None):
         >>> paddle.fft.rfft(paddle.to_tensor([0.0, 1.0, 0.0, 0.0])).numpy()
         array([ 1.+0.j,  0.-1.j, -1.+0.j], dtype=complex64)
     """
-    return _r2c("rfft", x, *_one_axis(n, axis), norm, hermitian=False)
+    return write_out(_r2c("rfft", x, *_one_axis(n, axis), norm, hermitian=False), out)
 
 
-def irfft(x, n=None, axis=-1, norm="backward", name=None):
+def irfft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The inverse of `rfft`: a real signal of `n` points (default ``2 * (bins - 1)``) from its non-negative
     frequencies along `axis`.
 
@@ -259,10 +259,10 @@ def irfft(x, n=None, axis=-1, norm="backward", name=None):
         >>> paddle.fft.irfft(paddle.to_tensor([1, -1j, -1])).numpy()
         array([0., 1., 0., 0.], dtype=float32)
     """
-    return _c2r("irfft", x, *_one_axis(n, axis), norm, hermitian=False)
+    return write_out(_c2r("irfft", x, *_one_axis(n, axis), norm, hermitian=False), out)
 
 
-def hfft(x, n=None, axis=-1, norm="backward", name=None):
+def hfft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The FFT of a signal with Hermitian symmetry given by its first half along `axis`: a real spectrum of `n`
     points (default ``2 * (len - 1)``); ``hfft(x, n) == irfft(conj(x), n) * n``.
 
@@ -271,10 +271,10 @@ def hfft(x, n=None, axis=-1, norm="backward", name=None):
         >>> paddle.fft.hfft(paddle.to_tensor([1, -1j, -1])).numpy()
         array([0., 0., 0., 4.], dtype=float32)
     """
-    return _c2r("hfft", x, *_one_axis(n, axis), norm, hermitian=True)
+    return write_out(_c2r("hfft", x, *_one_axis(n, axis), norm, hermitian=True), out)
 
 
-def ihfft(x, n=None, axis=-1, norm="backward", name=None):
+def ihfft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
     """The inverse of `hfft`: the first half of the Hermitian signal whose FFT is the real `x`;
     ``ihfft(x) == conj(rfft(x)) / n``.
 
@@ -284,12 +284,12 @@ def ihfft(x, n=None, axis=-1, norm="backward", name=None):
         >>> half.shape, half.numpy().real.round(4)
         ([4], array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
     """
-    return _r2c("ihfft", x, *_one_axis(n, axis), norm, hermitian=True)
+    return write_out(_r2c("ihfft", x, *_one_axis(n, axis), norm, hermitian=True), out)
 
 
 # ---------------------------------------------------------------------------------------------- 2-D
 
-def fft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def fft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The 2-D FFT over `axes`, each zero-padded or cropped to the lengths in `s`.
 
     Example:
@@ -298,10 +298,10 @@ def fft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[10.+0.j, -2.+0.j],
                [-4.+0.j,  0.+0.j]], dtype=complex64)
     """
-    return _c2c("fft2", x, *_two_axes("fft2", s, axes), norm, inverse=False)
+    return write_out(_c2c("fft2", x, *_two_axes("fft2", s, axes), norm, inverse=False), out)
 
 
-def ifft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def ifft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The inverse of `fft2`.
 
     Example:
@@ -310,10 +310,10 @@ def ifft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[1.+0.j, 2.+0.j],
                [3.+0.j, 4.+0.j]], dtype=complex64)
     """
-    return _c2c("ifft2", x, *_two_axes("ifft2", s, axes), norm, inverse=True)
+    return write_out(_c2c("ifft2", x, *_two_axes("ifft2", s, axes), norm, inverse=True), out)
 
 
-def rfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def rfft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The 2-D FFT of a real input, keeping the non-negative frequencies of the last of `axes`.
 
     Example:
@@ -322,10 +322,10 @@ def rfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[10.+0.j, -2.+0.j],
                [-4.+0.j,  0.+0.j]], dtype=complex64)
     """
-    return _r2c("rfft2", x, *_two_axes("rfft2", s, axes), norm, hermitian=False)
+    return write_out(_r2c("rfft2", x, *_two_axes("rfft2", s, axes), norm, hermitian=False), out)
 
 
-def irfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def irfft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The inverse of `rfft2`: a real output whose last transformed axis has ``s[-1]`` points (default
     ``2 * (bins - 1)``).
 
@@ -335,10 +335,10 @@ def irfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[1., 2.],
                [3., 4.]], dtype=float32)
     """
-    return _c2r("irfft2", x, *_two_axes("irfft2", s, axes), norm, hermitian=False)
+    return write_out(_c2r("irfft2", x, *_two_axes("irfft2", s, axes), norm, hermitian=False), out)
 
 
-def hfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def hfft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The 2-D FFT of a signal with Hermitian symmetry given by its first half along the last of `axes`: a real
     output.
 
@@ -349,10 +349,10 @@ def hfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[19.,  7.,  3., -9.],
                [ 1.,  1.,  1.,  1.]], dtype=float32)
     """
-    return _c2r("hfft2", x, *_two_axes("hfft2", s, axes), norm, hermitian=True)
+    return write_out(_c2r("hfft2", x, *_two_axes("hfft2", s, axes), norm, hermitian=True), out)
 
 
-def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
+def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None, *, out=None):
     """The inverse of `hfft2`: the first half of a Hermitian signal from a real input.
 
     Example:
@@ -361,12 +361,12 @@ def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
         array([[ 2.5-0.j, -0.5-0.j],
                [-1. -0.j,  0. -0.j]], dtype=complex64)
     """
-    return _r2c("ihfft2", x, *_two_axes("ihfft2", s, axes), norm, hermitian=True)
+    return write_out(_r2c("ihfft2", x, *_two_axes("ihfft2", s, axes), norm, hermitian=True), out)
 
 
 # ---------------------------------------------------------------------------------------------- n-D
 
-def fftn(x, s=None, axes=None, norm="backward", name=None):
+def fftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The n-D FFT over `axes` (default: the last ``len(s)`` axes, or all), each zero-padded or cropped to `s`.
 
     Example:
@@ -375,10 +375,10 @@ def fftn(x, s=None, axes=None, norm="backward", name=None):
         array([[8.+0.j, 0.+0.j],
                [0.+0.j, 0.+0.j]], dtype=complex64)
     """
-    return _c2c("fftn", x, s, axes, norm, inverse=False)
+    return write_out(_c2c("fftn", x, s, axes, norm, inverse=False), out)
 
 
-def ifftn(x, s=None, axes=None, norm="backward", name=None):
+def ifftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The inverse of `fftn`.
 
     Example:
@@ -386,10 +386,10 @@ def ifftn(x, s=None, axes=None, norm="backward", name=None):
         >>> paddle.fft.ifftn(paddle.eye(3), axes=(1,)).numpy().round(4)[1]
         array([ 0.3333+0.j    , -0.1667+0.2887j, -0.1667-0.2887j], dtype=complex64)
     """
-    return _c2c("ifftn", x, s, axes, norm, inverse=True)
+    return write_out(_c2c("ifftn", x, s, axes, norm, inverse=True), out)
 
 
-def rfftn(x, s=None, axes=None, norm="backward", name=None):
+def rfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The n-D FFT of a real input, keeping the non-negative frequencies of the last of `axes`.
 
     Example:
@@ -397,10 +397,10 @@ def rfftn(x, s=None, axes=None, norm="backward", name=None):
         >>> paddle.fft.rfftn(paddle.ones([2, 3, 4])).shape
         [2, 3, 3]
     """
-    return _r2c("rfftn", x, s, axes, norm, hermitian=False)
+    return write_out(_r2c("rfftn", x, s, axes, norm, hermitian=False), out)
 
 
-def irfftn(x, s=None, axes=None, norm="backward", name=None):
+def irfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The inverse of `rfftn`: a real output whose last transformed axis has ``s[-1]`` points (default
     ``2 * (bins - 1)``).
 
@@ -409,10 +409,10 @@ def irfftn(x, s=None, axes=None, norm="backward", name=None):
         >>> paddle.fft.irfftn(paddle.to_tensor([2.+2.j, 2.+2.j, 3.+3.j], dtype='complex128')).numpy()
         array([ 2.25, -1.25,  0.25,  0.75])
     """
-    return _c2r("irfftn", x, s, axes, norm, hermitian=False)
+    return write_out(_c2r("irfftn", x, s, axes, norm, hermitian=False), out)
 
 
-def hfftn(x, s=None, axes=None, norm="backward", name=None):
+def hfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The n-D FFT of a signal with Hermitian symmetry given by its first half along the last of `axes`.
 
     Example:
@@ -420,10 +420,10 @@ def hfftn(x, s=None, axes=None, norm="backward", name=None):
         >>> paddle.fft.hfftn(paddle.to_tensor([(2+2j), (2+2j), (3+3j)])).numpy()
         array([ 9.,  3.,  1., -5.], dtype=float32)
     """
-    return _c2r("hfftn", x, s, axes, norm, hermitian=True)
+    return write_out(_c2r("hfftn", x, s, axes, norm, hermitian=True), out)
 
 
-def ihfftn(x, s=None, axes=None, norm="backward", name=None):
+def ihfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     """The inverse of `hfftn`: the first half of a Hermitian signal from a real input.
 
     Example:
@@ -432,20 +432,24 @@ def ihfftn(x, s=None, axes=None, norm="backward", name=None):
         >>> half.shape, half.numpy().real.round(4)
         ([4], array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
     """
-    return _r2c("ihfftn", x, s, axes, norm, hermitian=True)
+    return write_out(_r2c("ihfftn", x, s, axes, norm, hermitian=True), out)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-def _frequencies(op, n, d, dtype, values):
+def _frequencies(op, n, d, dtype, values, out, requires_grad):
     n = static_int(op, n, "n")
     _check_length(op, n)
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.as_dtype(dtype)
-    return Tensor(np.asarray(values(n) / (n * float(d)), dtype=dtype.np))
+    freqs = write_out(Tensor(np.asarray(values(n) / (n * float(d)), dtype=dtype.np)), out)
+    freqs.stop_gradient = not requires_grad
+    return freqs
 
 
-def fftfreq(n, d=1.0, dtype=None, name=None):
-    """The sample frequencies of an `n`-point FFT with sample spacing `d`: ``[0, 1, ..., -1] / (n * d)``.
+def fftfreq(n, d=1.0, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
+    """The sample frequencies of an `n`-point FFT with sample spacing `d`: ``[0, 1, ..., -1] / (n * d)``. `out`,
+    `device` and `requires_grad` as in Paddle 3.3 (`device` is accepted for its signature: results are made where
+    every eager Tensor is).
 
     Example:
         >>> import paddle_fn as paddle
@@ -454,11 +458,13 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
                [ 0.        ,  0.40000001,  0.80000001, -0.80000001, -0.40000001])
     """
     return _frequencies("fftfreq", n, d, dtype,
-                        lambda n: np.concatenate([np.arange((n - 1) // 2 + 1), -np.arange(n // 2, 0, -1)]))
+                        lambda n: np.concatenate([np.arange((n - 1) // 2 + 1), -np.arange(n // 2, 0, -1)]),
+                        out, requires_grad)
 
 
-def rfftfreq(n, d=1.0, dtype=None, name=None):
-    """The sample frequencies of `rfft`'s bins for `n` points with sample spacing `d`: ``[0, ..., n // 2] / (n * d)``.
+def rfftfreq(n, d=1.0, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
+    """The sample frequencies of `rfft`'s bins for `n` points with sample spacing `d`: ``[0, ..., n // 2] / (n * d)``
+    (`out`, `device`, `requires_grad` as `fftfreq`).
 
     Example:
         >>> import paddle_fn as paddle
@@ -466,7 +472,7 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
                [0.        , 0.66666669, 1.33333337])
     """
-    return _frequencies("rfftfreq", n, d, dtype, lambda n: np.arange(n // 2 + 1))
+    return _frequencies("rfftfreq", n, d, dtype, lambda n: np.arange(n // 2 + 1), out, requires_grad)
 
 
 def _shift(op, x, axes, sign):

@@ -16,7 +16,7 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError, UnsupportedError
-from paddle_fn.core.trace import Tensor, Tracer, get_aval
+from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import linalg as la
@@ -25,6 +25,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static_int
 from paddle_fn.tensor.aliases import matrix_transpose
+from paddle_fn.tensor.general_eig import general_eig
 from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
 from paddle_fn.tensor.manipulation import reshape, where
 from paddle_fn.tensor.math import abs as abs_, ceil, log2, max as max_, maximum, sum as sum_
@@ -320,28 +321,11 @@ def eigvalsh(x, UPLO="L", name=None):  # noqa: N803
     return la.eigh(_symmetric_from("eigvalsh", x, UPLO))[0]
 
 
-def _general_eig(op, x, vectors):
-    x = as_tensor(x)
-    if isinstance(x, Tracer):
-        raise UnsupportedError(
-            f"paddle.linalg.{op}: the eigen-decomposition of a general matrix has no derivative rule or compiled "
-            "form in paddle_fn yet, so it cannot run under grad, vmap or jit. Call it on a concrete Tensor, or use "
-            "paddle.linalg.eigh / eigvalsh for symmetric (Hermitian) matrices")
-    a = get_aval(x)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ShapeError(f"paddle.linalg.{op}: expected square matrices [..., n, n], got shape {list(a.shape)}")
-    ctype = np.complex128 if a.dtype in (dtypes.float64, dtypes.complex128) else np.complex64
-    # a complex matrix keeps its imaginary part; a real one computes in the real dtype of ctype's width
-    work = ctype if a.dtype.kind == "c" else (np.float64 if ctype is np.complex128 else np.float32)
-    w, v = np.linalg.eig(x.numpy().astype(work))
-    w = Tensor(w.astype(ctype))
-    return (w, Tensor(v.astype(ctype))) if vectors else w
-
-
 def eig(x, name=None):
     """Eigenvalues and eigenvectors of general real or complex square matrices, as complex Tensors (complex64
-    for float32 or complex64 input, complex128 for float64 or complex128), eagerly: eig has no derivative rule or
-    compiled form yet and says so under grad/vmap/jit; use eigh for symmetric matrices.
+    for float32 or complex64 input, complex128 for float64 or complex128): LAPACK's, each eigenvector of unit norm
+    with its largest entry real. Eagerly, differentiable as JAX's ``lax.linalg.eig(enable_eigvec_derivs=True)``;
+    no compiled form (jit and vmap say so); use eigh for symmetric matrices.
 
     Example:
         >>> import paddle_fn as paddle
@@ -350,11 +334,11 @@ def eig(x, name=None):
         >>> w.dtype, sorted(w.numpy().imag.tolist())
         (paddle.complex64, [-1.0, 1.0])
     """
-    return _general_eig("eig", x, vectors=True)
+    return general_eig("eig", as_tensor(x), vectors=True)
 
 
 def eigvals(x, name=None):
-    """Eigenvalues of general square matrices, as a complex Tensor (eagerly; see `eig`).
+    """Eigenvalues of general square matrices, as a complex Tensor (eagerly, differentiable; see `eig`).
 
     Example:
         >>> import paddle_fn as paddle
@@ -362,17 +346,10 @@ def eigvals(x, name=None):
         >>> linalg.eigvals(paddle.to_tensor([[2., 0.], [0., 3.]], dtype="float64")).numpy()
         array([2.+0.j, 3.+0.j])
     """
-    return _general_eig("eigvals", x, vectors=False)
+    return general_eig("eigvals", as_tensor(x), vectors=False)
 
 
 # ---------------------------------------------------------------------------------------------- solves and inverses
-
-def _lu_solve(packed, perm, b):
-    """x with A x = b from A's LU factors (A[perm] = L U)."""
-    pb = la.matmul(la.permutation_matrix(perm, get_aval(b).dtype), b)
-    z = la.triangular_solve(packed, pb, lower=True, unit_diagonal=True)
-    return la.triangular_solve(packed, z, lower=False)
-
 
 def _raise_for_flagged(op, a, flagged, problem):
     """Raise LinAlgError naming the first matrix of the stack `a` that `flagged` (a bool per matrix) marks."""
@@ -412,7 +389,7 @@ def solve(x, y, name=None):
     a, b = _broadcast_batch("solve", a, b)
     packed, _, perm = la.lu(a)
     _check_nonsingular("solve", a, packed)
-    out = _lu_solve(packed, perm, b)
+    out = la.lu_solve(packed, perm, b)
     return st.reshape(out, new_sizes=shape_of(out)[:-1]) if vector else out
 
 
@@ -430,15 +407,18 @@ def inv(x, name=None):
     a = _matrices("inv", x, square=True, complex_ok=True)
     packed, _, perm = la.lu(a)
     _check_nonsingular("inv", a, packed)
-    return _lu_solve(packed, perm, la.eye_like(a))
+    return la.lu_solve(packed, perm, la.eye_like(a))
 
 
 def _permutation_sign(pivots, dtype):
-    """(-1) ** (number of actual row swaps)."""
+    """(-1) ** (number of actual row swaps). For a complex dtype the sign is made real and then complex (its
+    imaginary part a zero): an integer-to-complex64 conversion there made IREE 3.13 compile det to 0."""
     swaps = ew.ne(pivots, st.iota(dtype=dtypes.int32, shape=shape_of(pivots), dimension=get_aval(pivots).ndim - 1))
     count = _sum(ew.convert_element_type(swaps, new_dtype=dtypes.int32), _last(pivots))
-    odd = ew.convert_element_type(ew.rem(count, st.full(shape_of(count), 2, dtypes.int32)), new_dtype=dtype)
-    return ew.sub(st.full_like(odd, 1), ew.mul(st.full_like(odd, 2), odd))
+    real = cx.part_dtype(dtype) if dtypes.as_dtype(dtype).kind == "c" else dtype
+    odd = ew.convert_element_type(ew.rem(count, st.full(shape_of(count), 2, dtypes.int32)), new_dtype=real)
+    sign = ew.sub(st.full_like(odd, 1), ew.mul(st.full_like(odd, 2), odd))
+    return cx.complex_(sign, st.full_like(sign, 0)) if real != dtype else sign
 
 
 def det(x, name=None):
@@ -893,7 +873,7 @@ def matrix_exp(x, name=None):
                   c[1] * eye)
     v = la.matmul(a6, c[12] * a6 + c[10] * a4 + c[8] * a2) + c[6] * a6 + c[4] * a4 + c[2] * a2 + c[0] * eye
     packed, _, perm = la.lu(v - u)
-    result = _lu_solve(packed, perm, v + u)
+    result = la.lu_solve(packed, perm, v + u)
     known = eager_value(squarings)
     steps = int(known.max()) if known is not None and known.size else _MAX_SQUARINGS
     for step in range(steps):
@@ -925,7 +905,7 @@ def lu_solve(b, lu, pivots, trans="N", name=None):
                          f"(shape {list(get_aval(packed).shape)}), got shape {list(get_aval(b).shape)}")
     perm = _permutation_of_pivots(cast(as_tensor(pivots), dtypes.int32) - 1)
     if trans == "N":
-        return _lu_solve(packed, perm, b)
+        return la.lu_solve(packed, perm, b)
     # A = P^T L U, so A^T x = b is U^T L^T (P x) = b
     z = la.triangular_solve(packed, b, lower=False, transpose_a=True)
     w = la.triangular_solve(packed, z, lower=True, transpose_a=True, unit_diagonal=True)

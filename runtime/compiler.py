@@ -18,6 +18,7 @@ import time
 from typing import Callable, Optional
 
 from paddle_fn.runtime import disk_cache
+from paddle_fn.runtime.dispatch_names import has_scopes, scoped_dispatch_names
 
 logger = logging.getLogger("paddle_fn.runtime")
 
@@ -147,8 +148,13 @@ def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
     try:
         # a module declaring its devices (--iree-hal-target-device, pmap's multi-device module) names no backend
         declares_devices = any(flag.startswith("--iree-hal-target-device=") for flag in flags)
-        return compile_str(text, target_backends=[] if declares_devices else [target], input_type="stablehlo",
-                           extra_args=list(flags))
+        backends = [] if declares_devices else [target]
+        if has_scopes(text) and not declares_devices:  # named_scope names into the dispatch names
+            flow = compile_str(text, target_backends=backends, input_type="stablehlo",
+                               extra_args=[*flags, "--compile-to=flow", "--mlir-print-debuginfo"])
+            return compile_str(scoped_dispatch_names(flow.decode()), target_backends=backends,
+                               extra_args=[*flags, "--compile-from=flow"])
+        return compile_str(text, target_backends=backends, input_type="stablehlo", extra_args=list(flags))
     except CompilerToolError as error:
         raise _CompilerFailure(_diagnostics_of(str(error))) from None
 

@@ -338,3 +338,16 @@ def test_eager_tape_matches_paddle():
     np.testing.assert_allclose(backward(losses["irfft_sq"], COMPLEX_Z), np.conj(JAX_GRADS["irfft_sq"]), atol=1e-8)
     np.testing.assert_allclose(backward(losses["rfft_abs"], REAL_X), JAX_GRADS["rfft_abs"], atol=1e-8)
     np.testing.assert_allclose(backward(losses["hfft"], COMPLEX_Z), np.conj(JAX_GRADS["hfft"]), atol=1e-8)
+
+
+def test_out_keyword_as_paddle():
+    x = paddle.to_tensor([1.0, 2.0, 3.0, 4.0])
+    out = paddle.zeros([1])
+    got = paddle.fft.fft(x, out=out)
+    assert got is out and out.numpy().tolist() == [10 + 0j, -2 + 2j, -2 + 0j, -2 - 2j]
+    out2 = paddle.zeros([1])
+    paddle.fft.irfft2(paddle.fft.rfft2(paddle.ones([2, 4])), out=out2)
+    np.testing.assert_allclose(out2.numpy(), np.ones((2, 4)), atol=1e-6)
+    freqs = paddle.fft.fftfreq(4, out=paddle.zeros([1]), requires_grad=True, device="cpu")
+    assert freqs.numpy().tolist() == [0.0, 0.25, -0.5, -0.25] and not freqs.stop_gradient
+    assert paddle.fft.rfftfreq(4, out=out).numpy().tolist() == [0.0, 0.25, 0.5] and out.shape == [3]

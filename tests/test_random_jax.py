@@ -1,10 +1,11 @@
 """paddle_fn.random against jax.random on the same keys: draws recorded from jax 0.10.2 (CPU, JAX's default
 threefry-partitionable bits) by tests/data/gen_jax_random.py into tests/data/jax_random.npz.
 
-Bit for bit: uniform, bernoulli, randint (8/16/32-bit), permutation, choice, categorical. The samplers that apply
-a transcendental function to a uniform draw (normal's erf_inv, exponential's log1p, gumbel's log, cauchy's tan...)
-use JAX's formulas on the same uniform bits; eagerly the function is numpy's/scipy's, which rounds differently from
-XLA's CPU approximations by the few ulp measured below (float32 normal compiled through IREE is bit for bit)."""
+Bit for bit: uniform, bernoulli, randint (every integer dtype), permutation, choice, categorical, and in float32
+the samplers that apply a transcendental function to a uniform draw (normal, truncated_normal, exponential,
+laplace, logistic, gumbel: XLA's CPU log, log1p, erf_inv and erf, written out in paddle_fn.random.xla_math), eagerly,
+under vmap and compiled. In float64 those match except where XLA's log (glibc's) rounds differently from numpy's
+or IREE's; cauchy's tan is numpy's/IREE's (one ulp off in places)."""
 import os
 
 import numpy as np
@@ -49,8 +50,6 @@ def test_uniform_is_bit_identical_under_jit_and_vmap():
                 "uniform_range_f64") == 0
     assert ulps(paddle.vmap(lambda k: random.uniform(k, (4, 8), "float32", -2.0, 3.0))(keys)[1],
                 "uniform_range_f32") == 0
-    # IREE's float32 erf_inv is XLA's: compiled, normal is JAX's bit for bit
-    assert ulps(paddle.jit(lambda k: random.normal(k, (64,), "float32"))(random.key(42)), "normal_f32") == 0
 
 
 def test_integer_samplers_are_bit_identical():
@@ -83,32 +82,68 @@ def test_categorical_and_weighted_choice_are_bit_identical(suffix):
                                   JAX[f"choice_p_noreplace_{suffix}"])
 
 
-# measured eagerly against jax 0.10.2: the largest distance in ulp over the 64 draws (XLA's CPU erf_inv, log, log1p
-# and tan round differently from numpy/scipy's; 0 means identical)
-ULP_BOUNDS = {
-    "normal": {"f32": 3, "f64": 16}, "truncated_normal": {"f32": 2, "f64": 11},
-    "truncated_normal_open": {"f32": 3, "f64": 465}, "exponential": {"f32": 1, "f64": 117},
-    "laplace": {"f32": 1, "f64": 64}, "logistic": {"f32": 4, "f64": 234}, "gumbel": {"f32": 30, "f64": 0},
-    "cauchy": {"f32": 1, "f64": 0},
-}
+TRUNCATION_BOUNDS = [(-1.0, 2.0), (-np.inf, 0.5), (0.5, np.inf), (-3.0, -2.0)]  # as gen_jax_random.py
+BULK = [(0, (1000,)), (1, (1000,)), (2, (1000,)), (3, (5, 7)), (4, ())]
 
 
-@pytest.mark.parametrize("suffix", ["f32", "f64"])
-def test_transformed_samplers_follow_jax_within_the_measured_ulps(suffix):
-    dt = FLOATS[suffix]
-    k, k7 = random.key(42), random.key(7)
-    draws = {
-        "normal": random.normal(k, (64,), dt),
-        "truncated_normal": random.truncated_normal(k7, -1.0, 2.0, (64,), dt),
-        "truncated_normal_open": random.truncated_normal(k, -np.inf, 0.5, (64,), dt),
-        "exponential": random.exponential(k, (64,), dt), "laplace": random.laplace(k, (64,), dt),
-        "logistic": random.logistic(k, (64,), dt), "gumbel": random.gumbel(k, (64,), dt),
-        "cauchy": random.cauchy(k, (64,), dt),
-    }
-    for name, got in draws.items():
-        assert ulps(got, f"{name}_{suffix}") <= ULP_BOUNDS[name][suffix], name
-    t = draws["truncated_normal"].numpy()
-    assert t.min() > -1.0 and t.max() < 2.0  # the open interval, as JAX
+def transformed_draws(k, shape, dt):
+    out = {name: getattr(random, name)(k, shape, dt) for name in ("normal", "exponential", "laplace", "logistic",
+                                                                   "gumbel")}
+    for i, (lo, hi) in enumerate(TRUNCATION_BOUNDS):
+        out[f"truncated_normal{i}"] = random.truncated_normal(k, lo, hi, shape, dt)
+    return out
+
+
+def test_float32_transformed_samplers_are_bit_identical_eagerly_vmapped_and_jitted():
+    # XLA's float32 log, log1p, erf_inv and erf, written out (paddle_fn.random.xla_math)
+    for seed, shape in BULK:
+        for name, got in transformed_draws(random.key(seed), shape, "float32").items():
+            assert ulps(got, f"bulk_{name}_{seed}_f32") == 0, (name, seed)
+    keys = paddle.stack([random.key(5), random.key(1)])
+    for name, got in paddle.vmap(lambda k: transformed_draws(k, (1000,), "float32"))(keys).items():
+        assert ulps(got[1], f"bulk_{name}_1_f32") == 0, name
+    jitted = paddle.jit(lambda k: transformed_draws(k, (1000,), "float32"))
+    for name, got in jitted(random.key(0)).items():
+        assert ulps(got, f"bulk_{name}_0_f32") == 0, name
+
+
+@pytest.mark.parametrize("suffix", ["bf16", "f16"])
+def test_sixteen_bit_floats_are_bit_identical(suffix):
+    dt = {"bf16": "bfloat16", "f16": "float16"}[suffix]
+    for seed in (0, 1):
+        k = random.key(seed)
+        for name in ("uniform", "normal", "exponential"):
+            got = getattr(random, name)(k, (500,), dt).astype("float32").numpy()
+            np.testing.assert_array_equal(got, JAX[f"{name}_{seed}_{suffix}"], err_msg=name)
+
+
+# float64: XLA's log is glibc's, which numpy's log (eagerly) and IREE's (compiled) round differently in ~0.4% and
+# ~0.01% of arguments; the draws through it differ by an ulp or two there. Measured eagerly over the 3000 draws:
+# normal 3, exponential 40, laplace 47, logistic 35, gumbel 9, truncated normals 2, 2, 5, 2 (everything else and
+# every float64 draw that avoids log is identical).
+F64_MISMATCHES = {"normal": 5, "exponential": 60, "laplace": 70, "logistic": 50, "gumbel": 15,
+                  "truncated_normal0": 4, "truncated_normal1": 4, "truncated_normal2": 8, "truncated_normal3": 4}
+
+
+def test_float64_transformed_samplers_differ_only_where_glibc_log_rounds_differently():
+    differing = dict.fromkeys(F64_MISMATCHES, 0)
+    for seed, shape in BULK[:3]:
+        for name, got in transformed_draws(random.key(seed), shape, "float64").items():
+            d = np.abs(_bits(got.numpy()) - _bits(JAX[f"bulk_{name}_{seed}_f64"]))
+            differing[name] += int((d != 0).sum())
+            assert d.max() <= 8, (name, seed)  # gumbel's log of a log reaches 5 ulp
+    for name, bound in F64_MISMATCHES.items():
+        assert differing[name] <= bound, (name, differing[name])
+
+
+def test_randint_int64_is_bit_identical_to_jax_under_x64():
+    bounds = [(0, 10), (-2 ** 62, 2 ** 62), (-2 ** 63, 2 ** 63 - 1), (5, 3), (-7, 2 ** 40 + 3), (0, 2 ** 63 - 1)]
+    for i, (lo, hi) in enumerate(bounds):
+        same(random.randint(random.key(i), (200,), lo, hi, "int64"), f"randint_i64_{i}")
+    same(random.randint(random.key(42), (2, 3), paddle.to_tensor([0, -2 ** 62, 20]),
+                        paddle.to_tensor([5, 2 ** 62, 21]), "int64"), "randint_i64_array_bounds")
+    jitted = paddle.jit(lambda k: random.randint(k, (200,), -2 ** 62, 2 ** 62, "int64"))
+    same(jitted(random.key(1)), "randint_i64_1")
 
 
 def test_sampler_errors_name_the_fix():

@@ -1,24 +1,21 @@
 """``paddle_fn.debug``: `print` and `callback`, JAX's ``jax.debug.print`` / ``jax.debug.callback``: they run on
 the host with the values a function computes, eagerly and inside grad, vmap and jit.
 
-A value is taken apart transform by transform: under grad/jvp the callback sees the primal; under vmap it runs
-once per example, in order; under jit the traced values become extra outputs of the compiled program and the
-callback runs after each call (`ProgramBuilder.callbacks`, run by jit's `write_back`); a pmap whose function
-calls back runs as the named vmap it means, once per device. Inside the body of a cond/while_loop/scan under jit
-nothing can carry values out, so it raises.
+A value is taken apart transform by transform (paddle_fn.prims.host_callback): under grad/jvp the callback sees
+the primal; under vmap it runs once per example, in order; under jit the traced values become extra outputs of the
+compiled program and the callback runs after each call (`ProgramBuilder.callbacks`, run by jit's `write_back`); a
+pmap whose function calls back runs as the named vmap it means, once per device. Inside the body of a scan,
+fori_loop or while_loop the values leave the loop as extra outputs, one per iteration, and the callbacks run when
+the loop has finished, iteration by iteration in order; a cond branch cannot hand values out, so it raises.
 Paddle's ``print`` of a Tensor under ``to_static`` keeps its own path (dy2static).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from paddle_fn.core.autodiff import JVPTrace
-from paddle_fn.core.batching import BatchTrace, not_mapped
-from paddle_fn.core.errors import UnsupportedError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.core.staging import StagingTrace
-from paddle_fn.core.trace import Tensor, Tracer, get_aval
-from paddle_fn.prims import structural as st
+from paddle_fn.core.trace import Tensor
+from paddle_fn.prims.host_callback import dispatch
 
 __all__ = ["print", "callback"]
 
@@ -46,7 +43,7 @@ def callback(callback, *args, **kwargs):  # noqa: A002 - JAX's parameter name
     def call_with(values):
         a, k = tree_unflatten(tree, [Tensor(v) if isinstance(v, np.ndarray) else v for v in values])
         callback(*a, **k)
-    _dispatch(call_with, list(leaves))
+    dispatch(call_with, list(leaves))
 
 
 def print(fmt, *args, **kwargs):  # noqa: A001 - JAX's name
@@ -63,56 +60,3 @@ def print(fmt, *args, **kwargs):  # noqa: A001 - JAX's name
         _print(fmt.format(*[x.numpy() if isinstance(x, Tensor) else x for x in a],
                           **{n: x.numpy() if isinstance(x, Tensor) else x for n, x in k.items()}))
     callback(show, *args, **kwargs)
-
-
-class _Deferred:
-    """A callback staged into a jitted program: called with its values after each run (maybe traced by an outer
-    transform, when the jitted function is itself transformed), so it dispatches them again."""
-
-    def __init__(self, call_with, leaves, traced_at):
-        self.call_with = call_with
-        self.leaves = leaves
-        self.traced_at = traced_at
-
-    def __call__(self, values):
-        leaves = list(self.leaves)
-        for i, v in zip(self.traced_at, values):
-            leaves[i] = v
-        _dispatch(self.call_with, leaves)
-
-
-def _dispatch(call_with, leaves):
-    tracers = [x for x in leaves if isinstance(x, Tracer)]
-    if not tracers:
-        call_with([np.asarray(x.concrete_value()) if isinstance(x, Tensor) else x for x in leaves])
-        return
-    main = max((t._trace.main for t in tracers), key=lambda m: m.level)
-
-    def mine(x):
-        return isinstance(x, Tracer) and x._trace.main is main
-    if main.trace_type is JVPTrace:
-        _dispatch(call_with, [x.primal if mine(x) else x for x in leaves])
-    elif main.trace_type is BatchTrace:
-        for i in range(main.global_data["axis_size"]):
-            _dispatch(call_with, [_example(x, i) if mine(x) else x for x in leaves])
-    elif main.trace_type is StagingTrace and main.global_data.callbacks is not None:
-        traced_at = [i for i, x in enumerate(leaves) if mine(x)]
-        main.global_data.callbacks.append((_Deferred(call_with, [None if mine(x) else x for x in leaves], traced_at),
-                                           [leaves[i] for i in traced_at]))
-    else:
-        raise UnsupportedError(
-            f"paddle_fn.debug: a callback on a value traced by {main.transform} cannot run: only jit's own body can "
-            "hand values to the host (inside cond/while_loop/scan bodies there is no way out). Return the value and "
-            "print it outside the loop, or print it before")
-
-
-def _example(x, i):
-    """Example i of a batched value: its slice along the batch axis (the whole value when it is not batched)."""
-    val, bdim = x.val, x.batch_dim
-    if bdim is not_mapped:
-        return val
-    shape = get_aval(val).shape
-    start = tuple(i if d == bdim else 0 for d in range(len(shape)))
-    limit = tuple(i + 1 if d == bdim else n for d, n in enumerate(shape))
-    piece = st.slice(val, start_indices=start, limit_indices=limit)
-    return st.reshape(piece, new_sizes=tuple(n for d, n in enumerate(shape) if d != bdim))

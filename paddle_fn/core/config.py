@@ -12,6 +12,9 @@
                           background thread (see paddle_fn.transforms.background_compile)
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
                           multi-device IREE module per step) or "segments" (per-device segments, host collectives)
+    debug_loop_capacity   PADDLE_FN_DEBUG_LOOP_CAPACITY: how many iterations of a while_loop (or a fori_loop with
+                          traced bounds) whose body calls ``paddle_fn.debug.print``/``callback`` are recorded for
+                          the callbacks (default 1000; a scan records every iteration); see paddle_fn.prims.host_callback
     checks                PADDLE_FN_CHECKS: the runtime checks compiled into every ``jit`` program: none (the
                           default), "all", or kinds among "index", "div", "linalg", "nan" (comma-separated in the
                           variable); with "nan", eager ops check their results too. See docs/jit.md, "Checked mode"
@@ -119,7 +122,7 @@ class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
     _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
-              "pmap_strategy", "jit_background_compile", "checks")
+              "pmap_strategy", "jit_background_compile", "checks", "debug_loop_capacity")
     # settings whose value is checked (and put in canonical form) however it is set
     _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy, "checks": canonical_checks}
 
@@ -132,6 +135,7 @@ class Config:
         self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
         self.jit_background_compile = _env_flag("PADDLE_FN_BACKGROUND_COMPILE", True)
         self.checks = os.environ.get("PADDLE_FN_CHECKS", "")
+        self.debug_loop_capacity = int(os.environ.get("PADDLE_FN_DEBUG_LOOP_CAPACITY", "1000"))
 
     def update(self, name: str, value) -> None:
         """Set one setting, e.g. ``paddle_fn.config.update("log_compiles", True)``."""

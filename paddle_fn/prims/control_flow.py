@@ -27,11 +27,14 @@ from paddle_fn.core.primitive import Primitive, symbolic_zeros, unsupported
 from paddle_fn.core.program_transforms import (batch_program, closed_program, jvp_program, linearize_program,
                                                transpose_program, unused_vars, with_inputs)
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
+from paddle_fn.core.config import config
 from paddle_fn.core.staging import dce_program, eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, find_top_trace, get_aval, is_concrete
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.prims.base import broadcast_in_dim, reduce_sum, reshape
 from paddle_fn.prims.elementwise import add, clamp, convert_element_type, eq, lt, ne, select
+from paddle_fn.prims.host_callback import LoopCallbacks
+from paddle_fn.prims.slicing import dynamic_update_slice
 
 _I32 = ShapedArray((), dtypes.int32)
 
@@ -105,16 +108,18 @@ def _describe(tree, avals) -> str:
     return repr(tree_unflatten(tree, [_AvalLeaf(a) for a in avals]))
 
 
-def _trace(fun, in_tree, in_avals, what):
-    """Trace fun(*unflattened args) -> pytree into (program, consts, out_tree); consts lead the inputs."""
+def _trace(fun, in_tree, in_avals, what, loop_callbacks=None):
+    """Trace fun(*unflattened args) -> pytree into (program, consts, out_tree); consts lead the inputs. A loop body
+    passes `loop_callbacks` (host_callback.LoopCallbacks): its host callbacks' values follow the outputs."""
     out_trees = []
 
     def flat_fun(*leaves):
         out_leaves, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, list(leaves))))
         out_trees.append(out_tree)
-        return out_leaves
+        return out_leaves + (loop_callbacks.values() if loop_callbacks is not None else [])
 
-    prog, consts = trace_to_program(flat_fun, in_avals, transform=what, dynamic=True)
+    prog, consts = trace_to_program(flat_fun, in_avals, transform=what, dynamic=True,
+                                    callbacks=None if loop_callbacks is None else loop_callbacks.staged)
     return prog, consts, out_trees[0]
 
 
@@ -435,14 +440,45 @@ def while_loop(cond_fun, body_fun, init_val):
     if cond_tree.num_leaves != 1 or cond_prog.out_avals[0] != ShapedArray((), dtypes.bool_):
         raise DTypeError(f"while_loop: cond_fun must return a bool scalar, got "
                          f"{_describe(cond_tree, cond_prog.out_avals)}; compare (e.g. i < n) or reduce with .all()")
-    body_prog, body_consts, body_tree = _trace(body_fun, args_tree, avals, "while_loop")
-    if body_tree != tree or body_prog.out_avals != avals:
+    loop_callbacks = LoopCallbacks()
+    body_prog, body_consts, body_tree = _trace(body_fun, args_tree, avals, "while_loop", loop_callbacks)
+    if body_tree != tree or body_prog.out_avals[:len(avals)] != avals:
         raise TransformError(f"while_loop: body_fun must return a value with the structure, shapes and dtypes of "
                              f"init_val {_describe(tree, avals)}, but it returns "
-                             f"{_describe(body_tree, body_prog.out_avals)}; cast with .astype() where dtypes differ")
+                             f"{_describe(body_tree, body_prog.out_avals[:body_tree.num_leaves])}; cast with "
+                             ".astype() where dtypes differ")
+    if loop_callbacks:
+        return tree_unflatten(tree, _while_recording(cond_fun, init_val, leaves, body_prog, body_consts,
+                                                     loop_callbacks))
     outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_prog=cond_prog, body_prog=body_prog,
                         cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
     return tree_unflatten(tree, outs)
+
+
+def _while_recording(cond_fun, init_val, leaves, body_prog, body_consts, loop_callbacks):
+    """A while loop whose body calls back: it also carries an iteration count and, for each value its callbacks
+    take, a buffer of `config.debug_loop_capacity` rows that iteration i writes row i of; after the loop the
+    callbacks replay the recorded rows. Returns the loop's final leaves."""
+    capacity = config.debug_loop_capacity
+    n = len(leaves)
+    buffers = [Tensor(np.zeros((capacity,) + a.shape, a.dtype.np)) for a in body_prog.out_avals[n:]]
+    zero = Tensor(np.zeros((), np.int32))
+
+    def body(state):
+        carry, count, bufs = state
+        outs = eval_program(body_prog, body_consts, list(carry))
+        recorded = lt(count, Tensor(np.asarray(capacity, np.int32)))
+        bufs = [select(broadcast_in_dim(recorded, shape=get_aval(b).shape, broadcast_dimensions=()),
+                       dynamic_update_slice(b, reshape(v, new_sizes=(1,) + get_aval(v).shape), count,
+                                            *[zero] * get_aval(v).ndim), b)
+                for b, v in zip(bufs, outs[n:])]
+        return outs[:n], add(count, Tensor(np.ones((), np.int32))), bufs
+
+    tree = tree_flatten(init_val)[1]
+    carry, count, bufs = while_loop(lambda state: cond_fun(tree_unflatten(tree, list(state[0]))), body,
+                                    (list(leaves), zero, buffers))
+    loop_callbacks.replay(bufs, count=count, capacity=capacity)
+    return carry
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -700,6 +736,7 @@ def scan(f, init, xs, length=None, reverse=False):
     carry_avals = [get_aval(c) for c in carry_leaves]
     slice_avals = [ShapedArray(a.shape[1:], a.dtype) for a in x_avals]
     out_trees = []
+    loop_callbacks = LoopCallbacks()  # host callbacks' values: extra ys, replayed after the scan
 
     def flat_step(*leaves):
         carry = tree_unflatten(carry_tree, list(leaves[:len(carry_leaves)]))
@@ -711,9 +748,10 @@ def scan(f, init, xs, length=None, reverse=False):
         new_carry, new_tree = tree_flatten(out[0])
         y, y_tree = tree_flatten(out[1])
         out_trees.append((new_tree, y_tree))
-        return new_carry + y
+        return new_carry + y + loop_callbacks.values()
 
-    body, consts = trace_to_program(flat_step, carry_avals + slice_avals, transform="scan", dynamic=True)
+    body, consts = trace_to_program(flat_step, carry_avals + slice_avals, transform="scan", dynamic=True,
+                                    callbacks=loop_callbacks.staged)
     new_tree, y_tree = out_trees[0]
     if new_tree != carry_tree or body.out_avals[:len(carry_leaves)] != carry_avals:
         raise TransformError(f"scan: f must return a carry with the structure, shapes and dtypes of init "
@@ -723,4 +761,7 @@ def scan(f, init, xs, length=None, reverse=False):
     operands = list(consts) + carry_leaves + x_leaves
     outs = scan_p.bind(*operands, body=body, num_consts=len(consts), num_carry=len(carry_leaves), length=length,
                        reverse=bool(reverse), linear=(False,) * len(operands))
-    return tree_unflatten(carry_tree, outs[:len(carry_leaves)]), tree_unflatten(y_tree, outs[len(carry_leaves):])
+    ys = outs[len(carry_leaves):len(carry_leaves) + y_tree.num_leaves]
+    if loop_callbacks:
+        loop_callbacks.replay(outs[len(carry_leaves) + y_tree.num_leaves:], length=length, reverse=bool(reverse))
+    return tree_unflatten(carry_tree, outs[:len(carry_leaves)]), tree_unflatten(y_tree, ys)

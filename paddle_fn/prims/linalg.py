@@ -26,6 +26,7 @@ from paddle_fn.core.primitive import NONLINEAR, Primitive, RuntimeCheck, symboli
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import complex_parts as cx
+from paddle_fn.prims import linalg_complex as lc
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.bitwise import and_
@@ -150,21 +151,25 @@ def _batch_rule(get_prim):
     return batch
 
 
-def _lower_algorithm(algorithm, multiple_results=False):
+def _lower_algorithm(algorithm, multiple_results=False, complex_algorithm=None):
     """A lowering that traces `algorithm(*matrices, **params)` (one unbatched problem, written with primitives),
-    vmapped over the operands' leading dimensions, and inlines the resulting program."""
+    vmapped over the operands' leading dimensions, and inlines the resulting program; complex operands take
+    `complex_algorithm` (paddle_fn.prims.linalg_complex: real arithmetic only), where there is one."""
     def lower(ctx, *args, **params):
+        chosen = algorithm
         if any(a.dtype.kind == "c" for a in ctx.avals_in):
-            raise UnsupportedError(
-                f"{algorithm.__name__.strip('_').removesuffix('_algorithm')}: complex matrices "
-                "are not compiled yet (IREE 3.13 rejects the complex constants of the algorithm, and reusing one "
-                "complex buffer across two in-place update chains gave wrong complex128 results); call "
-                "paddle.linalg.inv / solve / det / slogdet on complex matrices outside jit")
+            if complex_algorithm is None:
+                raise UnsupportedError(
+                    f"{algorithm.__name__.strip('_').removesuffix('_algorithm')}: complex matrices are not compiled "
+                    "yet (IREE 3.13 cannot compile this algorithm on complex numbers, and no real form of it is "
+                    "written); call it on complex matrices outside jit. inv, solve, det, slogdet, lu, cholesky "
+                    "and triangular_solve of complex matrices do compile")
+            chosen = complex_algorithm
         batch_shape = ctx.avals_in[0].shape[:-2]
         n_out = len(ctx.avals_out)
 
         def one(*xs):
-            out = algorithm(*xs, **params)
+            out = chosen(*xs, **params)
             return list(out) if multiple_results else [out]
 
         fun = one
@@ -332,10 +337,17 @@ def _failure_check(name, failure):
     return check
 
 
+def _complex_triangular_solve_algorithm(a, b, **params):
+    return lc.triangular_solve_algorithm(a, b, **params, triangle_of=_triangle_of, eye_like=eye_like,
+                                         real_lu=_lu_algorithm, real_triangular_solve=_triangular_solve_algorithm,
+                                         permute=_permute_rows)
+
+
 triangular_solve_p = Primitive("triangular_solve", shape_rule=_triangular_solve_shape, impl=_triangular_solve_impl,
                                jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
                                batch=_batch_rule(lambda: triangular_solve_p),
-                               lower=_lower_algorithm(_triangular_solve_algorithm),
+                               lower=_lower_algorithm(_triangular_solve_algorithm,
+                                                      complex_algorithm=_complex_triangular_solve_algorithm),
                                error_check=_failure_check("triangular_solve", "the triangular matrix is singular"))
 
 
@@ -398,7 +410,8 @@ def _cholesky_algorithm(a):
 
 cholesky_p = Primitive("cholesky", shape_rule=_cholesky_shape, impl=_cholesky_impl, jvp=_cholesky_jvp,
                        transpose=NONLINEAR, batch=_batch_rule(lambda: cholesky_p),
-                       lower=_lower_algorithm(_cholesky_algorithm),
+                       lower=_lower_algorithm(_cholesky_algorithm,
+                                              complex_algorithm=lambda a: lc.cholesky_algorithm(a, _cholesky_algorithm)),
                        error_check=_failure_check("cholesky", "the matrix is not positive definite"))
 
 
@@ -430,6 +443,18 @@ def _lu_impl(a):
         return packed, piv.astype(np.int32), perm.astype(np.int32)
     packed, piv, perm = _map_matrices(one, a)
     return [packed.astype(a.dtype), piv, perm]
+
+
+def lu_solve(packed, perm, b):
+    """x with A x = b from A's LU factors (A[perm] = L U)."""
+    pb = matmul(permutation_matrix(perm, get_aval(b).dtype), b)
+    z = triangular_solve(packed, pb, lower=True, unit_diagonal=True)
+    return triangular_solve(packed, z, lower=False)
+
+
+def _permute_rows(perm, x):
+    """x[perm] for a permutation vector: P x."""
+    return matmul(permutation_matrix(perm, get_aval(x).dtype), x)
 
 
 def permutation_matrix(perm, dtype):
@@ -491,7 +516,9 @@ def _lu_algorithm(a):
 
 
 lu_p = Primitive("lu", shape_rule=_lu_shape, impl=_lu_impl, jvp=_lu_jvp, transpose=NONLINEAR,
-                 batch=_batch_rule(lambda: lu_p), lower=_lower_algorithm(_lu_algorithm, multiple_results=True),
+                 batch=_batch_rule(lambda: lu_p),
+                 lower=_lower_algorithm(_lu_algorithm, multiple_results=True,
+                                        complex_algorithm=lambda a: lc.lu_algorithm(a, _index_mask, _outer)),
                  multiple_results=True, error_check=_failure_check("lu", "the factorization failed"))
 
 

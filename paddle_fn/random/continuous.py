@@ -14,6 +14,7 @@ from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
+from paddle_fn.random import xla_math
 from paddle_fn.random.keys import _float_dtype, _full, _static_shape
 from paddle_fn.random.samplers import _as_operand, _take, _uniform, permutation, randint
 
@@ -34,7 +35,7 @@ def exponential(key, shape=(), dtype=None):
         True
     """
     u, shape, dt = _draw("exponential", key, shape, dtype, lambda dt: 0.0, 1.0)
-    return el.neg(el.log1p(el.neg(u)))
+    return el.neg(xla_math.log1p(el.neg(u)))
 
 
 def laplace(key, shape=(), dtype=None):
@@ -47,7 +48,7 @@ def laplace(key, shape=(), dtype=None):
         True
     """
     u, shape, dt = _draw("laplace", key, shape, dtype, lambda dt: -1.0 + float(dtypes.finfo(dt).epsneg), 1.0)
-    return el.mul(el.sign(u), el.log1p(el.neg(el.abs(u))))
+    return el.mul(el.sign(u), xla_math.log1p(el.neg(el.abs(u))))
 
 
 def logistic(key, shape=(), dtype=None):
@@ -60,7 +61,7 @@ def logistic(key, shape=(), dtype=None):
         True
     """
     u, shape, dt = _draw("logistic", key, shape, dtype, lambda dt: float(dtypes.finfo(dt).tiny), 1.0)
-    return el.sub(el.log(u), el.log1p(el.neg(u)))
+    return el.sub(xla_math.log(u), xla_math.log1p(el.neg(u)))
 
 
 def gumbel(key, shape=(), dtype=None):
@@ -73,7 +74,7 @@ def gumbel(key, shape=(), dtype=None):
         True
     """
     u, shape, dt = _draw("gumbel", key, shape, dtype, lambda dt: float(dtypes.finfo(dt).tiny), 1.0)
-    return el.neg(el.log(el.neg(el.log(u))))
+    return el.neg(xla_math.log(el.neg(xla_math.log(u))))
 
 
 def cauchy(key, shape=(), dtype=None):
@@ -179,7 +180,7 @@ def _weighted_choice(key, p, shape, draws, replace):
         below = el.lt(st.broadcast_in_dim(cdf, shape=shape + (n,), broadcast_dimensions=(len(shape),)),
                       st.broadcast_in_dim(r, shape=shape + (n,), broadcast_dimensions=tuple(range(len(shape)))))
         return reduce_sum(el.convert_element_type(below, new_dtype=dtypes.int32), axes=(len(shape),))
-    scores = el.add(gumbel(key, (n,), dt), el.log(p))
+    scores = el.add(gumbel(key, (n,), dt), xla_math.log(p))
     # top_k: the indices of the largest scores, the lower index first on ties
     _, order = red.sort(el.neg(scores), st.iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0,
                         is_stable=True, num_keys=1)

@@ -17,8 +17,10 @@ from paddle_fn.prims import elementwise as el
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
+from paddle_fn.random import xla_math
 from paddle_fn.random.keys import (
     _broadcast_operand, _const, _float_dtype, _full, _static_shape, _words, random_bits, split)
+from paddle_fn.random.xla_math import fused_multiply_add
 
 _MASK32 = 0xFFFFFFFF
 
@@ -36,10 +38,13 @@ def _unit_interval(fn, key, shape, dt):
         lo = el.convert_element_type(bw.shift_right_logical(y2, _full(shape, 12, dtypes.uint32)), new_dtype=dt)
         k = el.add(el.mul(hi, _full(shape, 2.0 ** 20, dt)), lo)
     else:
+        # JAX draws as many bits as the dtype is wide (float16: 16), or 8 for a mantissa under 8 bits (bfloat16):
+        # the low bits of the 32-bit word
+        rng_bits = 8 if nmant < 8 else dt.bits
         bits = bw.xor(y1, y2)
-        if dt.bits == 16:  # JAX draws 16 bits: the low half of the 32-bit word
-            bits = bw.and_(bits, _full(shape, 0xFFFF, dtypes.uint32))
-        k = el.convert_element_type(bw.shift_right_logical(bits, _full(shape, dt.bits - nmant, dtypes.uint32)),
+        if rng_bits < 32:
+            bits = bw.and_(bits, _full(shape, 2 ** rng_bits - 1, dtypes.uint32))
+        k = el.convert_element_type(bw.shift_right_logical(bits, _full(shape, rng_bits - nmant, dtypes.uint32)),
                                     new_dtype=dt)
     return el.mul(k, _full(shape, 2.0 ** -nmant, dt))
 
@@ -67,33 +72,7 @@ def _uniform(fn, key, shape, dt, min, max):  # noqa: A002
     lo = _broadcast_operand(fn, "min", min, shape, dt)
     hi = _broadcast_operand(fn, "max", max, shape, dt)
     u = _unit_interval(fn, key, shape, dt)
-    return el.max(lo, _fused_multiply_add(u, el.sub(hi, lo), lo))
-
-
-def _fused_multiply_add(a, b, c):
-    """``a * b + c`` rounded once, as XLA's CPU code computes JAX's ``u * (max - min) + min`` (a fused
-    multiply-add). Below float64 the product is exact in float64, so one float64 sum and the final rounding give
-    it; float64 adds the product's rounding error, found exactly by Dekker's splitting, to the sum."""
-    dt = get_aval(a).dtype
-    if dt.bits < 64:
-        wide = [el.convert_element_type(x, new_dtype=dtypes.float64) for x in (a, b, c)]
-        return el.convert_element_type(el.add(el.mul(wide[0], wide[1]), wide[2]), new_dtype=dt)
-    shape = get_aval(a).shape
-    product = el.mul(a, b)
-    (a_hi, a_lo), (b_hi, b_lo) = _split_float64(a, shape), _split_float64(b, shape)
-    product_error = el.add(el.add(el.add(el.sub(el.mul(a_hi, b_hi), product), el.mul(a_hi, b_lo)),
-                                  el.mul(a_lo, b_hi)), el.mul(a_lo, b_lo))
-    total = el.add(product, c)
-    z = el.sub(total, product)
-    sum_error = el.add(el.sub(product, el.sub(total, z)), el.sub(c, z))
-    return el.add(total, el.add(sum_error, product_error))
-
-
-def _split_float64(x, shape):
-    """Veltkamp's split of x into a high part of 26 bits and the exact remainder."""
-    t = el.mul(_full(shape, 2.0 ** 27 + 1.0, dtypes.float64), x)
-    hi = el.sub(t, el.sub(t, x))
-    return hi, el.sub(x, hi)
+    return el.max(lo, fused_multiply_add(u, el.sub(hi, lo), lo))
 
 
 def is_complex_dtype(dtype) -> bool:
@@ -130,7 +109,7 @@ def normal(key, shape=(), dtype=None):
     dt = _float_dtype("normal", dtype)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
     u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)
-    return el.mul(_full(shape, math.sqrt(2.0), dt), el.erf_inv(u))
+    return el.mul(_full(shape, math.sqrt(2.0), dt), xla_math.erf_inv(u))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -154,10 +133,18 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     lo = _broadcast_operand("truncated_normal", "lower", lower, shape, dt)
     hi = _broadcast_operand("truncated_normal", "upper", upper, shape, dt)
     sqrt2 = _full(shape, math.sqrt(2.0), dt)
-    u = _uniform("truncated_normal", key, shape, dt, el.erf(el.div(lo, sqrt2)), el.erf(el.div(hi, sqrt2)))
-    out = el.mul(sqrt2, el.erf_inv(u))
+    u = _uniform("truncated_normal", key, shape, dt, _erf_of_bound(lower, lo, sqrt2), _erf_of_bound(upper, hi, sqrt2))
+    out = el.mul(sqrt2, xla_math.erf_inv(u))
     # rounding (or u at a bound, where erf_inv is infinite) must not leave the open interval
     return el.clamp(_next_float(lo, up=True), out, _next_float(hi, up=False))
+
+
+def _erf_of_bound(bound, broadcast, sqrt2):
+    """``erf(bound / sqrt(2))`` as XLA computes it; a float64 Python bound takes Python's erf, the C library's that
+    XLA calls (xla_math.erf's float64 is numpy's/IREE's)."""
+    if not isinstance(bound, Tensor) and get_aval(broadcast).dtype.bits == 64:
+        return _full(get_aval(broadcast).shape, math.erf(float(bound) / math.sqrt(2.0)), dtypes.float64)
+    return xla_math.erf(el.div(broadcast, sqrt2))
 
 
 def _next_float(x, *, up):
@@ -201,9 +188,8 @@ def randint(key, shape, minval, maxval, dtype="int32"):
     """Uniform integers in [minval, maxval) (minval where maxval <= minval), as JAX: two 32-bit draws combined
     modulo ``maxval - minval``, which keeps the bias below ``(maxval - minval)**2 / 2**64``.
 
-    For 8-, 16- and 32-bit dtypes (JAX's default is int32) the numbers are JAX's, bit for bit. int64 (JAX under
-    x64 uses 64-bit unsigned arithmetic, which paddle_fn has no dtype for) takes a 63-bit integer modulo the span
-    instead, with ``maxval - minval`` fitting in int64.
+    The numbers are JAX's, bit for bit, for every integer dtype (int64 as JAX's under x64: 64-bit draws and
+    uint64 arithmetic).
 
     Args:
         minval: the lower bound (inclusive), a Python int or an integer Tensor broadcastable to `shape`; clipped to
@@ -224,7 +210,7 @@ def randint(key, shape, minval, maxval, dtype="int32"):
     lo = _broadcast_operand("randint", "minval", minval, shape, dtypes.int64)
     hi = _broadcast_operand("randint", "maxval", maxval, shape, dtypes.int64)
     if dt.bits == 64:
-        return _randint63(key, shape, lo, hi, dt)
+        return _randint64(key, shape, lo, hi)
     if dt.bits < 32:  # as JAX: sampled in int32 (less bias), the bounds clipped to the dtype's range first
         info = np.iinfo(dt.np)
         lo = el.clamp(_const(info.min, dtypes.int64), lo, _const(info.max, dtypes.int64))
@@ -261,13 +247,45 @@ def _unsigned_rem(x, span):
     return el.select(zero, x, el.rem(x, safe))
 
 
-def _randint63(key, shape, lo, hi, dt):
-    y1, y2 = _words("randint", key, shape)
-    high31 = el.convert_element_type(bw.shift_right_logical(y1, _full(shape, 1, dtypes.uint32)), new_dtype=dtypes.int64)
-    bits63 = bw.or_(bw.shift_left(high31, _full(shape, 32, dtypes.int64)),
-                    el.convert_element_type(y2, new_dtype=dtypes.int64))
-    span = el.max(el.sub(hi, lo), _full(shape, 1, dtypes.int64))
-    return el.convert_element_type(el.add(lo, el.rem(bits63, span)), new_dtype=dt)
+def _randint64(key, shape, lo, hi):
+    """JAX's int64 randint (under x64): two 64-bit draws, ``(higher * 2**64 + lower) mod span`` in uint64
+    arithmetic. The uint64 values live here as int64 bit patterns, for which + - * wrap identically; the
+    comparisons and remainders are the unsigned ones, written out (`_unsigned_rem64`). int64 bounds never clip, so
+    the span is ``maxval - minval`` (1 when empty, 0 when it wraps to the full 2**64)."""
+    i64 = dtypes.int64
+    span = el.select(el.le(hi, lo), _full(shape, 1, i64), el.sub(hi, lo))
+    higher, lower = (_draw64(st.reshape(k, new_sizes=(2,)), shape) for k in _split_rows(split(key)))
+    multiplier = _unsigned_rem64(_full(shape, 2 ** 32, i64), span)
+    multiplier = _unsigned_rem64(el.mul(multiplier, multiplier), span)
+    offset = el.add(el.mul(_unsigned_rem64(higher, span), multiplier), _unsigned_rem64(lower, span))
+    return el.add(lo, _unsigned_rem64(offset, span))
+
+
+def _draw64(key, shape):
+    """JAX's 64-bit random bits, ``y1 * 2**32 + y2``, as an int64 bit pattern."""
+    y1, y2 = (el.convert_element_type(y, new_dtype=dtypes.int64) for y in _words("randint", key, shape))
+    return bw.or_(bw.shift_left(y1, _full(shape, 32, dtypes.int64)), y2)
+
+
+def _unsigned_below(a, b):
+    """``a < b`` for int64 bit patterns read as uint64 (flipping the sign bit maps that order onto int64's)."""
+    flip = _full(get_aval(a).shape, -2 ** 63, dtypes.int64)
+    return el.lt(bw.xor(a, flip), bw.xor(b, flip))
+
+
+def _unsigned_rem64(x, span):
+    """``x % span`` for int64 bit patterns read as uint64; a zero span (2**64) gives x back, as XLA's remainder.
+    A span of 2**63 or more leaves at most one subtraction; a smaller one reduces ``x >> 1`` (non-negative) with
+    the signed remainder, doubles it back with x's low bit, and subtracts span at most twice."""
+    shape = get_aval(x).shape
+    one = _full(shape, 1, dtypes.int64)
+    wide = el.lt(span, _full(shape, 0, dtypes.int64))
+    divisor = el.select(el.le(span, _full(shape, 0, dtypes.int64)), one, span)
+    r = el.add(bw.shift_left(el.rem(bw.shift_right_logical(x, one), divisor), one), bw.and_(x, one))
+    for _ in range(2):
+        r = el.select(_unsigned_below(r, divisor), r, el.sub(r, divisor))
+    r = el.select(wide, el.select(_unsigned_below(x, span), x, el.sub(x, span)), r)
+    return el.select(el.eq(span, _full(shape, 0, dtypes.int64)), x, r)
 
 
 def _as_operand(x):
