@@ -579,3 +579,18 @@ def test_cross_entropy_label_smoothing_gives_paddles_numbers():
                                1.7142017, rtol=1e-6)
     with pytest.raises(ValueError, match="label_smoothing"):
         F.cross_entropy(x, hard, label_smoothing=1.5)
+
+
+def test_cross_entropy_clips_each_log_probability_at_minus_64_as_paddle():
+    # Paddle 3.3.1's values: the loss value is clipped, the gradient stays softmax - label
+    y = pf.to_tensor([0])
+    far = pf.to_tensor([[0.0, 100.0]], stop_gradient=False)
+    loss = F.cross_entropy(far, y)
+    loss.backward()
+    assert float(loss) == 64.0
+    np.testing.assert_allclose(far.grad.numpy(), [[-1.0, 1.0]])
+    assert float(F.cross_entropy(pf.to_tensor([[0.0, 100.0]], dtype="float64"), y)) == 64.0
+    np.testing.assert_allclose(F.cross_entropy(pf.to_tensor([[0.0, 50.0, 100.0]]), pf.to_tensor([1]),
+                                               reduction="none").numpy(), [50.0])
+    np.testing.assert_allclose(F.cross_entropy(pf.to_tensor([[0.0, 100.0]]), pf.to_tensor([[0.3, 0.7]]),
+                                               soft_label=True, reduction="none").numpy(), [[19.2]], rtol=1e-6)

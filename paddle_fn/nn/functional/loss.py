@@ -44,6 +44,9 @@ def _divide_nonzero(total, weight_sum):
     return ew.div(total, ew.add(weight_sum, is_zero))
 
 
+_LOG_PROB_FLOOR = -64.0  # Paddle 3.3.1: cross_entropy([[0., 100.]], [0]) is 64, not 100
+
+
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002 - Paddle's names
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Cross entropy between the softmax of `input` along `axis` (or `input` itself as probabilities with
@@ -75,7 +78,13 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     x = float_operand("cross_entropy", input)
     shape = shape_of(x)
     ax = normalize_axis("cross_entropy", axis, len(shape))
-    logp = log_softmax(x, axis=ax) if use_softmax else m.log(x)
+    if use_softmax:
+        logp = log_softmax(x, axis=ax)
+        # Paddle's kernel clips each log-probability at -64 (a loss of at most 64 per class) in the value only: its
+        # gradient stays softmax - label
+        logp = m.add(logp, ew.stop_gradient(m.subtract(m.maximum(logp, _LOG_PROB_FLOOR), logp)))
+    else:
+        logp = m.log(x)
     label = as_tensor(label)
     if label_smoothing:
         if not 0.0 < label_smoothing <= 1.0:
