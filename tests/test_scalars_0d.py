@@ -99,3 +99,16 @@ def test_device_queries():
     assert paddle.is_compiled_with_cuda() == bool(paddle.devices("cuda"))
     assert paddle.device.is_compiled_with_rocm() == bool(paddle.devices("rocm"))
     assert paddle.is_compiled_with_xpu() is False
+
+
+def test_a_0d_tensor_formats_as_its_python_scalar_as_paddle():
+    # Paddle 3.3.1: '{}'.format(paddle.to_tensor(3.5)) is '3.5', f'{t:.2f}' is '3.50'; a vector refuses a spec
+    loss = paddle.to_tensor(3.5)
+    assert ("{}".format(loss), f"{loss:.2f}", f"{loss:>6}", format(paddle.to_tensor(3), "d")) == (
+        "3.5", "3.50", "   3.5", "3")
+    assert "{}".format(paddle.to_tensor([1.5])).startswith("Tensor(shape=[1]")
+    with pytest.raises(TypeError, match="needs a 0-D Tensor"):
+        f"{paddle.to_tensor([1.5, 2.5]):.2f}"
+    seen = []
+    paddle.jit(lambda x: seen.append(f"{x}") or x * 2)(paddle.to_tensor(1.0))  # traced: its repr, no error
+    assert seen[0].startswith("Traced<f32[]>")

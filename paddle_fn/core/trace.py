@@ -305,6 +305,17 @@ class Tensor:
 
     __str__ = __repr__
 
+    def __format__(self, format_spec):
+        """A 0-D Tensor formats as its Python scalar, as Paddle's does (``f"{loss:.4f}"``); any other Tensor only
+        with an empty spec (its repr). A traced 0-D value without a concrete value (under jit) formats as its repr
+        when the spec is empty, so ``print(f"{x}")`` inside a jitted function still shows what it is."""
+        if self.ndim == 0 and (format_spec or is_concrete(self)):
+            return format(self.item(), format_spec)
+        if format_spec:
+            raise TypeError(f"unsupported format string passed to Tensor.__format__: {format_spec!r} needs a 0-D "
+                            f"Tensor, this one has shape {list(self.aval.shape)} (format x.item() or x.tolist())")
+        return str(self)
+
 
 def _format_complex(v: np.ndarray, prefix: str) -> str:
     """Paddle 3.3's complex layout: each element as (re+imj) with 8 decimals, left-aligned to the widest; when any
