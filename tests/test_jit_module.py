@@ -280,8 +280,13 @@ def test_save_function_and_errors(tmp_path):
     np.testing.assert_allclose(load(path)(x).numpy(), np.tanh(x.numpy()) * 2.0, rtol=1e-5, atol=1e-6)
     converted = to_static(lambda x: x * 3.0)
     converted(paddle.ones([2, 2]))
-    save(converted, str(tmp_path / "called"))  # the shapes of the last call
+    save(converted, str(tmp_path / "called"))  # the shapes of the last call, its batch dimension dynamic
     assert load(str(tmp_path / "called"))(paddle.ones([2, 2])).numpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert load(str(tmp_path / "called"))(paddle.ones([5, 2])).shape == [5, 2]  # as Paddle's saved programs
+    fixed = to_static(lambda x: paddle.reshape(x, [2, 4]) * 2.0)  # bakes its batch size in: saved with it
+    fixed(paddle.ones([2, 4]))
+    save(fixed, str(tmp_path / "fixed"))
+    assert load(str(tmp_path / "fixed"))(paddle.ones([2, 4])).shape == [2, 4]
     with pytest.raises(ValueError, match="input_spec"):
         save(MLP(), str(tmp_path / "nospec"))
     with pytest.raises(ValueError, match="file_prefix is empty"):

@@ -123,8 +123,8 @@ def _layer_methods(layer, input_spec):
     if isinstance(forward, StaticFunction):
         spec = input_spec if input_spec is not None else forward.input_spec
         bound = forward.__get__(layer) if forward.instance is None else forward
-        if spec is None:
-            spec = bound.last_input_spec
+        if spec is None and bound.last_input_spec is not None:
+            spec = _LastCall(bound.last_input_spec)
         methods["forward"] = (forward.dygraph_function, spec)
     elif input_spec is not None or not methods:
         methods["forward"] = (forward, input_spec)
@@ -153,6 +153,28 @@ def _state(layer):
                       "dtype": t.dtype.name, "stop_gradient": bool(t.stop_gradient),
                       "persistable": kind == "parameter" or structured in persistable})
     return entries, names
+
+
+class _LastCall(list):
+    """The InputSpecs of a converted method's last call: saved with the batch dimension dynamic where it traces."""
+
+
+def _any_batch(spec):
+    """`spec` with the leading dimension of every InputSpec of rank >= 1 dynamic."""
+    return paddle_fn.tree_map(lambda s: InputSpec([None] + list(s.shape[1:]), s.dtype, s.name, s.stop_gradient)
+                              if isinstance(s, InputSpec) and len(s.shape) else s, list(spec))
+
+
+def _export(layer, function, input_spec, what):
+    """`_export_method`; a method saved from its last call's shapes (no input_spec given) is saved with every
+    input's batch dimension dynamic when it traces so, as Paddle's saved programs run any batch size, and with the
+    call's own shapes when it does not (a reshape that bakes the batch size in)."""
+    if isinstance(input_spec, _LastCall):
+        try:
+            return _export_method(layer, function, _any_batch(input_spec), what)
+        except (paddle_fn.PaddleFnError, ExportError):
+            input_spec = list(input_spec)
+    return _export_method(layer, function, input_spec, what)
 
 
 def _export_method(layer, function, input_spec, what):
@@ -278,14 +300,16 @@ def save(layer, path, input_spec=None, **configs):
         function = layer.dygraph_function if isinstance(layer, StaticFunction) else layer
         spec = input_spec
         if spec is None and isinstance(layer, StaticFunction):
-            spec = layer.input_spec if layer.input_spec is not None else layer.last_input_spec
+            spec = layer.input_spec
+            if spec is None and layer.last_input_spec is not None:
+                spec = _LastCall(layer.last_input_spec)
         if spec is None:
             raise ValueError("paddle.jit.save: saving a function needs input_spec (one InputSpec per argument)")
         jobs = [("forward", None, function, spec)]
     else:
         raise TypeError(f"paddle.jit.save: expected a Layer or a function, got {type(layer).__name__}")
     # saved programs are traced from the converted source, so Python control flow on Tensors is saved as cond/while
-    outputs = [(name, *_export_method(owner, convert_function(fn), spec, name)) for name, owner, fn, spec in jobs]
+    outputs = [(name, *_export(owner, convert_function(fn), spec, name)) for name, owner, fn, spec in jobs]
     if dirname:
         os.makedirs(dirname, exist_ok=True)
     # one .info file for all methods, as in Paddle
