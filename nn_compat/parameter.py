@@ -290,7 +290,7 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         >>> w = paddle.nn.create_parameter([2, 3], 'float32',
         ...                                default_initializer=paddle.nn.initializer.Constant(2.0))
         >>> w.shape, w.trainable, float(w.sum())
-        ([2, 3], True, 12.0)
+        (paddle.Size([2, 3]), True, 12.0)
     """
     attr = ParamAttr._to_attr(attr)
     if attr is False:

@@ -17,7 +17,7 @@ from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
                                     not_equal)
-from paddle_fn.tensor.manipulation import (concat, flip, nonzero, reshape, take_along_axis, transpose,
+from paddle_fn.tensor.manipulation import (concat, flip, reshape, take_along_axis, transpose,
                                            broadcast_to, where)
 from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
                                    trunc)
@@ -26,7 +26,7 @@ from paddle_fn.tensor.search import sort
 
 __all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
            "greater", "less", "negative", "positive", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose",
-           "reverse", "take_along_dim", "ger", "msort", "argwhere", "view", "view_as", "masked_fill", "index_add",
+           "reverse", "take_along_dim", "ger", "msort", "view", "view_as", "masked_fill", "index_add",
            "reduce_as", "bitwise_invert", "range", "as_tensor", "pi", "e", "inf", "nan", "newaxis"]
 
 pi = _math.pi
@@ -114,7 +114,7 @@ def swapaxes(x, axis0, axis1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.swapaxes(paddle.ones([2, 3, 4]), 0, 2).shape
-        [4, 3, 2]
+        paddle.Size([4, 3, 2])
     """
     x = operand(x)
     rank = get_aval(x).ndim
@@ -134,7 +134,7 @@ def permute(input, *dims):  # noqa: A002 - Paddle's parameter name
         >>> import paddle_fn as paddle
         >>> x = paddle.ones([2, 3, 4])
         >>> paddle.permute(x, [2, 0, 1]).shape, x.permute(1, 0, 2).shape
-        ([4, 2, 3], [3, 2, 4])
+        (paddle.Size([4, 2, 3]), paddle.Size([3, 2, 4]))
     """
     perm = list(dims[0]) if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
     return transpose(input, perm)
@@ -157,7 +157,7 @@ def matrix_transpose(x, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.matrix_transpose(paddle.ones([2, 3, 4])).shape
-        [2, 4, 3]
+        paddle.Size([2, 4, 3])
     """
     x = operand(x)
     if get_aval(x).ndim < 2:
@@ -203,17 +203,6 @@ def msort(input, *, out=None):  # noqa: A002 - Paddle's parameter name
     return write_out(sort(input, axis=0), out)
 
 
-def argwhere(input):  # noqa: A002 - Paddle's parameter name
-    """The indices of the nonzero elements of `input`, one row per element: shape [count, rank], int64.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> paddle.argwhere(paddle.to_tensor([[0, 3], [4, 0]])).tolist()
-        [[0, 1], [1, 0]]
-    """
-    return nonzero(input)
-
-
 def view(x, shape_or_dtype, name=None):
     """`x` under a new shape (as ``reshape``; -1 and 0 allowed), or its bits read as another dtype of the same
     width (``view(x, 'int32')`` of a float32 Tensor).
@@ -221,7 +210,7 @@ def view(x, shape_or_dtype, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.view(paddle.arange(6), [2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
         >>> paddle.view(paddle.to_tensor([1.0]), 'int32').tolist()
         [1065353216]
     """
@@ -242,7 +231,7 @@ def view_as(x, other, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.view_as(paddle.arange(6), paddle.ones([3, 2])).shape
-        [3, 2]
+        paddle.Size([3, 2])
     """
     return reshape(x, list(get_aval(operand(other)).shape))
 

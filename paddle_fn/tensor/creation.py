@@ -138,7 +138,7 @@ def zeros(shape, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.zeros([2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return st.full(_shape_arg("zeros", shape), 0, _float_or(dtype))
 
@@ -160,7 +160,7 @@ def empty(shape, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.empty([2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return zeros(shape, dtype)
 
@@ -212,7 +212,7 @@ def empty_like(x, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.empty_like(paddle.ones([2])).shape
-        [2]
+        paddle.Size([2])
     """
     return zeros_like(x, dtype)
 
@@ -279,9 +279,7 @@ def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, 
         is_last = ew.eq(st.iota(dtype=dtypes.int32, shape=(num,), dimension=0),
                         st.full((num,), num - 1, dtypes.int32))
         vals = ew.select(is_last, st.full((num,), stop, work), vals)
-    if dtype.kind not in "fc":
-        vals = ew.round_(vals)
-    vals = cast(vals, dtype)
+    vals = cast(vals, dtype)  # to an integer dtype toward zero, as Paddle: linspace(0, 5, 3, dtype=int) is [0, 2, 5]
     vals.stop_gradient = not requires_grad
     return write_out(vals, out)
 
@@ -327,7 +325,7 @@ def assign(x, output=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.assign([[1, 2], [3, 4]]).shape
-        [2, 2]
+        paddle.Size([2, 2])
         >>> out = paddle.zeros([2])
         >>> paddle.assign(paddle.to_tensor([5.0, 6.0]), output=out) is out, out.numpy()
         (True, array([5., 6.], dtype=float32))
@@ -415,7 +413,7 @@ def meshgrid(*args, **kwargs):
         >>> import paddle_fn as paddle
         >>> a, b = paddle.meshgrid(paddle.to_tensor([1, 2]), paddle.to_tensor([3, 4, 5]))
         >>> a.shape, b.numpy()
-        ([2, 3], array([[3, 4, 5],
+        (paddle.Size([2, 3]), array([[3, 4, 5],
                [3, 4, 5]]))
     """
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -499,7 +497,7 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     exponents = linspace(start, stop, num, dtype=work)
     base_t = st.full((int(num),), _concrete_number("logspace", base, "base"), work)
     out = ew.pow(base_t, exponents)
-    return cast(ew.round_(out) if dtype.kind != "f" else out, dtype)
+    return cast(out, dtype)  # to an integer dtype toward zero, as Paddle
 
 
 def from_numpy(ndarray):

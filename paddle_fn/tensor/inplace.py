@@ -26,10 +26,11 @@ _ELEMENTWISE = {
     **{name: getattr(logic, name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")},
     **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add",
                                                   "bitwise_invert")},
-    **{name: getattr(manipulation, name) for name in ("scatter", "put_along_axis", "where")},
+    **{name: getattr(manipulation, name) for name in ("scatter", "where")},
     **{name: getattr(creation, name) for name in ("tril", "triu")},
     **{name: getattr(special, name) for name in special.__all__},
-    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce")},
+    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce",
+                                                   "put_along_axis")},
     **{name: getattr(bitshift, name) for name in bitshift.__all__},
     "addmm": linalg.addmm, "baddbmm": products.baddbmm, "renorm": products.renorm, "index_fill": selection.index_fill,
     "relu": activation.relu,
@@ -184,7 +185,7 @@ def cauchy_(self, loc=0, scale=1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.zeros([3]).cauchy_(loc=1.0, scale=2.0).shape
-        [3]
+        paddle.Size([3])
     """
     self._rebind(loc + scale * math.tan(3.141592653589793 * (_uniform_like(self) - 0.5)))
     return self
