@@ -145,6 +145,7 @@ _LAZY = {
     "norm": "paddle_fn.linalg:norm",
     "slogdet": "paddle_fn.linalg:slogdet",
     "ParamAttr": "paddle_fn.nn_compat.param_attr:ParamAttr",
+    "LazyGuard": "paddle_fn.nn_compat.initializer.lazy_init:LazyGuard",
     "create_parameter": "paddle_fn.nn_compat.parameter:create_parameter",
     "load": "paddle_fn.framework:load",
     "save": "paddle_fn.framework:save",

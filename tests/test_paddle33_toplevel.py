@@ -311,3 +311,35 @@ def test_svd_lowrank_and_pca_lowrank_recover_low_rank_matrices():
     np.testing.assert_allclose(s.numpy(), np.linalg.svd(centered, compute_uv=False)[:, :2], rtol=1e-8)
     with pytest.raises(ValueError, match="q\\(=9\\) must be non-negative integer"):
         paddle.linalg.svd_lowrank(x, q=9)
+
+
+def test_mmap_storage_reads_slices_as_paddle(tmp_path):
+    path = str(tmp_path / "weights.bin")
+    np.arange(10, dtype=np.float32).tofile(path)
+    storage = paddle.MmapStorage(path, 40)
+    # Paddle 3.3.1: start is a byte offset, stop - start the element count
+    assert storage.get_slice(paddle.float32, 8, 12).tolist() == [2.0, 3.0, 4.0, 5.0]
+    assert storage.get_slice(paddle.int32, 0, 2).tolist() == [0, 1065353216]
+    assert storage.get_slice(paddle.float32).tolist() == list(map(float, range(10)))
+    assert storage.get_slice().dtype == paddle.uint8 and storage.get_slice().shape == [40]
+    with pytest.raises(ValueError, match="need bytes up to 48, but 40 bytes are mapped"):
+        storage.get_slice(paddle.float32, 0, 12)
+    with pytest.raises(paddle.UnsupportedError, match="step=2"):
+        storage.get_slice(paddle.float32, 0, 4, 2)
+
+
+def test_lazy_guard_defers_initialization_to_initialize():
+    paddle.seed(7)
+    with paddle.LazyGuard():
+        lazy = paddle.nn.Linear(3, 2, bias_attr=paddle.nn.initializer.Constant(0.5))
+    assert lazy.weight.shape == [3, 2] and not lazy.weight.numpy().any()  # a placeholder until initialize()
+    for param in lazy.parameters():
+        param.initialize()
+    paddle.seed(7)
+    eager = paddle.nn.Linear(3, 2, bias_attr=paddle.nn.initializer.Constant(0.5))
+    np.testing.assert_array_equal(lazy.weight.numpy(), eager.weight.numpy())  # the same draw, made later
+    assert lazy.bias.tolist() == [0.5, 0.5] and not lazy.weight.stop_gradient
+    with pytest.raises(RuntimeError, match="only a parameter created under paddle.LazyGuard"):
+        lazy.weight.initialize()
+    with pytest.raises(RuntimeError, match="LazyGuard"):
+        eager.weight.initialize()

@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.trace import Tensor, Tracer, adopt, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
@@ -22,7 +22,8 @@ from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
-           "diagflat", "logspace", "from_numpy", "asarray", "array", "finfo", "iinfo", "pi", "e", "inf", "nan"]
+           "diagflat", "logspace", "from_numpy", "asarray", "array", "finfo", "iinfo", "pi", "e", "inf", "nan",
+           "MmapStorage"]
 
 # Paddle's and numpy's constants (``paddle.pi``, ``jnp.pi``): Python floats, so they keep full precision until they
 # meet a Tensor and take its dtype.
@@ -590,3 +591,38 @@ class iinfo:
 
     def __repr__(self):
         return f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+
+
+class MmapStorage:
+    """The first `nbytes` bytes of the file `filename`, mapped into memory (read-only); `get_slice` reads Tensors
+    from them without reading the file first (``paddle.MmapStorage``).
+
+    Example:
+        >>> import os, tempfile
+        >>> import paddle_fn as paddle
+        >>> a = paddle.arange(4 * 5).reshape([4, 5]).astype(paddle.float32)
+        >>> path = os.path.join(tempfile.mkdtemp(), "weights.bin")
+        >>> a.numpy().tofile(path)
+        >>> storage = paddle.MmapStorage(path, a.size * a.element_size())
+        >>> storage.get_slice(dtype=paddle.float32, start=0, stop=a.size).reshape([4, 5]).tolist()[1]
+        [5.0, 6.0, 7.0, 8.0, 9.0]
+    """
+
+    def __init__(self, filename, nbytes):
+        self._bytes = np.memmap(filename, dtype=np.uint8, mode="r", shape=(int(nbytes),))
+
+    def get_slice(self, dtype="uint8", start=0, stop=-1, step=1):
+        """A 1-D Tensor of `dtype` holding ``stop - start`` elements read from byte `start` on, as Paddle 3.3.1
+        reads them (`start` is a byte offset, the count is ``stop - start``); ``stop=-1`` reads to the end of the
+        mapped bytes. Only ``step=1`` is supported."""
+        dtype = dtypes.as_dtype(dtype)
+        offset, step = int(start), int(step)
+        if step != 1:
+            raise UnsupportedError(f"MmapStorage.get_slice: step={step} is not supported; read with step=1 and "
+                                   "slice the Tensor")
+        count = (self._bytes.size - offset) // dtype.np.itemsize if int(stop) == -1 else int(stop) - offset
+        end = offset + count * dtype.np.itemsize
+        if count < 0 or offset < 0 or end > self._bytes.size:
+            raise ValueError(f"MmapStorage.get_slice: {count} {dtype.name} elements from byte {offset} need bytes "
+                             f"up to {end}, but {self._bytes.size} bytes are mapped")
+        return Tensor(np.frombuffer(self._bytes[offset:end].tobytes(), dtype=dtype.np))

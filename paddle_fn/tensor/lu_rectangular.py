@@ -20,7 +20,17 @@ from paddle_fn.tensor.search import argmax
 
 
 def lu_rectangular(a):
-    """(packed L\\U [..., m, n], 0-based int32 pivots [..., min(m, n)]) of float matrices `a` [..., m, n]."""
+    """(packed L\\U [..., m, n], 0-based int32 pivots [..., min(m, n)]) of float matrices `a` [..., m, n].
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> from paddle_fn.tensor.lu_rectangular import lu_rectangular
+        >>> packed, pivots = lu_rectangular(paddle.to_tensor([[1., 2.], [3., 4.], [5., 6.]], dtype='float64'))
+        >>> packed.numpy(), pivots.tolist()
+        (array([[5. , 6. ],
+               [0.2, 0.8],
+               [0.6, 0.5]]), [2, 2])
+    """
     shape = list(get_aval(a).shape)
     m, n = shape[-2:]
     k = min(m, n)
