@@ -1,6 +1,8 @@
 """``paddle.batch``: Paddle's reader decorator that groups the samples of a reader into lists of `batch_size`."""
 from __future__ import annotations
 
+from paddle_fn.io.batch_sampler import group_into_batches
+
 
 def batch(reader, batch_size, drop_last=False):
     """A reader (a function returning an iterable) whose items are lists of `batch_size` consecutive samples of
@@ -20,12 +22,5 @@ def batch(reader, batch_size, drop_last=False):
         raise ValueError(f"batch: batch_size should be a positive integer value, but got batch_size={batch_size}")
 
     def batch_reader():
-        group = []
-        for sample in reader():
-            group.append(sample)
-            if len(group) == size:
-                yield group
-                group = []
-        if group and not drop_last:
-            yield group
+        return group_into_batches(reader(), size, drop_last)
     return batch_reader
