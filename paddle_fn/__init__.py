@@ -146,6 +146,9 @@ _LAZY = {
     "slogdet": "paddle_fn.linalg:slogdet",
     "ParamAttr": "paddle_fn.nn_compat.param_attr:ParamAttr",
     "LazyGuard": "paddle_fn.nn_compat.initializer.lazy_init:LazyGuard",
+    "compat": "paddle_fn.compat",  # enable_compat's torch proxy, PyTorch-signature functions
+    "enable_compat": "paddle_fn.compat.proxy:enable_compat",
+    "disable_compat": "paddle_fn.compat.proxy:disable_compat",
     "create_parameter": "paddle_fn.nn_compat.parameter:create_parameter",
     "load": "paddle_fn.framework:load",
     "save": "paddle_fn.framework:save",

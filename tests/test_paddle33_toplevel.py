@@ -343,3 +343,25 @@ def test_lazy_guard_defers_initialization_to_initialize():
         lazy.weight.initialize()
     with pytest.raises(RuntimeError, match="LazyGuard"):
         eager.weight.initialize()
+
+
+def test_enable_compat_proxies_torch_until_disabled():
+    import sys
+    paddle.enable_compat()
+    try:
+        import torch
+        import torch.nn.functional as F
+        assert torch.sin is paddle.sin and torch.nn.Linear is paddle.nn.Linear
+        x = paddle.to_tensor([[2.0, 3.0, 4.0, 5.0]])
+        # Paddle 3.3.1 (float64, printed with 8 decimals)
+        out = F.softmax(x, -1, dtype='float64')
+        assert out.dtype == paddle.float64
+        np.testing.assert_allclose(out.numpy(), [[0.03205860, 0.08714432, 0.23688282, 0.64391426]], rtol=2e-7)
+        assert paddle.compat.nn.functional.softmax(paddle.ones([2, 2])).tolist() == [[0.5, 0.5], [0.5, 0.5]]
+        with pytest.raises(paddle.UnsupportedError, match="scope= and blocked_modules="):
+            paddle.enable_compat(scope={"triton"})
+    finally:
+        paddle.disable_compat()
+    assert not any(name == "torch" or name.startswith("torch.") for name in sys.modules)
+    with pytest.raises(ModuleNotFoundError):
+        import torch  # noqa: F401
