@@ -365,3 +365,19 @@ def test_enable_compat_proxies_torch_until_disabled():
     assert not any(name == "torch" or name.startswith("torch.") for name in sys.modules)
     with pytest.raises(ModuleNotFoundError):
         import torch  # noqa: F401
+
+
+def test_as_strided_gathers_by_element_strides_and_byte_offset():
+    x = paddle.arange(24, dtype='float32').reshape([2, 3, 4])
+    # Paddle 3.3.1 (a contiguous x)
+    assert paddle.as_strided(x, [2, 2], [1, 5]).tolist() == [[0.0, 5.0], [1.0, 6.0]]
+    assert paddle.as_strided(paddle.arange(12, dtype='float32'), [3, 2], [4, 1], offset=4).tolist() == [
+        [1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    assert x.as_strided([8, 3], [3, 1]).shape == [8, 3]
+    y = paddle.to_tensor([1., 2., 3.], stop_gradient=False)
+    (grad,) = paddle.grad(paddle.as_strided(y, [2, 2], [1, 1]).sum(), [y])
+    assert grad.tolist() == [1.0, 2.0, 1.0]
+    with pytest.raises(paddle.ShapeError, match="outside x's 24 elements"):
+        paddle.as_strided(x, [5, 5], [5, 1])
+    with pytest.raises(paddle.ShapeError, match="multiple of the element size"):
+        paddle.as_strided(x, [2], [1], offset=2)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import builtins
 import math as _math
 
+import numpy as np
+
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
@@ -17,7 +19,7 @@ from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
                                     not_equal)
-from paddle_fn.tensor.manipulation import (concat, flip, reshape, take_along_axis, transpose,
+from paddle_fn.tensor.manipulation import (concat, flip, gather, reshape, take_along_axis, transpose,
                                            broadcast_to, where)
 from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
                                    trunc)
@@ -26,7 +28,7 @@ from paddle_fn.tensor.search import sort
 
 __all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
            "greater", "less", "negative", "positive", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose",
-           "reverse", "take_along_dim", "ger", "msort", "view", "view_as", "masked_fill", "index_add",
+           "reverse", "take_along_dim", "ger", "msort", "view", "view_as", "as_strided", "masked_fill", "index_add",
            "reduce_as", "bitwise_invert", "range", "as_tensor", "pi", "e", "inf", "nan", "newaxis"]
 
 pi = _math.pi
@@ -234,6 +236,32 @@ def view_as(x, other, name=None):
         paddle.Size([3, 2])
     """
     return reshape(x, list(get_aval(operand(other)).shape))
+
+
+def as_strided(x, shape, stride, offset=0, name=None):
+    """The Tensor of `shape` whose element at index (i, j, ...) is element ``offset / itemsize + i * stride[0] +
+    j * stride[1] + ...`` of `x` flattened (strides in elements, `offset` in bytes, as Paddle 3.3). The result is a
+    gather from `x` (a new value, not a view of its storage); every position must fall inside `x`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.arange(12, dtype='float32')
+        >>> paddle.as_strided(x, [3, 2], [4, 1], offset=4).tolist()   # offset: 4 bytes, one float32
+        [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    """
+    x = operand(x)
+    shape, stride = [int(d) for d in shape], [int(s) for s in stride]
+    itemsize = get_aval(x).dtype.np.itemsize
+    if len(shape) != len(stride) or int(offset) % itemsize:
+        raise ShapeError(f"as_strided: shape {shape} and stride {stride} need one entry per dimension, and offset "
+                         f"({offset} bytes) a multiple of the element size ({itemsize} bytes)")
+    positions = np.full(shape, int(offset) // itemsize, np.int64)
+    for axis, (size, step) in enumerate(zip(shape, stride)):
+        positions = positions + (np.arange(size) * step).reshape([-1 if d == axis else 1 for d in builtins.range(len(shape))])
+    if positions.size and (positions.min() < 0 or positions.max() >= get_aval(x).size):
+        raise ShapeError(f"as_strided: shape {shape}, stride {stride} and offset {offset} reach element "
+                         f"{int(positions.max())}, outside x's {get_aval(x).size} elements")
+    return reshape(gather(reshape(x, [-1]), to_tensor(positions.reshape(-1)), axis=0), shape)
 
 
 def masked_fill(x, mask, value, name=None):

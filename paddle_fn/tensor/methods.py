@@ -28,7 +28,7 @@ _METHOD_SOURCES = {
     special: special.__all__,
     aliases: ["clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
               "negative", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose", "reverse", "take_along_dim",
-              "msort", "view", "view_as", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
+              "msort", "view", "view_as", "as_strided", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
            "maximum", "minimum", "scale", "neg", "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt",
            "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
