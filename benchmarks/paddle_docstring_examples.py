@@ -65,9 +65,11 @@ def _public_names(namespace, obj):
 
 
 def _reset_paddle(paddle):
-    """Undo what an example may change globally: static mode, the default dtype, the print options."""
+    """Undo what an example may change globally: static mode, the default dtype, the print options, the grad mode
+    (``paddle.set_grad_enabled(False)``'s example leaves it off)."""
     paddle.disable_static()
     paddle.set_default_dtype("float32")
+    paddle.set_grad_enabled(True)
     paddle.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False, linewidth=80)
 
 
@@ -198,7 +200,7 @@ def run(json_path, failures, results_path=None):
         entry = {**entry, "examples": dynamic}
         counts["runnable"] += 1
         examples = [doctest.Example(e["source"], e["output"]) for e in entry["examples"]]
-        outputs, error = _execute([(e, True) for e in examples], lambda: paddle_fn.set_default_dtype("float32"))
+        outputs, error = _execute([(e, True) for e in examples], lambda: _reset_paddle(paddle_fn))
         key = f"{entry['namespace']}.{entry['name']}"
         if error:
             errors[f"error: {error}"] += 1

@@ -146,7 +146,7 @@ def functional_call(layer, params_and_buffers, *args, return_buffers=False, stri
         ...     return ((out - y) ** 2).mean()
         >>> grads = paddle.grad(loss)(params)
         >>> sorted(grads), grads["0.weight"].shape
-        (['0.bias', '0.weight', '1.bias', '1.weight'], [3, 4])
+        (['0.bias', '0.weight', '1.bias', '1.weight'], paddle.Size([3, 4]))
     """
     _check_layer(layer, "functional_call")
     state = _as_state(params_and_buffers, "functional_call")

@@ -17,6 +17,7 @@ from paddle_fn.nn_compat import unique_name
 from paddle_fn.nn_compat.initializer import Constant, Initializer, XavierUniform
 from paddle_fn.nn_compat.initializer.initializer import _global_bias_initializer, _global_weight_initializer
 from paddle_fn.base.param_attr import ParamAttr
+from paddle_fn.nn_compat.initializer.lazy_init import lazy_init_enabled
 
 __all__ = ["Parameter", "create_parameter"]
 
@@ -163,6 +164,25 @@ class Parameter(Tensor):
         for k, v in kwargs.items():  # Paddle accepts (and keeps) further attributes
             setattr(self, k, v)
 
+    def initialize(self):
+        """Fill a parameter created under `paddle.LazyGuard` with its initializer's values (once).
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> with paddle.LazyGuard():
+            ...     w = paddle.create_parameter([2], 'float32',
+            ...                                 default_initializer=paddle.nn.initializer.Constant(3.0))
+            >>> w.initialize()
+            >>> w.tolist()
+            [3.0, 3.0]
+        """
+        init = getattr(self, "_lazy_initializer", None)
+        if init is None:
+            raise RuntimeError(f"Parameter {self.name}.initialize(): only a parameter created under paddle.LazyGuard "
+                               "waits for initialize(), and only once; this one already holds its values")
+        self._lazy_initializer = None
+        init(self)
+
     @classmethod
     def from_tensor(cls, tensor, **kwargs) -> "Parameter":
         """A Parameter holding `tensor`'s value (shared, not copied); `kwargs` as for the constructor.
@@ -267,10 +287,14 @@ def _make_parameter(shape, dtype, attr, is_bias, default_initializer, prefix, wh
     if not isinstance(init, Initializer):
         raise TypeError(f"{what}: the initializer must be a paddle.nn.initializer instance (e.g. "
                         f"paddle.nn.initializer.Normal()), got {init!r}")
-    value = init._value(shape, dt)
+    lazy = lazy_init_enabled()
+    # under LazyGuard: a broadcast zero of the shape (no memory per element) until initialize() runs `init`
+    value = np.broadcast_to(np.zeros((), dt.np), shape) if lazy else init._value(shape, dt)
     name = attr.name if attr.name is not None else unique_name.generate(f"{prefix}.{'b' if is_bias else 'w'}")
-    return Parameter(value, name=name, trainable=attr.trainable, optimize_attr={"learning_rate": attr.learning_rate},
-                     regularizer=attr.regularizer, do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+    param = Parameter(value, name=name, trainable=attr.trainable, optimize_attr={"learning_rate": attr.learning_rate},
+                      regularizer=attr.regularizer, do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+    param._lazy_initializer = init if lazy else None
+    return param
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -290,7 +314,7 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         >>> w = paddle.nn.create_parameter([2, 3], 'float32',
         ...                                default_initializer=paddle.nn.initializer.Constant(2.0))
         >>> w.shape, w.trainable, float(w.sum())
-        ([2, 3], True, 12.0)
+        (paddle.Size([2, 3]), True, 12.0)
     """
     attr = ParamAttr._to_attr(attr)
     if attr is False:

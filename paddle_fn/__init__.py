@@ -16,7 +16,9 @@ from paddle_fn.core.dtypes import (  # noqa: F401
 from paddle_fn.core.errors import (  # noqa: F401
     ConcretizationError, DTypeError, EscapedTracerError, PaddleFnError, ShapeError, TransformError, UnsupportedError)
 from paddle_fn.core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten  # noqa: F401
+from paddle_fn.core.size import Size  # noqa: F401
 from paddle_fn.core.staging import named_scope  # noqa: F401
+from paddle_fn.core.tensor_format import set_printoptions  # noqa: F401
 from paddle_fn.core.trace import Tensor, Tracer, ensure_compile_time_eval  # noqa: F401
 from paddle_fn.prims.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
 from paddle_fn.prims.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
@@ -79,6 +81,8 @@ _LAZY = {
     "audio": "paddle_fn.audio",  # paddle.audio.functional.get_window
     "autograd": "paddle_fn.autograd",  # paddle.autograd; paddle.incubate.autograd
     "base": "paddle_fn.base",  # paddle.base.framework.Variable
+    "disable_signal_handler": "paddle_fn.base.framework:disable_signal_handler",
+    "batch": "paddle_fn.io.batch:batch",  # Paddle's reader decorator
     "callbacks": "paddle_fn.callbacks",
     "device": "paddle_fn.device",
     "distributed": "paddle_fn.distributed",  # processes, collectives, launch, spawn
@@ -118,6 +122,10 @@ _LAZY = {
     "norm": "paddle_fn.linalg:norm",
     "slogdet": "paddle_fn.linalg:slogdet",
     "ParamAttr": "paddle_fn.base.param_attr:ParamAttr",
+    "LazyGuard": "paddle_fn.nn_compat.initializer.lazy_init:LazyGuard",
+    "compat": "paddle_fn.compat",  # enable_compat's torch proxy, PyTorch-signature functions
+    "enable_compat": "paddle_fn.compat.proxy:enable_compat",
+    "disable_compat": "paddle_fn.compat.proxy:disable_compat",
     "create_parameter": "paddle_fn.nn_compat.parameter:create_parameter",
     "load": "paddle_fn.framework:load",
     "save": "paddle_fn.framework:save",

@@ -282,7 +282,7 @@ def ihfft(x, n=None, axis=-1, norm="backward", name=None, *, out=None):
         >>> import paddle_fn as paddle
         >>> half = paddle.fft.ihfft(paddle.to_tensor([10.0, -5.0, 0.0, -1.0, 0.0, -5.0]))
         >>> half.shape, half.numpy().real.round(4)
-        ([4], array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
+        (paddle.Size([4]), array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
     """
     return write_out(_r2c("ihfft", x, *_one_axis(n, axis), norm, hermitian=True), out)
 
@@ -395,7 +395,7 @@ def rfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.fft.rfftn(paddle.ones([2, 3, 4])).shape
-        [2, 3, 3]
+        paddle.Size([2, 3, 3])
     """
     return write_out(_r2c("rfftn", x, s, axes, norm, hermitian=False), out)
 
@@ -430,7 +430,7 @@ def ihfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
         >>> import paddle_fn as paddle
         >>> half = paddle.fft.ihfftn(paddle.to_tensor([10.0, -5.0, 0.0, -1.0, 0.0, -5.0]))
         >>> half.shape, half.numpy().real.round(4)
-        ([4], array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
+        (paddle.Size([4]), array([-0.1667,  1.    ,  2.3333,  3.5   ], dtype=float32))
     """
     return write_out(_r2c("ihfftn", x, s, axes, norm, hermitian=True), out)
 

@@ -27,17 +27,19 @@ from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static
 from paddle_fn.tensor.aliases import matrix_transpose
 from paddle_fn.tensor.general_eig import general_eig
 from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
+from paddle_fn.tensor.lowrank import pca_lowrank, svd_lowrank
+from paddle_fn.tensor.lu_rectangular import lu_rectangular
 from paddle_fn.tensor.manipulation import reshape, where
 from paddle_fn.tensor.math import abs as abs_, ceil, log2, max as max_, maximum, sum as sum_
-from paddle_fn.tensor.matrix_functions import cholesky_inverse, householder_product, svdvals, vecdot
+from paddle_fn.tensor.matrix_functions import cholesky_inverse, householder_product, ormqr, svdvals, vecdot
 from paddle_fn.tensor.promotion import (as_tensor, broadcast_shapes, broadcast_to_shape, cast, float_operand,
                                         inexact_operand)
 
 __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "lu", "lu_unpack", "pinv", "matrix_power",
            "cov", "inner", "outer", "multi_dot", "matrix_rank", "cond", "vector_norm", "matrix_norm", "corrcoef",
-           "matrix_exp", "lu_solve", "vecdot", "svdvals", "householder_product", "cholesky_inverse", "cross",
-           "diagonal", "matrix_transpose"]
+           "matrix_exp", "lu_solve", "vecdot", "svdvals", "householder_product", "ormqr", "cholesky_inverse", "cross",
+           "diagonal", "matrix_transpose", "svd_lowrank", "pca_lowrank"]
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -166,11 +168,12 @@ def cholesky_solve(x, y, upper=False, name=None):
 
 
 def lu(x, pivot=True, get_infos=False, name=None):
-    """LU factorisation with partial pivoting of square matrices: (LU, pivots[, infos]) as LAPACK's getrf.
+    """LU factorisation with partial pivoting: (LU, pivots[, infos]) of matrices [..., m, n] as LAPACK's getrf.
 
-    LU packs U (upper triangle) and L's multipliers (below the diagonal; L has a unit diagonal); pivots (int32,
-    1-based) says row i was swapped with row pivots[i]; infos (int32) is 0, or k > 0 when U[k-1, k-1] is exactly
-    zero (the matrix is singular). `lu_unpack` rebuilds P, L, U with x = P @ L @ U.
+    LU [..., m, n] packs U (upper triangle) and L's multipliers (below the diagonal; L has a unit diagonal);
+    pivots [..., min(m, n)] (int32, 1-based) says row i was swapped with row pivots[i]; infos (int32) is 0, or
+    k > 0 when U[k-1, k-1] is exactly zero (the matrix is singular). `lu_unpack` rebuilds P [m, m], L [m, k]
+    and U [k, n] with x = P @ L @ U.
 
     Example:
         >>> import paddle_fn as paddle
@@ -179,16 +182,23 @@ def lu(x, pivot=True, get_infos=False, name=None):
         >>> packed.numpy(), pivots.numpy()
         (array([[3.        , 4.        ],
                [0.33333334, 0.6666666 ]], dtype=float32), array([2, 2], dtype=int32))
+        >>> packed, pivots = linalg.lu(paddle.to_tensor([[1., 2.], [3., 4.], [5., 6.]], dtype='float64'))
+        >>> packed.numpy(), pivots.numpy()
+        (array([[5. , 6. ],
+               [0.2, 0.8],
+               [0.6, 0.5]]), array([3, 3], dtype=int32))
     """
     if not pivot:
         raise UnsupportedError("paddle.linalg.lu: pivot=False is not supported (unpivoted LU is unstable); use "
                                "pivot=True and lu_unpack")
-    x = _matrices("lu", x, square=True)
-    packed, pivots, _ = la.lu(x)
+    x = _matrices("lu", x)
+    m, n = shape_of(x)[-2:]
+    packed, pivots = la.lu(x)[:2] if m == n else lu_rectangular(x)
     one_based = ew.add(pivots, st.full(shape_of(pivots), 1, dtypes.int32))
     if not get_infos:
         return packed, one_based
-    return packed, one_based, _lu_infos(packed)
+    k = min(m, n)
+    return packed, one_based, _lu_infos(packed[..., :k, :k])
 
 
 def _lu_infos(packed):
@@ -200,8 +210,8 @@ def _lu_infos(packed):
 
 
 def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
-    """(P, L, U) from `lu`'s packed factor x and 1-based pivots y, with A = P @ L @ U. P and/or L, U are None
-    when not asked for.
+    """(P, L, U) from `lu`'s packed factor x [..., m, n] and 1-based pivots y, with A = P @ L @ U: P [..., m, m],
+    L [..., m, k], U [..., k, n], k = min(m, n). P and/or L, U are None when not asked for.
 
     Example:
         >>> import paddle_fn as paddle
@@ -211,35 +221,51 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         >>> (p @ l @ u).numpy()
         array([[1., 2.],
                [3., 4.]], dtype=float32)
+        >>> p, l, u = linalg.lu_unpack(*linalg.lu(paddle.to_tensor([[1., 2.], [3., 4.], [5., 6.]])))
+        >>> p.shape, l.shape, u.shape
+        (paddle.Size([3, 3]), paddle.Size([3, 2]), paddle.Size([2, 2]))
     """
-    packed = _matrices("lu_unpack", x, square=True)
+    packed = _matrices("lu_unpack", x)
+    m, n = shape_of(packed)[-2:]
+    k = min(m, n)
     perm = lower = upper = None
     if unpack_ludata:
-        lower = ew.add(la.tril(packed, -1), la.eye_like(packed))
-        upper = la.triu(packed)
+        lower_part = packed[..., :, :k]
+        lower = ew.add(la.tril(lower_part, -1), la.eye_like(lower_part))
+        upper = la.triu(packed[..., :k, :])
     if unpack_pivots:
         pivots = ew.sub(as_tensor(y, dtypes.int32), st.full(shape_of(y), 1, dtypes.int32))
-        perm = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots), get_aval(packed).dtype))
+        perm = la.matrix_transpose(la.permutation_matrix(_permutation_of_pivots(pivots, m),
+                                                         get_aval(packed).dtype))
     return perm, lower, upper
 
 
-def _permutation_of_pivots(pivots):
-    """The row order (A[perm] = L U) produced by swapping row k with row pivots[k] for k = 0, 1, ... (batched)."""
+def _permutation_of_pivots(pivots, m):
+    """The row order of m rows (A[perm] = L U) produced by swapping row i with row pivots[i] for i = 0, 1, ...
+    (batched)."""
     shape = shape_of(pivots)
-    n, nd = shape[-1], len(shape)
-    positions = st.iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1)
+    nd = len(shape)
+    batch_dims = tuple(range(nd - 1))
+    pivot_positions = st.iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1)
+    perm_shape = tuple(shape[:-1]) + (m,)
+    positions = st.iota(dtype=dtypes.int32, shape=perm_shape, dimension=nd - 1)
 
-    def swap(k, perm):
-        at_k = ew.eq(positions, st.broadcast_in_dim(ew.convert_element_type(k, new_dtype=dtypes.int32), shape=shape,
-                                                    broadcast_dimensions=()))
-        p = _sum(ew.mul(pivots, ew.convert_element_type(at_k, new_dtype=dtypes.int32)), (nd - 1,))
-        at_p = ew.eq(positions, st.broadcast_in_dim(p, shape=shape, broadcast_dimensions=tuple(range(nd - 1))))
-        value_k, value_p = (st.broadcast_in_dim(_sum(ew.mul(perm, ew.convert_element_type(m, new_dtype=dtypes.int32)),
-                                                     (nd - 1,)), shape=shape,
-                                                broadcast_dimensions=tuple(range(nd - 1))) for m in (at_k, at_p))
-        return ew.select(at_k, value_p, ew.select(at_p, value_k, perm))
+    def at(where_shape, i):
+        return st.broadcast_in_dim(ew.convert_element_type(i, new_dtype=dtypes.int32), shape=where_shape,
+                                   broadcast_dimensions=())
 
-    return fori_loop(0, n, swap, positions)
+    def pick(values, mask):
+        return st.broadcast_in_dim(_sum(ew.mul(values, ew.convert_element_type(mask, new_dtype=dtypes.int32)),
+                                        (nd - 1,)), shape=perm_shape, broadcast_dimensions=batch_dims)
+
+    def swap(i, perm):
+        p = _sum(ew.mul(pivots, ew.convert_element_type(ew.eq(pivot_positions, at(shape, i)),
+                                                        new_dtype=dtypes.int32)), (nd - 1,))
+        at_i = ew.eq(positions, at(perm_shape, i))
+        at_p = ew.eq(positions, st.broadcast_in_dim(p, shape=perm_shape, broadcast_dimensions=batch_dims))
+        return ew.select(at_i, pick(perm, at_p), ew.select(at_p, pick(perm, at_i), perm))
+
+    return fori_loop(0, shape[-1], swap, positions)
 
 
 def qr(x, mode="reduced", name=None):
@@ -903,7 +929,7 @@ def lu_solve(b, lu, pivots, trans="N", name=None):
     if get_aval(b).ndim < 2 or get_aval(b).shape[-2] != get_aval(packed).shape[-1]:
         raise ShapeError(f"paddle.linalg.lu_solve: b must be [..., {get_aval(packed).shape[-1]}, k] to match lu "
                          f"(shape {list(get_aval(packed).shape)}), got shape {list(get_aval(b).shape)}")
-    perm = _permutation_of_pivots(cast(as_tensor(pivots), dtypes.int32) - 1)
+    perm = _permutation_of_pivots(cast(as_tensor(pivots), dtypes.int32) - 1, get_aval(packed).shape[-1])
     if trans == "N":
         return la.lu_solve(packed, perm, b)
     # A = P^T L U, so A^T x = b is U^T L^T (P x) = b

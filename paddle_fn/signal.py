@@ -109,7 +109,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
         >>> x = paddle.sin(paddle.arange(64, dtype='float64') * 0.5)
         >>> spectrum = paddle.signal.stft(x, n_fft=16, hop_length=4)
         >>> spectrum.shape, spectrum.dtype
-        ([9, 17], paddle.complex128)
+        (paddle.Size([9, 17]), paddle.complex128)
         >>> int(paddle.argmax(paddle.abs(spectrum[:, 8])))    # 0.5 rad/sample is bin 16 * 0.5 / (2 pi) = 1.3
         1
     """

@@ -44,7 +44,8 @@ def _modules():
                 "paddle_fn.nn_compat.optimizer", "paddle_fn.hapi", "paddle_fn.metric", "paddle_fn.vision.models",
                 "paddle_fn.io", "paddle_fn.vision.datasets", "paddle_fn.vision.transforms", "paddle_fn.distributed",
                 "paddle_fn.amp", "paddle_fn.incubate.autograd", "paddle_fn.utils", "paddle_fn.random",
-                "paddle_fn.distribution", "paddle_fn.sparse", "paddle_fn.sparse.nn"):
+                "paddle_fn.distribution", "paddle_fn.sparse", "paddle_fn.sparse.nn", "paddle_fn.compat",
+                "paddle_fn.compat.nn"):
         mod = importlib.import_module(pkg)
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]

@@ -70,7 +70,7 @@ def test_spectral_heat_solves_fits_and_maps(tmp_path):
     out = _run("spectral_heat.py", "--n", "32", "--fit-steps", "8", cwd=tmp_path)
     assert float(re.search(r"exact solution: ([0-9.e+-]+)", out).group(1)) < 1e-12, out
     assert abs(float(re.search(r"recovered diffusivity: ([0-9.]+)", out).group(1)) - 0.3) < 1e-6, out
-    assert "vmap batch shape [4, 32, 32]" in out
+    assert "vmap batch shape paddle.Size([4, 32, 32])" in out
     assert float(re.search(r"one at a time: ([0-9.e+-]+)", out).group(1)) < 1e-12, out
 
 

@@ -194,8 +194,10 @@ def test_index_sample_take_and_put_along_axis():
         expected = x.copy()
         if reduce == "add":  # repeated indices accumulate, as a scatter-add
             np.add.at(expected, (rows, idx), 5.0)
-        else:  # assign and multiply act once per element ([1, 1] in row 1)
-            np.put_along_axis(expected, idx, 5.0 * (np.take_along_axis(x, idx, 1) if reduce == "multiply" else 1), 1)
+        elif reduce == "multiply":  # and multiply once per update, as Paddle 3.3 ([1, 1] in row 1: twice)
+            np.multiply.at(expected, (rows, idx), 5.0)
+        else:
+            np.put_along_axis(expected, idx, 5.0, 1)
         out = T.put_along_axis(T.to_tensor(x), T.to_tensor(idx), 5.0, 1, reduce=reduce)
         np.testing.assert_array_equal(out.numpy(), expected)
     col = np.array([[0, 2, 1, 0]])

@@ -50,6 +50,7 @@ LAYERS = {
     "paddle_fn.regularizer": 9,
     "paddle_fn.jit": 9,
     "paddle_fn.utils": 9,
+    "paddle_fn.compat": 9,
     "paddle_fn.sparse": 9,
     "paddle_fn.distributed": 9,
     "paddle_fn.io": 10,

@@ -175,7 +175,7 @@ def block_until_ready(x):
         >>> import paddle_fn as paddle
         >>> out = paddle.block_until_ready({"y": paddle.jit(paddle.sin)(paddle.ones([2]))})
         >>> out["y"].shape
-        [2]
+        paddle.Size([2])
     """
     return tree_map(lambda leaf: leaf.block_until_ready() if isinstance(leaf, Tensor) else leaf, x)
 

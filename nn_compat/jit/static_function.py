@@ -514,7 +514,7 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
         >>> paddle.seed(1)
         >>> net = Net()
         >>> net(paddle.ones([4, 3])).shape
-        [4, 2]
+        paddle.Size([4, 2])
     """
     full_graph = _check_options(build_strategy, backend, kwargs)
     if input_spec is not None:

@@ -389,7 +389,7 @@ class TranslatedLayer(Layer):
         >>> [name for name, _ in layer.named_parameters()]
         ['weight', 'bias']
         >>> layer(paddle.ones([5, 3])).shape
-        [5, 1]
+        paddle.Size([5, 1])
     """
 
     def __init__(self, programs, state_meta, arrays, consts):

@@ -96,7 +96,7 @@ class Flatten(Layer):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.Flatten()(paddle.ones([2, 3, 4])).shape
-        [2, 12]
+        paddle.Size([2, 12])
     """
 
     def __init__(self, start_axis=1, stop_axis=-1):
@@ -122,7 +122,7 @@ class Unflatten(Layer):
         >>> m
         Unflatten(axis=1, shape=[2, -1])
         >>> m(paddle.ones([4, 6, 8])).shape
-        [4, 2, 3, 8]
+        paddle.Size([4, 2, 3, 8])
     """
 
     def __init__(self, axis, shape, name=None):
@@ -399,7 +399,7 @@ class FeatureAlphaDropout(AlphaDropout):
         FeatureAlphaDropout(p=0.2)
         >>> _ = m.eval()
         >>> m(paddle.ones([1, 2, 3])).shape
-        [1, 2, 3]
+        paddle.Size([1, 2, 3])
     """
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
@@ -493,7 +493,7 @@ class Pad3D(_PadND):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.Pad3D(1)(paddle.ones([1, 1, 1, 1, 1])).shape
-        [1, 1, 3, 3, 3]
+        paddle.Size([1, 1, 3, 3, 3])
     """
     _n_dim = 3
 
@@ -515,7 +515,7 @@ class ZeroPad2D(_PadND):
         >>> m
         ZeroPad2D(padding=[1, 1, 1, 1], mode=constant, value=0.0, data_format=NCHW)
         >>> m(paddle.ones([1, 1, 1, 1])).shape
-        [1, 1, 3, 3]
+        paddle.Size([1, 1, 3, 3])
     """
     _n_dim = 2
 
@@ -659,7 +659,7 @@ class Unfold(Layer):
         >>> m
         Unfold(kernel_size=[2, 2], dilation=1, padding=0, stride=1)
         >>> m(paddle.ones([1, 3, 4, 4])).shape
-        [1, 12, 9]
+        paddle.Size([1, 12, 9])
     """
 
     def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
@@ -691,7 +691,7 @@ class Fold(Layer):
         >>> import paddle_fn as paddle
         >>> m = paddle.nn.Fold([4, 4], 2)
         >>> m(paddle.ones([1, 4, 9])).shape
-        [1, 1, 4, 4]
+        paddle.Size([1, 1, 4, 4])
     """
 
     def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):

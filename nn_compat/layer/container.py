@@ -35,7 +35,7 @@ class Sequential(Layer):
         >>> import paddle_fn as paddle
         >>> model = paddle.nn.Sequential(paddle.nn.Linear(10, 4), paddle.nn.Linear(4, 2))
         >>> model(paddle.ones([3, 10])).shape
-        [3, 2]
+        paddle.Size([3, 2])
         >>> list(model.state_dict())
         ['0.weight', '0.bias', '1.weight', '1.bias']
         >>> named = paddle.nn.Sequential(('l1', paddle.nn.Linear(10, 2)), ('l2', paddle.nn.Linear(2, 3)))
@@ -110,7 +110,7 @@ class Sequential(Layer):
             >>> import paddle_fn as paddle
             >>> model = paddle.nn.Sequential(paddle.nn.Linear(10, 20))
             >>> model.append(paddle.nn.Linear(20, 30))(paddle.ones([2, 10])).shape
-            [2, 30]
+            paddle.Size([2, 30])
         """
         self.add_sublayer(str(len(self)), layer)
         return self
@@ -122,7 +122,7 @@ class Sequential(Layer):
             >>> import paddle_fn as paddle
             >>> model = paddle.nn.Sequential(paddle.nn.Linear(20, 30))
             >>> model.insert(0, paddle.nn.Linear(10, 20))(paddle.ones([2, 10])).shape
-            [2, 30]
+            paddle.Size([2, 30])
         """
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.insert: expected a Layer, got {type(layer).__name__}")
@@ -181,7 +181,7 @@ class LayerList(Layer):
         ...         return x
         >>> model = Stack()
         >>> model(paddle.ones([1, 4])).shape, len(model.parameters()), list(model.state_dict())[:2]
-        ([1, 4], 6, ['blocks.0.weight', 'blocks.0.bias'])
+        (paddle.Size([1, 4]), 6, ['blocks.0.weight', 'blocks.0.bias'])
     """
 
     def __init__(self, sublayers=None):
@@ -237,7 +237,7 @@ class LayerList(Layer):
             >>> import paddle_fn as paddle
             >>> layers = paddle.nn.LayerList([paddle.nn.Linear(1, 1)])
             >>> layers.insert(0, paddle.nn.Linear(2, 2)); layers[0].weight.shape
-            [2, 2]
+            paddle.Size([2, 2])
         """
         if not isinstance(sublayer, Layer):
             raise TypeError(f"LayerList.insert: expected a Layer, got {type(sublayer).__name__}")
@@ -273,7 +273,7 @@ class LayerDict(Layer):
         >>> import paddle_fn as paddle
         >>> heads = paddle.nn.LayerDict({"cls": paddle.nn.Linear(4, 3), "box": paddle.nn.Linear(4, 2)})
         >>> list(heads.keys()), heads["box"](paddle.ones([1, 4])).shape, "cls" in heads
-        (['cls', 'box'], [1, 2], True)
+        (['cls', 'box'], paddle.Size([1, 2]), True)
         >>> list(heads.state_dict())[0]
         'cls.weight'
     """

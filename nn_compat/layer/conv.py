@@ -155,7 +155,7 @@ class Conv2D(_ConvNd):
         >>> conv
         Conv2D(3, 8, kernel_size=[3, 3], padding=1, data_format=NCHW)
         >>> conv.weight.shape, conv(paddle.ones([2, 3, 5, 5])).shape
-        ([8, 3, 3, 3], [2, 8, 5, 5])
+        (paddle.Size([8, 3, 3, 3]), paddle.Size([2, 8, 5, 5]))
     """
     _dims, _fn = 2, staticmethod(F.conv2d)
 
@@ -186,7 +186,7 @@ class Conv3D(_ConvNd):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.Conv3D(2, 4, 3)(paddle.ones([1, 2, 4, 4, 4])).shape
-        [1, 4, 2, 2, 2]
+        paddle.Size([1, 4, 2, 2, 2])
     """
     _dims, _fn = 3, staticmethod(F.conv3d)
 
@@ -253,7 +253,7 @@ class Conv2DTranspose(_ConvTransposeNd):
         >>> conv
         Conv2DTranspose(4, 2, kernel_size=[3, 3], stride=[2, 2], data_format=NCHW)
         >>> conv.weight.shape, conv(paddle.ones([1, 4, 5, 5])).shape
-        ([4, 2, 3, 3], [1, 2, 11, 11])
+        (paddle.Size([4, 2, 3, 3]), paddle.Size([1, 2, 11, 11]))
     """
     _dims, _fn = 2, staticmethod(F.conv2d_transpose)
 
@@ -284,7 +284,7 @@ class Conv3DTranspose(_ConvTransposeNd):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.Conv3DTranspose(2, 4, 2)(paddle.ones([1, 2, 3, 3, 3])).shape
-        [1, 4, 4, 4, 4]
+        paddle.Size([1, 4, 4, 4, 4])
     """
     _dims, _fn = 3, staticmethod(F.conv3d_transpose)
 

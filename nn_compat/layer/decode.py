@@ -88,7 +88,7 @@ class BeamSearchDecoder(Decoder):
         >>> outputs, states = paddle.nn.dynamic_decode(decoder=decoder, inits=decoder_cell.get_initial_states(
         ...     encoder_output), max_step_num=10)
         >>> outputs.shape[0], outputs.shape[2], states.log_probs.shape
-        (4, 4, [4, 4])
+        (4, 4, paddle.Size([4, 4]))
     """
 
     class OutputWrapper(NamedTuple):
@@ -155,7 +155,7 @@ class BeamSearchDecoder(Decoder):
             >>> decoder = paddle.nn.BeamSearchDecoder(paddle.nn.GRUCell(4, 4), 0, 1, beam_size=3)
             >>> inputs, state, finished = decoder.initialize(paddle.zeros([2, 4]))
             >>> inputs.shape, state.cell_states.shape, state.log_probs.numpy()[0]
-            ([2, 3], [2, 3, 4], array([ 0.e+00, -1.e+09, -1.e+09], dtype=float32))
+            (paddle.Size([2, 3]), paddle.Size([2, 3, 4]), array([ 0.e+00, -1.e+09, -1.e+09], dtype=float32))
         """
         batch = paddle_fn.tree_flatten(initial_cell_states)[0][0].shape[0]
         cell_states = paddle_fn.tree_map(self._expand_to_beam_size, initial_cell_states)
@@ -211,7 +211,7 @@ class BeamSearchDecoder(Decoder):
             >>> inputs, state, _ = decoder.initialize(paddle.zeros([3, 5]))
             >>> out, state, inputs, finished = decoder.step(paddle.to_tensor(0), inputs, state)
             >>> out.predicted_ids.shape, inputs.shape
-            ([3, 2], [3, 2, 4])
+            (paddle.Size([3, 2]), paddle.Size([3, 2, 4]))
         """
         inputs = paddle_fn.tree_map(self._merge_batch_beams, inputs)
         cell_states = paddle_fn.tree_map(self._merge_batch_beams, states.cell_states)
@@ -289,7 +289,7 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
         >>> ids, states, lengths = paddle.nn.dynamic_decode(decoder, paddle.zeros([2, 8]), max_step_num=4,
         ...                                                 return_length=True)
         >>> ids.shape[0], ids.shape[2], lengths.shape, lengths.dtype
-        (2, 3, [2, 3], paddle.int64)
+        (2, 3, paddle.Size([2, 3]), paddle.int64)
     """
     inputs, states, finished = decoder.initialize(inits)
     sequence_lengths = paddle_fn.zeros(finished.shape, dtype="int64")

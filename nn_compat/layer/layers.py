@@ -126,7 +126,7 @@ class Layer(LayerStateMixin):
         ...         return self.fc2(paddle.nn.functional.relu(self.fc1(x)))
         >>> model = MLP()
         >>> model(paddle.ones([3, 4])).shape
-        [3, 2]
+        paddle.Size([3, 2])
         >>> [name for name, _ in model.named_parameters()]
         ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
         >>> model
@@ -446,7 +446,7 @@ class Layer(LayerStateMixin):
             >>> import paddle_fn as paddle
             >>> model = paddle.nn.Sequential(paddle.nn.Linear(2, 3))
             >>> model.get_parameter("0.weight").shape
-            [2, 3]
+            paddle.Size([2, 3])
         """
         path, _, name = target.rpartition(".")
         layer = self.get_sublayer(path)
@@ -466,7 +466,7 @@ class Layer(LayerStateMixin):
         Example:
             >>> import paddle_fn as paddle
             >>> [p.shape for p in paddle.nn.Linear(3, 2).parameters()]
-            [[3, 2], [2]]
+            [paddle.Size([3, 2]), paddle.Size([2])]
         """
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
@@ -571,7 +571,7 @@ class Layer(LayerStateMixin):
             >>> model = paddle.nn.Sequential(paddle.nn.Linear(1, 2))
             >>> model.set_sublayer("0", paddle.nn.Linear(1, 5))
             >>> model[0].weight.shape
-            [1, 5]
+            paddle.Size([1, 5])
         """
         if target == "":
             raise ValueError("Cannot set the sublayer without a target name!")
@@ -745,7 +745,7 @@ class Layer(LayerStateMixin):
             >>> model = paddle.nn.Sequential(paddle.nn.Layer())
             >>> model[0].register_buffer("mean", paddle.zeros([1]))
             >>> model.get_buffer("0.mean").shape
-            [1]
+            paddle.Size([1])
         """
         path, _, name = target.rpartition(".")
         layer = self.get_sublayer(path)

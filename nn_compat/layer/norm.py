@@ -164,7 +164,7 @@ class BatchNorm3D(_BatchNormBase):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.BatchNorm3D(2)(paddle.ones([2, 2, 1, 1, 1])).shape
-        [2, 2, 1, 1, 1]
+        paddle.Size([2, 2, 1, 1, 1])
     """
     _formats = ("NCDHW", "NDHWC")
     _ranks = (5,)
@@ -380,7 +380,7 @@ class InstanceNorm2D(_InstanceNormBase):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.InstanceNorm2D(2)(paddle.ones([1, 2, 2, 2])).shape
-        [1, 2, 2, 2]
+        paddle.Size([1, 2, 2, 2])
     """
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
@@ -404,7 +404,7 @@ class InstanceNorm3D(_InstanceNormBase):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.InstanceNorm3D(2)(paddle.ones([1, 2, 2, 2, 2])).shape
-        [1, 2, 2, 2, 2]
+        paddle.Size([1, 2, 2, 2, 2])
     """
     _default_format = "NCDHW"
 
@@ -431,7 +431,7 @@ class LocalResponseNorm(Layer):
         >>> m
         LocalResponseNorm(size=3, alpha=0.0001, beta=0.75, k=1.0)
         >>> m(paddle.ones([1, 2, 1, 1])).shape
-        [1, 2, 1, 1]
+        paddle.Size([1, 2, 1, 1])
     """
 
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):

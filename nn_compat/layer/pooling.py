@@ -96,7 +96,7 @@ class MaxPool3D(_WindowPool):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.MaxPool3D(2)(paddle.ones([1, 1, 4, 4, 4])).shape
-        [1, 1, 2, 2, 2]
+        paddle.Size([1, 1, 2, 2, 2])
     """
     _fn = staticmethod(F.max_pool3d)
 
@@ -242,7 +242,7 @@ class AdaptiveAvgPool3D(_AdaptiveAvg):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.AdaptiveAvgPool3D(1)(paddle.ones([1, 2, 3, 3, 3])).shape
-        [1, 2, 1, 1, 1]
+        paddle.Size([1, 2, 1, 1, 1])
     """
     _fn = staticmethod(F.adaptive_avg_pool3d)
 
@@ -308,7 +308,7 @@ class AdaptiveMaxPool3D(_AdaptiveMax):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.AdaptiveMaxPool3D(1)(paddle.ones([1, 2, 3, 3, 3])).shape
-        [1, 2, 1, 1, 1]
+        paddle.Size([1, 2, 1, 1, 1])
     """
     _fn = staticmethod(F.adaptive_max_pool3d)
 
@@ -397,7 +397,7 @@ class MaxUnPool3D(_MaxUnPool):
         >>> x = paddle.arange(8, dtype='float32').reshape([1, 1, 2, 2, 2])
         >>> values, mask = paddle.nn.MaxPool3D(2, return_mask=True)(x)
         >>> paddle.nn.MaxUnPool3D(2)(values, mask).shape
-        [1, 1, 2, 2, 2]
+        paddle.Size([1, 1, 2, 2, 2])
     """
     _fn = staticmethod(F.max_unpool3d)
     _layout = "NCDHW"

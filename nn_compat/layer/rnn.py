@@ -72,7 +72,7 @@ class RNNCellBase(Layer):
         ...         return (2,)
         >>> cell = Accumulate()
         >>> cell.get_initial_states(paddle.ones([3, 2])).shape
-        [3, 2]
+        paddle.Size([3, 2])
         >>> outputs, final = paddle.nn.RNN(cell)(paddle.ones([1, 4, 2]))
         >>> final.numpy()
         array([[4., 4.]], dtype=float32)
@@ -94,7 +94,7 @@ class RNNCellBase(Layer):
             >>> import paddle_fn as paddle
             >>> h, c = paddle.nn.LSTMCell(3, 5).get_initial_states(paddle.ones([2, 3]), init_value=1.0)
             >>> h.shape, float(c.sum())
-            ([2, 5], 10.0)
+            (paddle.Size([2, 5]), 10.0)
         """
         batch = paddle_fn.tree_flatten(batch_ref)[0][0].shape[batch_dim_idx]
         shapes = self.state_shape if shape is None else shape
@@ -213,9 +213,9 @@ class LSTMCell(RNNCellBase):
         >>> cell = paddle.nn.LSTMCell(2, 3)
         >>> y, (h, c) = cell(paddle.ones([4, 2]))
         >>> y.shape, h.shape, c.shape
-        ([4, 3], [4, 3], [4, 3])
+        (paddle.Size([4, 3]), paddle.Size([4, 3]), paddle.Size([4, 3]))
         >>> [p.shape for p in cell.parameters()]
-        [[12, 2], [12, 3], [12], [12]]
+        [paddle.Size([12, 2]), paddle.Size([12, 3]), paddle.Size([12]), paddle.Size([12])]
     """
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
@@ -383,7 +383,7 @@ class RNN(Layer):
         >>> rnn = paddle.nn.RNN(paddle.nn.SimpleRNNCell(16, 32))
         >>> outputs, final_states = rnn(paddle.rand([4, 23, 16]), paddle.zeros([4, 32]))
         >>> outputs.shape, final_states.shape
-        ([4, 23, 32], [4, 32])
+        (paddle.Size([4, 23, 32]), paddle.Size([4, 32]))
         >>> rnn
         RNN(
           (cell): SimpleRNNCell(16, 32)
@@ -417,7 +417,7 @@ class BiRNN(Layer):
         >>> rnn = paddle.nn.BiRNN(paddle.nn.LSTMCell(16, 32), paddle.nn.LSTMCell(16, 32))
         >>> outputs, final_states = rnn(paddle.rand([2, 23, 16]))
         >>> outputs.shape, final_states[0][0].shape, len(final_states), len(final_states[0])
-        ([2, 23, 64], [2, 32], 2, 2)
+        (paddle.Size([2, 23, 64]), paddle.Size([2, 32]), 2, 2)
     """
 
     def __init__(self, cell_fw, cell_bw, time_major=False):
@@ -567,7 +567,7 @@ class SimpleRNN(RNNBase):
         >>> rnn = paddle.nn.SimpleRNN(16, 32, 2)
         >>> y, h = rnn(paddle.randn([4, 23, 16]), paddle.randn([2, 4, 32]))
         >>> y.shape, h.shape
-        ([4, 23, 32], [2, 4, 32])
+        (paddle.Size([4, 23, 32]), paddle.Size([2, 4, 32]))
         >>> list(rnn.state_dict())[:4]
         ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0']
     """
@@ -606,7 +606,7 @@ class LSTM(RNNBase):
         >>> lstm = paddle.nn.LSTM(16, 32, 2, direction='bidirect')
         >>> y, (h, c) = lstm(paddle.randn([4, 23, 16]))
         >>> y.shape, h.shape, c.shape
-        ([4, 23, 64], [4, 4, 32], [4, 4, 32])
+        (paddle.Size([4, 23, 64]), paddle.Size([4, 4, 32]), paddle.Size([4, 4, 32]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
@@ -637,7 +637,7 @@ class GRU(RNNBase):
         >>> gru = paddle.nn.GRU(16, 32, 2)
         >>> y, h = gru(paddle.randn([4, 5, 16]), sequence_length=paddle.to_tensor([5, 3, 1, 2]))
         >>> y.shape, h.shape
-        ([4, 5, 32], [2, 4, 32])
+        (paddle.Size([4, 5, 32]), paddle.Size([2, 4, 32]))
         >>> float(y[1, 3:].abs().sum())  # zero past the sequence's end
         0.0
         >>> gru

@@ -86,10 +86,10 @@ class MultiHeadAttention(Layer):
         >>> query = paddle.rand([2, 4, 8])
         >>> mask = paddle.rand([2, 2, 4, 4])
         >>> mha(query, query, query, mask).shape
-        [2, 4, 8]
+        paddle.Size([2, 4, 8])
         >>> out, cache = mha(query[:, :1], cache=mha.gen_cache(query))
         >>> cache.k.shape  # [batch_size, num_heads, steps so far, head_dim]
-        [2, 2, 1, 4]
+        paddle.Size([2, 2, 1, 4])
     """
 
     Cache = collections.namedtuple("Cache", ["k", "v"])
@@ -123,7 +123,7 @@ class MultiHeadAttention(Layer):
             >>> import paddle_fn as paddle
             >>> k, v = paddle.nn.MultiHeadAttention(8, 2).compute_kv(paddle.rand([3, 5, 8]), paddle.rand([3, 5, 8]))
             >>> k.shape
-            [3, 2, 5, 4]
+            paddle.Size([3, 2, 5, 4])
         """
         return self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
 
@@ -136,9 +136,9 @@ class MultiHeadAttention(Layer):
             >>> import paddle_fn as paddle
             >>> mha = paddle.nn.MultiHeadAttention(8, 2)
             >>> mha.gen_cache(paddle.rand([3, 5, 8])).k.shape
-            [3, 2, 0, 4]
+            paddle.Size([3, 2, 0, 4])
             >>> mha.gen_cache(paddle.rand([3, 5, 8]), paddle.rand([3, 5, 8]), type=mha.StaticCache).v.shape
-            [3, 2, 5, 4]
+            paddle.Size([3, 2, 5, 4])
         """
         if type == MultiHeadAttention.StaticCache:
             return self.StaticCache(*self.compute_kv(key, value))
@@ -206,7 +206,7 @@ class TransformerEncoderLayer(Layer):
         >>> import paddle_fn as paddle
         >>> layer = paddle.nn.TransformerEncoderLayer(128, 2, 512)
         >>> layer(paddle.rand([2, 4, 128]), paddle.rand([2, 2, 4, 4])).shape
-        [2, 4, 128]
+        paddle.Size([2, 4, 128])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
@@ -257,7 +257,7 @@ class TransformerEncoderLayer(Layer):
         Example:
             >>> import paddle_fn as paddle
             >>> paddle.nn.TransformerEncoderLayer(8, 2, 16).gen_cache(paddle.rand([3, 1, 8])).k.shape
-            [3, 2, 0, 4]
+            paddle.Size([3, 2, 0, 4])
         """
         return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
 
@@ -275,7 +275,7 @@ class TransformerEncoder(Layer):
         >>> import paddle_fn as paddle
         >>> encoder = paddle.nn.TransformerEncoder(paddle.nn.TransformerEncoderLayer(128, 2, 512), 2)
         >>> encoder(paddle.rand([2, 4, 128]), paddle.rand([2, 2, 4, 4])).shape
-        [2, 4, 128]
+        paddle.Size([2, 4, 128])
         >>> len(encoder.layers), encoder.layers[0] is not encoder.layers[1]
         (2, True)
     """
@@ -340,7 +340,7 @@ class TransformerDecoderLayer(Layer):
         >>> layer = paddle.nn.TransformerDecoderLayer(128, 2, 512)
         >>> layer(paddle.rand([2, 4, 128]), paddle.rand([2, 6, 128]), paddle.rand([2, 2, 4, 4]),
         ...       paddle.rand([2, 2, 4, 6])).shape
-        [2, 4, 128]
+        paddle.Size([2, 4, 128])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
@@ -408,7 +408,7 @@ class TransformerDecoderLayer(Layer):
             >>> import paddle_fn as paddle
             >>> inc, static = paddle.nn.TransformerDecoderLayer(8, 2, 16).gen_cache(paddle.rand([3, 5, 8]))
             >>> inc.k.shape, static.k.shape
-            ([3, 2, 0, 4], [3, 2, 5, 4])
+            (paddle.Size([3, 2, 0, 4]), paddle.Size([3, 2, 5, 4]))
         """
         return (self.self_attn.gen_cache(memory, type=self.self_attn.Cache),
                 self.cross_attn.gen_cache(memory, memory, type=self.cross_attn.StaticCache))
@@ -427,7 +427,7 @@ class TransformerDecoder(Layer):
         >>> import paddle_fn as paddle
         >>> decoder = paddle.nn.TransformerDecoder(paddle.nn.TransformerDecoderLayer(128, 2, 512), 2)
         >>> decoder(paddle.rand([2, 4, 128]), paddle.rand([2, 6, 128])).shape
-        [2, 4, 128]
+        paddle.Size([2, 4, 128])
     """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
@@ -508,7 +508,7 @@ class Transformer(Layer):
         >>> model = paddle.nn.Transformer(128, 2, 2, 2, 512)
         >>> src, tgt = paddle.rand([2, 4, 128]), paddle.rand([2, 6, 128])
         >>> model(src, tgt, tgt_mask=model.generate_square_subsequent_mask(6)).shape
-        [2, 6, 128]
+        paddle.Size([2, 6, 128])
     """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,

@@ -48,7 +48,7 @@ class PixelShuffle(_Rearrange4D):
         >>> m
         PixelShuffle(upscale_factor=2)
         >>> m(paddle.ones([1, 8, 3, 3])).shape
-        [1, 2, 6, 6]
+        paddle.Size([1, 2, 6, 6])
     """
 
     _fn = staticmethod(F.pixel_shuffle)
@@ -73,7 +73,7 @@ class PixelUnshuffle(_Rearrange4D):
         >>> m
         PixelUnshuffle(downscale_factor=2)
         >>> m(paddle.ones([1, 2, 6, 6])).shape
-        [1, 8, 3, 3]
+        paddle.Size([1, 8, 3, 3])
     """
     _fn = staticmethod(F.pixel_unshuffle)
     _factor_name = "downscale_factor"

@@ -25,6 +25,8 @@ import contextlib
 import os
 import threading
 
+from paddle_fn.core.paddle_flags import PADDLE_FLAGS
+
 
 def _env_flag(name: str, default: bool) -> bool:
     v = os.environ.get(name)
@@ -92,15 +94,12 @@ def _pmap_strategy(value) -> str:
     return value
 
 
-# Paddle's global flags that change behaviour here, with their defaults (Paddle's set_flags / get_flags).
-_FLAGS = {
-    # Paddle 2.5's migration switch: Tensor.numpy() of a 0-D Tensor returns shape (1,), for code written
-    # against Paddle 2.3's shape-[1] scalars (``loss.numpy()[0]``)
-    "FLAGS_set_to_1d": False,
-    # Paddle's numerics check: every check kind compiled into jit programs, and eager ops raise on a NaN or Inf
-    # result (as Paddle's dygraph does); ``config.checks`` chooses kinds one by one
-    "FLAGS_check_nan_inf": False,
-}
+# Paddle's global flags (Paddle's set_flags / get_flags), with Paddle 3.3.1's defaults. Two change behaviour here:
+# FLAGS_set_to_1d, Paddle 2.5's migration switch: Tensor.numpy() of a 0-D Tensor returns shape (1,), for code
+# written against Paddle 2.3's shape-[1] scalars (``loss.numpy()[0]``); FLAGS_check_nan_inf, Paddle's numerics
+# check: every check kind compiled into jit programs, and eager ops raise on a NaN or Inf result (as Paddle's
+# dygraph does; ``config.checks`` chooses kinds one by one). The others are kept and read back only.
+_FLAGS = dict(PADDLE_FLAGS)
 
 
 class _GlobalChecks:
@@ -199,16 +198,34 @@ def matmul_precision_now() -> str:
 
 def _known_flag(name) -> str:
     if not isinstance(name, str) or name not in _FLAGS:
-        raise ValueError(f"Flag {name!r} is not a paddle_fn flag; the flags that exist here are "
-                         f"{', '.join(sorted(_FLAGS))}")
+        raise ValueError(f"Flag {name!r} is not one of Paddle 3.3's global flags (names start with 'FLAGS_', e.g. "
+                         "FLAGS_check_nan_inf, FLAGS_set_to_1d); paddle.get_flags / set_flags take those names")
     return name
+
+
+def _flag_value(name, value):
+    """`value` checked against the type of the flag's default (bool flags take bools and 0/1; float flags ints)."""
+    default = _FLAGS[name]
+    if isinstance(default, bool):
+        fits = isinstance(value, (bool, int)) and value in (0, 1)
+    elif isinstance(default, (int, float)):
+        fits = isinstance(value, (int, float)) and not isinstance(value, bool) and (
+            isinstance(default, float) or float(value).is_integer())
+    else:
+        fits = isinstance(value, str)
+    if not fits:
+        raise TypeError(f"{name} is a {type(default).__name__} flag (default {default!r}); got {value!r}")
+    return type(default)(value)
 
 
 def set_flags(flags: dict) -> None:
     """Set global flags from a dict of ``{name: value}``, as ``paddle.set_flags`` does.
 
-    Unknown names raise ValueError (nothing is set then). ``FLAGS_set_to_1d=True`` makes ``Tensor.numpy()`` of a
-    0-D Tensor return shape ``(1,)``, Paddle's switch for code that indexes ``loss.numpy()[0]``.
+    Every Paddle 3.3 flag name is accepted, with a value of its default's type; other names raise ValueError
+    (nothing is set then). Two change what paddle_fn does: ``FLAGS_set_to_1d=True`` makes ``Tensor.numpy()`` of
+    a 0-D Tensor return shape ``(1,)``, Paddle's switch for code that indexes ``loss.numpy()[0]``, and
+    ``FLAGS_check_nan_inf=True`` checks every result for NaN and Inf. The rest tune parts of Paddle that
+    paddle_fn does not have (its allocator, CUDA kernels, static-graph executor): they are remembered only.
 
     Example:
         >>> import paddle_fn as paddle
@@ -218,27 +235,26 @@ def set_flags(flags: dict) -> None:
         >>> paddle.set_flags({'FLAGS_set_to_1d': True})
         >>> loss.numpy()[0]
         np.float32(1.5)
-        >>> paddle.set_flags({'FLAGS_set_to_1d': False})
+        >>> paddle.set_flags({'FLAGS_set_to_1d': False, 'FLAGS_eager_delete_tensor_gb': 1.0})
+        >>> paddle.get_flags('FLAGS_eager_delete_tensor_gb')
+        {'FLAGS_eager_delete_tensor_gb': 1.0}
+        >>> paddle.set_flags({'FLAGS_eager_delete_tensor_gb': 0.0})
     """
     if not isinstance(flags, dict):
         raise TypeError(f"set_flags takes a dict of {{flag name: value}}, got {type(flags).__name__}")
-    checked = {}
-    for name, value in flags.items():
-        _known_flag(name)
-        if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
-            raise TypeError(f"{name} is a bool flag; got {value!r}")
-        checked[name] = bool(value)
+    checked = {_known_flag(name): _flag_value(name, value) for name, value in flags.items()}
     _FLAGS.update(checked)
     _refresh_checks(config.checks)
 
 
 def get_flags(flags) -> dict:
-    """The values of one flag name or a list of names, as a dict (``paddle.get_flags``).
+    """The values of one flag name or a list of names, as a dict (``paddle.get_flags``); Paddle 3.3's defaults
+    until `set_flags` changes them.
 
     Example:
         >>> import paddle_fn as paddle
-        >>> paddle.get_flags('FLAGS_set_to_1d')
-        {'FLAGS_set_to_1d': False}
+        >>> paddle.get_flags(['FLAGS_eager_delete_tensor_gb', 'FLAGS_check_nan_inf'])
+        {'FLAGS_eager_delete_tensor_gb': 0.0, 'FLAGS_check_nan_inf': False}
     """
     names = [flags] if isinstance(flags, str) else list(flags)
     return {_known_flag(name): _FLAGS[name] for name in names}

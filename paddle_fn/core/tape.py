@@ -15,7 +15,6 @@ reports that instead of differentiating at a value the forward pass never saw.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import weakref
 
@@ -90,14 +89,30 @@ type(grad_mode).recorder = staticmethod(record)
 
 # ----------------------------------------------------------------------------------------------- grad mode
 
-@contextlib.contextmanager
-def set_grad_enabled(mode: bool):
-    """Turn recording on or off inside a ``with`` block (``paddle.set_grad_enabled``)."""
-    previous, grad_mode.enabled = grad_mode.enabled, bool(mode)
-    try:
-        yield
-    finally:
-        grad_mode.enabled = previous
+class set_grad_enabled:  # noqa: N801 - Paddle's name
+    """Turn recording on or off (``paddle.set_grad_enabled``): at once when called, as Paddle; used as a ``with``
+    block, the previous mode comes back at its end.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([1.], stop_gradient=False)
+        >>> with paddle.set_grad_enabled(False):
+        ...     print((x * 2).stop_gradient)
+        True
+        >>> _ = paddle.set_grad_enabled(False)
+        >>> print((x * 2).stop_gradient, paddle.is_grad_enabled())
+        True False
+        >>> _ = paddle.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode: bool):
+        self._previous, grad_mode.enabled = grad_mode.enabled, bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self._previous
 
 
 def is_grad_enabled() -> bool:

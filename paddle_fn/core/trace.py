@@ -23,6 +23,8 @@ from paddle_fn.core import config, dtypes
 from paddle_fn.core.errors import CheckError, ConcretizationError, EscapedTracerError
 from paddle_fn.core.ir import ShapedArray, format_source
 from paddle_fn.core.packages import library_folders
+from paddle_fn.core.size import Size
+from paddle_fn.core.tensor_format import format_values
 
 
 # ----------------------------------------------------------------------------------------------- values
@@ -193,9 +195,9 @@ class Tensor:
         return a
 
     @property
-    def shape(self) -> list:
-        """The shape as a Python list, as in Paddle."""
-        return list(self.aval.shape)
+    def shape(self) -> Size:
+        """The shape as a ``paddle.Size`` (a list of ints), as in Paddle 3.3."""
+        return Size(self.aval.shape)
 
     @property
     def dtype(self):
@@ -315,54 +317,6 @@ class Tensor:
             raise TypeError(f"unsupported format string passed to Tensor.__format__: {format_spec!r} needs a 0-D "
                             f"Tensor, this one has shape {list(self.aval.shape)} (format x.item() or x.tolist())")
         return str(self)
-
-
-def _format_complex(v: np.ndarray, prefix: str) -> str:
-    """Paddle 3.3's complex layout: each element as (re+imj) with 8 decimals, left-aligned to the widest; when any
-    element is negative in numpy's order (by real part, then imaginary part), the others get a leading space."""
-    def text(z):
-        return f"({z.real:.8f}{'+' if z.imag >= 0 else ''}{z.imag:.8f}j)"
-    flat = v.reshape(-1)
-    width = max((len(text(z)) for z in flat), default=0)
-    with np.errstate(invalid="ignore"):
-        signed = bool(np.any(flat < 0))
-
-    def fmt(z):
-        s = text(z)
-        if len(s) >= width:
-            return s
-        return s.ljust(width) if not signed or z < 0 else " " + s.ljust(width - 1)
-    return np.array2string(v, separator=", ", prefix=prefix, threshold=1000, formatter={"complex_kind": fmt})
-
-
-def format_values(v: np.ndarray, prefix: str = "       ") -> str:
-    """Paddle's layout (its `to_string`): floats with 8 decimals, integral ones (and infinities) as '1.' / 'inf.';
-    every element padded on the right to the widest, with a leading space for the non-negative ones when any is
-    negative; continuation lines indented by the width of `prefix` (what precedes the array on its first line).
-    Complex values as Paddle prints them (`_format_complex`)."""
-    if v.dtype.kind == "c":
-        return _format_complex(v, prefix)
-    is_float = v.dtype.kind == "f" or v.dtype.name == "bfloat16"
-    w = np.asarray(v, dtype=np.float64) if is_float else np.asarray(v)
-
-    def item(x):
-        if not is_float:
-            return str(x)
-        return f"{x:.0f}." if np.ceil(x) == x else f"{x:.8f}"
-
-    flat = w.reshape(-1)
-    width = max((len(item(x)) for x in flat), default=0)
-    signed = w.dtype.kind in "fi" and bool(np.any(flat < 0))
-
-    def padded(x):
-        text = item(x)
-        if width <= len(text):
-            return text
-        if signed and not x < 0:
-            return " " + text.ljust(width - 1)
-        return text.ljust(width)
-    kinds = {"float_kind": padded, "int_kind": padded, "bool": padded}
-    return np.array2string(w, separator=", ", prefix=prefix, threshold=1000, formatter=kinds)
 
 
 def is_tensor_like(x) -> bool:

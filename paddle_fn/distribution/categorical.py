@@ -23,7 +23,7 @@ class Categorical(Distribution):
         >>> cat.probs(paddle.to_tensor([2, 3])).numpy()
         array([0.3, 0.4], dtype=float32)
         >>> cat.sample([2, 3], key=paddle.random.key(0)).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
 
     def __init__(self, logits, name=None):

@@ -33,7 +33,7 @@ class LKJCholesky(Distribution):
         >>> lkj = paddle.distribution.LKJCholesky(dim=3)
         >>> L = lkj.sample(key=paddle.random.key(0))
         >>> L.shape, paddle.allclose((L @ L.T).diagonal(), paddle.ones([3])).item()
-        ([3, 3], True)
+        (paddle.Size([3, 3]), True)
     """
 
     def __init__(self, dim=2, concentration=1.0, sample_method="onion"):

@@ -23,7 +23,7 @@ class Normal(Distribution):
         >>> a.entropy().numpy(), a.kl_divergence(b).numpy()
         (array([1.4189385], dtype=float32), array([0.34939718], dtype=float32))
         >>> a.sample([2], key=paddle.random.key(0)).shape    # JAX style: an explicit key
-        [2, 1]
+        paddle.Size([2, 1])
     """
 
     def __init__(self, loc, scale, name=None):

@@ -365,7 +365,7 @@ class ReshapeTransform(Transform):
         >>> import paddle_fn as paddle
         >>> t = paddle.distribution.ReshapeTransform((2, 3), (3, 2))
         >>> t.forward_shape((1, 2, 3)), t.forward(paddle.ones((1, 2, 3))).shape
-        ((1, 3, 2), [1, 3, 2])
+        ((1, 3, 2), paddle.Size([1, 3, 2]))
     """
 
     _type = Type.BIJECTION
@@ -530,7 +530,7 @@ class StickBreakingTransform(Transform):
         >>> import paddle_fn as paddle
         >>> y = paddle.distribution.StickBreakingTransform().forward(paddle.to_tensor([1.0, 2.0, 3.0]))
         >>> y.shape, round(float(y.sum()), 6)
-        ([4], 1.0)
+        (paddle.Size([4]), 1.0)
     """
 
     _type = Type.BIJECTION

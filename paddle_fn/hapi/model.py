@@ -163,7 +163,7 @@ class Model:
         Example:
             >>> import paddle_fn as paddle
             >>> [p.shape for p in paddle.Model(paddle.nn.Linear(3, 2)).parameters()]
-            [[3, 2], [2]]
+            [paddle.Size([3, 2]), paddle.Size([2])]
         """
         return self.network.parameters(*args, **kwargs)
 

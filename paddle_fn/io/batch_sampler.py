@@ -22,10 +22,17 @@ def _check_batch_args(cls, batch_size, shuffle, drop_last):
         raise TypeError(f"{cls}: drop_last should be a bool, got {drop_last!r}")
 
 
-def _group(indices, batch_size, drop_last):
+def group_into_batches(items, batch_size, drop_last):
+    """Lists of `batch_size` consecutive items of the iterable `items` (the last, shorter one unless `drop_last`).
+
+    Example:
+        >>> from paddle_fn.io.batch_sampler import group_into_batches
+        >>> list(group_into_batches(range(5), 2, drop_last=False))
+        [[0, 1], [2, 3], [4]]
+    """
     batch = []
-    for idx in indices:
-        batch.append(idx)
+    for item in items:
+        batch.append(item)
         if len(batch) == batch_size:
             yield batch
             batch = []
@@ -74,7 +81,7 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self):
-        return _group(self.sampler, self.batch_size, self.drop_last)
+        return group_into_batches(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = len(self.sampler)
@@ -158,7 +165,7 @@ class DistributedBatchSampler(BatchSampler):
         return local
 
     def __iter__(self):
-        return _group(self._local_indices(), self.batch_size, self.drop_last)
+        return group_into_batches(self._local_indices(), self.batch_size, self.drop_last)
 
     def __len__(self):
         n = self.num_samples

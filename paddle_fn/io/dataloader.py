@@ -324,9 +324,9 @@ class DataLoader:
         3
         >>> for image, label in loader:
         ...     print(image.shape, label.shape, label.dtype)
-        [2, 3] [2, 1] paddle.int64
-        [2, 3] [2, 1] paddle.int64
-        [1, 3] [1, 1] paddle.int64
+        paddle.Size([2, 3]) paddle.Size([2, 1]) paddle.int64
+        paddle.Size([2, 3]) paddle.Size([2, 1]) paddle.int64
+        paddle.Size([1, 3]) paddle.Size([1, 1]) paddle.int64
     """
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None, batch_size=1,

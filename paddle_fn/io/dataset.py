@@ -59,7 +59,7 @@ class IterableDataset(Dataset[_T]):
         ...         for i in range(5):
         ...             yield np.array([i], 'float32')
         >>> [b.shape for b in paddle.io.DataLoader(Count(), batch_size=2)]
-        [[2, 1], [2, 1], [1, 1]]
+        [paddle.Size([2, 1]), paddle.Size([2, 1]), paddle.Size([1, 1])]
     """
 
     def __iter__(self):

@@ -354,7 +354,7 @@ def all_gather(x, axis_name, axis=0, tiled=False):
         >>> x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> out = paddle.vmap(lambda v: paddle.all_gather(v, 'i'), axis_name='i')(x)
         >>> out.shape, out[1].numpy()
-        ([2, 2, 2], array([[1., 2.],
+        (paddle.Size([2, 2, 2]), array([[1., 2.],
                [3., 4.]], dtype=float32))
     """
     _check_name(axis_name, "all_gather")

@@ -624,16 +624,15 @@ def ceil(x):
 
 
 def _round_impl(x):
-    # half away from zero, as Paddle's round and stablehlo.round_nearest_afz
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
+    # halves to the even neighbour, as Paddle 3.3's round (std::nearbyint) and stablehlo.round_nearest_even
+    return np.rint(x).astype(x.dtype)
 
 
-round_p = _float_unop("round", _round_impl, ZERO_TANGENT, "stablehlo.round_nearest_afz")
+round_p = _float_unop("round", _round_impl, ZERO_TANGENT, "stablehlo.round_nearest_even")
 
 
 def round_(x):
-    """Round half away from zero."""
+    """Round to the nearest integer, halves to the even one (-0.5 -> -0, 1.5 -> 2, 2.5 -> 2)."""
     return round_p.bind(x)
 
 

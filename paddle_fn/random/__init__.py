@@ -9,7 +9,7 @@ keys under ``vmap`` gives independent draws per lane. Never reuse a key for two 
     >>> k = random.key(0)
     >>> k_noise, k_init = random.split(k)
     >>> random.normal(k_noise, (2, 3)).shape
-    [2, 3]
+    paddle.Size([2, 3])
 
 How the bits are made. Everything comes from the Threefry-2x32 block cipher (primitive
 ``paddle_fn.prims.random_bits.threefry2x32``). A draw of shape ``S`` from key ``(k1, k2)`` encrypts, for the

@@ -292,7 +292,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         >>> from paddle_fn import random
         >>> x = random.dirichlet(random.key(0), paddle.to_tensor([1.0, 2.0, 3.0]), [5])
         >>> x.shape, bool(abs(x.sum(-1).numpy() - 1).max() < 1e-5)
-        ([5, 3], True)
+        (paddle.Size([5, 3]), True)
     """
     _check_key("dirichlet", key)
     if not isinstance(alpha, Tensor) or get_aval(alpha).ndim < 1:

@@ -214,7 +214,7 @@ def rand(shape, dtype=None, name=None):
     Example:
         >>> from paddle_fn import random
         >>> random.rand([2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
         >>> random.rand([2], 'complex64').dtype
         paddle.complex64
     """
@@ -241,7 +241,7 @@ def standard_normal(shape, dtype=None, name=None):
     Example:
         >>> from paddle_fn import random
         >>> random.standard_normal([4]).shape
-        [4]
+        paddle.Size([4])
     """
     return normal(_GLOBAL.next(), _static_shape("standard_normal", shape), dtype)
 
@@ -281,7 +281,7 @@ def paddle_normal(mean=0.0, std=1.0, shape=None, name=None):
     Example:
         >>> from paddle_fn import random
         >>> random.paddle_normal(1.0, 2.0, [2, 2]).shape
-        [2, 2]
+        paddle.Size([2, 2])
     """
     tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
     if tensors:
@@ -329,7 +329,7 @@ def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False)
         >>> import paddle_fn as paddle
         >>> x = paddle.rand_like(paddle.zeros([2, 3], 'float64'))
         >>> x.shape, x.dtype
-        ([2, 3], paddle.float64)
+        (paddle.Size([2, 3]), paddle.float64)
     """
     shape, dt = _like("rand_like", input, dtype)
     if dt.kind != "f":
@@ -344,7 +344,7 @@ def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.randn_like(paddle.zeros([4])).shape
-        [4]
+        paddle.Size([4])
     """
     shape, dt = _like("randn_like", x, dtype)
     if dt.kind != "f":

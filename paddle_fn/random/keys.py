@@ -155,7 +155,7 @@ def split(key, num=2):
         >>> from paddle_fn import random
         >>> keys = random.split(random.key(0), 3)
         >>> keys.shape
-        [3, 2]
+        paddle.Size([3, 2])
         >>> bool((keys.numpy()[0] != keys.numpy()[1]).any())
         True
     """
@@ -188,7 +188,7 @@ def random_bits(key, shape, bits=32):
         >>> from paddle_fn import random
         >>> b = random.random_bits(random.key(0), (2, 2))
         >>> b.shape, b.dtype
-        ([2, 2], paddle.uint32)
+        (paddle.Size([2, 2]), paddle.uint32)
     """
     if bits != 32:
         raise ValueError(f"random_bits: bits={bits} is not supported; only 32 (uint32) is: paddle_fn has no "

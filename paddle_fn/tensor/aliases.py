@@ -8,6 +8,8 @@ from __future__ import annotations
 import builtins
 import math as _math
 
+import numpy as np
+
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
@@ -17,7 +19,7 @@ from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
                                     not_equal)
-from paddle_fn.tensor.manipulation import (concat, flip, nonzero, reshape, take_along_axis, transpose,
+from paddle_fn.tensor.manipulation import (concat, flip, gather, reshape, take_along_axis, transpose,
                                            broadcast_to, where)
 from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
                                    trunc)
@@ -26,7 +28,7 @@ from paddle_fn.tensor.search import sort
 
 __all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
            "greater", "less", "negative", "positive", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose",
-           "reverse", "take_along_dim", "ger", "msort", "argwhere", "view", "view_as", "masked_fill", "index_add",
+           "reverse", "take_along_dim", "ger", "msort", "view", "view_as", "as_strided", "masked_fill", "index_add",
            "reduce_as", "bitwise_invert", "range", "as_tensor", "pi", "e", "inf", "nan", "newaxis"]
 
 pi = _math.pi
@@ -114,7 +116,7 @@ def swapaxes(x, axis0, axis1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.swapaxes(paddle.ones([2, 3, 4]), 0, 2).shape
-        [4, 3, 2]
+        paddle.Size([4, 3, 2])
     """
     x = operand(x)
     rank = get_aval(x).ndim
@@ -134,7 +136,7 @@ def permute(input, *dims):  # noqa: A002 - Paddle's parameter name
         >>> import paddle_fn as paddle
         >>> x = paddle.ones([2, 3, 4])
         >>> paddle.permute(x, [2, 0, 1]).shape, x.permute(1, 0, 2).shape
-        ([4, 2, 3], [3, 2, 4])
+        (paddle.Size([4, 2, 3]), paddle.Size([3, 2, 4]))
     """
     perm = list(dims[0]) if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
     return transpose(input, perm)
@@ -157,7 +159,7 @@ def matrix_transpose(x, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.matrix_transpose(paddle.ones([2, 3, 4])).shape
-        [2, 4, 3]
+        paddle.Size([2, 4, 3])
     """
     x = operand(x)
     if get_aval(x).ndim < 2:
@@ -203,17 +205,6 @@ def msort(input, *, out=None):  # noqa: A002 - Paddle's parameter name
     return write_out(sort(input, axis=0), out)
 
 
-def argwhere(input):  # noqa: A002 - Paddle's parameter name
-    """The indices of the nonzero elements of `input`, one row per element: shape [count, rank], int64.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> paddle.argwhere(paddle.to_tensor([[0, 3], [4, 0]])).tolist()
-        [[0, 1], [1, 0]]
-    """
-    return nonzero(input)
-
-
 def view(x, shape_or_dtype, name=None):
     """`x` under a new shape (as ``reshape``; -1 and 0 allowed), or its bits read as another dtype of the same
     width (``view(x, 'int32')`` of a float32 Tensor).
@@ -221,7 +212,7 @@ def view(x, shape_or_dtype, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.view(paddle.arange(6), [2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
         >>> paddle.view(paddle.to_tensor([1.0]), 'int32').tolist()
         [1065353216]
     """
@@ -242,9 +233,35 @@ def view_as(x, other, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.view_as(paddle.arange(6), paddle.ones([3, 2])).shape
-        [3, 2]
+        paddle.Size([3, 2])
     """
     return reshape(x, list(get_aval(operand(other)).shape))
+
+
+def as_strided(x, shape, stride, offset=0, name=None):
+    """The Tensor of `shape` whose element at index (i, j, ...) is element ``offset / itemsize + i * stride[0] +
+    j * stride[1] + ...`` of `x` flattened (strides in elements, `offset` in bytes, as Paddle 3.3). The result is a
+    gather from `x` (a new value, not a view of its storage); every position must fall inside `x`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.arange(12, dtype='float32')
+        >>> paddle.as_strided(x, [3, 2], [4, 1], offset=4).tolist()   # offset: 4 bytes, one float32
+        [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    """
+    x = operand(x)
+    shape, stride = [int(d) for d in shape], [int(s) for s in stride]
+    itemsize = get_aval(x).dtype.np.itemsize
+    if len(shape) != len(stride) or int(offset) % itemsize:
+        raise ShapeError(f"as_strided: shape {shape} and stride {stride} need one entry per dimension, and offset "
+                         f"({offset} bytes) a multiple of the element size ({itemsize} bytes)")
+    positions = np.full(shape, int(offset) // itemsize, np.int64)
+    for axis, (size, step) in enumerate(zip(shape, stride)):
+        positions = positions + (np.arange(size) * step).reshape([-1 if d == axis else 1 for d in builtins.range(len(shape))])
+    if positions.size and (positions.min() < 0 or positions.max() >= get_aval(x).size):
+        raise ShapeError(f"as_strided: shape {shape}, stride {stride} and offset {offset} reach element "
+                         f"{int(positions.max())}, outside x's {get_aval(x).size} elements")
+    return reshape(gather(reshape(x, [-1]), to_tensor(positions.reshape(-1)), axis=0), shape)
 
 
 def masked_fill(x, mask, value, name=None):

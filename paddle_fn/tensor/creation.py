@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.trace import Tensor, Tracer, adopt, concrete_or_error, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
@@ -22,7 +22,8 @@ from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "eye", "clone", "assign", "diag", "tril", "triu", "meshgrid", "diag_embed",
-           "diagflat", "logspace", "from_numpy", "asarray", "array", "finfo", "iinfo", "pi", "e", "inf", "nan"]
+           "diagflat", "logspace", "from_numpy", "asarray", "array", "finfo", "iinfo", "pi", "e", "inf", "nan",
+           "MmapStorage"]
 
 # Paddle's and numpy's constants (``paddle.pi``, ``jnp.pi``): Python floats, so they keep full precision until they
 # meet a Tensor and take its dtype.
@@ -138,7 +139,7 @@ def zeros(shape, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.zeros([2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return st.full(_shape_arg("zeros", shape), 0, _float_or(dtype))
 
@@ -160,7 +161,7 @@ def empty(shape, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.empty([2, 3]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return zeros(shape, dtype)
 
@@ -212,7 +213,7 @@ def empty_like(x, dtype=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.empty_like(paddle.ones([2])).shape
-        [2]
+        paddle.Size([2])
     """
     return zeros_like(x, dtype)
 
@@ -279,9 +280,7 @@ def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, 
         is_last = ew.eq(st.iota(dtype=dtypes.int32, shape=(num,), dimension=0),
                         st.full((num,), num - 1, dtypes.int32))
         vals = ew.select(is_last, st.full((num,), stop, work), vals)
-    if dtype.kind not in "fc":
-        vals = ew.round_(vals)
-    vals = cast(vals, dtype)
+    vals = cast(vals, dtype)  # to an integer dtype toward zero, as Paddle: linspace(0, 5, 3, dtype=int) is [0, 2, 5]
     vals.stop_gradient = not requires_grad
     return write_out(vals, out)
 
@@ -327,7 +326,7 @@ def assign(x, output=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.assign([[1, 2], [3, 4]]).shape
-        [2, 2]
+        paddle.Size([2, 2])
         >>> out = paddle.zeros([2])
         >>> paddle.assign(paddle.to_tensor([5.0, 6.0]), output=out) is out, out.numpy()
         (True, array([5., 6.], dtype=float32))
@@ -415,7 +414,7 @@ def meshgrid(*args, **kwargs):
         >>> import paddle_fn as paddle
         >>> a, b = paddle.meshgrid(paddle.to_tensor([1, 2]), paddle.to_tensor([3, 4, 5]))
         >>> a.shape, b.numpy()
-        ([2, 3], array([[3, 4, 5],
+        (paddle.Size([2, 3]), array([[3, 4, 5],
                [3, 4, 5]]))
     """
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -499,7 +498,7 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     exponents = linspace(start, stop, num, dtype=work)
     base_t = st.full((int(num),), _concrete_number("logspace", base, "base"), work)
     out = ew.pow(base_t, exponents)
-    return cast(ew.round_(out) if dtype.kind != "f" else out, dtype)
+    return cast(out, dtype)  # to an integer dtype toward zero, as Paddle
 
 
 def from_numpy(ndarray):
@@ -592,3 +591,38 @@ class iinfo:
 
     def __repr__(self):
         return f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+
+
+class MmapStorage:
+    """The first `nbytes` bytes of the file `filename`, mapped into memory (read-only); `get_slice` reads Tensors
+    from them without reading the file first (``paddle.MmapStorage``).
+
+    Example:
+        >>> import os, tempfile
+        >>> import paddle_fn as paddle
+        >>> a = paddle.arange(4 * 5).reshape([4, 5]).astype(paddle.float32)
+        >>> path = os.path.join(tempfile.mkdtemp(), "weights.bin")
+        >>> a.numpy().tofile(path)
+        >>> storage = paddle.MmapStorage(path, a.size * a.element_size())
+        >>> storage.get_slice(dtype=paddle.float32, start=0, stop=a.size).reshape([4, 5]).tolist()[1]
+        [5.0, 6.0, 7.0, 8.0, 9.0]
+    """
+
+    def __init__(self, filename, nbytes):
+        self._bytes = np.memmap(filename, dtype=np.uint8, mode="r", shape=(int(nbytes),))
+
+    def get_slice(self, dtype="uint8", start=0, stop=-1, step=1):
+        """A 1-D Tensor of `dtype` holding ``stop - start`` elements read from byte `start` on, as Paddle 3.3.1
+        reads them (`start` is a byte offset, the count is ``stop - start``); ``stop=-1`` reads to the end of the
+        mapped bytes. Only ``step=1`` is supported."""
+        dtype = dtypes.as_dtype(dtype)
+        offset, step = int(start), int(step)
+        if step != 1:
+            raise UnsupportedError(f"MmapStorage.get_slice: step={step} is not supported; read with step=1 and "
+                                   "slice the Tensor")
+        count = (self._bytes.size - offset) // dtype.np.itemsize if int(stop) == -1 else int(stop) - offset
+        end = offset + count * dtype.np.itemsize
+        if count < 0 or offset < 0 or end > self._bytes.size:
+            raise ValueError(f"MmapStorage.get_slice: {count} {dtype.name} elements from byte {offset} need bytes "
+                             f"up to {end}, but {self._bytes.size} bytes are mapped")
+        return Tensor(np.frombuffer(self._bytes[offset:end].tobytes(), dtype=dtype.np))

@@ -103,7 +103,7 @@ def einsum(equation, *operands):
         >>> import paddle_fn as paddle
         >>> a, b = paddle.ones([2, 3]), paddle.ones([3, 4])
         >>> paddle.einsum('ij,jk->ik', a, b).shape, paddle.einsum('ij,jk', a, b).shape
-        ([2, 4], [2, 4])
+        (paddle.Size([2, 4]), paddle.Size([2, 4]))
         >>> paddle.einsum('ii', paddle.to_tensor([[1., 2.], [3., 4.]])).numpy()
         array(5., dtype=float32)
     """

@@ -11,8 +11,8 @@ from __future__ import annotations
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_normal, paddle_uniform
-from paddle_fn.tensor import (activation, aliases, bitshift, creation, linalg, logic, manipulation, math, pointwise,
-                              products, scatters, selection, special)
+from paddle_fn.tensor import (activation, aliases, bitshift, creation, incomplete_gamma, linalg, logic, manipulation,
+                              math, pointwise, products, scatters, selection, special)
 
 # in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
 _ELEMENTWISE = {
@@ -26,10 +26,12 @@ _ELEMENTWISE = {
     **{name: getattr(logic, name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")},
     **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add",
                                                   "bitwise_invert")},
-    **{name: getattr(manipulation, name) for name in ("scatter", "put_along_axis", "where")},
+    **{name: getattr(manipulation, name) for name in ("scatter", "where")},
     **{name: getattr(creation, name) for name in ("tril", "triu")},
     **{name: getattr(special, name) for name in special.__all__},
-    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce")},
+    **{name: getattr(incomplete_gamma, name) for name in incomplete_gamma.__all__},
+    **{name: getattr(scatters, name) for name in ("index_put", "masked_scatter", "scatter_add", "scatter_reduce",
+                                                   "put_along_axis")},
     **{name: getattr(bitshift, name) for name in bitshift.__all__},
     "addmm": linalg.addmm, "baddbmm": products.baddbmm, "renorm": products.renorm, "index_fill": selection.index_fill,
     "relu": activation.relu,
@@ -184,7 +186,7 @@ def cauchy_(self, loc=0, scale=1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.zeros([3]).cauchy_(loc=1.0, scale=2.0).shape
-        [3]
+        paddle.Size([3])
     """
     self._rebind(loc + scale * math.tan(3.141592653589793 * (_uniform_like(self) - 0.5)))
     return self
@@ -290,6 +292,8 @@ scatter_add_ = _METHODS["scatter_add_"]
 renorm_ = _METHODS["renorm_"]
 bitwise_left_shift_ = _METHODS["bitwise_left_shift_"]
 bitwise_right_shift_ = _METHODS["bitwise_right_shift_"]
+gammainc_ = _METHODS["gammainc_"]
+gammaincc_ = _METHODS["gammaincc_"]
 __all__ = ["abs_", "acos_", "addmm_", "atan_", "baddbmm_", "bitwise_and_", "bitwise_invert_", "bitwise_not_",
            "bitwise_or_", "bitwise_xor_", "cast_", "copysign_", "cos_", "cumprod_", "cumsum_", "digamma_", "div_",
            "divide_", "equal_", "erf_", "expm1_", "flatten_", "floor_divide_", "floor_mod_", "frac_", "gcd_",
@@ -299,7 +303,7 @@ __all__ = ["abs_", "acos_", "addmm_", "atan_", "baddbmm_", "bitwise_and_", "bitw
            "remainder_", "reshape_", "scatter_", "sin_", "sinc_", "sinh_", "square_", "squeeze_", "sub_",
            "subtract_", "t_", "tan_", "tanh_", "transpose_", "tril_", "triu_", "trunc_", "unsqueeze_", "gammaln_",
            "i0_", "polygamma_", "multigammaln_", "index_put_", "masked_scatter_", "scatter_add_", "renorm_",
-           "bitwise_left_shift_", "bitwise_right_shift_"]
+           "bitwise_left_shift_", "bitwise_right_shift_", "gammainc_", "gammaincc_"]
 
 
 def install():

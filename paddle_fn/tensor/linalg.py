@@ -30,9 +30,9 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.matmul(paddle.ones([2, 3]), paddle.ones([3, 4])).shape
-        [2, 4]
+        paddle.Size([2, 4])
         >>> paddle.matmul(paddle.ones([5, 2, 3]), paddle.ones([3])).shape
-        [5, 2]
+        paddle.Size([5, 2])
     """
     x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)
@@ -73,7 +73,7 @@ def mm(input, mat2, name=None):  # noqa: A002 - Paddle's parameter name
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.mm(paddle.ones([3, 2]), paddle.ones([2, 4])).shape
-        [3, 4]
+        paddle.Size([3, 4])
     """
     return matmul(input, mat2)
 
@@ -84,7 +84,7 @@ def bmm(x, y, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.bmm(paddle.ones([2, 3, 4]), paddle.ones([2, 4, 5])).shape
-        [2, 3, 5]
+        paddle.Size([2, 3, 5])
     """
     x, y = as_tensor(x), as_tensor(y)
     xs, ys = shape_of(x), shape_of(y)
@@ -116,7 +116,7 @@ def t(input, name=None):  # noqa: A002
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.t(paddle.ones([2, 3])).shape
-        [3, 2]
+        paddle.Size([3, 2])
     """
     x = as_tensor(input)
     n = get_aval(x).ndim
@@ -187,7 +187,7 @@ def inner(x, y, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.inner(paddle.ones([2, 3]), paddle.ones([4, 3])).shape
-        [2, 4]
+        paddle.Size([2, 4])
     """
     x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)

@@ -22,14 +22,13 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
 from paddle_fn.tensor.creation import zeros
 from paddle_fn.tensor.indexing import _normalized_index, _scatter_update, getitem
-from paddle_fn.tensor.math import multiply
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, nary_operands
 from paddle_fn.tensor.promotion import broadcast_shapes as shapes_broadcast
 
 __all__ = ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "concat", "diff", "stack", "split",
            "chunk", "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "flip",
            "roll", "gather", "index_select", "take_along_axis", "where", "nonzero", "slice", "strided_slice",
-           "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample", "put_along_axis",
+           "gather_nd", "scatter", "scatter_nd", "scatter_nd_add", "index_sample",
            "repeat_interleave", "rot90", "crop", "unique", "unique_consecutive", "broadcast_shape", "broadcast_shapes",
            "tolist", "multiplex"]
 
@@ -40,7 +39,7 @@ def reshape(x, shape, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.reshape(paddle.ones([3, 2, 5]), [0, -1]).shape
-        [3, 10]
+        paddle.Size([3, 10])
     """
     x = as_tensor(x)
     a = get_aval(x)
@@ -76,7 +75,7 @@ def squeeze(x, axis=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.squeeze(paddle.ones([1, 3, 1]), axis=0).shape
-        [3, 1]
+        paddle.Size([3, 1])
     """
     x = as_tensor(x)
     a = get_aval(x)
@@ -91,7 +90,7 @@ def unsqueeze(x, axis, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.unsqueeze(paddle.ones([3]), [0, 2]).shape
-        [1, 3, 1]
+        paddle.Size([1, 3, 1])
     """
     x = as_tensor(x)
     shape = list(shape_of(x))
@@ -107,7 +106,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.flatten(paddle.ones([2, 3, 4]), start_axis=1).shape
-        [2, 12]
+        paddle.Size([2, 12])
     """
     x = as_tensor(x)
     a = get_aval(x)
@@ -127,9 +126,9 @@ def transpose(x, perm=None, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.transpose(paddle.ones([2, 3, 4]), [2, 0, 1]).shape
-        [4, 2, 3]
+        paddle.Size([4, 2, 3])
         >>> paddle.transpose(paddle.ones([2, 3, 4])).shape
-        [4, 3, 2]
+        paddle.Size([4, 3, 2])
     """
     x = as_tensor(x)
     rank = get_aval(x).ndim
@@ -148,7 +147,7 @@ def moveaxis(x, source, destination, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.moveaxis(paddle.ones([2, 3, 4]), 0, -1).shape
-        [3, 4, 2]
+        paddle.Size([3, 4, 2])
     """
     x = as_tensor(x)
     rank = get_aval(x).ndim
@@ -167,7 +166,7 @@ def concat(x, axis=0, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.concat([paddle.ones([1, 2]), paddle.zeros([2, 2])], axis=0).shape
-        [3, 2]
+        paddle.Size([3, 2])
     """
     if not isinstance(x, (list, tuple)) or not x:
         raise TypeError("concat: x must be a non-empty list or tuple of Tensors")
@@ -217,7 +216,7 @@ def stack(x, axis=0, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.stack([paddle.ones([2]), paddle.zeros([2])], axis=1).shape
-        [2, 2]
+        paddle.Size([2, 2])
     """
     if not isinstance(x, (list, tuple)) or not x:
         raise TypeError("stack: x must be a non-empty list or tuple of Tensors")
@@ -243,7 +242,7 @@ def split(x, num_or_sections, axis=0, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.split(paddle.ones([5, 2]), [2, -1])]
-        [[2, 2], [3, 2]]
+        [paddle.Size([2, 2]), paddle.Size([3, 2])]
     """
     x = as_tensor(x)
     a = get_aval(x)
@@ -289,7 +288,7 @@ def unstack(x, axis=0, num=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.unstack(paddle.ones([2, 3]))]
-        [[3], [3]]
+        [paddle.Size([3]), paddle.Size([3])]
     """
     x = as_tensor(x)
     ax = normalize_axis("unstack", axis, get_aval(x).ndim)
@@ -335,7 +334,7 @@ def broadcast_to(x, shape, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.broadcast_to(paddle.to_tensor([1, 2]), [3, 2]).shape
-        [3, 2]
+        paddle.Size([3, 2])
     """
     x = as_tensor(x)
     shape = tuple(static_list("broadcast_to", shape, "shape"))
@@ -350,7 +349,7 @@ def expand(x, shape, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.expand(paddle.ones([1, 3]), [2, -1]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     x = as_tensor(x)
     dims = static_list("expand", shape, "shape")
@@ -368,7 +367,7 @@ def expand_as(x, y, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.expand_as(paddle.ones([3]), paddle.zeros([2, 3])).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return broadcast_to(x, shape_of(as_tensor(y)))
 
@@ -379,7 +378,7 @@ def broadcast_tensors(input, name=None):  # noqa: A002
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.broadcast_tensors([paddle.ones([2, 1]), paddle.ones([3])])]
-        [[2, 3], [2, 3]]
+        [paddle.Size([2, 3]), paddle.Size([2, 3])]
     """
     xs = [as_tensor(t) for t in input]
     shape = shapes_broadcast("broadcast_tensors", *[shape_of(t) for t in xs])
@@ -521,20 +520,23 @@ def where(condition, x=None, y=None, name=None):
 
 def nonzero(x, as_tuple=False):
     """Indices of the non-zero elements: an int64 Tensor of shape [N, rank], or a tuple of rank Tensors of
-    shape [N, 1] with as_tuple=True. The output size depends on the values, so this works eagerly only.
+    shape [N] with as_tuple=True (as Paddle 3.3). The output size depends on the values, so this works eagerly
+    only.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nonzero(paddle.to_tensor([0, 3, 0, 5])).numpy()
         array([[1],
                [3]])
+        >>> paddle.nonzero(paddle.to_tensor([[1, 0], [0, 2]]), as_tuple=True)[1].numpy()
+        array([0, 1])
     """
     x = as_tensor(x)
     v = concrete_or_error(x, "nonzero: x", "Its result size depends on the values, so it cannot be traced; use "
                           "paddle_fn.where(cond, x, y) with a fixed shape instead")
     idx = np.stack(np.nonzero(np.atleast_1d(v)), axis=1).astype(np.int64)
     if as_tuple:
-        return tuple(Tensor(idx[:, i:i + 1].copy()) for i in range(idx.shape[1]))
+        return tuple(Tensor(idx[:, i].copy()) for i in range(idx.shape[1]))
     return Tensor(idx)
 
 
@@ -545,7 +547,7 @@ def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.slice(paddle.ones([4, 5]), axes=[0, 1], starts=[1, 0], ends=[3, -1]).shape
-        [2, 4]
+        paddle.Size([2, 4])
     """
     return strided_slice(input, axes, starts, ends, [1] * len(static_list("slice", axes, "axes")))
 
@@ -702,41 +704,6 @@ def index_sample(x, index):
         raise ShapeError(f"index_sample: x [N, D] and index [N, K] must be 2-D with the same N, got shapes "
                          f"{list(shape_of(x))} and {list(shape_of(index))}")
     return take_along_axis(x, index, 1)
-
-
-def _along_axis_index(op, arr, indices, axis):
-    """The full index tuple that addresses arr[..., indices, ...] elementwise along `axis`."""
-    rank = get_aval(arr).ndim
-    ax = normalize_axis(op, axis, rank)
-    indices = as_tensor(indices)
-    if get_aval(indices).ndim != rank:
-        raise ShapeError(f"{op}: indices (shape {list(shape_of(indices))}) must have the rank of arr "
-                         f"(shape {list(shape_of(arr))})")
-    shape = shape_of(indices)
-    return tuple(indices if d == ax else st.iota(dtype=dtypes.int64, shape=shape, dimension=d) for d in range(rank))
-
-
-def put_along_axis(arr, indices, values, axis, reduce="assign"):
-    """A copy of `arr` with `values` (broadcast to indices' shape) written at `indices` along `axis`:
-    reduce='assign' replaces, 'add' accumulates, 'multiply'/'mul' multiplies (a repeated index multiplies once).
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> x = paddle.to_tensor([[10, 30, 20], [60, 40, 50]])
-        >>> paddle.put_along_axis(x, paddle.to_tensor([[0], [2]]), 99, 1).numpy()
-        array([[99, 30, 20],
-               [60, 40, 99]])
-    """
-    arr = as_tensor(arr)
-    index = _along_axis_index("put_along_axis", arr, indices, axis)
-    values = broadcast_to_shape(as_tensor(values, get_aval(arr).dtype), shape_of(index[0]))
-    if reduce == "assign":
-        return _scatter_update(arr, index, values, "set")
-    if reduce == "add":
-        return _scatter_update(arr, index, values, "add")
-    if reduce in ("multiply", "mul"):
-        return _scatter_update(arr, index, multiply(getitem(arr, index), values), "set")
-    raise ValueError(f"put_along_axis: reduce must be 'assign', 'add' or 'multiply', got {reduce!r}")
 
 
 def repeat_interleave(x, repeats, axis=None, name=None):

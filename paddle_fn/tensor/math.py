@@ -18,7 +18,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
-from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of, write_out
+from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of, static_int, write_out
 from paddle_fn.tensor.promotion import (as_tensor, binary_operands, float_operand, inexact_operand, is_scalar,
                                         real_operand, real_operands)
 
@@ -310,7 +310,28 @@ lgamma = _unary("lgamma", ew.lgamma, "[1.]", "array([0.], dtype=float32)")
 digamma = _unary("digamma", ew.digamma, "[1.]", "array([-0.5772157], dtype=float32)")
 floor = _unary("floor", ew.floor, "[1.5]", "array([1.], dtype=float32)")
 ceil = _unary("ceil", ew.ceil, "[1.5]", "array([2.], dtype=float32)")
-round = _unary("round", ew.round_, "[0.5, -0.5]", "array([ 1., -1.], dtype=float32)")  # noqa: A001
+
+
+def round(x, decimals=0, name=None, *, out=None):  # noqa: A001 - Paddle's name
+    """Elementwise rounding to `decimals` decimal places, halves to the even neighbour as Paddle 3.3 (``x * 10**d``
+    rounded, then divided by ``10**d``; a negative `decimals` rounds to tens, hundreds, ...). Integer Tensors are
+    returned unchanged, in their dtype.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.round(paddle.to_tensor([-0.5, -0.2, 0.6, 1.5, 2.5]))
+        Tensor(shape=[5], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [-0., -0., 1. , 2. , 2. ])
+        >>> paddle.round(paddle.to_tensor([1.25, 1.35]), decimals=1).numpy()
+        array([1.2, 1.4], dtype=float32)
+    """
+    x = real_operand("round", x)
+    if get_aval(x).dtype.kind != "f":
+        return write_out(x, out)
+    if decimals == 0:
+        return write_out(ew.round_(x), out)
+    scale = st.full_like(x, 10.0 ** static_int("round", decimals, "decimals"))
+    return write_out(ew.div(ew.round_(ew.mul(x, scale)), scale), out)
 
 
 def _log_base(base):

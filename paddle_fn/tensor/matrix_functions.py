@@ -1,5 +1,5 @@
 """Paddle 3's matrix functions that need no LU solve (Paddle keeps them in `paddle.tensor.linalg`;
-`paddle.linalg` re-exports them): `householder_product`, `cholesky_inverse`, `svdvals` and `vecdot`. Composites
+`paddle.linalg` re-exports them): `householder_product`, `ormqr`, `cholesky_inverse`, `svdvals` and `vecdot`. Composites
 of the primitives, so grad, vmap and jit see through them.
 """
 from __future__ import annotations
@@ -15,10 +15,10 @@ from paddle_fn.tensor.manipulation import broadcast_to, where
 from paddle_fn.tensor.math import multiply, sum as sum_
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
 
-__all__ = ["vecdot", "svdvals", "householder_product", "cholesky_inverse"]
+__all__ = ["vecdot", "svdvals", "householder_product", "ormqr", "cholesky_inverse"]
 
 
-def _float_matrices(op, x, square=False):
+def float_matrices(op, x, square=False):
     """`x` as float32 or float64 matrices [..., m, n] (the dtypes the decompositions take)."""
     x = float_operand(op, x)
     if get_aval(x).dtype not in (dtypes.float32, dtypes.float64):
@@ -50,7 +50,7 @@ def svdvals(x, name=None):
         >>> paddle.linalg.svdvals(paddle.to_tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])).numpy()
         array([9.225027 , 2.4287577], dtype=float32)
     """
-    return la.svd(_float_matrices("svdvals", x))[1]
+    return la.svd(float_matrices("svdvals", x))[1]
 
 
 def householder_product(x, tau, name=None):
@@ -65,7 +65,7 @@ def householder_product(x, tau, name=None):
                [-0.6    ,  0.2625 ],
                [-0.3    , -0.36875]])
     """
-    x = _float_matrices("householder_product", x)
+    x = float_matrices("householder_product", x)
     tau = cast(as_tensor(tau), get_aval(x).dtype)
     m, n = get_aval(x).shape[-2:]
     k = get_aval(tau).shape[-1]
@@ -83,6 +83,39 @@ def householder_product(x, tau, name=None):
     return q[..., :, :n]
 
 
+def ormqr(x, tau, y, left=True, transpose=False, name=None):
+    """`y` multiplied by the Q of Householder reflectors, as Paddle 3.3 defines it: Q = ``householder_product(x,
+    tau)`` [..., m, n] (tau [..., n]), and the result is ``Q @ y`` (`left`) or ``y @ Q``, with Q^T in place of Q
+    when `transpose`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[2.0, 0.5], [0.3, 1.5], [-0.4, 0.2]], dtype='float64')
+        >>> tau = paddle.to_tensor([1.3, 0.6], dtype='float64')
+        >>> paddle.linalg.ormqr(x, tau, paddle.to_tensor([[1., 2.], [3., 4.]], dtype='float64')).numpy()
+        array([[-0.9552 , -1.4736 ],
+               [ 0.61344,  0.55792],
+               [ 0.42208,  0.90944]])
+        >>> y = paddle.to_tensor([[1., 4.], [2., 5.], [3., 6.]], dtype='float64')
+        >>> paddle.linalg.ormqr(x, tau, y, transpose=True).numpy()
+        array([[ 0.48   , -0.03   ],
+               [ 0.35264,  0.60296]])
+    """
+    x = float_matrices("ormqr", x)
+    tau, y = cast(as_tensor(tau), get_aval(x).dtype), cast(as_tensor(y), get_aval(x).dtype)
+    m, n = get_aval(x).shape[-2:]
+    inner = n if left != transpose else m  # the size of Q's side that meets y
+    y_side = get_aval(y).shape[-2 if left else -1] if get_aval(y).ndim >= 2 else None
+    if get_aval(tau).ndim < 1 or get_aval(tau).shape[-1] != n or y_side != inner:
+        raise ShapeError(f"paddle.linalg.ormqr: x [..., m, n] takes tau [..., n] and y [..., {'' if left else 'p, '}"
+                         f"{inner}{', p' if left else ''}] (left={left}, transpose={transpose}); got shapes "
+                         f"{list(get_aval(x).shape)}, {list(get_aval(tau).shape)} and {list(get_aval(y).shape)}")
+    q = householder_product(x, tau)
+    if transpose:
+        q = la.matrix_transpose(q)
+    return la.matmul(q, y) if left else la.matmul(y, q)
+
+
 def cholesky_inverse(x, upper=False, name=None):
     """The inverse of ``A = L L^T`` (or ``U^T U`` with ``upper=True``) from its Cholesky factor `x`.
 
@@ -93,7 +126,7 @@ def cholesky_inverse(x, upper=False, name=None):
         array([[ 0.375, -0.25 ],
                [-0.25 ,  0.5  ]])
     """
-    factor = _float_matrices("cholesky_inverse", x, square=True)
+    factor = float_matrices("cholesky_inverse", x, square=True)
     inverse = la.triangular_solve(factor, la.eye_like(factor), lower=not upper)
     # lower: A^-1 = L^-T L^-1; upper: A^-1 = U^-1 U^-T
     if upper:

@@ -12,20 +12,23 @@ import numpy as np
 from paddle_fn.core import hooks, tape
 from paddle_fn.core.trace import Tensor
 from paddle_fn.tensor import (activation, aliases, bitshift, complex_numbers, creation, cumulative, histograms,
-                              indexing, inplace, linalg, logic, manipulation, math, matrix_functions, nan_stats,
-                              pointwise, products, scatters, search, selection, special, stacking, stat, tensor_only)
+                              incomplete_gamma, indexing, inplace, linalg, logic, lowrank, manipulation, math,
+                              matrix_functions, nan_stats, pointwise, products, scatters, search, selection, special,
+                              stacking, stat, tensor_only)
 
 _METHOD_SOURCES = {
     bitshift: bitshift.__all__,
     cumulative: cumulative.__all__,
     histograms: histograms.__all__,
-    matrix_functions: ["cholesky_inverse", "householder_product"],
+    incomplete_gamma: incomplete_gamma.__all__,
+    lowrank: lowrank.__all__,
+    matrix_functions: ["cholesky_inverse", "householder_product", "ormqr"],
     nan_stats: nan_stats.__all__,
     scatters: scatters.__all__,
     special: special.__all__,
     aliases: ["clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
               "negative", "swapaxes", "swapdims", "permute", "ravel", "matrix_transpose", "reverse", "take_along_dim",
-              "msort", "argwhere", "view", "view_as", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
+              "msort", "view", "view_as", "as_strided", "masked_fill", "index_add", "reduce_as", "bitwise_invert"],
     math: ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder", "floor_mod", "pow",
            "maximum", "minimum", "scale", "neg", "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt",
            "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
@@ -36,13 +39,13 @@ _METHOD_SOURCES = {
     manipulation: ["reshape", "squeeze", "unsqueeze", "flatten", "transpose", "moveaxis", "diff", "split", "chunk",
                    "unstack", "unbind", "tile", "expand", "expand_as", "broadcast_to", "flip", "roll", "gather",
                    "index_select", "take_along_axis", "where", "nonzero", "strided_slice", "gather_nd", "scatter",
-                   "scatter_nd_add", "index_sample", "put_along_axis", "repeat_interleave", "rot90", "crop", "unique",
+                   "scatter_nd_add", "index_sample", "repeat_interleave", "rot90", "crop", "unique",
                    "unique_consecutive", "slice"],
     linalg: ["matmul", "mm", "bmm", "dot", "t", "diagonal", "trace", "outer", "inner", "addmm", "kron", "cross",
              "dist"],
     products: ["tensordot", "mv", "baddbmm", "block_diag", "combinations", "cdist", "vander", "trapezoid",
                "cumulative_trapezoid", "renorm"],
-    search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select", "bucketize"],
+    search: ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "masked_select", "bucketize", "argwhere"],
     stat: ["var", "std", "median", "quantile", "histogram", "bincount"],
     pointwise: ["logaddexp", "hypot", "heaviside", "sinc", "sgn", "isin", "signbit", "copysign", "frexp", "ldexp",
                 "nextafter", "isposinf", "isneginf", "isreal"],

@@ -62,7 +62,8 @@ def round_half_to_even(pos):
 def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     """The median over `axis` (None: all; an int or a list) ignoring NaNs; NaN where a slice holds only NaNs.
     ``mode='avg'`` averages the two middle values of an even count; ``mode='min'`` takes the lower one and, when
-    `axis` is given, also returns its index in the input (int64; -1 for an all-NaN slice).
+    `axis` is one int, also returns its index in the input (int64; -1 for an all-NaN slice); a list of axes gives
+    the values only, as Paddle 3.3.
 
     Example:
         >>> import paddle_fn as paddle
@@ -72,14 +73,16 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
         >>> values, indices = paddle.nanmedian(x, axis=1, mode='min')
         >>> indices.tolist()
         [3, 0]
+        >>> paddle.nanmedian(x, axis=[0, 1], mode='min').item()
+        2.0
     """
     return middle_value("nanmedian", x, axis, keepdim, mode, skip_nan=True)
 
 
 def middle_value(op, x, axis, keepdim, mode, skip_nan):
     """The median by sorting, with NaNs skipped (`skip_nan`) or making their slice's result NaN. mode 'min' also
-    gives an index (when `axis` is given): the last position holding the median value, as Paddle's; -1 for an
-    all-NaN slice when skipping, the first NaN's position otherwise."""
+    gives an index (when `axis` is one int, not a list): the last position holding the median value, as Paddle's;
+    -1 for an all-NaN slice when skipping, the first NaN's position otherwise."""
     if mode not in ("avg", "min"):
         raise ValueError(f"{op}: mode must be 'avg' or 'min', got {mode!r}")
     rows, out_shape = _rows(op, x, axis, keepdim)
@@ -92,7 +95,7 @@ def middle_value(op, x, axis, keepdim, mode, skip_nan):
         out = _at(values, lower)
         if floats:
             out = where(undefined, st.full_like(out, np.nan), out)
-        if axis is None:
+        if axis is None or isinstance(axis, (list, tuple)):
             return reshape(out, out_shape)
         positions = st.iota(dtype=dtypes.int64, shape=get_aval(rows).shape, dimension=get_aval(rows).ndim - 1)
         last = m_max(where(rows == out, positions, st.full_like(positions, -1)), axis=-1, keepdim=True)

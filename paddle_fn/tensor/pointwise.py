@@ -14,6 +14,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
+from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import full
 from paddle_fn.tensor.math import any as any_
@@ -112,17 +113,26 @@ def sgn(x, name=None):
 
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
     """Whether each element of `x` is among the elements of `test_x` (or is not, with ``invert=True``).
-    `assume_unique` is accepted for Paddle's signature; the result does not depend on it.
+
+    ``assume_unique=True`` promises that neither input repeats a value; Paddle 3.3 then answers, for a `test_x`
+    of at least 10 * x.size ** 0.145 elements, from one stable sort of both inputs joined (an element counts as
+    found when the next one in sorted order equals it). Its answers for inputs that do repeat values follow from
+    that, and are reproduced here.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.isin(paddle.to_tensor([1, 2, 3, 4]), paddle.to_tensor([2, 4])).tolist()
         [False, True, False, True]
+        >>> x = paddle.to_tensor([1, 1, 2, 2, 3] * 4)
+        >>> paddle.isin(x, paddle.to_tensor([1, 1] * 10), assume_unique=True).tolist()[-4:]
+        [True, True, False, False]
     """
     x, test_x = real_operand("isin", x), real_operand("isin", test_x)
     dt = dtypes.result_dtype_tensors(get_aval(x).dtype, get_aval(test_x).dtype)
     x, test_x = cast(x, dt), cast(test_x, dt)
     shape, count = tuple(get_aval(x).shape), get_aval(test_x).size
+    if assume_unique and count and count >= 10.0 * get_aval(x).size ** 0.145:
+        return _isin_by_sorting(x, test_x, invert)
     # every element against every test value: [*x.shape, count] comparisons, reduced over the last axis
     pairs = shape + (count,)
     mine = st.broadcast_in_dim(x, shape=pairs, broadcast_dimensions=tuple(range(len(shape))))
@@ -130,6 +140,22 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
                                  broadcast_dimensions=(len(shape),))
     found = any_(ew.eq(mine, theirs), axis=-1)
     return bw.not_(found) if invert else found
+
+
+def _isin_by_sorting(x, test_x, invert):
+    """`isin` of inputs assumed free of repeats: mark each element of the stably sorted join of both whose next
+    neighbour equals it (differs from it, with `invert`; the last element gets `invert`), then put the marks back
+    in input order."""
+    n, total = get_aval(x).size, get_aval(x).size + get_aval(test_x).size
+    joined = st.concatenate(st.reshape(x, new_sizes=(n,)), st.reshape(test_x, new_sizes=(total - n,)), dimension=0)
+    positions = st.iota(dtype=dtypes.int32, shape=(total,), dimension=0)
+    values, order = red.sort(joined, positions, dimension=0)
+    ahead, behind = st.slice(values, start_indices=(1,), limit_indices=(total,)), st.slice(
+        values, start_indices=(0,), limit_indices=(total - 1,))
+    marks = st.concatenate(ew.ne(ahead, behind) if invert else ew.eq(ahead, behind),
+                           full((1,), invert, dtypes.bool_), dimension=0)
+    in_input_order = red.sort(order, marks, dimension=0)[1]
+    return st.reshape(st.slice(in_input_order, start_indices=(0,), limit_indices=(n,)), new_sizes=get_aval(x).shape)
 
 
 def _bits(x):

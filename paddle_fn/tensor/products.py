@@ -60,9 +60,9 @@ def tensordot(x, y, axes=2, name=None):
         >>> import paddle_fn as paddle
         >>> x, y = paddle.ones([2, 3, 4]), paddle.ones([3, 4, 5])
         >>> paddle.tensordot(x, y).shape
-        [2, 5]
+        paddle.Size([2, 5])
         >>> paddle.tensordot(x, y, axes=[[1], [0]]).shape
-        [2, 4, 4, 5]
+        paddle.Size([2, 4, 4, 5])
     """
     x, y = _promoted(x, y)
     xs, ys = shape_of(x), shape_of(y)
@@ -118,7 +118,7 @@ def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle
         >>> out = paddle.baddbmm(paddle.ones([2, 2, 2]), paddle.ones([2, 2, 3]), paddle.ones([2, 3, 2]),
         ...                      beta=0.5, alpha=2.0)
         >>> out.shape, out[0].tolist()
-        ([2, 2, 2], [[6.5, 6.5], [6.5, 6.5]])
+        (paddle.Size([2, 2, 2]), [[6.5, 6.5], [6.5, 6.5]])
     """
     input, x, y = as_tensor(input), as_tensor(x), as_tensor(y)
     product = bmm(x, y)

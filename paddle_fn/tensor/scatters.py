@@ -1,6 +1,7 @@
-"""Paddle 3's scatters: `scatter_reduce` (sum, prod, mean, amin, amax; with or without the original values) and
-`scatter_add` along an axis, `index_put` (numpy-style index tuples), `masked_scatter`, and the scatters of a
-slice, a selected index and a diagonal (`slice_scatter`, `select_scatter`, `diagonal_scatter`).
+"""Paddle 3's scatters: `scatter_reduce` (sum, prod, mean, amin, amax; with or without the original values),
+`put_along_axis` (those and assign) and `scatter_add` along an axis, `index_put` (numpy-style index tuples),
+`masked_scatter`, and the scatters of a slice, a selected index and a diagonal (`slice_scatter`, `select_scatter`,
+`diagonal_scatter`).
 
 Every result is static-shaped and composed of gather, scatter, sort and `where`, so grad, vmap and jit see
 through it. `scatter_reduce` sorts the updates by target position and combines each run of equal positions with a
@@ -22,11 +23,14 @@ from paddle_fn.tensor.manipulation import broadcast_to, concat, gather, moveaxis
 from paddle_fn.tensor.math import cumsum, divide, maximum, minimum, multiply
 from paddle_fn.tensor.promotion import as_tensor, cast
 
-__all__ = ["scatter_reduce", "scatter_add", "index_put", "masked_scatter", "select_scatter", "slice_scatter",
+__all__ = ["scatter_reduce", "put_along_axis", "scatter_add", "index_put", "masked_scatter", "select_scatter", "slice_scatter",
            "diagonal_scatter"]
 
 _REDUCERS = {"sum": (lambda a, b: a + b), "mean": (lambda a, b: a + b), "prod": multiply, "amin": minimum,
              "amax": maximum}
+# put_along_axis's names for them; 'assign' keeps the last update of each position (in index order)
+_PUT_REDUCERS = {"assign": "assign", "add": "sum", "mul": "prod", "multiply": "prod", "mean": "mean",
+                 "amin": "amin", "amax": "amax"}
 
 
 def _int_tensor(op, what, v):
@@ -73,16 +77,60 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
     """
     if reduce not in _REDUCERS:
         raise ValueError(f"scatter_reduce: reduce must be one of {sorted(_REDUCERS)}, got {reduce!r}")
-    x, src = as_tensor(input), as_tensor(src)
-    index = _int_tensor("scatter_reduce", "index", index)
+    x = as_tensor(input)
+    return _combine_along("scatter_reduce", x, normalize_axis("scatter_reduce", dim, get_aval(x).ndim),
+                          _int_tensor("scatter_reduce", "index", index), as_tensor(src), reduce, include_self)
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
+    """A copy of `arr` with `values` combined into it at `indices` along `axis`: reduce 'assign' replaces (the
+    last of repeated indices wins), 'add', 'mul' / 'multiply', 'mean', 'amin' and 'amax' combine the updates of a
+    position with its value (with only the updates when ``include_self=False``). With `broadcast` (Paddle's
+    default) `indices` broadcast to arr's shape outside `axis` and `values` to theirs; otherwise `indices` are
+    used as they are and `values` (a scalar, or a Tensor at least as large) cut to their shape.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor([[10, 30, 20], [60, 40, 50]])
+        >>> paddle.put_along_axis(x, paddle.to_tensor([[0], [2]]), 99, 1).numpy()
+        array([[99, 30, 20],
+               [60, 40, 99]])
+        >>> paddle.put_along_axis(x, paddle.to_tensor([[0]]), 99, 0).numpy()
+        array([[99, 99, 99],
+               [60, 40, 50]])
+        >>> index, value = paddle.zeros([2, 2], 'int32'), paddle.to_tensor([[1, 2], [3, 4]])
+        >>> paddle.put_along_axis(x, index, value, 0, "mean", True, False).numpy()
+        array([[ 4, 12, 20],
+               [60, 40, 50]])
+    """
+    if reduce not in _PUT_REDUCERS:
+        raise ValueError(f"put_along_axis: reduce must be one of {sorted(_PUT_REDUCERS)}, got {reduce!r}")
+    x = as_tensor(arr)
+    index = _int_tensor("put_along_axis", "indices", indices)
+    rank = get_aval(x).ndim
+    ax = normalize_axis("put_along_axis", axis, rank)
+    if get_aval(index).ndim != rank:
+        raise ShapeError(f"put_along_axis: indices (shape {list(get_aval(index).shape)}) must have the rank of arr "
+                         f"(shape {list(get_aval(x).shape)})")
+    if broadcast:
+        target = [s if d != ax else get_aval(index).shape[ax] for d, s in enumerate(get_aval(x).shape)]
+        index = broadcast_to(index, target)
+    src = as_tensor(values, get_aval(x).dtype)
+    if broadcast or get_aval(src).ndim < rank:
+        src = broadcast_to(src, list(get_aval(index).shape))
+    return _combine_along("put_along_axis", x, ax, index, src, _PUT_REDUCERS[reduce], include_self)
+
+
+def _combine_along(op, x, ax, index, src, reduce, include_self):
+    """x with src[i] combined by `reduce` (a _REDUCERS name, or 'assign') into x at position i with its
+    coordinate along `ax` replaced by index[i]."""
     shape, ishape, sshape = get_aval(x).shape, get_aval(index).shape, get_aval(src).shape
     rank = len(shape)
-    ax = normalize_axis("scatter_reduce", dim, rank)
     if len(ishape) != rank or len(sshape) != rank or any(i > s for i, s in zip(ishape, sshape)) or \
             any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != ax):
-        raise ShapeError(f"scatter_reduce: index (shape {list(ishape)}) must have the rank of input (shape "
-                         f"{list(shape)}) and src (shape {list(sshape)}), be no larger than src, and no larger "
-                         f"than input outside dim {ax}")
+        raise ShapeError(f"{op}: index (shape {list(ishape)}) must have the rank of input (shape {list(shape)}) "
+                         f"and of the updates (shape {list(sshape)}), be no larger than the updates, and no "
+                         f"larger than input outside dimension {ax}")
     dtype = get_aval(x).dtype
     src = cast(src[tuple(slice(0, i) for i in ishape)], dtype)
     count = int(np.prod(ishape, dtype=np.int64))
@@ -95,7 +143,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
         if d != ax:
             target = target + st.iota(dtype=get_aval(index).dtype, shape=ishape, dimension=d) * strides[d]
     keys, values = red.sort(reshape(cast(target, dtypes.int64), [count]), reshape(src, [count]), dimension=0)
-    combine = _REDUCERS[reduce]
+    combine = (lambda later, earlier: later) if reduce == "assign" else _REDUCERS[reduce]
     totals = _segmented_scan(keys, values, combine)
     is_last = keys != concat([keys[1:], st.full((1,), -1, dtypes.int64)])
     flat = reshape(x, [size])
@@ -104,7 +152,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
         runs = _segmented_scan(keys, st.full((count,), 1, dtypes.int64), combine)
         totals = divide(totals + at_keys, runs + 1) if include_self else divide(totals, runs)
         totals = cast(totals, dtype)
-    elif include_self:
+    elif include_self and reduce != "assign":
         totals = combine(totals, at_keys)
     # each run's last element carries the run's result; the others write into a spare slot past the end
     slots = where(is_last, keys, st.full_like(keys, size))

@@ -1,5 +1,5 @@
 """Searching and sorting: argmax/argmin, sort/argsort, topk, kthvalue, mode, searchsorted/bucketize,
-masked_select."""
+masked_select, argwhere."""
 from __future__ import annotations
 
 from paddle_fn.core import dtypes
@@ -11,11 +11,11 @@ from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.indexing import getitem
-from paddle_fn.tensor.manipulation import take_along_axis
+from paddle_fn.tensor.manipulation import nonzero, take_along_axis
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, real_operand
 
 __all__ = ["argmax", "argmin", "sort", "argsort", "topk", "kthvalue", "mode", "searchsorted", "bucketize",
-           "masked_select"]
+           "masked_select", "argwhere"]
 
 
 def _arg_reduce(op, prim_fn, x, axis, keepdim, dtype):
@@ -254,3 +254,14 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
     if get_aval(seq).ndim != 1:
         raise ShapeError(f"bucketize: sorted_sequence must be 1-D, got shape {list(shape_of(seq))}")
     return searchsorted(seq, x, out_int32=out_int32, right=right)
+
+
+def argwhere(input):  # noqa: A002 - Paddle's parameter name
+    """The indices of the nonzero elements of `input`, one row per element: shape [count, rank], int64.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.argwhere(paddle.to_tensor([[0, 3], [4, 0]])).tolist()
+        [[0, 1], [1, 0]]
+    """
+    return nonzero(input)

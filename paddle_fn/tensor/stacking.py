@@ -68,7 +68,7 @@ def hsplit(x, num_or_indices, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.hsplit(paddle.ones([2, 5]), [1, 3])]
-        [[2, 1], [2, 2], [2, 2]]
+        [paddle.Size([2, 1]), paddle.Size([2, 2]), paddle.Size([2, 2])]
     """
     x = as_tensor(x)
     return _split_at("hsplit", x, num_or_indices, 1 if get_aval(x).ndim >= 2 else 0, 1)
@@ -80,7 +80,7 @@ def vsplit(x, num_or_indices, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.vsplit(paddle.ones([4, 3]), 2)]
-        [[2, 3], [2, 3]]
+        [paddle.Size([2, 3]), paddle.Size([2, 3])]
     """
     return _split_at("vsplit", x, num_or_indices, 0, 2)
 
@@ -91,7 +91,7 @@ def dsplit(x, num_or_indices, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.dsplit(paddle.ones([1, 2, 6]), 3)]
-        [[1, 2, 2], [1, 2, 2], [1, 2, 2]]
+        [paddle.Size([1, 2, 2]), paddle.Size([1, 2, 2]), paddle.Size([1, 2, 2])]
     """
     return _split_at("dsplit", x, num_or_indices, 2, 3)
 
@@ -121,7 +121,7 @@ def atleast_1d(*inputs, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.atleast_1d(paddle.to_tensor(3.0)).shape
-        [1]
+        paddle.Size([1])
     """
     return _one_or_list("atleast_1d", inputs, 1)
 
@@ -132,7 +132,7 @@ def atleast_2d(*inputs, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> [t.shape for t in paddle.atleast_2d(paddle.ones([3]), paddle.ones([2, 2]))]
-        [[1, 3], [2, 2]]
+        [paddle.Size([1, 3]), paddle.Size([2, 2])]
     """
     return _one_or_list("atleast_2d", inputs, 2)
 
@@ -143,7 +143,7 @@ def atleast_3d(*inputs, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.atleast_3d(paddle.ones([2, 3])).shape
-        [2, 3, 1]
+        paddle.Size([2, 3, 1])
     """
     return _one_or_list("atleast_3d", inputs, 3)
 
@@ -172,7 +172,7 @@ def row_stack(x, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.row_stack([paddle.ones([3]), paddle.zeros([3])]).shape
-        [2, 3]
+        paddle.Size([2, 3])
     """
     return _rows("row_stack", x)
 
@@ -199,7 +199,7 @@ def dstack(x, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.dstack([paddle.ones([2, 3]), paddle.zeros([2, 3])]).shape
-        [2, 3, 2]
+        paddle.Size([2, 3, 2])
     """
     return concat([_at_least(t, 3) for t in _tensors("dstack", x)], axis=2)
 
@@ -226,7 +226,7 @@ def unflatten(x, axis, shape, name=None):
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.unflatten(paddle.ones([4, 6]), 1, [2, -1]).shape
-        [4, 2, 3]
+        paddle.Size([4, 2, 3])
     """
     x = as_tensor(x)
     old = list(get_aval(x).shape)
@@ -279,7 +279,7 @@ def unfold(x, axis, size, step, name=None):
         >>> paddle.unfold(paddle.arange(7.0), 0, 2, 2).tolist()
         [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
         >>> paddle.arange(12.0).reshape([3, 4]).unfold(1, 2, 1).shape
-        [3, 3, 2]
+        paddle.Size([3, 3, 2])
     """
     x = as_tensor(x)
     shape = list(get_aval(x).shape)

@@ -94,13 +94,15 @@ def _finish(out, ax, axis, keepdim, in_rank):
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """The median over `axis` (None: all); for an even count the mean of the two middle values (float64 for
     float64 inputs, else float32). ``mode='min'`` takes the lower middle value instead (in x's dtype) and, when
-    `axis` is given, also returns its index: the last position holding it, as Paddle 3.3 does (a slice holding
-    a NaN gives NaN and the NaN's position).
+    `axis` is given, also returns its index: the last position holding it, as Paddle 3.3 does. A slice holding
+    a NaN gives NaN (and, with ``mode='min'``, the NaN's position).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1).numpy()
         array([3.5, 3. ], dtype=float32)
+        >>> paddle.median(paddle.to_tensor([[float('nan'), 1., 2., 3.], [1., 2., 3., 4.]]), axis=1).numpy()
+        array([nan, 2.5], dtype=float32)
         >>> values, indices = paddle.median(paddle.to_tensor([[1, 5, 2, 8], [3, 3, 9, 0]]), axis=1, mode='min')
         >>> values.tolist(), indices.tolist()
         ([2, 3], [2, 1])
@@ -116,6 +118,8 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
     if n % 2 == 0:
         lower = _take(s, ax, n // 2 - 1)
         mid = ew.mul(ew.add(lower, mid), st.full_like(mid, 0.5))
+    largest = _take(s, ax, n - 1)  # NaN exactly when the slice holds one: the sort puts NaNs last
+    mid = ew.select(ew.ne(largest, largest), largest, mid)
     return _finish(mid, ax, axis, keepdim, rank)
 
 

@@ -184,7 +184,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     Example:
         >>> import paddle_fn as paddle
         >>> [p.shape for p in paddle.ones([2, 3]).split_with_sizes([1, 2], dim=1)]
-        [[2, 1], [2, 2]]
+        [paddle.Size([2, 1]), paddle.Size([2, 2])]
     """
     sizes = static_list("split_with_sizes", split_sizes, "split_sizes")
     ax = normalize_axis("split_with_sizes", dim, get_aval(self).ndim)

@@ -35,7 +35,7 @@ class ConvNormActivation(nn.Sequential):
         >>> import paddle_fn as paddle
         >>> block = paddle.vision.ops.ConvNormActivation(3, 8, stride=2)
         >>> block(paddle.ones([1, 3, 16, 16])).shape
-        [1, 8, 8, 8]
+        paddle.Size([1, 8, 8, 8])
         >>> [type(layer).__name__ for layer in block]
         ['Conv2D', 'BatchNorm2D', 'ReLU']
     """

@@ -43,7 +43,7 @@ def bilinear(x1, x2, weight, bias=None, name=None):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.bilinear(paddle.ones([1, 2]), paddle.ones([1, 3]), paddle.ones([4, 2, 3])).shape
-        [1, 4]
+        paddle.Size([1, 4])
     """
     out = einsum("ni,kij,nj->nk", x1, weight, x2)
     return out if bias is None else m.add(out, reshape(bias, [1, -1]))
@@ -130,7 +130,7 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None, *, key=No
         >>> import paddle_fn.nn.functional as F
         >>> from paddle_fn import random
         >>> F.dropout3d(paddle.ones([1, 2, 1, 1, 1]), p=0.0, key=random.key(0)).shape
-        [1, 2, 1, 1, 1]
+        paddle.Size([1, 2, 1, 1, 1])
     """
     if get_aval(as_tensor(x)).ndim != 5:
         raise ShapeError(f"dropout3d: expected a 5-D input, got shape {list(shape_of(as_tensor(x)))}")
@@ -327,7 +327,7 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=Fals
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.upsample(paddle.ones([1, 1, 2, 2]), scale_factor=2).shape
-        [1, 1, 4, 4]
+        paddle.Size([1, 1, 4, 4])
     """
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
@@ -339,7 +339,7 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.unfold(paddle.ones([1, 2, 3, 3]), 2).shape
-        [1, 8, 4]
+        paddle.Size([1, 8, 4])
     """
     x = float_operand("unfold", x)
     if get_aval(x).ndim != 4:

@@ -72,9 +72,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         >>> import paddle_fn.nn.functional as F
         >>> x = paddle.ones([1, 3, 8, 8])
         >>> F.conv2d(x, paddle.ones([4, 3, 3, 3]), stride=2, padding=1).shape
-        [1, 4, 4, 4]
+        paddle.Size([1, 4, 4, 4])
         >>> F.conv2d(x, paddle.ones([6, 1, 3, 3]), padding='SAME', groups=3).shape
-        [1, 6, 8, 8]
+        paddle.Size([1, 6, 8, 8])
     """
     return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format)
 
@@ -87,7 +87,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.conv3d(paddle.ones([1, 2, 4, 4, 4]), paddle.ones([3, 2, 2, 2, 2])).shape
-        [1, 3, 3, 3, 3]
+        paddle.Size([1, 3, 3, 3, 3])
     """
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
@@ -158,7 +158,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.conv2d_transpose(paddle.ones([1, 4, 5, 5]), paddle.ones([4, 2, 3, 3]), stride=2, padding=1).shape
-        [1, 2, 9, 9]
+        paddle.Size([1, 2, 9, 9])
     """
     return _conv_transpose("conv2d_transpose", 2, x, weight, bias, stride, padding, output_padding, dilation, groups,
                            output_size, data_format)
@@ -172,7 +172,7 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.conv3d_transpose(paddle.ones([1, 2, 2, 2, 2]), paddle.ones([2, 1, 2, 2, 2]), stride=2).shape
-        [1, 1, 4, 4, 4]
+        paddle.Size([1, 1, 4, 4, 4])
     """
     return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding, output_padding, dilation, groups,
                            output_size, data_format)

@@ -117,7 +117,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
         array([[[[ 5.,  7.],
                  [13., 15.]]]], dtype=float32)
         >>> F.max_pool2d(x, 3, stride=2, ceil_mode=True).shape
-        [1, 1, 2, 2]
+        paddle.Size([1, 1, 2, 2])
         >>> F.max_pool2d(x, 2, return_mask=True)[1].numpy()
         array([[[[ 5,  7],
                  [13, 15]]]], dtype=int32)
@@ -133,7 +133,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.max_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2).shape
-        [1, 1, 2, 2, 2]
+        paddle.Size([1, 1, 2, 2, 2])
     """
     return _max_pool("max_pool3d", 3, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
 
@@ -232,7 +232,7 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.avg_pool3d(paddle.ones([1, 1, 4, 4, 4]), 2, padding=1).shape
-        [1, 1, 3, 3, 3]
+        paddle.Size([1, 1, 3, 3, 3])
     """
     return _avg_pool("avg_pool3d", 3, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
                      data_format)
@@ -281,7 +281,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.adaptive_avg_pool2d(paddle.ones([2, 3, 7, 5]), 1).shape
-        [2, 3, 1, 1]
+        paddle.Size([2, 3, 1, 1])
     """
     return _adaptive_avg("adaptive_avg_pool2d", 2, x, output_size, data_format)
 
@@ -293,7 +293,7 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.adaptive_avg_pool3d(paddle.ones([1, 2, 5, 4, 3]), [2, 2, None]).shape
-        [1, 2, 2, 2, 3]
+        paddle.Size([1, 2, 2, 2, 3])
     """
     return _adaptive_avg("adaptive_avg_pool3d", 3, x, output_size, data_format)
 
@@ -361,6 +361,6 @@ def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.adaptive_max_pool3d(paddle.ones([1, 2, 5, 4, 3]), 2).shape
-        [1, 2, 2, 2, 2]
+        paddle.Size([1, 2, 2, 2, 2])
     """
     return _adaptive_max("adaptive_max_pool3d", 3, x, output_size, return_mask)

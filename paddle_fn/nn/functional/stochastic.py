@@ -105,7 +105,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False, *, key=None):  # noqa:
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.dropout1d(paddle.ones([2, 3, 4]), 0.5, training=False).shape
-        [2, 3, 4]
+        paddle.Size([2, 3, 4])
     """
     rank = get_aval(float_operand("dropout1d", input)).ndim
     if rank not in (2, 3):

@@ -8,8 +8,9 @@ from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.tensor._util import static_list
 from paddle_fn.tensor.creation import zeros
-from paddle_fn.tensor.manipulation import put_along_axis, reshape
+from paddle_fn.tensor.manipulation import reshape
 from paddle_fn.tensor.promotion import as_tensor, cast
+from paddle_fn.tensor.scatters import put_along_axis
 from paddle_fn.nn.functional._shared import _tuple
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]

@@ -64,7 +64,7 @@ class MNIST(Dataset):
         ...                                   transform=paddle.vision.transforms.ToTensor())
         >>> image, label = ds[1]
         >>> len(ds), image.shape, label
-        (2, [1, 28, 28], array([3]))
+        (2, paddle.Size([1, 28, 28]), array([3]))
     """
 
     NAME = "mnist"

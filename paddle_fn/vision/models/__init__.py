@@ -7,7 +7,7 @@ paddle_fn never downloads.
 Example:
     >>> from paddle_fn.vision.models import LeNet, resnet18
     >>> LeNet().fc[0].weight.shape, resnet18().fc.weight.shape
-    ([400, 120], [512, 1000])
+    (paddle.Size([400, 120]), paddle.Size([512, 1000]))
 """
 from paddle_fn.vision.models.lenet import LeNet  # noqa: F401
 from paddle_fn.vision.models.mobilenetv2 import MobileNetV2, mobilenet_v2  # noqa: F401

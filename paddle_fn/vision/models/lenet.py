@@ -18,7 +18,7 @@ class LeNet(nn.Layer):
         >>> from paddle_fn.vision.models import LeNet
         >>> model = LeNet()
         >>> model(paddle.rand([2, 1, 28, 28])).shape
-        [2, 10]
+        paddle.Size([2, 10])
         >>> sum(p.size for p in model.parameters())
         61610
     """

@@ -58,7 +58,7 @@ class MobileNetV2(nn.Layer):
         >>> from paddle_fn.vision.models import MobileNetV2
         >>> net = MobileNetV2(scale=0.5, num_classes=10)
         >>> net(paddle.rand([1, 3, 32, 32])).shape
-        [1, 10]
+        paddle.Size([1, 10])
     """
 
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
@@ -102,7 +102,7 @@ def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     Example:
         >>> from paddle_fn.vision.models import mobilenet_v2
         >>> mobilenet_v2().classifier[1].weight.shape
-        [1280, 1000]
+        paddle.Size([1280, 1000])
     """
     model = MobileNetV2(scale=scale, **kwargs)
     if pretrained:

@@ -29,7 +29,7 @@ class BasicBlock(nn.Layer):
         >>> import paddle_fn as paddle
         >>> from paddle_fn.vision.models.resnet import BasicBlock
         >>> BasicBlock(8, 8)(paddle.rand([1, 8, 6, 6])).shape
-        [1, 8, 6, 6]
+        paddle.Size([1, 8, 6, 6])
     """
 
     expansion = 1
@@ -75,7 +75,7 @@ class BottleneckBlock(nn.Layer):
         >>> from paddle_fn.vision.models.resnet import BottleneckBlock
         >>> down = paddle.nn.Sequential(paddle.nn.Conv2D(8, 16, 1, bias_attr=False), paddle.nn.BatchNorm2D(16))
         >>> BottleneckBlock(8, 4, downsample=down)(paddle.rand([1, 8, 5, 5])).shape
-        [1, 16, 5, 5]
+        paddle.Size([1, 16, 5, 5])
     """
 
     expansion = 4
@@ -121,7 +121,7 @@ class ResNet(nn.Layer):
         >>> from paddle_fn.vision.models import ResNet, BasicBlock
         >>> net = ResNet(BasicBlock, depth=18, num_classes=10)
         >>> net(paddle.rand([1, 3, 32, 32])).shape
-        [1, 10]
+        paddle.Size([1, 10])
     """
 
     def __init__(self, block, depth=50, width=64, num_classes=1000, with_pool=True, groups=1):
@@ -199,7 +199,7 @@ def resnet18(pretrained=False, **kwargs):
         >>> from paddle_fn.vision.models import resnet18
         >>> model = resnet18(num_classes=10)
         >>> model(paddle.rand([1, 3, 64, 64])).shape
-        [1, 10]
+        paddle.Size([1, 10])
     """
     return _resnet("resnet18", BasicBlock, 18, pretrained, **kwargs)
 
@@ -221,7 +221,7 @@ def resnet50(pretrained=False, **kwargs):
     Example:
         >>> from paddle_fn.vision.models import resnet50
         >>> resnet50().fc.weight.shape
-        [2048, 1000]
+        paddle.Size([2048, 1000])
     """
     return _resnet("resnet50", BottleneckBlock, 50, pretrained, **kwargs)
 

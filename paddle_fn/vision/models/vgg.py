@@ -46,7 +46,7 @@ class VGG(nn.Layer):
         >>> from paddle_fn.vision.models.vgg import VGG, make_layers
         >>> model = VGG(make_layers([8, "M", 16, "M"]), num_classes=0, with_pool=False)
         >>> model(paddle.rand([1, 3, 32, 32])).shape
-        [1, 16, 8, 8]
+        paddle.Size([1, 16, 8, 8])
     """
 
     def __init__(self, features, num_classes=1000, with_pool=True):
@@ -92,7 +92,7 @@ def vgg11(pretrained=False, batch_norm=False, **kwargs):
         >>> from paddle_fn.vision.models import vgg11
         >>> model = vgg11(num_classes=0)   # the features only (the classifier holds 120M parameters)
         >>> len(model.features), model(paddle.rand([1, 3, 32, 32])).shape
-        (21, [1, 512, 7, 7])
+        (21, paddle.Size([1, 512, 7, 7]))
     """
     return _vgg("vgg11", "A", batch_norm, pretrained, **kwargs)
 

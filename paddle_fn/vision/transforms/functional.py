@@ -79,7 +79,7 @@ def to_tensor(pic, data_format="CHW"):
         >>> import paddle_fn.vision.transforms.functional as F
         >>> t = F.to_tensor(np.full([2, 2, 3], 255, 'uint8'))
         >>> t.shape, t.dtype, float(t.max())
-        ([3, 2, 2], paddle.float32, 1.0)
+        (paddle.Size([3, 2, 2]), paddle.float32, 1.0)
     """
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor: data_format should be CHW or HWC, got {data_format!r}")

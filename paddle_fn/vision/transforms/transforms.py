@@ -62,7 +62,7 @@ class Compose:
         >>> import paddle_fn.vision.transforms as T
         >>> t = T.Compose([T.Resize((4, 4)), T.ToTensor()])
         >>> t(np.zeros([8, 8, 3], 'uint8')).shape
-        [3, 4, 4]
+        paddle.Size([3, 4, 4])
     """
 
     def __init__(self, transforms):
