@@ -56,7 +56,7 @@ def _check_weight(op: str, x, weight, bias, n: int, groups: int):
     channels = x.shape[-1]
     if weight.ndim != n + 2 or groups < 1 or channels % groups or weight.shape[-2] * groups != channels or (
             weight.shape[-1] % groups):
-        raise ShapeError(f"paddle.sparse.nn.functional.{op}: weight {weight.shape} must be [*kernel ({n} sizes), "
+        raise ShapeError(f"paddle.sparse.nn.functional.{op}: weight {list(weight.shape)} must be [*kernel ({n} sizes), "
                          f"in_channels / groups, out_channels] for an input with {channels} channels and groups="
                          f"{groups} (both channel counts divisible by groups)")
     if weight.dtype != x.dtype or x.dtype.kind != "f":
@@ -65,7 +65,7 @@ def _check_weight(op: str, x, weight, bias, n: int, groups: int):
     if bias is not None:
         bias = as_tensor(bias)
         if bias.shape != [weight.shape[-1]]:
-            raise ShapeError(f"paddle.sparse.nn.functional.{op}: bias {bias.shape} must be [out_channels] = "
+            raise ShapeError(f"paddle.sparse.nn.functional.{op}: bias {list(bias.shape)} must be [out_channels] = "
                              f"[{weight.shape[-1]}]")
     return weight, bias
 
