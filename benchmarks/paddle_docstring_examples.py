@@ -67,8 +67,10 @@ def _public_names(namespace, obj):
 
 
 def _reset_paddle(paddle):
-    """Undo what an example may change globally: static mode, the default dtype, the print options."""
+    """Undo what an example may change globally: static mode, gradient recording (``set_grad_enabled(False)``
+    called as a plain function switches it off for good), the default dtype, the print options."""
     paddle.disable_static()
+    paddle.set_grad_enabled(True)
     paddle.set_default_dtype("float32")
     paddle.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False, linewidth=80)
 
