@@ -301,7 +301,7 @@ def _node_vjp(node, cts):
 
 def _run_hooks(hooks, ct):
     for hook in hooks or ():
-        new = hook(ct)
+        new = hook(_as_gradient(ct) if isinstance(ct, Tensor) else ct)  # hooks see what .grad shows, as in Paddle
         if new is not None:
             ct = new
     return ct
@@ -565,14 +565,25 @@ def _backward(self, grad_tensor=None, retain_graph=False):
 
 
 def _get_grad(self):
-    """The gradient accumulated by backward (a Tensor), or None."""
+    """The gradient accumulated by backward (a Tensor), or None. A Tensor set in place of an existing gradient
+    takes its role: it reads ``stop_gradient=False``, as Paddle's gradients do.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor(1.0, stop_gradient=False)
+        >>> (x * x).backward()
+        >>> x.grad = paddle.to_tensor(3.0)
+        >>> print(x.grad)
+        Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=False,
+               3.)
+    """
     return self._grad
 
 
 def _set_grad(self, value):
     if value is not None and not isinstance(value, Tensor):
         raise TypeError(f"Tensor.grad must be a Tensor or None, got {type(value).__name__}")
-    self._grad = value
+    self._grad = value if value is None or self._grad is None else _as_gradient(value)
 
 
 def _gradient(self):
@@ -610,7 +621,8 @@ def _clear_grad(self, set_to_zero=True):
 
 
 def _detach(self):
-    """A new Tensor with the same value and no gradient history (``stop_gradient=True``).
+    """A new Tensor with the same value and no gradient history (``stop_gradient=True``). Eagerly it shares this
+    Tensor's storage, as in Paddle: an in-place update through either (``y[0] = 10``, ``y.zero_()``) shows in both.
 
     Example:
         >>> import paddle_fn as paddle
@@ -618,6 +630,10 @@ def _detach(self):
         >>> y = (x * 2.0).detach()
         >>> y.stop_gradient, y.numpy()
         (True, array([2.], dtype=float32))
+        >>> x.detach()[0] = 10.0
+        >>> x
+        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=False,
+               [10.])
     """
     value = self.resolve()
     if isinstance(value, Tracer) or current_dynamic_main().level > 0:
@@ -626,6 +642,7 @@ def _detach(self):
         return hooks.OPS["stop_gradient"](value)
     t = value.snapshot()
     t._grad_node, t._leaf, t.stop_gradient = None, None, True
+    t._share_storage_with(value)  # as in Paddle: an in-place update of either is seen by both
     return t
 
 
