@@ -133,3 +133,43 @@ def test_incubate_autograd_results_need_gradients():
     assert jvp.stop_gradient is False and jvp.tolist() == [[4.0, 4.0], [4.0, 4.0]]
     assert ia.Jacobian(lambda a: a * 2, x)[0].stop_gradient is False
     assert ia.Hessian(lambda a: (a * a).sum(), x)[:].stop_gradient is False
+
+
+def test_clone_passes_gradients_back_and_shares_no_storage():
+    # Paddle 3.3.1 (Tensor.clone's example): clone_x.grad 2., x.grad 2.; a clone of a constant needs no gradient
+    x = paddle.to_tensor(1.0, stop_gradient=False)
+    clone_x = x.clone()
+    clone_x.retain_grads()
+    (clone_x ** 2).backward()
+    assert clone_x.stop_gradient is False and clone_x.grad.item() == 2.0 and x.grad.item() == 2.0
+    c = paddle.to_tensor([1.0, 2.0])
+    copy = paddle.clone(c)
+    copy[0] = 5.0
+    assert c.tolist() == [1.0, 2.0] and copy.stop_gradient is True and not copy._is_shared_buffer_with(c)
+
+
+def test_nll_loss_takes_labels_with_a_class_axis_of_one():
+    # Paddle 3.3.1: 0.49041462 for labels [[0], [1]] as for [0, 1]; reduction='none' gives [2]; [4, 3, 5] with
+    # labels [4, 1, 5] gives [4, 5]
+    F = paddle.nn.functional
+    logp = paddle.log(paddle.to_tensor([[0.5, 0.5], [0.25, 0.75]]))
+    np.testing.assert_allclose(F.nll_loss(logp, paddle.to_tensor([[0], [1]])).numpy(), 0.49041462, rtol=1e-6)
+    assert F.nll_loss(logp, paddle.to_tensor([[0], [1]]), reduction="none").shape == [2]
+    assert F.nll_loss(paddle.zeros([4, 3, 5]), paddle.zeros([4, 1, 5], dtype="int64"), reduction="none").shape == [4, 5]
+    with pytest.raises(paddle.ShapeError, match="needs label"):
+        F.nll_loss(logp, paddle.to_tensor([[0, 1], [1, 0]]))
+
+
+def test_base_dygraph_switches():
+    # Paddle 3.3.1: base.dygraph.enabled() is True, guard('cpu') runs the block, grad is the tape's paddle.grad
+    base = paddle.base
+    with base.dygraph.guard("cpu"):
+        assert base.dygraph.enabled()
+    x = paddle.to_tensor(3.0, stop_gradient=False)
+    assert base.dygraph.grad(x * x, x)[0].item() == 6.0
+    base.dygraph.enable_dygraph()
+    with pytest.raises(ValueError, match="CPU"):
+        with base.dygraph.guard("gpu:0"):
+            pass
+    with pytest.raises(NotImplementedError, match="static-graph"):
+        base.dygraph.disable_dygraph()
