@@ -173,3 +173,60 @@ def test_base_dygraph_switches():
             pass
     with pytest.raises(NotImplementedError, match="static-graph"):
         base.dygraph.disable_dygraph()
+
+
+def test_sparse_dims_and_the_coalesced_mark_as_paddle():
+    # Paddle 3.3.1: CSR sparse_dim 2 / dense_dim 0 (a [2, 2, 2] batch too); is_coalesced is False for a COO Tensor
+    # made by sparse_coo_tensor (sorted or not) or by an op on a coalesced one, True after coalesce() and for
+    # conversions from dense and CSR
+    csr = paddle.sparse.sparse_csr_tensor([0, 1, 2], [0, 1], [1., 2.], [2, 2])
+    batch = paddle.sparse.sparse_csr_tensor([0, 1, 2, 0, 1, 1], [0, 1, 1], [1., 2., 3.], [2, 2, 2])
+    assert (csr.sparse_dim(), csr.dense_dim(), batch.sparse_dim(), batch.dense_dim()) == (2, 0, 2, 0)
+    x = paddle.sparse.sparse_coo_tensor([[0, 1, 1], [1, 0, 2]], [1., 2., 3.])
+    assert not x.is_coalesced() and x.coalesce().is_coalesced()
+    assert not paddle.sparse.sin(x.coalesce()).is_coalesced()
+    assert paddle.to_tensor([[0., 1.], [2., 0.]]).to_sparse_coo(2).is_coalesced()
+    assert csr.to_sparse_coo(2).is_coalesced()
+
+
+def test_saved_tensors_hooks_pack_inputs_and_unpack_in_backward():
+    # Paddle 3.3.1's example: multiply under the hooks packs a then b; backward unpacks a then b; grads b and a
+    events = []
+
+    def pack(t):
+        events.append(("pack", t.tolist()))
+        return t.numpy()
+
+    def unpack(v):
+        events.append(("unpack", v.tolist()))
+        return paddle.to_tensor(v)
+
+    a = paddle.to_tensor([1.0, 1.0], stop_gradient=False)
+    b = paddle.to_tensor([2.0, 2.0], stop_gradient=False)
+    with paddle.autograd.saved_tensors_hooks(pack, unpack):
+        y = paddle.multiply(a, b)
+    y.sum().backward()
+    assert events == [("pack", [1.0, 1.0]), ("pack", [2.0, 2.0]), ("unpack", [1.0, 1.0]), ("unpack", [2.0, 2.0])]
+    assert a.grad.tolist() == [2.0, 2.0] and b.grad.tolist() == [1.0, 1.0]
+
+    class Mul(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, dy):
+            x, w = ctx.saved_tensor()
+            return dy * w, dy * x
+
+    events.clear()
+    with paddle.autograd.saved_tensors_hooks(pack, unpack):
+        z = Mul.apply(a, b)
+    z.sum().backward()
+    assert [e[0] for e in events] == ["pack", "pack", "unpack", "unpack"]
+    with pytest.raises(TypeError, match="unpack hook must return a Tensor"):
+        with paddle.autograd.saved_tensors_hooks(lambda t: t, lambda v: 1.0):
+            w = a * b
+        w.sum().backward()
+    assert paddle.ones([2, 3]).sparse_dim() == 0 and paddle.ones([2, 3]).dense_dim() == 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import weakref
 
 import numpy as np
@@ -33,12 +34,13 @@ class Node:
     """One recorded primitive application. `inputs` holds, per argument, (CONST, value), (LEAF, handle, value at
     record time, the argument) or (INNER, producing node, output index, value); None once the graph was freed by backward.
     A node recorded by `record_function` has no primitive but its own `vjp`."""
-    __slots__ = ("prim", "params", "inputs", "out_avals", "out_hooks", "vjp", "name", "__weakref__")
+    __slots__ = ("prim", "params", "inputs", "out_avals", "out_hooks", "vjp", "name", "packed", "__weakref__")
 
     def __init__(self, prim, params, inputs, out_avals, vjp=None, name=None):
         self.prim, self.params, self.inputs, self.out_avals = prim, params, inputs, out_avals
         self.vjp, self.name = vjp, name or prim.name
         self.out_hooks = None  # {output index: [hooks]} from register_hook on a non-leaf Tensor
+        self.packed = None  # (unpack hook, [packed value or None per input]) under saved_tensors_hooks
 
     def __repr__(self):
         return f"Node({self.name})"
@@ -76,7 +78,22 @@ def _link(node, outs):
 
 def record(prim, params, args, outs):
     """Record one eager primitive application (called by the eval trace when an input needs a gradient)."""
-    _link(Node(prim, params, _entries(args), [o.aval for o in outs]), outs)
+    node = Node(prim, params, _entries(args), [o.aval for o in outs])
+    if saved_tensors_hooks_now.hooks:
+        pack, unpack = saved_tensors_hooks_now.hooks[-1]
+        node.packed = (unpack, [pack(x) if isinstance(x, Tensor) else None for x in args])
+    _link(node, outs)
+
+
+class _SavedTensorsHooks(threading.local):
+    """The stack of (pack, unpack) pairs of the ``paddle.autograd.saved_tensors_hooks`` blocks now open: the
+    innermost packs every Tensor input of an operation the tape records, and backward unpacks them in its place."""
+
+    def __init__(self):
+        self.hooks = []
+
+
+saved_tensors_hooks_now = _SavedTensorsHooks()
 
 
 def record_function(name, args, outs, vjp):
@@ -247,6 +264,15 @@ def _reverse_kind(prim):
 _REVERSE_KINDS: dict = {}
 
 
+def as_unpacked(value, recorded):
+    """What an unpack hook returned, checked against the recorded input it stands for."""
+    if not isinstance(value, Tensor) or value.aval != recorded.aval:
+        got = f"shape {value.shape}, {value.dtype}" if isinstance(value, Tensor) else type(value).__name__
+        raise TypeError(f"saved_tensors_hooks: the unpack hook must return a Tensor of shape {recorded.shape} and "
+                        f"dtype {recorded.dtype} (the packed input), got {got}")
+    return value
+
+
 def _transpose_vjp(node, primals, live, cts):
     """The input cotangents by the primitive's own reverse rule (`vjp`) or its transpose rule, or None when
     neither applies (see `_reverse_kind`)."""
@@ -276,6 +302,9 @@ def _node_vjp(node, cts):
     if node.inputs is None:
         raise _freed_error(node)
     primals = [_primal(e) for e in node.inputs]
+    if node.packed is not None:
+        unpack, packed = node.packed
+        primals = [p if saved is None else as_unpacked(unpack(saved), p) for p, saved in zip(primals, packed)]
     if node.vjp is not None:
         return list(node.vjp(cts))
     live = [i for i, e in enumerate(node.inputs)

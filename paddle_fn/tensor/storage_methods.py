@@ -1,7 +1,7 @@
 """Paddle's Tensor methods about what lies under a Tensor: its storage (``data_ptr``, ``offset``, ``set_``,
 ``reconstruct_from_``, ``inplace_version``), its kind (``type``, ``layout``, ``device``), the ``DenseTensor`` that
-``get_tensor()`` gives, ``random_``, ``is_same_shape`` and ``format()`` of a 0-D Tensor; and
-``paddle.tensor.create_tensor``. `install()` attaches the methods to Tensor.
+``get_tensor()`` gives, ``random_``, ``is_same_shape``, ``sparse_dim`` / ``dense_dim`` and ``format()`` of a 0-D
+Tensor; and ``paddle.tensor.create_tensor``. `install()` attaches the methods to Tensor.
 
 A paddle_fn Tensor handle refers to one immutable array. Handles that Paddle makes share a buffer (``x.detach()``,
 ``x.set_(y)``, ``x.reconstruct_from_(y)``) share a `Storage` here: an in-place update through one is seen by all.
@@ -113,6 +113,23 @@ def is_same_shape(self, y):
         (True, False)
     """
     return list(self.shape) == list(y.shape)
+
+
+def sparse_dim(self):
+    """The number of sparse axes: 0 for a dense Tensor (as for Paddle's; sparse Tensors answer for themselves)."""
+    return 0
+
+
+def dense_dim(self):
+    """The number of dense axes: all of a dense Tensor's.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.ones([2, 3])
+        >>> x.sparse_dim(), x.dense_dim()
+        (0, 2)
+    """
+    return get_aval(self).ndim
 
 
 def _is_shared_buffer_with(self, other):
@@ -260,7 +277,8 @@ def get_tensor(self):
 
 def install():
     """Attach the methods to Tensor (called by tensor_only.install)."""
-    for fn in (data_ptr, is_same_shape, set_, reconstruct_from_, random_, get_tensor, _is_shared_buffer_with):
+    for fn in (data_ptr, is_same_shape, set_, reconstruct_from_, random_, get_tensor, sparse_dim, dense_dim,
+               _is_shared_buffer_with):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__format__ = _format
     for name, getter in (("offset", _offset), ("layout", _layout), ("type", _type), ("device", _device),
