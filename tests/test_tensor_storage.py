@@ -230,3 +230,15 @@ def test_saved_tensors_hooks_pack_inputs_and_unpack_in_backward():
             w = a * b
         w.sum().backward()
     assert paddle.ones([2, 3]).sparse_dim() == 0 and paddle.ones([2, 3]).dense_dim() == 2
+
+
+def test_to_static_falls_back_to_eager_by_default_as_paddle_3():
+    # Paddle 3.3.1 (paddle.jit.not_to_static's example; to_static's default full_graph=False): [[2., 2.]]; a
+    # function whose source cannot be read (built by exec) still runs, with a warning
+    namespace = {"paddle": paddle}
+    exec("def func(x):\n    if paddle.mean(x) < 0:\n        return x - 1\n    return x + 1\n", namespace)  # noqa: S102
+    func = paddle.jit.to_static(namespace["func"])
+    with pytest.warns(UserWarning, match="graph break"):
+        assert func(paddle.ones([1, 2])).tolist() == [[2.0, 2.0]]
+    with pytest.raises(paddle.ConcretizationError, match="full_graph=False"):
+        paddle.jit.to_static(namespace["func"], full_graph=True)(paddle.ones([1, 2]))
