@@ -67,6 +67,10 @@ class Storage:
     def add(self, handle: "Tensor") -> None:
         self._handles[id(handle)] = weakref.ref(handle)
 
+    def shared(self) -> bool:
+        """Whether more than one handle joined (some may be gone since)."""
+        return len(self._handles) > 1
+
     def handles(self) -> list:
         """The live handles (forgetting the dead ones)."""
         live = {key: ref for key, ref in self._handles.items() if ref() is not None}
@@ -182,7 +186,7 @@ class Tensor:
                 "use the out-of-place operation")
         storage = self._shared_storage()
         storage.version += 1
-        for handle in storage.handles():
+        for handle in storage.handles() if storage.shared() else (self,):
             handle._value, handle._device_array, handle._aval, handle._alias = (new._value, new._device_array,
                                                                                 new._aval, None)
         if node is not None or self._grad_node is not None:
