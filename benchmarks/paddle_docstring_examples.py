@@ -68,8 +68,8 @@ def _reset_paddle(paddle):
     """Undo what an example may change globally: static mode, the default dtype, the print options, the grad mode
     (``paddle.set_grad_enabled(False)``'s example leaves it off)."""
     paddle.disable_static()
-    paddle.set_default_dtype("float32")
     paddle.set_grad_enabled(True)
+    paddle.set_default_dtype("float32")
     paddle.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False, linewidth=80)
 
 

@@ -54,7 +54,7 @@ def _modules():
                   "paddle_fn.base.framework", "paddle_fn.nn_compat.parameter", "paddle_fn.base.param_attr",
                   "paddle_fn.nn_compat.unique_name", "paddle_fn.nn_compat.bridge", "paddle_fn.callbacks",
                   "paddle_fn.distributed.launch.main", "paddle_fn.distributed.launch.utils", "paddle_fn.vision",
-                  "paddle_fn.vision.ops", "paddle_fn.base.data_feeder"):
+                  "paddle_fn.vision.ops", "paddle_fn.base.data_feeder", "paddle_fn.base.dygraph"):
         try:
             importlib.import_module(extra)
             names.append(extra)

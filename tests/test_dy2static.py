@@ -225,7 +225,7 @@ def test_while_temporary_used_after_the_loop_is_an_error():
 
 
 def test_unconverted_patterns_keep_the_concretization_hint():
-    @to_static
+    @to_static(full_graph=True)
     def f(x):
         for _ in range(3):
             if x.sum() > 0:
@@ -259,7 +259,7 @@ def test_user_functions_are_converted_recursively_unless_not_to_static():
     np.testing.assert_allclose(f(paddle.ones([2])).numpy(), [11.0, 11.0])
     np.testing.assert_allclose(f(-paddle.ones([2])).numpy(), [0.0, 0.0])
 
-    @to_static
+    @to_static(full_graph=True)
     def g(x):
         return _not_converted(x)
 
@@ -485,7 +485,7 @@ def test_blocks_assigning_globals_stay_python():
             _CALLS += 1
         return x
 
-    f = to_static(count_positive)
+    f = to_static(count_positive, full_graph=True)
     assert "convert_ifelse" not in f.code
     with pytest.raises(paddle.ConcretizationError, match="global"):  # the hint names the pattern
         f(paddle.to_tensor(1.0))

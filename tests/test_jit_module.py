@@ -81,7 +81,7 @@ def test_to_static_python_values_are_constants():
 
 
 def test_unconverted_tensor_control_flow_raises_concretization_error_pointing_to_cond():
-    @to_static
+    @to_static(full_graph=True)
     def f(x):
         while x.sum() > 0:  # a return inside a loop stays Python (tests/test_dy2static.py: what is converted)
             return x

@@ -13,8 +13,9 @@ As Paddle, the source of the function (and of the user functions it calls) is re
 ``not`` on a traced Tensor become ``paddle.cond`` / ``paddle.while_loop`` / logical ops, and ``print`` of a Tensor
 prints its value after each call (the printed Tensors are extra outputs of the program). Python control flow on
 Python values still runs (unrolled) while tracing. What the converter leaves as Python (a ``return`` inside a loop,
-``for ... else``) raises ``paddle_fn.ConcretizationError`` on a Tensor condition, or, with ``full_graph=False``,
-runs that function eagerly instead, with a warning (Paddle's graph-break fallback).
+``for ... else``, code whose source cannot be read) runs that function eagerly instead, with a warning, as
+Paddle 3's default (``full_graph=False``, its graph-break fallback) does; with ``full_graph=True`` it raises
+``paddle_fn.ConcretizationError`` on a Tensor condition.
 
 Paddle's global random draws (``paddle.seed``: Dropout in train mode, ``paddle.rand``) work inside: the global
 generator's state is an input of the program, split there as eager code splits it, and the generator advances
@@ -188,7 +189,7 @@ def _check_options(build_strategy, backend, kwargs):
     if kwargs.get("property", False):
         raise NotImplementedError("to_static(property=True): compiling a property getter is not supported; call a "
                                   "method instead")
-    full_graph = kwargs.get("full_graph", True)
+    full_graph = kwargs.get("full_graph", False)
     if not isinstance(full_graph, bool):
         raise TypeError(f"to_static(full_graph=...) must be a bool, got {full_graph!r}")
     return full_graph
@@ -219,7 +220,7 @@ class StaticFunction:
     original. ``.dygraph_function`` is the original Python function; ``.rollback()`` on a Layer's converted
     forward puts the eager forward back."""
 
-    def __init__(self, function, input_spec=None, full_graph=True, instance=None):
+    def __init__(self, function, input_spec=None, full_graph=False, instance=None):
         functools.update_wrapper(self, function)
         self._function = function
         self._input_spec = None if input_spec is None else list(input_spec)
@@ -494,8 +495,9 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
             are checked against it and ``paddle.jit.save`` uses it. Default: None.
         build_strategy (None): Paddle's BuildStrategy; only None is supported.
         backend (str, optional): None, 'CINN' or 'iree': paddle_fn always compiles with IREE. Default: None.
-        **kwargs: ``full_graph`` (bool, default True): whether Python control flow on a Tensor's value is an error
-            (True) or makes that function run eagerly with a warning (False, Paddle's graph-break fallback).
+        **kwargs: ``full_graph`` (bool, default False, as in Paddle 3): whether Python control flow on a Tensor's
+            value that cannot be converted is an error (True) or makes that function run eagerly with a warning
+            (False, Paddle's graph-break fallback).
             ``property=True`` is not supported.
 
     Returns:

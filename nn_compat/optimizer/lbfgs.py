@@ -231,7 +231,7 @@ class LBFGS(Optimizer):
                 break
             searched = 0
             if self.line_search_fn == "strong_wolfe":
-                origin = [p.detach() for p in self._params]
+                origin = [p.detach().clone() for p in self._params]  # kept while the parameters move
                 loss, grad, step, searched = _strong_wolfe(self._evaluate_at(closure, origin), step, direction,
                                                            loss, grad, slope, self.tolerance_change)
                 self._move(step, direction)

@@ -549,7 +549,7 @@ class Optimizer:
                         f"{type(self).__name__}: the loaded state_dict has no entry {var_name!r} for the {acc} of "
                         f"parameter {target.name!r}; it holds {sorted(self._accumulators_holder)}")
                 value = self._loaded(self._accumulators_holder.pop(saved), value, saved)
-            value = value.detach()
+            value = value.detach().clone()  # its own storage: a kernel may give one Tensor to several accumulators
             value.name = var_name
             table[target.name] = value
             out[acc] = value

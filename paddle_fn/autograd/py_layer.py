@@ -8,7 +8,7 @@ same pair becomes one `custom_vjp` call.
 from __future__ import annotations
 
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.core.tape import is_grad_enabled, no_grad, record_function
+from paddle_fn.core.tape import is_grad_enabled, no_grad, record_function, saved_tensors_hooks_now
 from paddle_fn.core.trace import Tensor, Tracer
 from paddle_fn.prims.custom_derivatives import custom_vjp
 from paddle_fn.tensor.creation import zeros_like
@@ -22,6 +22,7 @@ class PyLayerContext:
 
     def __init__(self):
         self._saved = ()
+        self._packed = None  # (unpack hook, packed values) when saved under saved_tensors_hooks
         self._non_differentiable = ()
 
     def save_for_backward(self, *tensors):
@@ -31,9 +32,16 @@ class PyLayerContext:
                 raise TypeError(f"save_for_backward: argument {i} must be a Tensor or None, got {type(t).__name__}; "
                                 "store other values as attributes of ctx (ctx.value = ...)")
         self._saved = tensors
+        if saved_tensors_hooks_now.hooks:
+            pack, unpack = saved_tensors_hooks_now.hooks[-1]
+            self._packed = (unpack, [None if t is None else pack(t) for t in tensors])
 
     def saved_tensor(self):
-        """The Tensors given to `save_for_backward`, in order (a tuple)."""
+        """The Tensors given to `save_for_backward`, in order (a tuple); under saved_tensors_hooks, what the unpack
+        hook gives back for each."""
+        if self._packed is not None:
+            unpack, packed = self._packed
+            return tuple(None if p is None else unpack(p) for p in packed)
         return tuple(self._saved)
 
     def mark_not_inplace(self, *tensors):

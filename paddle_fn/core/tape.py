@@ -16,6 +16,7 @@ reports that instead of differentiating at a value the forward pass never saw.
 from __future__ import annotations
 
 import functools
+import threading
 import weakref
 
 import numpy as np
@@ -32,12 +33,13 @@ class Node:
     """One recorded primitive application. `inputs` holds, per argument, (CONST, value), (LEAF, handle, value at
     record time, the argument) or (INNER, producing node, output index, value); None once the graph was freed by backward.
     A node recorded by `record_function` has no primitive but its own `vjp`."""
-    __slots__ = ("prim", "params", "inputs", "out_avals", "out_hooks", "vjp", "name", "__weakref__")
+    __slots__ = ("prim", "params", "inputs", "out_avals", "out_hooks", "vjp", "name", "packed", "__weakref__")
 
     def __init__(self, prim, params, inputs, out_avals, vjp=None, name=None):
         self.prim, self.params, self.inputs, self.out_avals = prim, params, inputs, out_avals
         self.vjp, self.name = vjp, name or prim.name
         self.out_hooks = None  # {output index: [hooks]} from register_hook on a non-leaf Tensor
+        self.packed = None  # (unpack hook, [packed value or None per input]) under saved_tensors_hooks
 
     def __repr__(self):
         return f"Node({self.name})"
@@ -75,7 +77,22 @@ def _link(node, outs):
 
 def record(prim, params, args, outs):
     """Record one eager primitive application (called by the eval trace when an input needs a gradient)."""
-    _link(Node(prim, params, _entries(args), [o.aval for o in outs]), outs)
+    node = Node(prim, params, _entries(args), [o.aval for o in outs])
+    if saved_tensors_hooks_now.hooks:
+        pack, unpack = saved_tensors_hooks_now.hooks[-1]
+        node.packed = (unpack, [pack(x) if isinstance(x, Tensor) else None for x in args])
+    _link(node, outs)
+
+
+class _SavedTensorsHooks(threading.local):
+    """The stack of (pack, unpack) pairs of the ``paddle.autograd.saved_tensors_hooks`` blocks now open: the
+    innermost packs every Tensor input of an operation the tape records, and backward unpacks them in its place."""
+
+    def __init__(self):
+        self.hooks = []
+
+
+saved_tensors_hooks_now = _SavedTensorsHooks()
 
 
 def record_function(name, args, outs, vjp):
@@ -262,6 +279,15 @@ def _reverse_kind(prim):
 _REVERSE_KINDS: dict = {}
 
 
+def as_unpacked(value, recorded):
+    """What an unpack hook returned, checked against the recorded input it stands for."""
+    if not isinstance(value, Tensor) or value.aval != recorded.aval:
+        got = f"shape {value.shape}, {value.dtype}" if isinstance(value, Tensor) else type(value).__name__
+        raise TypeError(f"saved_tensors_hooks: the unpack hook must return a Tensor of shape {recorded.shape} and "
+                        f"dtype {recorded.dtype} (the packed input), got {got}")
+    return value
+
+
 def _transpose_vjp(node, primals, live, cts):
     """The input cotangents by the primitive's own reverse rule (`vjp`) or its transpose rule, or None when
     neither applies (see `_reverse_kind`)."""
@@ -291,6 +317,9 @@ def _node_vjp(node, cts):
     if node.inputs is None:
         raise _freed_error(node)
     primals = [_primal(e) for e in node.inputs]
+    if node.packed is not None:
+        unpack, packed = node.packed
+        primals = [p if saved is None else as_unpacked(unpack(saved), p) for p, saved in zip(primals, packed)]
     if node.vjp is not None:
         return list(node.vjp(cts))
     live = [i for i, e in enumerate(node.inputs)
@@ -316,7 +345,7 @@ def _node_vjp(node, cts):
 
 def _run_hooks(hooks, ct):
     for hook in hooks or ():
-        new = hook(ct)
+        new = hook(_as_gradient(ct) if isinstance(ct, Tensor) else ct)  # hooks see what .grad shows, as in Paddle
         if new is not None:
             ct = new
     return ct
@@ -580,14 +609,25 @@ def _backward(self, grad_tensor=None, retain_graph=False):
 
 
 def _get_grad(self):
-    """The gradient accumulated by backward (a Tensor), or None."""
+    """The gradient accumulated by backward (a Tensor), or None. A Tensor set in place of an existing gradient
+    takes its role: it reads ``stop_gradient=False``, as Paddle's gradients do.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> x = paddle.to_tensor(1.0, stop_gradient=False)
+        >>> (x * x).backward()
+        >>> x.grad = paddle.to_tensor(3.0)
+        >>> print(x.grad)
+        Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=False,
+               3.)
+    """
     return self._grad
 
 
 def _set_grad(self, value):
     if value is not None and not isinstance(value, Tensor):
         raise TypeError(f"Tensor.grad must be a Tensor or None, got {type(value).__name__}")
-    self._grad = value
+    self._grad = value if value is None or self._grad is None else _as_gradient(value)
 
 
 def _gradient(self):
@@ -625,7 +665,8 @@ def _clear_grad(self, set_to_zero=True):
 
 
 def _detach(self):
-    """A new Tensor with the same value and no gradient history (``stop_gradient=True``).
+    """A new Tensor with the same value and no gradient history (``stop_gradient=True``). Eagerly it shares this
+    Tensor's storage, as in Paddle: an in-place update through either (``y[0] = 10``, ``y.zero_()``) shows in both.
 
     Example:
         >>> import paddle_fn as paddle
@@ -633,6 +674,10 @@ def _detach(self):
         >>> y = (x * 2.0).detach()
         >>> y.stop_gradient, y.numpy()
         (True, array([2.], dtype=float32))
+        >>> x.detach()[0] = 10.0
+        >>> x
+        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=False,
+               [10.])
     """
     value = self.resolve()
     if isinstance(value, Tracer) or current_dynamic_main().level > 0:
@@ -641,6 +686,7 @@ def _detach(self):
         return hooks.OPS["stop_gradient"](value)
     t = value.snapshot()
     t._grad_node, t._leaf, t.stop_gradient = None, None, True
+    t._share_storage_with(value)  # as in Paddle: an in-place update of either is seen by both
     return t
 
 

@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import traceback
+import weakref
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,31 @@ class AutogradState:
         self.grad = self.hooks = self.leaf = None
 
 
+class Storage:
+    """What handles sharing one buffer have in common, as Paddle's handles on one DenseTensor do (``x.detach()``,
+    ``x.set_(y)``): the number of in-place updates made through any of them (``Tensor.inplace_version``) and the
+    handles themselves, held weakly, so that an in-place update through one is seen by all (eagerly; values are
+    never written, each handle is made to refer to the new value)."""
+    __slots__ = ("version", "_handles")
+
+    def __init__(self, handle: "Tensor"):
+        self.version = 0
+        self._handles = {id(handle): weakref.ref(handle)}
+
+    def add(self, handle: "Tensor") -> None:
+        self._handles[id(handle)] = weakref.ref(handle)
+
+    def shared(self) -> bool:
+        """Whether more than one handle joined (some may be gone since)."""
+        return len(self._handles) > 1
+
+    def handles(self) -> list:
+        """The live handles (forgetting the dead ones)."""
+        live = {key: ref for key, ref in self._handles.items() if ref() is not None}
+        self._handles = live
+        return [ref() for ref in live.values()]
+
+
 def _autograd_field(field: str, doc: str) -> property:
     get_field = operator.attrgetter(field)
 
@@ -81,9 +107,10 @@ class Tensor:
     __array_ufunc__ = None  # numpy defers to our reflected operators (np.ndarray + Tensor -> Tensor)
     # _autograd: the eager tape's AutogradState, or None; persistable: Paddle's flag for state (parameters,
     # optimizer accumulators, the learning rate): a compiled function reads such a Tensor it closed over afresh on
-    # every call instead of tracing again when it changes
+    # every call instead of tracing again when it changes; _storage: the Storage this handle shares with others, or
+    # None until it is updated in place or shared
     __slots__ = ("_value", "_device_array", "_aval", "_alias", "stop_gradient", "__weakref__", "_name", "_autograd",
-                 "persistable")
+                 "persistable", "_storage")
 
     def __init__(self, value, stop_gradient: bool = True):
         v = np.asarray(value)
@@ -98,7 +125,7 @@ class Tensor:
         """Every field of a new handle: the one place they are set, whichever way the handle was made (`Tensor()`,
         `from_device_array`, `snapshot`, an op's result, a Tracer)."""
         self._value, self._device_array, self._aval, self._alias = value, device_array, aval, None
-        self._name = self._autograd = None
+        self._name = self._autograd = self._storage = None
         self.persistable = False
         self.stop_gradient = stop_gradient
 
@@ -159,9 +186,28 @@ class Tensor:
                 f"Leaf Tensor {self.name} that doesn't stop gradient can't use inplace strategy: its gradient is "
                 "accumulated into it by backward(). Update it under `with paddle.no_grad():` (as optimizers do), or "
                 "use the out-of-place operation")
-        self._value, self._device_array, self._aval, self._alias = new._value, new._device_array, new._aval, None
+        storage = self._shared_storage()
+        storage.version += 1
+        for handle in storage.handles() if storage.shared() else (self,):
+            handle._value, handle._device_array, handle._aval, handle._alias = (new._value, new._device_array,
+                                                                                new._aval, None)
         if node is not None or self._grad_node is not None:
             self._grad_node, self.stop_gradient = node, new.stop_gradient
+
+    def _shared_storage(self) -> Storage:
+        """The Storage of this handle (a new one, of this handle alone, the first time it is asked for)."""
+        if self._storage is None:
+            self._storage = Storage(self)
+        return self._storage
+
+    def _share_storage_with(self, other: "Tensor") -> None:
+        """Make this handle refer to `other`'s value and share its Storage from now on: an in-place update through
+        either is seen by both (Paddle's ``detach`` and ``set_``). Gradient state stays each handle's own."""
+        other = other.resolve()
+        self._value, self._device_array, self._aval, self._alias = (other._value, other._device_array, other._aval,
+                                                                    None)
+        self._storage = other._shared_storage()
+        self._storage.add(self)
 
     @property
     def name(self) -> str:

@@ -137,11 +137,12 @@ class SparseCooTensor(SparseTensor):
         array([[0., 0., 3.],
                [4., 0., 0.]], dtype=float32)
     """
-    __slots__ = ("_indices",)
+    __slots__ = ("_indices", "_coalesced")
 
-    def __init__(self, indices: Tensor, values: Tensor, shape, row_bound=None):
+    def __init__(self, indices: Tensor, values: Tensor, shape, row_bound=None, coalesced=False):
         super().__init__(values, shape, row_bound)
         self._indices = indices
+        self._coalesced = coalesced  # Paddle's flag: set by coalesce() and the conversions to COO only
 
     def indices(self) -> Tensor:
         return self._indices
@@ -159,10 +160,11 @@ class SparseCooTensor(SparseTensor):
         return False
 
     def is_coalesced(self) -> bool:
-        """Whether the coordinates are sorted with no repeats (eagerly; a traced Tensor is taken as not)."""
-        (idx,) = _concrete("is_coalesced", self._indices)
-        flat = _flat_coordinates(idx, self._shape[:idx.shape[0]])
-        return bool(np.all(flat[1:] > flat[:-1]))
+        """Whether this Tensor comes from ``coalesce()`` or a conversion to COO (a dense or CSR Tensor's), whose
+        coordinates are sorted with no repeats. As in Paddle it is a mark, not a test of the coordinates: a Tensor
+        made by ``sparse_coo_tensor`` or by another sparse op is not marked, even when its coordinates are sorted.
+        """
+        return self._coalesced
 
     def _with_values(self, values) -> "SparseCooTensor":
         return SparseCooTensor(self._indices, values, self._shape, self.row_bound)
@@ -237,6 +239,14 @@ class SparseCsrTensor(SparseTensor):
 
     def to_dense(self) -> Tensor:
         return csr_to_coo(self).to_dense()
+
+    def sparse_dim(self) -> int:
+        """2, as Paddle reports for CSR Tensors (a batch of matrices too): the row and column axes are sparse."""
+        return 2
+
+    def dense_dim(self) -> int:
+        """0: a CSR Tensor's values are scalars."""
+        return 0
 
     def to_sparse_coo(self, sparse_dim: int | None = None) -> SparseCooTensor:
         coo = csr_to_coo(self)
@@ -381,7 +391,7 @@ def csr_to_coo(x: SparseCsrTensor) -> SparseCooTensor:
     rows = x.shape[-2]
     cols = T.cast(x.cols(), INDEX_DTYPE)
     indices = T.stack([grow // rows, grow % rows, cols] if x.ndim == 3 else [grow, cols])
-    return SparseCooTensor(indices, x.values(), x.shape, x.row_bound)
+    return SparseCooTensor(indices, x.values(), x.shape, x.row_bound, coalesced=True)
 
 
 def coo_to_csr(x: SparseCooTensor) -> SparseCsrTensor:
@@ -418,7 +428,7 @@ def to_sparse_coo(x: Tensor, sparse_dim: int) -> SparseCooTensor:
     idx = T.to_tensor(coords)
     values = T.gather_nd(x, T.transpose(idx, [1, 0])) if coords.shape[1] else T.zeros(
         [0] + x.shape[sparse_dim:], dtype=x.dtype)
-    return SparseCooTensor(idx, values, x.shape, sorted_row_bound(coords, x.shape))
+    return SparseCooTensor(idx, values, x.shape, sorted_row_bound(coords, x.shape), coalesced=True)
 
 
 def to_sparse_csr(x: Tensor) -> SparseCsrTensor:
@@ -452,4 +462,4 @@ def coalesce(x: SparseCooTensor) -> SparseCooTensor:
     coords = np.stack(np.unravel_index(unique, sparse_shape)).astype(np.int64).reshape(idx.shape[0], -1)
     values = T.scatter_nd_add(T.zeros([unique.size] + x.shape[idx.shape[0]:], dtype=x.dtype),
                               T.to_tensor(slot.reshape(-1, 1).astype(np.int64)), x.values())
-    return SparseCooTensor(T.to_tensor(coords), values, x.shape, sorted_row_bound(coords, x.shape))
+    return SparseCooTensor(T.to_tensor(coords), values, x.shape, sorted_row_bound(coords, x.shape), coalesced=True)

@@ -29,6 +29,7 @@ from paddle_fn.tensor.logic import *  # noqa: F401,F403
 from paddle_fn.tensor.manipulation import *  # noqa: F401,F403
 from paddle_fn.tensor.math import *  # noqa: F401,F403
 from paddle_fn.tensor.matrix_functions import vecdot  # noqa: F401  (the rest live in paddle.linalg only)
+from paddle_fn.tensor.storage_methods import create_tensor  # noqa: F401  (paddle.tensor.create_tensor only)
 from paddle_fn.tensor.nan_stats import *  # noqa: F401,F403
 from paddle_fn.tensor.pointwise import *  # noqa: F401,F403
 from paddle_fn.tensor.products import *  # noqa: F401,F403

@@ -14,6 +14,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError, UnsupportedError
 from paddle_fn.core.trace import Tensor, Tracer, adopt, concrete_or_error, get_aval
+from paddle_fn.prims.base import reshape_p
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import linalg
@@ -300,20 +301,21 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 def clone(x, name=None):
-    """A copy of `x` (Tensors are immutable, so the copy shares storage safely).
+    """A copy of `x`, through which gradients flow back to `x` (as Paddle's): a new handle, sharing no storage with
+    `x` (an in-place update of one leaves the other as it was).
 
     Example:
         >>> import paddle_fn as paddle
-        >>> x = paddle.to_tensor([1., 2.])
-        >>> paddle.clone(x).numpy()
-        array([1., 2.], dtype=float32)
+        >>> x = paddle.to_tensor(1.0, stop_gradient=False)
+        >>> y = x.clone()
+        >>> (y ** 2).backward()
+        >>> y.stop_gradient, x.grad.item()
+        (False, 2.0)
     """
     x = as_tensor(x)
     if isinstance(x, Tracer):
         return x
-    out = Tensor(x.concrete_value())
-    out.stop_gradient = x.stop_gradient
-    return out
+    return reshape_p.bind(x, new_sizes=tuple(get_aval(x).shape))  # the identity op, recorded by the tape
 
 
 def assign(x, output=None):

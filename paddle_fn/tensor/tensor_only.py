@@ -14,6 +14,7 @@ from paddle_fn.tensor._util import normalize_axis, static_list
 from paddle_fn.tensor.aliases import check_cpu, matrix_transpose
 from paddle_fn.tensor.creation import full
 from paddle_fn.tensor.scatters import diagonal_scatter
+from paddle_fn.tensor import storage_methods
 from paddle_fn.tensor.manipulation import concat, reshape, split, tile
 from paddle_fn.tensor.promotion import as_tensor, cast
 
@@ -317,6 +318,7 @@ def install():
     Tensor.requires_grad = property(_requires_grad, _set_requires_grad)
     Tensor.mT = property(matrix_transpose)
     Tensor.data = property(lambda self: self, _assign_data)
+    storage_methods.install()
 
 
 def _assign_data(self, value):

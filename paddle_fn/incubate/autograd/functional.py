@@ -11,7 +11,7 @@ import math
 
 import paddle_fn as paddle
 from paddle_fn.incubate.autograd.lazy_jacobian import LazyBlock, RowEngine, check_inputs, flatten_concat, tuple_output
-from paddle_fn.incubate.autograd.utils import as_tensors
+from paddle_fn.incubate.autograd.utils import as_result, as_tensors
 
 __all__ = ["vjp", "jvp", "Jacobian", "Hessian"]
 
@@ -50,8 +50,8 @@ def vjp(func, xs, v=None):
 
     Returns:
         ``(func_out, vjp)``: ``func_out`` is what ``func`` returned; ``vjp`` is a Tensor when ``xs`` is a Tensor,
-        else a tuple with one Tensor per element of ``xs``. A ``v`` whose shape differs from the output's raises
-        RuntimeError.
+        else a tuple with one Tensor per element of ``xs``; both with ``stop_gradient=False``, as Paddle's. A ``v``
+        whose shape differs from the output's raises RuntimeError.
 
     Example:
         >>> import paddle_fn as paddle
@@ -60,13 +60,13 @@ def vjp(func, xs, v=None):
         >>> x = paddle.ones(shape=[2, 2], dtype='float32')
         >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x)
         >>> print(vjp_result)
-        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
+        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=False,
                [[4., 4.],
                 [4., 4.]])
         >>> v = paddle.to_tensor([[1.0, 0.0], [0.0, 0.0]])
         >>> _, vjp_result = paddle.incubate.autograd.vjp(func, x, v)
         >>> print(vjp_result)
-        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
+        Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=False,
                [[2., 1.],
                 [1., 0.]])
     """
@@ -74,7 +74,8 @@ def vjp(func, xs, v=None):
     store = {}
     outs, pullback = paddle.vjp(tuple_output(func, store, "vjp"), *as_tensors(xs))
     cts = tuple(paddle.ones_like(o) for o in outs) if v is None else _check_v_shape(v, outs, "func's output")
-    grads = pullback(cts)
+    grads = [as_result(g) for g in pullback(cts)]
+    outs = [as_result(o) for o in outs]
     return _restore(outs, store), (grads[0] if isinstance(xs, paddle.Tensor) else tuple(grads))
 
 
@@ -89,7 +90,8 @@ def jvp(func, xs, v=None):
 
     Returns:
         ``(func_out, jvp)``: ``jvp`` is a Tensor when ``func`` returns a Tensor, else a tuple with one Tensor per
-        output. A ``v`` whose shape differs from ``xs`` raises RuntimeError.
+        output; both with ``stop_gradient=False``, as Paddle's. A ``v`` whose shape differs from ``xs`` raises
+        RuntimeError.
 
     Example:
         >>> import paddle_fn as paddle
@@ -111,6 +113,7 @@ def jvp(func, xs, v=None):
     tangents = tuple(paddle.ones_like(x) for x in primals) if v is None else _check_v_shape(v, primals, "xs")
     store = {}
     outs, tangents_out = paddle.jvp(tuple_output(func, store, "jvp"), primals, tangents)
+    outs, tangents_out = [as_result(o) for o in outs], [as_result(t) for t in tangents_out]
     return _restore(outs, store), (tangents_out[0] if store["single"] else tuple(tangents_out))
 
 
@@ -141,7 +144,7 @@ class Jacobian:
         >>> J.shape
         (4, 8)
         >>> print(J[:, :])
-        Tensor(shape=[4, 8], dtype=float32, place=Place(cpu), stop_gradient=True,
+        Tensor(shape=[4, 8], dtype=float32, place=Place(cpu), stop_gradient=False,
                [[1., 3., 0., 0., 1., 0., 2., 0.],
                 [2., 4., 0., 0., 0., 1., 0., 2.],
                 [0., 0., 1., 3., 3., 0., 4., 0.],
@@ -159,7 +162,7 @@ class Jacobian:
         self._block = LazyBlock(engine, range(engine.num_rows), range(engine.num_cols))
 
     def __getitem__(self, indexes):
-        return self._block[indexes]
+        return as_result(self._block[indexes])
 
     @property
     def shape(self):
@@ -188,7 +191,7 @@ class Hessian(Jacobian):
         >>> x = paddle.rand([2, 2])
         >>> h = paddle.incubate.autograd.Hessian(reducer, x)
         >>> print(h[:])
-        Tensor(shape=[4, 4], dtype=float32, place=Place(cpu), stop_gradient=True,
+        Tensor(shape=[4, 4], dtype=float32, place=Place(cpu), stop_gradient=False,
                [[2., 0., 0., 0.],
                 [0., 2., 0., 0.],
                 [0., 0., 2., 0.],

@@ -1,7 +1,7 @@
 """paddle.incubate.autograd.utils: argument helpers of Paddle's autograd APIs."""
 from collections.abc import Sequence
 
-from paddle_fn.core.trace import Tensor
+from paddle_fn.core.trace import Tensor, Tracer
 
 __all__ = ["as_tensors"]
 
@@ -28,3 +28,14 @@ def as_tensors(xs):
     if isinstance(xs, Sequence):
         return tuple(xs)
     return xs
+
+
+def as_result(t):
+    """`t` as Paddle's functional autograd returns its results: computed there with ``create_graph=True``, they have
+    ``stop_gradient=False`` (a new handle on the value, so a Tensor the user passed in keeps its flag). A traced
+    value (or None) is returned as it is."""
+    if t is None or isinstance(t, Tracer) or not t.stop_gradient:
+        return t
+    out = t.detach()
+    out.stop_gradient = False
+    return out

@@ -161,7 +161,8 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):  # noqa: A002
     """The negative log likelihood -input[n, label[n]] * weight[label[n]] for log-probabilities `input`
-    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...]; entries equal to ignore_index give 0 and are left out
+    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...] (or, as Paddle takes them, [N, 1] or [N, 1, d1, ...]);
+    entries equal to ignore_index give 0 and are left out
     of the mean, which is weighted: sum(loss) / sum(weight[label]).
 
     Example:
@@ -175,6 +176,8 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     x = float_operand("nll_loss", input)
     label = as_tensor(label)
     shape = shape_of(x)
+    if len(shape) >= 2 and shape_of(label) == shape[:1] + (1,) + shape[2:]:
+        label = squeeze(label, 1)  # Paddle also takes labels with a class axis of size 1 ([N, 1], [N, 1, d1, ...])
     if len(shape) < 2 or shape_of(label) != shape[:1] + shape[2:]:
         raise ShapeError(f"nll_loss: input [N, C, ...] (got {list(shape)}) needs label [N, ...] "
                          f"(got {list(shape_of(label))})")
