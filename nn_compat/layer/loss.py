@@ -1,21 +1,20 @@
-"""Loss layers (`paddle.nn.layer.loss`): CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss,
-SmoothL1Loss, KLDivLoss, MarginRankingLoss and HingeEmbeddingLoss over `paddle.nn.functional`'s losses."""
+"""Loss layers (`paddle.nn.layer.loss`, also `paddle.nn.loss`): CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss,
+BCEWithLogitsLoss, SmoothL1Loss, KLDivLoss, MarginRankingLoss and HingeEmbeddingLoss over `paddle.nn.functional`'s
+losses; like Paddle's module it also holds the loss layers kept in the sibling modules (``loss_margin``,
+``loss_ctc``, ``loss_structured``)."""
 from __future__ import annotations
 
 import paddle_fn.nn.functional as F
+from paddle_fn.nn_compat.layer import loss_ctc, loss_margin, loss_structured
+from paddle_fn.nn_compat.layer._loss_base import _REDUCTIONS, _check_reduction
 from paddle_fn.nn_compat.layer.layers import Layer
+from paddle_fn.nn_compat.layer.loss_ctc import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss_margin import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss_structured import *  # noqa: F401,F403
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HingeEmbeddingLoss", "KLDivLoss", "L1Loss",
            "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss"]
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _check_reduction(op, reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-    return reduction
-
+__all__ += loss_ctc.__all__ + loss_margin.__all__ + loss_structured.__all__
 
 class CrossEntropyLoss(Layer):
     """Softmax cross entropy of logits against class indices or soft labels (`paddle.nn.functional.cross_entropy`).

@@ -188,10 +188,15 @@ def _edge_index(mode, size, lo, hi):
     return np.where(folded >= size, period - folded, folded)
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
-    """Pad `x`. `pad` has 2 * x.ndim entries (constant mode: (low, high) for every dim, first dim first), or two
-    per spatial dim starting from the LAST one (Paddle's order: [left, right, top, bottom, front, back]).
-    mode: 'constant' (with `value`), 'reflect', 'replicate' or 'circular'.
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True, name=None):
+    """Pad `x` by `pad`, (low, high) pairs.
+
+    In 'constant' mode a `pad` of any even length up to 2 * x.ndim, other than 2 * (x.ndim - 2), pads from the
+    last axis backwards (the first pair widens the last axis); one of exactly 2 * x.ndim entries pads from the
+    first axis forwards instead while `pad_from_left_axis` is True (Paddle 3.3's default). Otherwise (modes
+    'reflect', 'replicate' and 'circular', or 2 * (x.ndim - 2) entries) `x` is 3-, 4- or 5-D and `pad` holds two
+    entries per spatial axis of `data_format` (NCL/NCHW/NCDHW by rank if None), the last spatial axis first:
+    [left, right, top, bottom, front, back].
 
     Example:
         >>> import paddle_fn as paddle
@@ -201,19 +206,30 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         array([[[2., 1., 2., 3., 2., 1.]]], dtype=float32)
         >>> F.pad(x, [0, 0, 0, 0, 1, 0], value=9.).numpy()
         array([[[9., 1., 2., 3.]]], dtype=float32)
+        >>> F.pad(x, [1, 0, 0, 1, 0, 0], pad_from_left_axis=False).shape
+        [1, 2, 4]
     """
     x = as_tensor(x)
     ndim = get_aval(x).ndim
     widths = static_list("pad", pad, "pad")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+    if len(widths) % 2:
+        raise ValueError(f"pad: pad {widths} needs an even number of entries, (low, high) per padded axis")
     pairs = [(0, 0)] * ndim
-    if len(widths) == 2 * ndim and mode == "constant":
-        pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(ndim)]
+    if mode == "constant" and len(widths) != 2 * (ndim - 2):
+        if len(widths) > 2 * ndim:
+            raise ValueError(f"pad: pad {widths} has more than two entries per axis of x (shape "
+                             f"{list(shape_of(x))})")
+        axes = range(ndim) if len(widths) == 2 * ndim and pad_from_left_axis else range(ndim - 1, -1, -1)
+        for i, d in zip(range(len(widths) // 2), axes):
+            pairs[d] = (widths[2 * i], widths[2 * i + 1])
     else:
+        if data_format is None:
+            data_format = {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(ndim, "NCHW")
         channel_last = data_format[-1] == "C" and data_format not in ("NC",)
         dims = _spatial_dims(ndim, channel_last)
-        if len(widths) != 2 * len(dims) or len(widths) % 2:
+        if len(widths) != 2 * len(dims):
             raise ValueError(f"pad: pad {widths} needs two entries per spatial dim of x (shape {list(shape_of(x))}, "
                              f"{data_format}: {len(dims)} spatial dims)" + (", or two per dim in constant mode"
                                                                             if mode == "constant" else ""))

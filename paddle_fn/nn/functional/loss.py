@@ -152,8 +152,9 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):  # noqa: A002
     """The negative log likelihood -input[n, label[n]] * weight[label[n]] for log-probabilities `input`
-    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...]; entries equal to ignore_index give 0 and are left out
-    of the mean, which is weighted: sum(loss) / sum(weight[label]).
+    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...] (or, as Paddle accepts, with input's rank and a class
+    axis of size 1: [N, 1, d1, ...]); entries equal to ignore_index give 0 and are left out of the mean, which is
+    weighted: sum(loss) / sum(weight[label]).
 
     Example:
         >>> import paddle_fn as paddle
@@ -166,8 +167,10 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     x = float_operand("nll_loss", input)
     label = as_tensor(label)
     shape = shape_of(x)
+    if len(shape) >= 2 and shape_of(label) == shape[:1] + (1,) + shape[2:]:
+        label = squeeze(label, 1)
     if len(shape) < 2 or shape_of(label) != shape[:1] + shape[2:]:
-        raise ShapeError(f"nll_loss: input [N, C, ...] (got {list(shape)}) needs label [N, ...] "
+        raise ShapeError(f"nll_loss: input [N, C, ...] (got {list(shape)}) needs label [N, ...] or [N, 1, ...] "
                          f"(got {list(shape_of(label))})")
     label = cast(label, dtypes.int64)
     valid = not_equal(label, ignore_index)
