@@ -300,3 +300,20 @@ def test_every_loss_layer_is_in_paddles_loss_module():
                  "TripletMarginLoss", "CrossEntropyLoss"):
         assert getattr(loss_module, name) is getattr(paddle.nn, name)
     assert paddle.nn.loss is loss_module
+
+
+def test_tanhshrink_float32_is_paddles_bit_for_bit_and_its_gradient_tanh_squared():
+    x = _t([-9.0, -7.95, -3.3, -1.1, -0.4, -0.2, -0.0003, 0.0005, 0.1, 0.3, 0.77, 2.5, 7.9, 12.0], grad=True)
+    # paddle 3.3.1 (CPU, float32): x minus Eigen's float32 tanh
+    want = np.array([-8.0, -6.949999809265137, -2.3027169704437256, -0.2995009422302246, -0.020051002502441406,
+                     -0.002624720335006714, 0.0, 1.1641532182693481e-10, 0.00033201277256011963,
+                     0.008687406778335571, 0.12307047843933105, 1.5133857727050781, 6.90000057220459, 11.0],
+                    dtype=np.float32)
+    np.testing.assert_array_equal(F.tanhshrink(x).numpy(), want)
+    np.testing.assert_array_equal(paddle.nn.Tanhshrink()(x).numpy(), want)
+    # compiled, the compiler may fuse a multiply-add of the polynomial: within an ulp of the result
+    np.testing.assert_allclose(paddle.jit.to_static(F.tanhshrink)(x).numpy(), want, rtol=2e-7, atol=1e-7)
+    F.tanhshrink(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.tanh(x.numpy().astype(np.float64)) ** 2, rtol=1e-6, atol=1e-7)
+    x64 = paddle.to_tensor([-0.4, 0.3], dtype="float64")
+    np.testing.assert_allclose(F.tanhshrink(x64).numpy(), [-0.020051037744775124, 0.008687387548409087], rtol=1e-14)
