@@ -317,3 +317,26 @@ def test_tanhshrink_float32_is_paddles_bit_for_bit_and_its_gradient_tanh_squared
     np.testing.assert_allclose(x.grad.numpy(), np.tanh(x.numpy().astype(np.float64)) ** 2, rtol=1e-6, atol=1e-7)
     x64 = paddle.to_tensor([-0.4, 0.3], dtype="float64")
     np.testing.assert_allclose(F.tanhshrink(x64).numpy(), [-0.020051037744775124, 0.008687387548409087], rtol=1e-14)
+
+
+def test_sync_batch_norm_is_batch_norm_in_one_process_and_converts_models():
+    x = _t(np.random.RandomState(7).randn(4, 3, 2, 5))
+    sync, plain = paddle.nn.SyncBatchNorm(3), paddle.nn.BatchNorm2D(3)
+    np.testing.assert_allclose(sync(x).numpy(), plain(x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(sync._mean.numpy(), plain._mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(sync._variance.numpy(), plain._variance.numpy(), rtol=1e-6)
+    channels_last = paddle.nn.SyncBatchNorm(5, data_format="NHWC")
+    np.testing.assert_allclose(channels_last(x).numpy(), paddle.nn.BatchNorm2D(5, data_format="NHWC")(x).numpy(),
+                               rtol=1e-6)
+    assert paddle.nn.SyncBatchNorm(3)(paddle.ones([2, 3])).shape == [2, 3]
+    assert paddle.nn.SyncBatchNorm(3, data_format="NCDHW")(paddle.ones([2, 3, 1, 2, 2])).shape == [2, 3, 1, 2, 2]
+    model = paddle.nn.Sequential(paddle.nn.Conv2D(3, 5, 3), paddle.nn.BatchNorm2D(5))
+    bn = model[1]
+    converted = paddle.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert type(converted[1]) is paddle.nn.SyncBatchNorm
+    assert converted[1].weight is bn.weight and converted[1]._mean is bn._mean
+    # paddle 3.3.1's repr of the converted model
+    assert repr(converted) == ("Sequential(\n  (0): Conv2D(3, 5, kernel_size=[3, 3], data_format=NCHW)\n"
+                               "  (1): SyncBatchNorm(num_features=5, momentum=0.9, epsilon=1e-05)\n)")
+    with pytest.raises(ValueError, match="data_format"):
+        paddle.nn.SyncBatchNorm(3, data_format="CHW")

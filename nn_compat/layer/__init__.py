@@ -14,6 +14,7 @@ from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.padding import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.spectral_norm import SpectralNorm  # noqa: F401
+from paddle_fn.nn_compat.layer.sync_batch_norm import SyncBatchNorm  # noqa: F401
 from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
 from paddle_fn.nn_compat.layer.rnn import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer import transformer  # noqa: E402 - attention and Transformer layers
@@ -23,7 +24,8 @@ from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterDict", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += padding.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "SpectralNorm", "dynamic_decode"]
+__all__ += padding.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "SpectralNorm", "SyncBatchNorm",
+                                                                       "dynamic_decode"]
 
 # Paddle 3.3's PyTorch-style second names: the same classes (paddle.nn.Conv2d is paddle.nn.Conv2D)
 Module, ModuleDict, ModuleList = Layer, LayerDict, LayerList
