@@ -340,3 +340,26 @@ def test_sync_batch_norm_is_batch_norm_in_one_process_and_converts_models():
                                "  (1): SyncBatchNorm(num_features=5, momentum=0.9, epsilon=1e-05)\n)")
     with pytest.raises(ValueError, match="data_format"):
         paddle.nn.SyncBatchNorm(3, data_format="CHW")
+
+
+def test_paddle_3_3_keyword_arguments_of_layers_and_losses():
+    # values: paddle 3.3.1
+    x, zeros = _t([0.5, 3.0, -0.2]), paddle.zeros([3])
+    np.testing.assert_allclose(F.smooth_l1_loss(x, zeros, reduction="none", delta=2.0, is_huber=False).numpy(),
+                               [0.0625, 2.0, 0.010000000707805157], rtol=1e-6)
+    np.testing.assert_allclose(F.smooth_l1_loss(x, zeros, delta=2.0, is_huber=False).numpy(), 0.690833330154419,
+                               rtol=1e-6)
+    np.testing.assert_allclose(paddle.nn.SmoothL1Loss(reduction="sum", delta=0.5, is_huber=False)(x, zeros).numpy(),
+                               3.0399999618530273, rtol=1e-6)
+    np.testing.assert_array_equal(F.thresholded_relu(_t([0.5, 2.0, 1.0]), 1.0, -3.0).numpy(), [-3.0, 2.0, -3.0])
+    conv = paddle.nn.Conv1D(2, 3, 2, bias=False, dtype="float64", device="cpu")
+    assert conv.bias is None and conv.weight.dtype == paddle.float64
+    assert conv(paddle.ones([1, 2, 4], dtype="float64")).shape == [1, 3, 3]
+    assert paddle.nn.Conv3D(1, 2, 1, bias=False).bias is None
+    assert paddle.nn.LayerNorm(4, elementwise_affine=False).weight is None
+    norm = paddle.nn.LayerNorm(4, bias=False, dtype="float64")
+    assert norm.bias is None and norm.weight.dtype == paddle.float64
+    group = paddle.nn.GroupNorm(2, 4, affine=False)
+    assert group.weight is None and group.bias is None
+    np.testing.assert_allclose(group(_t([[[1.0], [3.0], [0.0], [4.0]]])).numpy().ravel(),
+                               [-0.999995, 0.999995, -0.9999994, 0.9999994], rtol=1e-5)

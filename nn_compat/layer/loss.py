@@ -169,7 +169,7 @@ class SmoothL1Loss(Layer):
     Args:
         reduction (str, optional): 'mean' (default), 'sum' or 'none'.
         delta (float, optional): Default: 1.0.
-        is_huber (bool, optional): only True (Paddle's default; the Huber form) is supported.
+        is_huber (bool, optional): True (default): the Huber form; False: divided by delta.
         name (str, optional): unused label, as in Paddle.
 
     Example:
@@ -180,12 +180,11 @@ class SmoothL1Loss(Layer):
 
     def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__()
-        if not is_huber:
-            raise NotImplementedError("SmoothL1Loss: is_huber=False is not supported")
         self.reduction, self.delta = _check_reduction("SmoothL1Loss", reduction), delta
+        self.is_huber = is_huber
 
     def forward(self, input, label):  # noqa: A002 - Paddle's argument name
-        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta)
+        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta, is_huber=self.is_huber)
 
 
 class KLDivLoss(Layer):

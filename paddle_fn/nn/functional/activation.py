@@ -143,17 +143,19 @@ def softshrink(x, threshold=0.5, name=None):
     return ew.select(ew.gt(x, t), ew.sub(x, t), ew.select(ew.lt(x, ew.neg(t)), ew.add(x, t), st.full_like(x, 0)))
 
 
-def thresholded_relu(x, threshold=1.0, name=None):
-    """x where x > threshold, else 0.
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """x where x > threshold, else `value` (Paddle 3.3; 0 by default).
 
     Example:
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.thresholded_relu(paddle.to_tensor([0.5, 2.])).numpy()
         array([0., 2.], dtype=float32)
+        >>> F.thresholded_relu(paddle.to_tensor([0.5, 2.]), value=-1.0).numpy()
+        array([-1.,  2.], dtype=float32)
     """
     x = real_operand("thresholded_relu", x)
-    return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, 0))
+    return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, value))
 
 
 def prelu(x, weight, data_format="NCHW", name=None):

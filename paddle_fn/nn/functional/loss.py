@@ -267,9 +267,9 @@ def l1_loss(input, label, reduction="mean", name=None):  # noqa: A002
     return _reduce("l1_loss", m.abs(m.subtract(float_operand("l1_loss", input), label)), reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):  # noqa: A002
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):  # noqa: A002
     """Paddle's smooth L1 (the Huber loss): 0.5 d^2 where |d| <= delta, else delta * (|d| - 0.5 delta), with
-    d = input - label.
+    d = input - label; ``is_huber=False`` divides it by delta (the smooth L1 of PyTorch's convention).
 
     Example:
         >>> import paddle_fn as paddle
@@ -281,7 +281,8 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):  # noq
     d = m.abs(m.subtract(float_operand("smooth_l1_loss", input), label))
     quadratic = m.multiply(m.multiply(d, d), 0.5)
     linear_part = m.multiply(m.subtract(d, 0.5 * delta), delta)
-    return _reduce("smooth_l1_loss", where(m.abs(d) <= delta, quadratic, linear_part), reduction)
+    loss = where(m.abs(d) <= delta, quadratic, linear_part)
+    return _reduce("smooth_l1_loss", loss if is_huber else m.divide(loss, delta), reduction)
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):  # noqa: A002
