@@ -363,3 +363,28 @@ def test_paddle_3_3_keyword_arguments_of_layers_and_losses():
     assert group.weight is None and group.bias is None
     np.testing.assert_allclose(group(_t([[[1.0], [3.0], [0.0], [4.0]]])).numpy().ravel(),
                                [-0.999995, 0.999995, -0.9999994, 0.9999994], rtol=1e-5)
+
+
+def test_embedding_max_norm_and_scale_grad_by_freq_match_paddle():
+    table = [[3.0, 4.0], [0.3, 0.4], [1.0, -2.0], [6.0, 8.0]]
+    ids = paddle.to_tensor([[0, 1], [2, 0]])
+    cot = paddle.arange(8, dtype="float32").reshape([2, 2, 2])
+    w = _t(table, grad=True)
+    out = F.embedding(ids, w, max_norm=2.0)
+    # paddle 3.3.1: the looked-up rows over the norm rescaled, the weight updated in place, the gradient unscaled
+    np.testing.assert_allclose(out.numpy()[1], [[0.8944271802902222, -1.7888543605804443], [1.2, 1.6]], rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), [[1.2, 1.6], [0.3, 0.4], [0.8944271802902222, -1.7888543605804443],
+                                           [6.0, 8.0]], rtol=1e-6)
+    (out * cot).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [[6, 8], [2, 3], [4, 5], [0, 0]])
+    w = _t(table, grad=True)
+    out = F.embedding(ids, w, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True, padding_idx=1)
+    np.testing.assert_allclose(out.numpy()[0], [[0.4285714626312256, 0.5714285969734192], [0, 0]], rtol=1e-6)
+    (out * cot).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [[3, 4], [0, 0], [4, 5], [0, 0]])
+    # under a transform the weight is not updated (values are immutable there); the gradient is the same
+    grad = paddle.grad(lambda v: (F.embedding(ids, v, max_norm=2.0) * cot).sum())(_t(table))
+    np.testing.assert_array_equal(grad.numpy(), [[6, 8], [2, 3], [4, 5], [0, 0]])
+    layer = paddle.nn.Embedding(4, 2, max_norm=2.0, scale_grad_by_freq=True)
+    layer.weight.set_value(_t(table))
+    np.testing.assert_allclose(layer(ids).numpy()[0, 0], [1.2, 1.6], rtol=1e-6)
