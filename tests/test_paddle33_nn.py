@@ -388,3 +388,37 @@ def test_embedding_max_norm_and_scale_grad_by_freq_match_paddle():
     layer = paddle.nn.Embedding(4, 2, max_norm=2.0, scale_grad_by_freq=True)
     layer.weight.set_value(_t(table))
     np.testing.assert_allclose(layer(ids).numpy()[0, 0], [1.2, 1.6], rtol=1e-6)
+
+
+def test_interpolate_antialias_and_recompute_scale_factor_match_paddle():
+    x = _t(np.arange(126, dtype=np.float32).reshape(1, 2, 9, 7) % 11)
+    # paddle 3.3.1
+    np.testing.assert_allclose(F.interpolate(x, size=[4, 3], mode="bilinear", antialias=True).numpy()[0, 0],
+                               [[4.457142353057861, 5.213446140289307, 4.028571605682373],
+                                [4.754354953765869, 4.8895263671875, 4.70905876159668],
+                                [5.222995758056641, 4.98278284072876, 4.909407615661621],
+                                [4.699999809265137, 5.243697643280029, 5.573470115661621]], rtol=1e-5)
+    np.testing.assert_allclose(F.interpolate(x, scale_factor=0.45, mode="bilinear",
+                                             recompute_scale_factor=True).numpy()[0, 0, 0],
+                               [5.041666507720947, 7.375, 2.8333330154418945], rtol=1e-5)
+    np.testing.assert_allclose(F.interpolate(x, scale_factor=0.45, mode="bilinear").numpy()[0, 0, 0],
+                               [4.888889312744141, 7.111111640930176, 2.6111114025115967], rtol=1e-5)
+    assert F.interpolate(x, scale_factor=[1.7, 0.6], recompute_scale_factor=True).shape == [1, 2, 15, 4]
+    small = _t(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4) % 5)
+    np.testing.assert_allclose(F.interpolate(small, size=[5, 7], mode="bilinear", antialias=True).numpy()[0, 0, 1],
+                               [1.6, 1.24286, 0.67143, 1.1, 1.67143, 2.24286, 2.6], atol=1e-5)
+    line = paddle.arange(6, dtype="float32").reshape([1, 1, 6])  # data_format None: channels first by rank
+    np.testing.assert_allclose(F.interpolate(line, size=[4], mode="linear").numpy(), [[[0.25, 1.75, 3.25, 4.75]]])
+    with pytest.raises(ValueError, match="antialias"):
+        F.interpolate(x, size=[4, 3], mode="nearest", antialias=True)
+    with pytest.raises(ValueError, match="recompute_scale_factor"):
+        F.interpolate(x, size=[4, 3], recompute_scale_factor=True)
+
+
+def test_dropout_inplace_and_normalize_out():
+    x = paddle.ones([4])
+    assert F.dropout(x, 0.5, training=False, inplace=True, mode="downscale_in_infer") is x
+    np.testing.assert_array_equal(x.numpy(), [0.5] * 4)
+    y = _t([[3.0, 4.0]])
+    assert F.normalize(y, out=y) is y
+    np.testing.assert_allclose(y.numpy(), [[0.6, 0.8]], rtol=1e-6)
