@@ -422,3 +422,21 @@ def test_dropout_inplace_and_normalize_out():
     y = _t([[3.0, 4.0]])
     assert F.normalize(y, out=y) is y
     np.testing.assert_allclose(y.numpy(), [[0.6, 0.8]], rtol=1e-6)
+
+
+def test_class_center_sample_keeps_the_positives_first_as_paddle():
+    paddle.seed(3)
+    remapped, centers = F.class_center_sample(paddle.to_tensor([1, 5, 5, 9]), 10, 6)
+    # paddle 3.3.1: remapped [0, 1, 1, 2], centers [1, 5, 9, <3 random others>]
+    assert remapped.numpy().tolist() == [0, 1, 1, 2] and remapped.dtype == paddle.int64
+    assert centers.numpy()[:3].tolist() == [1, 5, 9] and centers.shape == [6]
+    assert len(set(centers.numpy().tolist())) == 6 and set(centers.numpy()[3:]).isdisjoint({1, 5, 9})
+    remapped, centers = F.class_center_sample(paddle.to_tensor([1, 5, 5, 9]), 10, 2)
+    assert centers.numpy().tolist() == [1, 5, 9]
+    remapped, centers = F.class_center_sample(paddle.to_tensor([3, 0]), 4, 4)
+    assert remapped.numpy().tolist() == [1, 0] and sorted(centers.numpy().tolist()) == [0, 1, 2, 3]
+    assert centers.numpy()[:2].tolist() == [0, 3]
+    with pytest.raises(ValueError, match="num_classes"):
+        F.class_center_sample(paddle.to_tensor([3, 10]), 10, 4)
+    with pytest.raises(ConcretizationError, match="eagerly"):
+        paddle.jit.to_static(lambda t: F.class_center_sample(t, 10, 4)[1])(paddle.to_tensor([1, 2]))
