@@ -440,3 +440,22 @@ def test_class_center_sample_keeps_the_positives_first_as_paddle():
         F.class_center_sample(paddle.to_tensor([3, 10]), 10, 4)
     with pytest.raises(ConcretizationError, match="eagerly"):
         paddle.jit.to_static(lambda t: F.class_center_sample(t, 10, 4)[1])(paddle.to_tensor([1, 2]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_family_clips_at_minus_64_as_paddles_kernels(dtype):
+    x = paddle.to_tensor(np.array([[0.0, -100.0, -50.0], [3.0, 2.0, -70.0]], dtype), stop_gradient=False)
+    # paddle 3.3.1 (CPU): x - max(x) clipped at -64, the gradients those of the unclipped functions
+    np.testing.assert_allclose(F.softmax(x).numpy(), [[1.0, 1.6038109389511792e-28, 1.9287498933537385e-22],
+                                                      [0.7310585975646973, 0.2689414322376251,
+                                                       1.1724797889768354e-28]], rtol=2e-7)
+    np.testing.assert_allclose(F.log_softmax(x).numpy(), [[0.0, -64.0, -50.0], [-0.31326165795326233,
+                                                                                -1.31326162815094,
+                                                                                -64.31326293945312]], rtol=2e-7)
+    np.testing.assert_allclose(F.softmax(x, axis=0).numpy()[:, 1], [1.6038109389511792e-28, 1.0], rtol=2e-7)
+    loss = F.cross_entropy(x, paddle.to_tensor([1, 2]), reduction="none")
+    np.testing.assert_allclose(loss.numpy(), [64.0, 64.31326293945312], rtol=2e-7)
+    loss.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1.0, -1.0, 1.9287498933537385e-22],
+                                                [0.7310585975646973, 0.2689414322376251, -1.0]], rtol=2e-7)
+    np.testing.assert_allclose(F.cross_entropy(_t([[0.0, 100.0]]), paddle.to_tensor([0])).numpy(), 64.0)
