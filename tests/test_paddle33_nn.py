@@ -415,13 +415,16 @@ def test_interpolate_antialias_and_recompute_scale_factor_match_paddle():
         F.interpolate(x, size=[4, 3], recompute_scale_factor=True)
 
 
-def test_dropout_inplace_and_normalize_out():
+def test_dropout_inplace_and_normalize_and_softmax_out():
     x = paddle.ones([4])
     assert F.dropout(x, 0.5, training=False, inplace=True, mode="downscale_in_infer") is x
     np.testing.assert_array_equal(x.numpy(), [0.5] * 4)
     y = _t([[3.0, 4.0]])
     assert F.normalize(y, out=y) is y
     np.testing.assert_allclose(y.numpy(), [[0.6, 0.8]], rtol=1e-6)
+    held = paddle.zeros([2])
+    assert F.softmax(_t([0.0, 0.0]), out=held) is held
+    np.testing.assert_array_equal(held.numpy(), [0.5, 0.5])
 
 
 def test_class_center_sample_keeps_the_positives_first_as_paddle():

@@ -9,7 +9,7 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axis, shape_of
+from paddle_fn.tensor._util import normalize_axis, shape_of, write_out
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, real_operand
 
 __all__ = ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"]
@@ -170,10 +170,10 @@ def _floored(shifted):
     return ew.add(finite, ew.stop_gradient(ew.sub(clipped, finite)))
 
 
-def softmax(x, axis=-1, dtype=None, name=None):
+def softmax(x, axis=-1, dtype=None, name=None, *, out=None):
     """exp(x) / sum(exp(x)) along `axis`, computed stably; as Paddle's kernel, each x - max(x) is clipped at -64
     first (so an entry 64 or more below the maximum gets exp(-64) relative weight, not 0), with the gradient of
-    the unclipped softmax.
+    the unclipped softmax. `out` (Paddle 3.3), a Tensor made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -183,7 +183,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
     def normalized(s, ax, kept):
         e = ew.exp(_floored(s))
         return ew.div(e, st.broadcast_in_dim(red.reduce_sum(e, axes=(ax,)), shape=shape_of(s), broadcast_dimensions=kept))
-    return _over_one_axis(_prepare("softmax", x, dtype), axis, normalized)
+    return write_out(_over_one_axis(_prepare("softmax", x, dtype), axis, normalized), out)
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
