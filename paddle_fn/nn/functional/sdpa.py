@@ -82,9 +82,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         >>> F.scaled_dot_product_attention(q, q, v).numpy()[0, :, 0]
         array([[0.5, 0.5, 0. , 0. ],
                [0.5, 0.5, 0. , 0. ]], dtype=float32)
-        >>> F.scaled_dot_product_attention(q, q, v, is_causal=True).numpy()[0, :, 0]
-        array([[1. , 0. , 0. , 0. ],
-               [0.5, 0.5, 0. , 0. ]], dtype=float32)
+        >>> F.scaled_dot_product_attention(q, q, v, is_causal=True).numpy()[0, :, 0]   # exp(-64)-small, as Paddle
+        array([[1.0000000e+00, 1.6038108e-28, 0.0000000e+00, 0.0000000e+00],
+               [5.0000000e-01, 5.0000000e-01, 0.0000000e+00, 0.0000000e+00]],
+              dtype=float32)
     """
     if backend not in (None, "math"):
         raise NotImplementedError(f"scaled_dot_product_attention: backend={backend!r} is not available; only the "
