@@ -68,8 +68,10 @@ def test_embedding_padding_row_is_zero_and_names_follow_paddle():
     assert repr(emb) == "Embedding(5, 3, padding_idx=4, sparse=False, scale_grad_by_freq=False)"
     with pytest.raises(ValueError, match="padding_idx"):
         nn.Embedding(5, 3, padding_idx=5)
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        nn.Embedding(5, 3, max_norm=1.0)
+    renormed = nn.Embedding(5, 3, max_norm=1e-3)
+    renormed(paddle.to_tensor([0, 2]))
+    norms = np.linalg.norm(renormed.weight.numpy(), axis=1)
+    assert norms[0] <= 1e-3 + 1e-9 and norms[2] <= 1e-3 + 1e-9 and norms[1] > 1e-3  # only the rows looked up
 
 
 def test_dropout_train_and_eval():

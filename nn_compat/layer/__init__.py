@@ -9,13 +9,12 @@ from paddle_fn.nn_compat.layer.conv import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.decode import BeamSearchDecoder, dynamic_decode  # noqa: F401
 from paddle_fn.nn_compat.layer.distance import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.layers import HookRemoveHelper, Layer
-from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403
-from paddle_fn.nn_compat.layer.loss_ctc import CTCLoss  # noqa: F401
-from paddle_fn.nn_compat.layer import loss_margin  # noqa: E402 - Paddle 3's margin and likelihood losses
-from paddle_fn.nn_compat.layer.loss_margin import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss import *  # noqa: F401,F403 - every loss layer, as Paddle's loss module
 from paddle_fn.nn_compat.layer.norm import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.padding import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer.pooling import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.spectral_norm import SpectralNorm  # noqa: F401
+from paddle_fn.nn_compat.layer.sync_batch_norm import SyncBatchNorm  # noqa: F401
 from paddle_fn.nn_compat.layer import rnn  # noqa: E402 - recurrent layers
 from paddle_fn.nn_compat.layer.rnn import *  # noqa: F401,F403
 from paddle_fn.nn_compat.layer import transformer  # noqa: E402 - attention and Transformer layers
@@ -25,7 +24,8 @@ from paddle_fn.nn_compat.layer.vision import *  # noqa: F401,F403
 __all__ = (["HookRemoveHelper", "Layer", "LayerDict", "LayerList", "ParameterDict", "ParameterList", "Sequential"] + activation.__all__
            + common.__all__ + conv.__all__ + distance.__all__ + loss.__all__ + norm.__all__ + pooling.__all__
            + vision.__all__)
-__all__ += padding.__all__ + loss_margin.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "CTCLoss", "dynamic_decode"]
+__all__ += padding.__all__ + rnn.__all__ + transformer.__all__ + ["BeamSearchDecoder", "SpectralNorm", "SyncBatchNorm",
+                                                                       "dynamic_decode"]
 
 # Paddle 3.3's PyTorch-style second names: the same classes (paddle.nn.Conv2d is paddle.nn.Conv2D)
 Module, ModuleDict, ModuleList = Layer, LayerDict, LayerList

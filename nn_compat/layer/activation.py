@@ -521,10 +521,7 @@ class ThresholdedReLU(Layer):
         self._threshold, self._value, self._name = threshold, value, name
 
     def forward(self, x):
-        out = F.thresholded_relu(x, self._threshold)
-        if self._value == 0.0:
-            return out
-        return paddle_fn.where(x > self._threshold, out, paddle_fn.full_like(out, self._value))
+        return F.thresholded_relu(x, self._threshold, self._value)
 
     def extra_repr(self):
         name = f", name={self._name}" if self._name else ""

@@ -185,10 +185,11 @@ class Embedding(Layer):
         num_embeddings (int): the number of rows.
         embedding_dim (int): the size of each row.
         padding_idx (int, optional): a row index (negative counts from the end) whose output is zeros.
-        max_norm (float, optional): only None is supported (renormalizing looked-up rows writes the table
-            during forward); a value raises NotImplementedError.
+        max_norm (float, optional): rescale each looked-up row whose norm exceeds it to that norm, updating the
+            weight as Paddle does (`paddle.nn.functional.embedding`).
         norm_type (float, optional): the norm of `max_norm`. Default: 2.0.
-        scale_grad_by_freq (bool, optional): only False is supported. Default: False.
+        scale_grad_by_freq (bool, optional): divide each row's gradient by its id's count in the batch. Default:
+            False.
         sparse (bool, optional): Paddle's sparse-gradient flag; gradients here are dense, with the same values.
             Default: False.
         _weight (Tensor, optional): use this ``[num_embeddings, embedding_dim]`` Tensor as the weight.
@@ -215,11 +216,6 @@ class Embedding(Layer):
         if num_embeddings <= 0 or embedding_dim <= 0:
             raise ValueError(f"Embedding: num_embeddings and embedding_dim must be > 0, got {num_embeddings} and "
                              f"{embedding_dim}")
-        if max_norm is not None:
-            raise NotImplementedError("Embedding: max_norm is not supported (it rewrites table rows during "
-                                      "forward); renormalize the weight explicitly instead")
-        if scale_grad_by_freq:
-            raise NotImplementedError("Embedding: scale_grad_by_freq=True is not supported")
         if device not in (None, "cpu"):
             raise NotImplementedError(f"Embedding: device={device!r} is not supported; parameters live on the host")
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
@@ -251,7 +247,8 @@ class Embedding(Layer):
         return self._padding_idx
 
     def forward(self, x):
-        return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse)
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx, max_norm=self._max_norm,
+                           norm_type=self._norm_type, sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
 
     def extra_repr(self):
         pad = f", padding_idx={self._padding_idx}" if self._padding_idx is not None else ""

@@ -30,7 +30,8 @@ class _ConvNd(Layer):
     _fn = None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, padding_mode="zeros",
-                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None, data_format=None):
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None, data_format=None, *,
+                 bias=True, device=None, dtype=None):
         super().__init__()
         op, n = type(self).__name__, self._dims
         if weight_attr is False:
@@ -50,7 +51,7 @@ class _ConvNd(Layer):
         self._dilation = _as_list(f"{op}: dilation", dilation, n)
         self._padding, self._padding_mode, self.output_padding = padding, padding_mode, output_padding
         self._data_format = data_format
-        self._dtype = paddle_fn.get_default_dtype()
+        self._dtype = paddle_fn.get_default_dtype() if dtype is None else dtype
         if self._transposed:
             shape, init = [in_channels, out_channels // groups, *self._kernel_size], None  # XavierUniform
         else:
@@ -58,8 +59,10 @@ class _ConvNd(Layer):
             # Paddle's default: Normal(0, sqrt(2 / fan_in)), fan_in = in_channels * prod(kernel_size)
             init = Normal(0.0, (2.0 / (in_channels * int(np.prod(self._kernel_size)))) ** 0.5)
         self.weight = self.create_parameter(shape, attr=weight_attr, dtype=self._dtype, is_bias=False,
-                                            default_initializer=init)
-        self.bias = self.create_parameter([out_channels], attr=bias_attr, dtype=self._dtype, is_bias=True)
+                                            default_initializer=init, device=device)
+        # Paddle 3.3's bias=False: no bias whatever bias_attr says
+        self.bias = self.create_parameter([out_channels], attr=bias_attr if bias else False, dtype=self._dtype,
+                                          is_bias=True, device=device)
 
     def forward(self, x):
         padding = self._padding
@@ -115,6 +118,9 @@ class Conv1D(_ConvNd):
         weight_attr (ParamAttr, optional): the weight's attributes; by default Normal(0, sqrt(2 / fan_in)).
         bias_attr (ParamAttr|bool, optional): the bias's attributes (zeros); False: no bias.
         data_format (str, optional): channel first (default) or channel last.
+        bias (bool, optional): keyword-only; False: no bias, whatever bias_attr says (Paddle 3.3). Default: True.
+        device (str|Place, optional): keyword-only; where the parameters live. Default: the default device.
+        dtype (str, optional): keyword-only; the parameters' dtype. Default: the default dtype.
     Example:
         >>> import paddle_fn as paddle
         >>> conv = paddle.nn.Conv1D(1, 1, 2, weight_attr=paddle.nn.initializer.Constant(1.0))
@@ -126,9 +132,10 @@ class Conv1D(_ConvNd):
     _dims, _fn = 1, staticmethod(F.conv1d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCL"):
+                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCL", *, bias=True,
+                 device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, padding_mode, 0, dilation, groups,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr, data_format, bias=bias, device=device, dtype=dtype)
 
 
 class Conv2D(_ConvNd):
@@ -149,6 +156,9 @@ class Conv2D(_ConvNd):
         weight_attr (ParamAttr, optional): the weight's attributes; by default Normal(0, sqrt(2 / fan_in)).
         bias_attr (ParamAttr|bool, optional): the bias's attributes (zeros); False: no bias.
         data_format (str, optional): channel first (default) or channel last.
+        bias (bool, optional): keyword-only; False: no bias, whatever bias_attr says (Paddle 3.3). Default: True.
+        device (str|Place, optional): keyword-only; where the parameters live. Default: the default device.
+        dtype (str, optional): keyword-only; the parameters' dtype. Default: the default dtype.
     Example:
         >>> import paddle_fn as paddle
         >>> conv = paddle.nn.Conv2D(3, 8, 3, padding=1)
@@ -160,9 +170,10 @@ class Conv2D(_ConvNd):
     _dims, _fn = 2, staticmethod(F.conv2d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCHW"):
+                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCHW", *, bias=True,
+                 device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, padding_mode, 0, dilation, groups,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr, data_format, bias=bias, device=device, dtype=dtype)
 
 
 class Conv3D(_ConvNd):
@@ -183,6 +194,9 @@ class Conv3D(_ConvNd):
         weight_attr (ParamAttr, optional): the weight's attributes; by default Normal(0, sqrt(2 / fan_in)).
         bias_attr (ParamAttr|bool, optional): the bias's attributes (zeros); False: no bias.
         data_format (str, optional): channel first (default) or channel last.
+        bias (bool, optional): keyword-only; False: no bias, whatever bias_attr says (Paddle 3.3). Default: True.
+        device (str|Place, optional): keyword-only; where the parameters live. Default: the default device.
+        dtype (str, optional): keyword-only; the parameters' dtype. Default: the default dtype.
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.nn.Conv3D(2, 4, 3)(paddle.ones([1, 2, 4, 4, 4])).shape
@@ -191,9 +205,10 @@ class Conv3D(_ConvNd):
     _dims, _fn = 3, staticmethod(F.conv3d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCDHW"):
+                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCDHW", *, bias=True,
+                 device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, padding_mode, 0, dilation, groups,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr, data_format, bias=bias, device=device, dtype=dtype)
 
 
 

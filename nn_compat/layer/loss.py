@@ -1,21 +1,20 @@
-"""Loss layers (`paddle.nn.layer.loss`): CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss,
-SmoothL1Loss, KLDivLoss, MarginRankingLoss and HingeEmbeddingLoss over `paddle.nn.functional`'s losses."""
+"""Loss layers (`paddle.nn.layer.loss`, also `paddle.nn.loss`): CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss,
+BCEWithLogitsLoss, SmoothL1Loss, KLDivLoss, MarginRankingLoss and HingeEmbeddingLoss over `paddle.nn.functional`'s
+losses; like Paddle's module it also holds the loss layers kept in the sibling modules (``loss_margin``,
+``loss_ctc``, ``loss_structured``)."""
 from __future__ import annotations
 
 import paddle_fn.nn.functional as F
+from paddle_fn.nn_compat.layer import loss_ctc, loss_margin, loss_structured
+from paddle_fn.nn_compat.layer._loss_base import _REDUCTIONS, _check_reduction
 from paddle_fn.nn_compat.layer.layers import Layer
+from paddle_fn.nn_compat.layer.loss_ctc import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss_margin import *  # noqa: F401,F403
+from paddle_fn.nn_compat.layer.loss_structured import *  # noqa: F401,F403
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HingeEmbeddingLoss", "KLDivLoss", "L1Loss",
            "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss"]
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _check_reduction(op, reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-    return reduction
-
+__all__ += loss_ctc.__all__ + loss_margin.__all__ + loss_structured.__all__
 
 class CrossEntropyLoss(Layer):
     """Softmax cross entropy of logits against class indices or soft labels (`paddle.nn.functional.cross_entropy`).
@@ -170,7 +169,7 @@ class SmoothL1Loss(Layer):
     Args:
         reduction (str, optional): 'mean' (default), 'sum' or 'none'.
         delta (float, optional): Default: 1.0.
-        is_huber (bool, optional): only True (Paddle's default; the Huber form) is supported.
+        is_huber (bool, optional): True (default): the Huber form; False: divided by delta.
         name (str, optional): unused label, as in Paddle.
 
     Example:
@@ -181,12 +180,11 @@ class SmoothL1Loss(Layer):
 
     def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__()
-        if not is_huber:
-            raise NotImplementedError("SmoothL1Loss: is_huber=False is not supported")
         self.reduction, self.delta = _check_reduction("SmoothL1Loss", reduction), delta
+        self.is_huber = is_huber
 
     def forward(self, input, label):  # noqa: A002 - Paddle's argument name
-        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta)
+        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta, is_huber=self.is_huber)
 
 
 class KLDivLoss(Layer):

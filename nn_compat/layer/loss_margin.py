@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import paddle_fn.nn.functional as F
-from paddle_fn.nn_compat.layer.layers import Layer
-from paddle_fn.nn_compat.layer.loss import _check_reduction
+from paddle_fn.nn_compat.layer._loss_base import _Loss
 
 __all__ = ["TripletMarginLoss", "TripletMarginWithDistanceLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "GaussianNLLLoss",
            "PoissonNLLLoss"]
-
-
-class _Loss(Layer):
-    """A loss layer: the functional loss with the options given at construction."""
-    _fn = None
-
-    def __init__(self, reduction, **options):
-        super().__init__()
-        self.reduction = _check_reduction(type(self).__name__, reduction)
-        self._options = options
-
-    def forward(self, *args):
-        return type(self)._fn(*args, reduction=self.reduction, **self._options)
 
 
 class TripletMarginLoss(_Loss):

@@ -18,11 +18,12 @@ __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm"
            "InstanceNorm2D", "InstanceNorm3D", "LayerNorm", "LocalResponseNorm"]
 
 
-def _affine(layer, shape, weight_attr, bias_attr, dtype, weight_name="weight"):
+def _affine(layer, shape, weight_attr, bias_attr, dtype, weight_name="weight", device=None):
     """Create the scale (ones) and shift (zeros) parameters; an attr of False leaves that parameter out."""
     weight = None if weight_attr is False else layer.create_parameter(
-        shape, attr=weight_attr, dtype=dtype, is_bias=False, default_initializer=Constant(1.0))
-    bias = None if bias_attr is False else layer.create_parameter(shape, attr=bias_attr, dtype=dtype, is_bias=True)
+        shape, attr=weight_attr, dtype=dtype, is_bias=False, default_initializer=Constant(1.0), device=device)
+    bias = None if bias_attr is False else layer.create_parameter(shape, attr=bias_attr, dtype=dtype, is_bias=True,
+                                                                  device=device)
     setattr(layer, weight_name, weight)
     layer.bias = bias
 
@@ -250,6 +251,11 @@ class LayerNorm(Layer):
         weight_attr (ParamAttr|bool, optional): the scale's attributes (ones); False: no scale.
         bias_attr (ParamAttr|bool, optional): the shift's attributes (zeros); False: no shift.
         name (str, optional): shown in the repr.
+        elementwise_affine (bool, optional): keyword-only; False: neither scale nor shift (Paddle 3.3). Default:
+            True.
+        bias (bool, optional): keyword-only; False: no shift. Default: True.
+        device (str|Place, optional): keyword-only; where the parameters live. Default: the default device.
+        dtype (str, optional): keyword-only; the parameters' dtype. Default: the default dtype.
 
     Example:
         >>> import paddle_fn as paddle
@@ -260,12 +266,17 @@ class LayerNorm(Layer):
         array([[-0.999995,  0.999995]], dtype=float32)
     """
 
-    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None, *,
+                 elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._normalized_shape, self._epsilon, self._name = shape, epsilon, name
-        self._dtype = paddle_fn.get_default_dtype()
-        _affine(self, shape, weight_attr, bias_attr, self._dtype)
+        self._dtype = paddle_fn.get_default_dtype() if dtype is None else dtype
+        if not elementwise_affine:
+            weight_attr = bias_attr = False
+        elif not bias:
+            bias_attr = False
+        _affine(self, shape, weight_attr, bias_attr, self._dtype, device=device)
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
         return F.layer_norm(input, self._normalized_shape, self.weight, self.bias, self._epsilon)
@@ -286,6 +297,9 @@ class GroupNorm(Layer):
         bias_attr (ParamAttr|bool, optional): the shift's attributes (zeros); False: no shift.
         data_format (str, optional): 'NCHW' (default; any channel-first rank) or 'NHWC'.
         name (str, optional): shown in the repr.
+        affine (bool, optional): keyword-only; False: neither scale nor shift (Paddle 3.3). Default: True.
+        device (str|Place, optional): keyword-only; where the parameters live. Default: the default device.
+        dtype (str, optional): keyword-only; the parameters' dtype. Default: the default dtype.
 
     Example:
         >>> import paddle_fn as paddle
@@ -297,14 +311,17 @@ class GroupNorm(Layer):
     """
 
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NCHW", name=None):
+                 data_format="NCHW", name=None, *, affine=True, device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self._num_groups, self._num_channels, self._epsilon = num_groups, num_channels, epsilon
         self._data_format, self._name = data_format, name
-        _affine(self, [num_channels], weight_attr, bias_attr, paddle_fn.get_default_dtype())
+        if not affine:
+            weight_attr = bias_attr = False
+        _affine(self, [num_channels], weight_attr, bias_attr,
+                paddle_fn.get_default_dtype() if dtype is None else dtype, device=device)
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
         return F.group_norm(input, self._num_groups, self.weight, self.bias, self._epsilon, self._data_format)

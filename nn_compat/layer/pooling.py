@@ -7,7 +7,7 @@ from paddle_fn.nn_compat.layer.layers import Layer
 
 __all__ = ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
            "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "LPPool1D", "LPPool2D",
-           "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+           "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D", "FractionalMaxPool2D", "FractionalMaxPool3D"]
 
 
 class _Pool(Layer):
@@ -401,3 +401,45 @@ class MaxUnPool3D(_MaxUnPool):
     """
     _fn = staticmethod(F.max_unpool3d)
     _layout = "NCDHW"
+
+
+class _FractionalMaxPool(Layer):
+    _fn = None
+
+    def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False, name=None):
+        super().__init__()
+        self._output_size, self._kernel_size = output_size, kernel_size
+        self._random_u, self._return_mask = random_u, return_mask
+
+    def forward(self, x):
+        return type(self)._fn(x, output_size=self._output_size, kernel_size=self._kernel_size,
+                              random_u=self._random_u, return_mask=self._return_mask)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class FractionalMaxPool2D(_FractionalMaxPool):
+    """Fractional max pooling of a ``[N, C, H, W]`` input to `output_size`
+    (`paddle.nn.functional.fractional_max_pool2d`); `random_u` fixes the windows, else each call draws one.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> pool = paddle.nn.FractionalMaxPool2D(output_size=3, random_u=0.3)
+        >>> pool(paddle.rand([2, 3, 7, 7])).shape
+        [2, 3, 3, 3]
+    """
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3D(_FractionalMaxPool):
+    """Fractional max pooling of a ``[N, C, D, H, W]`` input to `output_size`
+    (`paddle.nn.functional.fractional_max_pool3d`).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> pool = paddle.nn.FractionalMaxPool3D(output_size=[2, 3, 3], kernel_size=2, random_u=0.5)
+        >>> pool(paddle.rand([1, 1, 5, 6, 6])).shape
+        [1, 1, 2, 3, 3]
+    """
+    _fn = staticmethod(F.fractional_max_pool3d)

@@ -9,7 +9,7 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axis, shape_of
+from paddle_fn.tensor._util import normalize_axis, shape_of, write_out
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, real_operand
 
 __all__ = ["relu", "relu6", "gelu", "silu", "softplus", "leaky_relu", "elu", "softmax", "log_softmax"]
@@ -155,8 +155,25 @@ def _over_one_axis(x, axis, normalized):
     return st.reshape(normalized(s, ax, kept), new_sizes=shape) if not shape else normalized(s, ax, kept)
 
 
-def softmax(x, axis=-1, dtype=None, name=None):
-    """exp(x) / sum(exp(x)) along `axis`, computed stably.
+# Paddle's CPU softmax kernels clip each x - max(x) at -64 (their ValueClip) before the exponential; their
+# gradients are those of the unclipped functions. So softmax never gives an exact 0, log_softmax and the cross
+# entropies built on it stop at 64 above the log-sum-exp.
+_SHIFT_FLOOR = -64.0
+
+
+def _floored(shifted):
+    """`shifted` clipped below at -64, with the gradient of `shifted` itself (a masked -inf gets -64 and no
+    gradient)."""
+    floor = st.full_like(shifted, _SHIFT_FLOOR)
+    clipped = ew.select(ew.lt(shifted, floor), floor, shifted)
+    finite = ew.select(ew.is_finite(shifted), shifted, st.full_like(shifted, 0.0))
+    return ew.add(finite, ew.stop_gradient(ew.sub(clipped, finite)))
+
+
+def softmax(x, axis=-1, dtype=None, name=None, *, out=None):
+    """exp(x) / sum(exp(x)) along `axis`, computed stably; as Paddle's kernel, each x - max(x) is clipped at -64
+    first (so an entry 64 or more below the maximum gets exp(-64) relative weight, not 0), with the gradient of
+    the unclipped softmax. `out` (Paddle 3.3), a Tensor made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -164,13 +181,14 @@ def softmax(x, axis=-1, dtype=None, name=None):
         array([0.5, 0.5], dtype=float32)
     """
     def normalized(s, ax, kept):
-        e = ew.exp(s)
+        e = ew.exp(_floored(s))
         return ew.div(e, st.broadcast_in_dim(red.reduce_sum(e, axes=(ax,)), shape=shape_of(s), broadcast_dimensions=kept))
-    return _over_one_axis(_prepare("softmax", x, dtype), axis, normalized)
+    return write_out(_over_one_axis(_prepare("softmax", x, dtype), axis, normalized), out)
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
-    """x - logsumexp(x) along `axis`, computed stably.
+    """x - logsumexp(x) along `axis`, computed stably, with x - max(x) clipped at -64 as Paddle's kernel does (so
+    no entry is below about -64 - log(n)); the gradient is the unclipped one.
 
     Example:
         >>> import paddle_fn as paddle
@@ -178,6 +196,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
         array([-0.6931472, -0.6931472], dtype=float32)
     """
     def normalized(s, ax, kept):
+        s = _floored(s)
         lse = ew.log(red.reduce_sum(ew.exp(s), axes=(ax,)))
         return ew.sub(s, st.broadcast_in_dim(lse, shape=shape_of(s), broadcast_dimensions=kept))
     return _over_one_axis(_prepare("log_softmax", x, dtype), axis, normalized)

@@ -17,7 +17,7 @@ from paddle_fn.nn.functional.common import (  # noqa: F401
 from paddle_fn.nn.functional.conv import (  # noqa: F401
     conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d, conv3d_transpose)
 from paddle_fn.nn.functional.distance import pairwise_distance  # noqa: F401
-from paddle_fn.nn.functional.extension import diag_embed, sequence_mask  # noqa: F401
+from paddle_fn.nn.functional.extension import diag_embed, sequence_mask, temporal_shift  # noqa: F401
 from paddle_fn.nn.functional.input import embedding, one_hot  # noqa: F401
 from paddle_fn.nn.functional.loss import (  # noqa: F401
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dice_loss, hinge_embedding_loss, kl_div,
@@ -59,8 +59,8 @@ __all__ = [
 ]
 from paddle_fn.nn.functional.ctc import ctc_loss  # noqa: E402,F401 - the CTC loss has its own module
 __all__ += ["ctc_loss"]
-from paddle_fn.nn.functional.sdpa import scaled_dot_product_attention  # noqa: E402,F401
-__all__ += ["scaled_dot_product_attention"]
+from paddle_fn.nn.functional.sdpa import flash_attn_qkvpacked, scaled_dot_product_attention  # noqa: E402,F401
+__all__ += ["flash_attn_qkvpacked", "scaled_dot_product_attention", "temporal_shift"]
 from paddle_fn.nn.functional.decode import gather_tree  # noqa: E402,F401
 __all__ += ["gather_tree"]
 __all__ += ["sequence_mask"]
@@ -76,3 +76,8 @@ from paddle_fn.nn.functional.stochastic import *  # noqa: E402,F401,F403
 from paddle_fn.nn.functional.unpooling import *  # noqa: E402,F401,F403
 __all__ += ["logsigmoid", "swiglu", "fold", "lp_pool1d", "lp_pool2d"]
 __all__ += grid.__all__ + inplace.__all__ + margin_loss.__all__ + stochastic.__all__ + unpooling.__all__
+from paddle_fn.nn.functional import fractional_pooling, hierarchical_loss  # noqa: E402
+from paddle_fn.nn.functional.fractional_pooling import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.hierarchical_loss import *  # noqa: E402,F401,F403
+from paddle_fn.nn.functional.rnnt import rnnt_loss  # noqa: E402,F401
+__all__ += fractional_pooling.__all__ + hierarchical_loss.__all__ + ["rnnt_loss"]

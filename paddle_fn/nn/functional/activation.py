@@ -1,6 +1,7 @@
 """Activation functions (`paddle.nn.functional.activation`): relu, gelu, softmax, prelu, maxout, glu, ..."""
 from __future__ import annotations
 
+from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
@@ -11,6 +12,7 @@ from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
 from paddle_fn.tensor.manipulation import split
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, float_operand, real_operand
+from paddle_fn.nn.functional._eigen_tanh import eigen_tanh_float32
 from paddle_fn.nn.functional._shared import _channel_axis
 
 __all__ = ["celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
@@ -141,17 +143,19 @@ def softshrink(x, threshold=0.5, name=None):
     return ew.select(ew.gt(x, t), ew.sub(x, t), ew.select(ew.lt(x, ew.neg(t)), ew.add(x, t), st.full_like(x, 0)))
 
 
-def thresholded_relu(x, threshold=1.0, name=None):
-    """x where x > threshold, else 0.
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """x where x > threshold, else `value` (Paddle 3.3; 0 by default).
 
     Example:
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.thresholded_relu(paddle.to_tensor([0.5, 2.])).numpy()
         array([0., 2.], dtype=float32)
+        >>> F.thresholded_relu(paddle.to_tensor([0.5, 2.]), value=-1.0).numpy()
+        array([-1.,  2.], dtype=float32)
     """
     x = real_operand("thresholded_relu", x)
-    return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, 0))
+    return ew.select(ew.gt(x, st.full_like(x, threshold)), x, st.full_like(x, value))
 
 
 def prelu(x, weight, data_format="NCHW", name=None):
@@ -193,16 +197,24 @@ def softsign(x, name=None):
 
 
 def tanhshrink(x, name=None):
-    """x - tanh(x).
+    """x - tanh(x). In float32 the value is Paddle's (bit for bit eagerly; compiled, within an ulp where the
+    compiler fuses a multiply-add): its CPU kernel subtracts Eigen's float32 tanh, whose last-ulp differences from
+    tanh are the leading digits of a small result (e.g. 0.02005100 vs 0.02005103 at -0.4); the gradient is the
+    derivative of x - tanh(x), tanh(x)^2 (to float32's absolute precision near 0).
 
     Example:
         >>> import paddle_fn as paddle
         >>> import paddle_fn.nn.functional as F
         >>> F.tanhshrink(paddle.to_tensor([1.])).numpy()
         array([0.23840582], dtype=float32)
+        >>> F.tanhshrink(paddle.to_tensor([-0.4])).numpy()
+        array([-0.020051], dtype=float32)
     """
     x = float_operand("tanhshrink", x)
-    return ew.sub(x, ew.tanh(x))
+    exact = ew.sub(x, ew.tanh(x))
+    if get_aval(x).dtype != dtypes.float32:
+        return exact
+    return exact + ew.stop_gradient(ew.sub(x, eigen_tanh_float32(x)) - exact)
 
 
 def log_sigmoid(x, name=None):

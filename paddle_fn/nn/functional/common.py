@@ -11,7 +11,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn import random
 from paddle_fn.tensor import math as m
-from paddle_fn.tensor._util import normalize_axis, shape_of, static_list
+from paddle_fn.tensor._util import normalize_axis, shape_of, static_list, write_out
 from paddle_fn.tensor.einsum import einsum
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import gather, reshape
@@ -62,10 +62,11 @@ def _global_rng_allowed(op, x):
             f"{op}(x, p, key=paddle_fn.random.fold_in(key, step)), so every call draws a fresh mask")
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None, *, key=None):
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None, *, key=None):
     """Zero each element with probability `p` (with `axis`, whole slices: the mask varies only along those
     axes). mode 'upscale_in_train' scales the kept values by 1/(1-p) in training and does nothing in inference;
-    'downscale_in_infer' keeps training values as they are and scales by (1-p) in inference.
+    'downscale_in_infer' keeps training values as they are and scales by (1-p) in inference. ``inplace=True``
+    (Paddle 3.3) makes the Tensor `x` hold the result too.
 
     `key` (a paddle_fn.random key) makes the mask a pure function of the key, so it works under jit and vmap.
     Without it the mask comes from the global RNG (`paddle.seed`), which works eagerly only.
@@ -79,6 +80,11 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         >>> F.dropout(paddle.ones([2]), 0.5, training=False).numpy()
         array([1., 1.], dtype=float32)
     """
+    result = _dropout(x, p, axis, training, mode, key)
+    return write_out(result, x) if inplace else result
+
+
+def _dropout(x, p, axis, training, mode, key):
     x = float_operand("dropout", x)
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
@@ -188,10 +194,15 @@ def _edge_index(mode, size, lo, hi):
     return np.where(folded >= size, period - folded, folded)
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
-    """Pad `x`. `pad` has 2 * x.ndim entries (constant mode: (low, high) for every dim, first dim first), or two
-    per spatial dim starting from the LAST one (Paddle's order: [left, right, top, bottom, front, back]).
-    mode: 'constant' (with `value`), 'reflect', 'replicate' or 'circular'.
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True, name=None):
+    """Pad `x` by `pad`, (low, high) pairs.
+
+    In 'constant' mode a `pad` of any even length up to 2 * x.ndim, other than 2 * (x.ndim - 2), pads from the
+    last axis backwards (the first pair widens the last axis); one of exactly 2 * x.ndim entries pads from the
+    first axis forwards instead while `pad_from_left_axis` is True (Paddle 3.3's default). Otherwise (modes
+    'reflect', 'replicate' and 'circular', or 2 * (x.ndim - 2) entries) `x` is 3-, 4- or 5-D and `pad` holds two
+    entries per spatial axis of `data_format` (NCL/NCHW/NCDHW by rank if None), the last spatial axis first:
+    [left, right, top, bottom, front, back].
 
     Example:
         >>> import paddle_fn as paddle
@@ -201,19 +212,30 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         array([[[2., 1., 2., 3., 2., 1.]]], dtype=float32)
         >>> F.pad(x, [0, 0, 0, 0, 1, 0], value=9.).numpy()
         array([[[9., 1., 2., 3.]]], dtype=float32)
+        >>> F.pad(x, [1, 0, 0, 1, 0, 0], pad_from_left_axis=False).shape
+        [1, 2, 4]
     """
     x = as_tensor(x)
     ndim = get_aval(x).ndim
     widths = static_list("pad", pad, "pad")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+    if len(widths) % 2:
+        raise ValueError(f"pad: pad {widths} needs an even number of entries, (low, high) per padded axis")
     pairs = [(0, 0)] * ndim
-    if len(widths) == 2 * ndim and mode == "constant":
-        pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(ndim)]
+    if mode == "constant" and len(widths) != 2 * (ndim - 2):
+        if len(widths) > 2 * ndim:
+            raise ValueError(f"pad: pad {widths} has more than two entries per axis of x (shape "
+                             f"{list(shape_of(x))})")
+        axes = range(ndim) if len(widths) == 2 * ndim and pad_from_left_axis else range(ndim - 1, -1, -1)
+        for i, d in zip(range(len(widths) // 2), axes):
+            pairs[d] = (widths[2 * i], widths[2 * i + 1])
     else:
+        if data_format is None:
+            data_format = {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(ndim, "NCHW")
         channel_last = data_format[-1] == "C" and data_format not in ("NC",)
         dims = _spatial_dims(ndim, channel_last)
-        if len(widths) != 2 * len(dims) or len(widths) % 2:
+        if len(widths) != 2 * len(dims):
             raise ValueError(f"pad: pad {widths} needs two entries per spatial dim of x (shape {list(shape_of(x))}, "
                              f"{data_format}: {len(dims)} spatial dims)" + (", or two per dim in constant mode"
                                                                             if mode == "constant" else ""))
@@ -266,15 +288,33 @@ def _resample_matrix(mode, size, out, align_corners, align_mode, scale):
     return matrix
 
 
+def _antialias_matrix(size, out, scale):
+    """The [out, size] matrix of antialiased linear resampling (Paddle's interp_antialias, PIL's and PyTorch's
+    convention): a triangle filter widened by the downscaling ratio, at half-pixel centres, each row normalized."""
+    ratio = 1.0 / scale if scale else size / out
+    support = max(ratio, 1.0)
+    matrix = np.zeros((out, size))
+    for i in range(out):
+        centre = ratio * (i + 0.5)
+        lo, hi = max(int(centre - support + 0.5), 0), min(int(centre + support + 0.5), size)
+        taps = np.maximum(0.0, 1.0 - np.abs((np.arange(lo, hi) - centre + 0.5) / support))
+        matrix[i, lo:hi] = taps / taps.sum() if taps.sum() else taps
+    return matrix
+
+
 _MODE_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
-                data_format="NCHW", name=None):
+                data_format=None, recompute_scale_factor=None, antialias=False, name=None):
     """Resize the spatial dims of a 3-, 4- or 5-D input to `size`, or by `scale_factor` (output int(in * scale)).
     mode: 'nearest', 'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D). Source coordinates follow Paddle:
     align_corners=True maps corners to corners; otherwise align_mode=0 uses half-pixel centres and
-    align_mode=1 the scaled index.
+    align_mode=1 the scaled index. `data_format` None is channels first (NCW, NCHW or NCDHW by rank).
+
+    Paddle 3.3's options: ``recompute_scale_factor=True`` maps coordinates by the sizes' ratio instead of
+    `scale_factor` (the output size is floor(in * scale)); ``antialias=True`` (bilinear, align_corners=False)
+    widens the linear filter by the downscaling ratio, as Paddle's interp_antialias (and PIL) do.
 
     Example:
         >>> import paddle_fn as paddle
@@ -301,26 +341,37 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                          f"{list(shape_of(x))}")
     if n not in (1, 2, 3):
         raise ShapeError(f"interpolate: expected a 3-, 4- or 5-D input, got shape {list(shape_of(x))}")
+    if data_format is None:
+        data_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}.get(n)
     if n == 1:  # Paddle names the 3-D layouts NCW/NWC here
         data_format = {"NCW": "NCL", "NWC": "NLC"}.get(data_format, data_format)
     channel_last = _channel_last("interpolate", data_format, n)
     dims = _spatial_dims(ndim, channel_last)
     in_sp = [shape_of(x)[d] for d in dims]
+    if antialias and (mode != "bilinear" or align_corners):
+        raise ValueError(f"interpolate: antialias=True needs mode 'bilinear' with align_corners=False, got mode "
+                         f"{mode!r}, align_corners={align_corners}")
     if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
         outs, scales = list(_tuple("interpolate", size, n, "size")), [None] * n
     elif scale_factor is not None:
         scales = [float(s) for s in (scale_factor if isinstance(scale_factor, (list, tuple)) else [scale_factor] * n)]
-        outs = [int(s * f) for s, f in zip(in_sp, scales)]
+        outs = [int(np.floor(s * f)) if recompute_scale_factor else int(s * f) for s, f in zip(in_sp, scales)]
+        if recompute_scale_factor:
+            scales = [None] * n
     else:
         raise ValueError("interpolate: give size or scale_factor")
     for d, s, o, f in zip(dims, in_sp, outs, scales):
-        if o != s or mode != "nearest":
+        if antialias:
+            x = _along_axis(x, _antialias_matrix(s, o, f), d)
+        elif o != s or mode != "nearest":
             x = _along_axis(x, _resample_matrix(mode, s, o, align_corners, align_mode, f), d)
     return x
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
-             data_format="NCHW", name=None):
+             data_format=None, name=None):
     """The same as `interpolate`.
 
     Example:

@@ -37,24 +37,34 @@ def _shift(x, k):
 
 
 def _check(log_probs, labels, input_lengths, label_lengths, blank, reduction):
-    if log_probs.dtype not in (dtypes.float32, dtypes.float64):
-        raise DTypeError(f"ctc_loss: log_probs must be float32 or float64, got {log_probs.dtype}")
-    if log_probs.ndim != 3:
-        raise ShapeError(f"ctc_loss: log_probs must be [max_logit_length, batch_size, num_classes + 1], got "
-                         f"shape {log_probs.shape}")
+    _check_scores("ctc_loss", "log_probs", log_probs, "[max_logit_length, batch_size, num_classes + 1]")
     if labels.ndim != 2 or labels.shape[0] != log_probs.shape[1]:
         raise ShapeError(f"ctc_loss: labels must be [batch_size={log_probs.shape[1]}, max_label_length], got "
                          f"shape {labels.shape}")
+    _check_sequence_args("ctc_loss", log_probs.shape[1], log_probs.shape[2], labels, input_lengths, label_lengths,
+                         blank, reduction)
+
+
+def _check_scores(op, what, scores, layout):
+    """A sequence loss's scores: float32/float64 with as many dims as `layout` names."""
+    if scores.dtype not in (dtypes.float32, dtypes.float64):
+        raise DTypeError(f"{op}: {what} must be float32 or float64, got {scores.dtype}")
+    if scores.ndim != layout.count(",") + 1:
+        raise ShapeError(f"{op}: {what} must be {layout}, got shape {scores.shape}")
+
+
+def _check_sequence_args(op, batch, classes, labels, input_lengths, label_lengths, blank, reduction):
+    """The checks a sequence loss (CTC, RNN-T) makes of its integer arguments, blank and reduction."""
     for what, x in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
         if x.dtype not in (dtypes.int32, dtypes.int64):
-            raise DTypeError(f"ctc_loss: {what} must be int32 or int64, got {x.dtype}")
+            raise DTypeError(f"{op}: {what} must be int32 or int64, got {x.dtype}")
     for what, x in (("input_lengths", input_lengths), ("label_lengths", label_lengths)):
-        if list(x.shape) != [log_probs.shape[1]]:
-            raise ShapeError(f"ctc_loss: {what} must be [batch_size={log_probs.shape[1]}], got shape {x.shape}")
-    if not 0 <= blank < log_probs.shape[2]:
-        raise ValueError(f"ctc_loss: blank must be in [0, num_classes + 1 = {log_probs.shape[2]}), got {blank}")
+        if list(x.shape) != [batch]:
+            raise ShapeError(f"{op}: {what} must be [batch_size={batch}], got shape {x.shape}")
+    if not 0 <= blank < classes:
+        raise ValueError(f"{op}: blank must be in [0, number of classes = {classes}), got {blank}")
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"ctc_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
 def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False,

@@ -44,9 +44,6 @@ def _divide_nonzero(total, weight_sum):
     return ew.div(total, ew.add(weight_sum, is_zero))
 
 
-_LOG_PROB_FLOOR = -64.0  # Paddle 3.3.1: cross_entropy([[0., 100.]], [0]) is 64, not 100
-
-
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002 - Paddle's names
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Cross entropy between the softmax of `input` along `axis` (or `input` itself as probabilities with
@@ -78,13 +75,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     x = float_operand("cross_entropy", input)
     shape = shape_of(x)
     ax = normalize_axis("cross_entropy", axis, len(shape))
-    if use_softmax:
-        logp = log_softmax(x, axis=ax)
-        # Paddle's kernel clips each log-probability at -64 (a loss of at most 64 per class) in the value only: its
-        # gradient stays softmax - label
-        logp = m.add(logp, ew.stop_gradient(m.subtract(m.maximum(logp, _LOG_PROB_FLOOR), logp)))
-    else:
-        logp = m.log(x)
+    logp = log_softmax(x, axis=ax) if use_softmax else m.log(x)  # log_softmax clips at -64, as Paddle's
     label = as_tensor(label)
     if label_smoothing:
         if not 0.0 < label_smoothing <= 1.0:
@@ -161,9 +152,9 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):  # noqa: A002
     """The negative log likelihood -input[n, label[n]] * weight[label[n]] for log-probabilities `input`
-    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...] (or, as Paddle takes them, [N, 1] or [N, 1, d1, ...]);
-    entries equal to ignore_index give 0 and are left out
-    of the mean, which is weighted: sum(loss) / sum(weight[label]).
+    [N, C] or [N, C, d1, ...] and labels [N] or [N, d1, ...] (or, as Paddle accepts, with input's rank and a class
+    axis of size 1: [N, 1, d1, ...]); entries equal to ignore_index give 0 and are left out of the mean, which is
+    weighted: sum(loss) / sum(weight[label]).
 
     Example:
         >>> import paddle_fn as paddle
@@ -177,9 +168,9 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     label = as_tensor(label)
     shape = shape_of(x)
     if len(shape) >= 2 and shape_of(label) == shape[:1] + (1,) + shape[2:]:
-        label = squeeze(label, 1)  # Paddle also takes labels with a class axis of size 1 ([N, 1], [N, 1, d1, ...])
+        label = squeeze(label, 1)
     if len(shape) < 2 or shape_of(label) != shape[:1] + shape[2:]:
-        raise ShapeError(f"nll_loss: input [N, C, ...] (got {list(shape)}) needs label [N, ...] "
+        raise ShapeError(f"nll_loss: input [N, C, ...] (got {list(shape)}) needs label [N, ...] or [N, 1, ...] "
                          f"(got {list(shape_of(label))})")
     label = cast(label, dtypes.int64)
     valid = not_equal(label, ignore_index)
@@ -276,9 +267,9 @@ def l1_loss(input, label, reduction="mean", name=None):  # noqa: A002
     return _reduce("l1_loss", m.abs(m.subtract(float_operand("l1_loss", input), label)), reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):  # noqa: A002
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):  # noqa: A002
     """Paddle's smooth L1 (the Huber loss): 0.5 d^2 where |d| <= delta, else delta * (|d| - 0.5 delta), with
-    d = input - label.
+    d = input - label; ``is_huber=False`` divides it by delta (the smooth L1 of PyTorch's convention).
 
     Example:
         >>> import paddle_fn as paddle
@@ -290,7 +281,8 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):  # noq
     d = m.abs(m.subtract(float_operand("smooth_l1_loss", input), label))
     quadratic = m.multiply(m.multiply(d, d), 0.5)
     linear_part = m.multiply(m.subtract(d, 0.5 * delta), delta)
-    return _reduce("smooth_l1_loss", where(m.abs(d) <= delta, quadratic, linear_part), reduction)
+    loss = where(m.abs(d) <= delta, quadratic, linear_part)
+    return _reduce("smooth_l1_loss", loss if is_huber else m.divide(loss, delta), reduction)
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):  # noqa: A002

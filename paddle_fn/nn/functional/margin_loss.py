@@ -1,6 +1,6 @@
 """Paddle 3's margin and likelihood losses: triplet margin (with a p-norm or any distance), cosine embedding, soft
 margin, multi-class margin, multi-label margin and multi-label soft margin; Gaussian and Poisson negative log
-likelihoods. Composites of the Tensor API, so grad, vmap and jit see through them.
+likelihoods; the n-pair loss. Composites of the Tensor API, so grad, vmap and jit see through them.
 """
 from __future__ import annotations
 
@@ -13,16 +13,18 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.tensor import math as m
 from paddle_fn.tensor._util import eager_value
 from paddle_fn.tensor.creation import ones_like, zeros_like
-from paddle_fn.tensor.manipulation import take_along_axis, unsqueeze, where
+from paddle_fn.tensor.linalg import matmul
+from paddle_fn.tensor.logic import equal
+from paddle_fn.tensor.manipulation import reshape, take_along_axis, transpose, unsqueeze, where
 from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
 from paddle_fn.nn.functional.activation import log_sigmoid, relu, softplus
 from paddle_fn.nn.functional.common import cosine_similarity
 from paddle_fn.nn.functional.distance import pairwise_distance
-from paddle_fn.nn.functional.loss import _check_reduction, _reduce
+from paddle_fn.nn.functional.loss import _check_reduction, _reduce, softmax_with_cross_entropy
 
 __all__ = ["triplet_margin_loss", "triplet_margin_with_distance_loss", "cosine_embedding_loss", "soft_margin_loss",
            "multi_margin_loss", "multi_label_margin_loss", "multi_label_soft_margin_loss", "gaussian_nll_loss",
-           "poisson_nll_loss"]
+           "poisson_nll_loss", "npair_loss"]
 
 
 def _triplet(op, anchor, positive, negative, distance, margin, swap, reduction):
@@ -250,3 +252,34 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
         stirling = safe * m.log(safe) - safe + 0.5 * m.log(2 * math.pi * safe)
         loss = loss + where(y > 1, stirling, zeros_like(y))
     return _reduce("poisson_nll_loss", loss, reduction)
+
+
+def npair_loss(anchor, positive, labels, l2_reg=0.002):
+    """The n-pair loss of embeddings `anchor` and `positive` [B, D] with class `labels` [B]: the soft-label cross
+    entropy of the similarity logits ``anchor @ positive.T`` against the rows of "same class" normalised to sum to
+    1, plus ``l2_reg / 4`` times the mean squared norms of both embeddings. As Paddle, each row's cross entropy is
+    weighted by the label matrix and summed over its columns before the mean.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> a = paddle.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+        >>> round(F.npair_loss(a, a, paddle.to_tensor([0.0, 1.0])).item(), 6)
+        0.314262
+    """
+    anchor = float_operand("npair_loss", anchor)
+    positive = float_operand("npair_loss", positive)
+    if anchor.ndim != 2 or anchor.shape != positive.shape:
+        raise ShapeError(f"npair_loss: anchor and positive must both be [batch, dims], got {anchor.shape} and "
+                         f"{positive.shape}")
+    labels = as_tensor(labels)
+    batch = anchor.shape[0]
+    if labels.shape != [batch]:
+        raise ShapeError(f"npair_loss: labels must be [batch] = [{batch}], got {labels.shape}")
+    column = reshape(labels, [batch, 1])
+    same = cast(equal(column, transpose(column, [1, 0])), get_aval(anchor).dtype)
+    target = same / m.sum(same, axis=1, keepdim=True)
+    l2 = m.mean(m.sum(m.square(anchor), 1)) + m.mean(m.sum(m.square(positive), 1))
+    similarity = matmul(anchor, positive, transpose_y=True)
+    per_row = softmax_with_cross_entropy(similarity, target, soft_label=True)
+    return l2 * (0.25 * l2_reg) + m.mean(m.sum(target * per_row, 0))

@@ -12,7 +12,7 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
-from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_list
+from paddle_fn.tensor._util import normalize_axis, shape_of, static_int, static_list, write_out
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, float_operand
 from paddle_fn.nn.functional._shared import _along_axis, _channel_axis
 
@@ -196,8 +196,8 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     return ew.div(x, denom)
 
 
-def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
-    """x / max(||x||_p over `axis`, epsilon).
+def normalize(x, p=2, axis=1, epsilon=1e-12, out=None, name=None):
+    """x / max(||x||_p over `axis`, epsilon); `out` (Paddle 3.3), a Tensor made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -213,4 +213,4 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
         n = m.sqrt(m.sum(ew.mul(x, x), axis=ax, keepdim=True))
     else:
         n = m.pow(m.sum(m.pow(m.abs(x), float(p)), axis=ax, keepdim=True), 1.0 / float(p))
-    return ew.div(x, broadcast_to_shape(m.maximum(n, epsilon), shape_of(x)))
+    return write_out(ew.div(x, broadcast_to_shape(m.maximum(n, epsilon), shape_of(x))), out)

@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn import random
 from paddle_fn.tensor import math as m
+from paddle_fn.tensor._util import eager_value
+from paddle_fn.tensor.creation import to_tensor
 from paddle_fn.tensor.manipulation import moveaxis, where
-from paddle_fn.tensor.promotion import float_operand
+from paddle_fn.tensor.promotion import as_tensor, float_operand
 from paddle_fn.tensor.search import argmax
 from paddle_fn.nn.functional.activation import softmax
 from paddle_fn.nn.functional.common import _global_rng_allowed, dropout, selu_dropout
 from paddle_fn.nn.functional.input import one_hot
 from paddle_fn.prims.elementwise import stop_gradient
 
-__all__ = ["rrelu", "gumbel_softmax", "feature_alpha_dropout", "dropout1d"]
+__all__ = ["rrelu", "gumbel_softmax", "feature_alpha_dropout", "dropout1d", "class_center_sample"]
 
 
 def _uniform(op, x, shape, low, high, key):
@@ -111,3 +113,39 @@ def dropout1d(input, p=0.5, training=True, inplace=False, *, key=None):  # noqa:
     if rank not in (2, 3):
         raise ShapeError(f"dropout1d: expected a 2-D [C, L] or 3-D [N, C, L] input, got rank {rank}")
     return dropout(input, p, axis=[0, 1] if rank == 3 else [0], training=training, key=key)
+
+
+def class_center_sample(label, num_classes, num_samples, group=None):
+    """Sample class centers for a softmax over `num_classes` (PartialFC): every class in `label` (the positive
+    centers, sorted) and then random other classes until there are `num_samples` (all positives if there are
+    more). Returns (each label's index among the sampled centers, the sampled centers), both int64. The negatives
+    come from the global RNG; the result's size depends on the labels, so this runs eagerly only. `group`: None
+    or False (one process; several model-parallel processes are not supported).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.nn.functional as F
+        >>> remapped, centers = F.class_center_sample(paddle.to_tensor([1, 5, 5, 9]), 10, 6)
+        >>> remapped.numpy(), centers.numpy()[:3], centers.shape
+        (array([0, 1, 1, 2]), array([1, 5, 9]), [6])
+    """
+    if group not in (None, False) and getattr(group, "nranks", 1) > 1:
+        raise NotImplementedError("class_center_sample: sampling across a model-parallel group of several processes "
+                                  "is not supported; use group=None or False (one process)")
+    values = eager_value(as_tensor(label))
+    if values is None:
+        raise ConcretizationError("class_center_sample: the number of positive centers depends on the labels' "
+                                  "values, so it runs eagerly only (outside jit/vmap/grad)")
+    if values.ndim != 1 or values.dtype.kind not in "iu":
+        raise ShapeError(f"class_center_sample: label must be a 1-D integer Tensor, got {values.dtype} shape "
+                         f"{list(values.shape)}")
+    if values.size and (values.min() < 0 or values.max() >= num_classes):
+        raise ValueError(f"class_center_sample: labels must be in [0, num_classes) = [0, {num_classes}), got min "
+                         f"{values.min()} and max {values.max()}")
+    positives = np.unique(values)
+    negatives = np.setdiff1d(np.arange(num_classes), positives)
+    wanted = max(num_samples - positives.size, 0)
+    order = random.randperm(negatives.size).numpy()[:wanted] if wanted else np.zeros(0, np.int64)
+    centers = np.concatenate([positives, negatives[order]]).astype(np.int64)
+    remapped = np.searchsorted(positives, values).astype(np.int64)
+    return to_tensor(remapped), to_tensor(centers)

@@ -1,14 +1,16 @@
 """The Tensor-image paths of `paddle_fn.vision.transforms.functional`: CHW Tensors (as ``ToTensor`` makes), in
 Paddle's functional_tensor semantics (resize through ``interpolate``, pad through ``nn.functional.pad``, colour
 changes as blends with a black / mean-grey / grayscale image, clipped to [0, 1] for float and [0, 255] for
-integer images)."""
+integer images, affine and perspective warps through ``grid_sample`` at the output pixels' centres)."""
 from __future__ import annotations
 
 import numbers
 
-from paddle_fn.nn.functional import interpolate
+import numpy as np
+
+from paddle_fn.nn.functional import grid_sample, interpolate
 from paddle_fn.nn.functional import pad as _pad_nd
-from paddle_fn.tensor import is_floating_point, lerp, to_tensor, zeros_like
+from paddle_fn.tensor import concat, is_floating_point, lerp, to_tensor, zeros_like
 
 
 def check(img, op):
@@ -92,3 +94,55 @@ def adjust_saturation(img, factor):
     if img.shape[0] != 3:
         raise ValueError(f"adjust_saturation: needs a 3-channel CHW image, got shape {img.shape}")
     return _blend(img, _gray(img.astype("float32")).expand(img.shape).astype(img.dtype), factor)
+
+
+def _warp(img, grid, interpolation, fill, op):
+    """`img` (CHW) read at the normalized points `grid` [H, W, 2] (numpy); outside the image `fill` (per channel,
+    or None for zeros), told apart from the image by a channel of ones warped along, as Paddle does."""
+    check(img, op)
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError(f"{op}: interpolation must be 'nearest' or 'bilinear' for Tensor images, got "
+                         f"{interpolation!r}")
+    batch = img.unsqueeze(0)
+    if fill is not None:
+        batch = concat([batch, to_tensor(np.ones((1, 1) + tuple(img.shape[1:]))).astype(img.dtype)], axis=1)
+    out = grid_sample(batch, to_tensor(grid[None]).astype(img.dtype), mode=interpolation, padding_mode="zeros",
+                      align_corners=False).squeeze(0)
+    if fill is None:
+        return out
+    inside, out = out[-1:], out[:-1]
+    values = np.asarray(fill, dtype=np.float64).reshape(-1, 1, 1)
+    if values.shape[0] not in (1, out.shape[0]):
+        raise ValueError(f"{op}: fill needs one value or one per channel ({out.shape[0]}), got {fill!r}")
+    fill_img = to_tensor(values).astype(img.dtype).expand(out.shape)
+    if interpolation == "nearest":
+        outside = (inside < 0.5).astype(img.dtype)
+        return out * (1.0 - outside) + outside * fill_img
+    return out * inside + (1.0 - inside) * fill_img
+
+
+def _pixel_centres(h, w, centred):
+    """The output pixels' centres (x, y), [h, w] each, from the image's centre or from its top-left corner."""
+    xs = np.arange(w, dtype=np.float64) + 0.5 - (w * 0.5 if centred else 0.0)
+    ys = np.arange(h, dtype=np.float64) + 0.5 - (h * 0.5 if centred else 0.0)
+    return np.meshgrid(xs, ys)
+
+
+def affine(img, matrix, interpolation, fill):
+    """Warp by the inverse affine `matrix` (6 numbers, output -> input, about the image centre)."""
+    h, w = img.shape[-2:]
+    x, y = _pixel_centres(h, w, centred=True)
+    m = np.asarray(matrix, dtype=np.float64)
+    grid = np.stack([(m[0] * x + m[1] * y + m[2]) / (0.5 * w), (m[3] * x + m[4] * y + m[5]) / (0.5 * h)], -1)
+    return _warp(img, grid, interpolation, fill, "affine")
+
+
+def perspective(img, coeffs, interpolation, fill):
+    """Warp by the perspective `coeffs` (8 numbers, output -> input pixel coordinates)."""
+    h, w = img.shape[-2:]
+    x, y = _pixel_centres(h, w, centred=False)
+    a, b, c, d, e, f, g, k = np.asarray(coeffs, dtype=np.float64)
+    denominator = g * x + k * y + 1.0
+    grid = np.stack([(a * x + b * y + c) / denominator / (0.5 * w) - 1.0,
+                     (d * x + e * y + f) / denominator / (0.5 * h) - 1.0], -1)
+    return _warp(img, grid, interpolation, fill, "perspective")

@@ -27,16 +27,28 @@ try:  # Pillow is optional: numpy images work without it
 except ImportError:  # pragma: no cover - exercised only where Pillow is absent
     Image = ImageEnhance = ImageOps = None
 
-__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop", "erase",
-           "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
+__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "affine", "center_crop", "crop",
+           "erase", "hflip", "normalize", "pad", "perspective", "resize", "rotate", "to_grayscale", "to_tensor",
+           "vflip"]
 
 
-def _is_pil(img):
+def _is_pil_image(img):
+    """Whether `img` is a PIL image (Paddle's private helper of this name, which its examples use)."""
     return Image is not None and isinstance(img, Image.Image)
 
 
+def _is_numpy_image(img):
+    """Whether `img` is a numpy HW or HWC image."""
+    return isinstance(img, np.ndarray) and img.ndim in (2, 3)
+
+
+def _is_tensor_image(img):
+    """Whether `img` is a Tensor (a CHW image)."""
+    return isinstance(img, Tensor)
+
+
 def _check_image(img, op):
-    if _is_pil(img) or (isinstance(img, np.ndarray) and img.ndim in (2, 3)):
+    if _is_pil_image(img) or _is_numpy_image(img):
         return
     if isinstance(img, Tensor):
         raise NotImplementedError(f"paddle.vision.transforms.{op} of a Tensor image is not supported; apply it to "
@@ -84,7 +96,7 @@ def to_tensor(pic, data_format="CHW"):
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor: data_format should be CHW or HWC, got {data_format!r}")
     _check_image(pic, "to_tensor")
-    if _is_pil(pic):
+    if _is_pil_image(pic):
         modes = {"I": np.int32, "I;16": np.int16, "F": np.float32}
         arr = np.array(pic, dtype=modes.get(pic.mode, np.uint8))
         if pic.mode == "1":
@@ -211,12 +223,12 @@ def resize(img, size, interpolation="bilinear"):
     if isinstance(img, Tensor):
         return FT.resize(img, size, interpolation)
     _check_image(img, "resize")
-    w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
+    w, h = img.size if _is_pil_image(img) else (img.shape[1], img.shape[0])
     hw = FT.resized_hw(h, w, size)
     if hw is None:
         return img
     oh, ow = hw
-    if _is_pil(img):
+    if _is_pil_image(img):
         return img.resize((ow, oh), _pil_interp(interpolation))
     return _keep_channel(_resize_numpy(img, oh, ow, interpolation), img)
 
@@ -254,7 +266,7 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     if isinstance(img, Tensor):
         return FT.pad(img, left, top, right, bottom, fill, padding_mode)
     _check_image(img, "pad")
-    if _is_pil(img) and padding_mode == "constant":
+    if _is_pil_image(img) and padding_mode == "constant":
         return ImageOps.expand(img, border=(left, top, right, bottom), fill=fill)
     arr = np.asarray(img)
     widths = [(top, bottom), (left, right)] + [(0, 0)] * (arr.ndim - 2)
@@ -264,7 +276,7 @@ def pad(img, padding, fill=0, padding_mode="constant"):
         out[top:top + arr.shape[0], left:left + arr.shape[1]] = arr
     else:
         out = np.pad(arr, widths, mode=modes[padding_mode])
-    return Image.fromarray(out, mode=img.mode) if _is_pil(img) else out
+    return Image.fromarray(out, mode=img.mode) if _is_pil_image(img) else out
 
 
 def crop(img, top, left, height, width):
@@ -287,7 +299,7 @@ def crop(img, top, left, height, width):
     if isinstance(img, Tensor):
         return FT.crop(img, top, left, height, width)
     _check_image(img, "crop")
-    if _is_pil(img):
+    if _is_pil_image(img):
         return img.crop((left, top, left + width, top + height))
     return img[top:top + height, left:left + width]
 
@@ -313,7 +325,7 @@ def center_crop(img, output_size):
         w, h = img.shape[2], img.shape[1]
     else:
         _check_image(img, "center_crop")
-        w, h = img.size if _is_pil(img) else (img.shape[1], img.shape[0])
+        w, h = img.size if _is_pil_image(img) else (img.shape[1], img.shape[0])
     th, tw = output_size
     return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
 
@@ -333,7 +345,7 @@ def hflip(img):
     if isinstance(img, Tensor):
         return FT.flip(img, 2, "hflip")
     _check_image(img, "hflip")
-    return img.transpose(Image.FLIP_LEFT_RIGHT) if _is_pil(img) else img[:, ::-1].copy()
+    return img.transpose(Image.FLIP_LEFT_RIGHT) if _is_pil_image(img) else img[:, ::-1].copy()
 
 
 def vflip(img):
@@ -352,7 +364,7 @@ def vflip(img):
     if isinstance(img, Tensor):
         return FT.flip(img, 1, "vflip")
     _check_image(img, "vflip")
-    return img.transpose(Image.FLIP_TOP_BOTTOM) if _is_pil(img) else img[::-1].copy()
+    return img.transpose(Image.FLIP_TOP_BOTTOM) if _is_pil_image(img) else img[::-1].copy()
 
 
 def _lut(img, table, op):
@@ -380,7 +392,7 @@ def adjust_brightness(img, brightness_factor):
     if isinstance(img, Tensor):
         return FT.adjust_brightness(img, brightness_factor)
     _check_image(img, "adjust_brightness")
-    if _is_pil(img):
+    if _is_pil_image(img):
         return ImageEnhance.Brightness(img).enhance(brightness_factor)
     return _lut(img, np.arange(256) * brightness_factor, "adjust_brightness")
 
@@ -404,7 +416,7 @@ def adjust_contrast(img, contrast_factor):
     if isinstance(img, Tensor):
         return FT.adjust_contrast(img, contrast_factor)
     _check_image(img, "adjust_contrast")
-    if _is_pil(img):
+    if _is_pil_image(img):
         return ImageEnhance.Contrast(img).enhance(contrast_factor)
     return _lut(img, (np.arange(256) - 74) * contrast_factor + 74, "adjust_contrast")
 
@@ -435,7 +447,7 @@ def adjust_saturation(img, saturation_factor):
     if isinstance(img, Tensor):
         return FT.adjust_saturation(img, saturation_factor)
     _check_image(img, "adjust_saturation")
-    if _is_pil(img):
+    if _is_pil_image(img):
         return ImageEnhance.Color(img).enhance(saturation_factor)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"adjust_saturation: needs an RGB HWC image, got shape {list(img.shape)}")
@@ -489,11 +501,12 @@ def adjust_hue(img, hue_factor):
     if not -0.5 <= hue_factor <= 0.5:
         raise ValueError(f"adjust_hue: hue_factor {hue_factor} is not in [-0.5, 0.5]")
     _check_image(img, "adjust_hue")
-    if _is_pil(img):
+    if _is_pil_image(img):
         if img.mode in ("L", "1", "I", "F"):
             return img
         h, s, v = img.convert("HSV").split()
-        np_h = (np.array(h, dtype=np.uint8).astype(np.int64) + int(np.uint8(hue_factor * 255))) % 256
+        # the shift truncated toward zero and wrapped, as uint8 arithmetic; a negative factor turns the hue back
+        np_h = (np.array(h, dtype=np.uint8).astype(np.int64) + int(hue_factor * 255)) % 256
         return Image.merge("HSV", (Image.fromarray(np_h.astype(np.uint8), "L"), s, v)).convert(img.mode)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"adjust_hue: needs an RGB HWC image, got shape {list(img.shape)}")
@@ -511,7 +524,7 @@ def _rotation_matrix(center, angle):
     return np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
 
 
-def _warp_numpy(img, m, out_w, out_h, interpolation, fill):
+def _warp_numpy(img, m, out_w, out_h, interpolation, fill, op="rotate"):
     """OpenCV's warpAffine: every output pixel reads the source at the inverse-mapped point; for 'nearest' the
     point is computed in OpenCV's 10-bit fixed point so that ties round as OpenCV rounds them."""
     det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
@@ -520,13 +533,22 @@ def _warp_numpy(img, m, out_w, out_h, interpolation, fill):
     i02, i12 = -i00 * m[0, 2] - i01 * m[1, 2], -i10 * m[0, 2] - i11 * m[1, 2]
     xs = np.arange(out_w, dtype=np.float64)[None, :]
     ys = np.arange(out_h, dtype=np.float64)[:, None]
-    nearest = interpolation == "nearest"
-    if not nearest and interpolation != "bilinear":
-        raise NotImplementedError(f"rotate: interpolation {interpolation!r} is supported for PIL images only; numpy "
+    if interpolation == "nearest":
+        sx = np.rint(i00 * xs * 1024).astype(np.int64) + np.rint((i01 * ys + i02) * 1024).astype(np.int64) + 512
+        sy = np.rint(i10 * xs * 1024).astype(np.int64) + np.rint((i11 * ys + i12) * 1024).astype(np.int64) + 512
+        return _sample_numpy(img, sx >> 10, sy >> 10, interpolation, fill, op)
+    return _sample_numpy(img, i00 * xs + i01 * ys + i02, i10 * xs + i11 * ys + i12, interpolation, fill, op)
+
+
+def _sample_numpy(img, src_x, src_y, interpolation, fill, op):
+    """The image read at the source points (integers for 'nearest', floats for 'bilinear'), `fill` outside, as
+    OpenCV's warps with a constant border; a number fills channel 0 only, as OpenCV's borderValue Scalar(fill, 0,
+    0, 0) that Paddle passes."""
+    if interpolation not in ("nearest", "bilinear"):
+        raise NotImplementedError(f"{op}: interpolation {interpolation!r} is supported for PIL images only; numpy "
                                   "images support 'nearest' and 'bilinear'")
     h, w = img.shape[:2]
     a = img.astype(np.float64)
-    # a number fills channel 0 only, as OpenCV's borderValue Scalar(fill, 0, 0, 0) that Paddle passes
     fill_vec = np.zeros(a.shape[2:] or (1,))
     fill_arr = np.atleast_1d(np.asarray(fill, dtype=np.float64))
     fill_vec[:min(len(fill_vec), len(fill_arr))] = fill_arr[:len(fill_vec)]
@@ -538,19 +560,15 @@ def _warp_numpy(img, m, out_w, out_h, interpolation, fill):
         mask = inside.reshape(inside.shape + (1,) * (a.ndim - 2))
         return np.where(mask, vals, fill_px)
 
-    if nearest:
-        sx = np.rint(i00 * xs * 1024).astype(np.int64) + np.rint((i01 * ys + i02) * 1024).astype(np.int64) + 512
-        sy = np.rint(i10 * xs * 1024).astype(np.int64) + np.rint((i11 * ys + i12) * 1024).astype(np.int64) + 512
-        out = sample(sy >> 10, sx >> 10)
-    else:  # bilinear: float coordinates reproduce OpenCV's results here
-        fxs = i00 * xs + i01 * ys + i02
-        fys = i10 * xs + i11 * ys + i12
-        x0, y0 = np.floor(fxs).astype(np.int64), np.floor(fys).astype(np.int64)
-        fx, fy = fxs - x0, fys - y0
-        if a.ndim == 3:
-            fx, fy = fx[..., None], fy[..., None]
-        out = ((sample(y0, x0) * (1 - fx) + sample(y0, x0 + 1) * fx) * (1 - fy)
-               + (sample(y0 + 1, x0) * (1 - fx) + sample(y0 + 1, x0 + 1) * fx) * fy)
+    if interpolation == "nearest":
+        return _round_cast(sample(src_y, src_x), img.dtype)
+    # bilinear: float coordinates reproduce OpenCV's results here
+    x0, y0 = np.floor(src_x).astype(np.int64), np.floor(src_y).astype(np.int64)
+    fx, fy = src_x - x0, src_y - y0
+    if a.ndim == 3:
+        fx, fy = fx[..., None], fy[..., None]
+    out = ((sample(y0, x0) * (1 - fx) + sample(y0, x0 + 1) * fx) * (1 - fy)
+           + (sample(y0 + 1, x0) * (1 - fx) + sample(y0 + 1, x0 + 1) * fx) * fy)
     return _round_cast(out, img.dtype)
 
 
@@ -574,7 +592,7 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
                [1, 4, 7]], dtype=uint8)
     """
     _check_image(img, "rotate")
-    if _is_pil(img):
+    if _is_pil_image(img):
         return img.rotate(angle, _pil_interp(interpolation), expand, center, fillcolor=fill)
     h, w = img.shape[:2]
     if center is None:
@@ -588,6 +606,149 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
         m[1, 2] += (nh - h) * 0.5
         w, h = int(nw), int(nh)
     return _keep_channel(_warp_numpy(img, m, w, h, interpolation, fill), img)
+
+
+def _inverse_affine_matrix(center, angle, translate, scale, shear):
+    """The 6 numbers mapping output to input points of Paddle's affine (PIL and Tensor paths): about `center`, the
+    inverse of translate o rotate(angle, clockwise) o shear o scale."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    m = [v / scale for v in (d, -b, 0.0, -c, a, 0.0)]  # the inverse of [[a, b], [c, d]], divided by the scale
+    cx, cy = center
+    tx, ty = translate
+    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    return m
+
+
+def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
+    """Rotate by `angle` degrees clockwise, scale, shear and translate an image, keeping its size.
+
+    The three kinds of image follow Paddle's three backends: PIL images through Pillow's affine transform and
+    CHW Tensors through ``grid_sample`` (both about ``center``, default the image centre), numpy HWC images as
+    Paddle's OpenCV code (which rotates and scales about the origin: its translation replaces the centring). For
+    PIL images `fill` colours the outside as documented; Paddle 3.3.1 hands it to Pillow's unrelated ``fill``
+    argument, so its outside stays black.
+
+    Args:
+        img (PIL.Image|numpy.ndarray|Tensor): the image.
+        angle (float): degrees, clockwise.
+        translate (list|tuple): (x, y) pixels.
+        scale (float): positive.
+        shear (float|list|tuple): degrees; one number shears along x, two are (x, y).
+        interpolation (str): 'nearest' (default) or 'bilinear'; PIL images also 'bicubic'.
+        fill (int|tuple): the value outside the moved image. Default 0.
+        center (list|tuple, optional): (x, y) of the rotation centre (PIL and Tensor images).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> img = paddle.arange(9, dtype='float32').reshape([1, 3, 3])
+        >>> F.affine(img, 90, translate=[0, 0], scale=1.0, shear=0).numpy()[0]
+        array([[6., 3., 0.],
+               [7., 4., 1.],
+               [8., 5., 2.]], dtype=float32)
+    """
+    if not (_is_pil_image(img) or _is_numpy_image(img) or _is_tensor_image(img)):
+        raise TypeError(f"affine: img should be a PIL image, a numpy HWC/HW image or a CHW Tensor, got "
+                        f"{type(img).__name__}")
+    if not isinstance(angle, numbers.Number) or isinstance(angle, bool):
+        raise TypeError(f"affine: angle should be an int or float, got {angle!r}")
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise ValueError(f"affine: translate should be a sequence of length 2, got {translate!r}")
+    if scale <= 0.0:
+        raise ValueError(f"affine: scale should be positive, got {scale}")
+    shear = [shear, 0.0] if isinstance(shear, numbers.Number) else list(shear)
+    if len(shear) == 1:
+        shear = shear * 2
+    if len(shear) != 2:
+        raise ValueError(f"affine: shear should be a number or a sequence of two values, got {shear}")
+    angle = float(angle)
+    if _is_pil_image(img):
+        width, height = img.size
+        centre = [width * 0.5, height * 0.5] if center is None else center
+        matrix = _inverse_affine_matrix(centre, angle, translate, scale, shear)
+        return img.transform(img.size, Image.AFFINE, matrix, _pil_interp(interpolation),
+                             fillcolor=tuple([fill] * 3) if isinstance(fill, int) else fill)
+    if _is_tensor_image(img):
+        # Paddle measures the centre from the image's middle, reading its sides swapped (as here)
+        centre = [0.0, 0.0] if center is None else [c - s * 0.5 for c, s in zip(center, img.shape[-2:])]
+        matrix = _inverse_affine_matrix(centre, angle, [float(t) for t in translate], scale, shear)
+        return FT.affine(img, matrix, interpolation, fill)
+    h, w = img.shape[:2]
+    rotation = _rotation_matrix((0.0, 0.0), angle) * scale
+    m = np.stack([rotation[0] + math.tan(math.radians(shear[1])) * rotation[1],
+                  rotation[1] + math.tan(math.radians(shear[0])) * rotation[0]])
+    m[:, 2] = translate
+    fill = tuple([fill] * 3) if isinstance(fill, int) else fill
+    return _keep_channel(_warp_numpy(img, m, w, h, interpolation, fill, "affine"), img)
+
+
+def _perspective_coeffs(startpoints, endpoints):
+    """The 8 coefficients of the perspective map taking each of the 4 `endpoints` to its start point (output to
+    input), by least squares as Paddle."""
+    rows, rhs = [], []
+    for (sx, sy), (ex, ey) in zip(startpoints, endpoints):
+        rows.append([ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey])
+        rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
+        rhs += [sx, sy]
+    return np.linalg.lstsq(np.array(rows, dtype=np.float64), np.array(rhs, dtype=np.float64), rcond=None)[0]
+
+
+def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
+    """Warp an image so that the 4 `startpoints` [[x, y], ...] move to `endpoints` (a perspective transform).
+
+    PIL images go through Pillow's perspective transform and CHW Tensors through ``grid_sample`` at the pixel
+    centres, both with Paddle's least-squares coefficients; numpy images as OpenCV's warpPerspective (pixel
+    corners, the exact 4-point homography), which Paddle's cv2 backend calls. `fill` colours PIL images' outside
+    too (Paddle 3.3.1's stays black, as in `affine`).
+
+    Args:
+        img (PIL.Image|numpy.ndarray|Tensor): the image.
+        startpoints (list): 4 points [x, y] of the input: top-left, top-right, bottom-right, bottom-left.
+        endpoints (list): where they go.
+        interpolation (str): 'nearest' (default) or 'bilinear'; PIL images also 'bicubic'.
+        fill (int|tuple): the value outside the warped image. Default 0.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.vision.transforms.functional as F
+        >>> img = paddle.arange(16, dtype='float32').reshape([1, 4, 4])
+        >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
+        >>> F.perspective(img, corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).numpy()[0]   # one pixel right
+        array([[ 0.,  0.,  1.,  2.],
+               [ 0.,  4.,  5.,  6.],
+               [ 0.,  8.,  9., 10.],
+               [ 0., 12., 13., 14.]], dtype=float32)
+    """
+    if not (_is_pil_image(img) or _is_numpy_image(img) or _is_tensor_image(img)):
+        raise TypeError(f"perspective: img should be a PIL image, a numpy HWC/HW image or a CHW Tensor, got "
+                        f"{type(img).__name__}")
+    if np.shape(startpoints) != (4, 2) or np.shape(endpoints) != (4, 2):
+        raise ValueError(f"perspective: startpoints and endpoints must be 4 points [x, y] each, got "
+                         f"{startpoints} and {endpoints}")
+    if _is_pil_image(img):
+        coeffs = _perspective_coeffs(startpoints, endpoints)
+        return img.transform(img.size, Image.PERSPECTIVE, tuple(coeffs), _pil_interp(interpolation),
+                             fillcolor=tuple([fill] * 3) if isinstance(fill, int) else fill)
+    if _is_tensor_image(img):
+        return FT.perspective(img, _perspective_coeffs(startpoints, endpoints), interpolation, fill)
+    # OpenCV: the homography taking the start points (float32) to the end points, inverted per output pixel
+    start, end = np.float32(startpoints).astype(np.float64), np.float32(endpoints).astype(np.float64)
+    forward = np.append(_perspective_coeffs(end, start), 1.0).reshape(3, 3)
+    inverse = np.linalg.inv(forward)
+    h, w = img.shape[:2]
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    den = inverse[2, 0] * xs + inverse[2, 1] * ys + inverse[2, 2]
+    safe = np.where(den == 0, 1.0, den)
+    src_x = np.where(den == 0, 0.0, (inverse[0, 0] * xs + inverse[0, 1] * ys + inverse[0, 2]) / safe)
+    src_y = np.where(den == 0, 0.0, (inverse[1, 0] * xs + inverse[1, 1] * ys + inverse[1, 2]) / safe)
+    if interpolation == "nearest":
+        src_x, src_y = np.rint(src_x).astype(np.int64), np.rint(src_y).astype(np.int64)
+    return _keep_channel(_sample_numpy(img, src_x, src_y, interpolation, fill, "perspective"), img)
 
 
 def to_grayscale(img, num_output_channels=1):
@@ -608,7 +769,7 @@ def to_grayscale(img, num_output_channels=1):
     if isinstance(img, Tensor):
         return FT.to_grayscale(img, num_output_channels)
     _check_image(img, "to_grayscale")
-    if _is_pil(img):
+    if _is_pil_image(img):
         gray = img.convert("L")
         if num_output_channels == 1:
             return gray
@@ -647,7 +808,7 @@ def erase(img, i, j, h, w, v, inplace=False):
         out[..., i:i + h, j:j + w] = v if isinstance(v, Tensor) else _to_tensor(np.asarray(v)).astype(img.dtype)
         return out
     _check_image(img, "erase")
-    if _is_pil(img):
+    if _is_pil_image(img):
         arr = np.array(img, dtype=np.uint8)
         arr[i:i + h, j:j + w, ...] = v
         return Image.fromarray(arr, img.mode)

@@ -18,14 +18,14 @@ from paddle_fn.tensor import to_tensor
 from paddle_fn.vision.transforms import functional as F
 
 __all__ = ["BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
-           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomErasing",
-           "RandomHorizontalFlip", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor",
-           "Transpose"]
+           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomAffine", "RandomCrop", "RandomErasing",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip",
+           "Resize", "SaturationTransform", "ToTensor", "Transpose"]
 
 
 def _get_image_size(img):
     """(width, height) of a PIL image, numpy HWC image or CHW Tensor."""
-    if F._is_pil(img):
+    if F._is_pil_image(img):
         return img.size
     if isinstance(img, np.ndarray):
         return img.shape[1], img.shape[0]
@@ -49,6 +49,17 @@ def _check_input(value, name, center=1, bound=(0, float("inf")), clip_first_on_z
     else:
         raise TypeError(f"{name} should be a single number or a list/tuple with length 2, got {value!r}")
     return None if value[0] == value[1] == center else value
+
+
+def _angle_range(value, name, lengths):
+    """An angle argument as Paddle reads it: a number d is the range (-d, d), else a sequence of `lengths`."""
+    if isinstance(value, numbers.Number):
+        if value < 0:
+            raise ValueError(f"If {name} is a single number, it must be positive, got {value}")
+        return [-value, value]
+    if len(value) not in lengths:
+        raise ValueError(f"If {name} is a sequence, its length should be one of {lengths}, got {len(value)}")
+    return list(value)
 
 
 class Compose:
@@ -613,14 +624,7 @@ class RandomRotation(BaseTransform):
     """
 
     def __init__(self, degrees, interpolation="nearest", expand=False, center=None, fill=0, keys=None):
-        if isinstance(degrees, numbers.Number):
-            if degrees < 0:
-                raise ValueError("If degrees is a single number, it must be positive.")
-            self.degrees = (-degrees, degrees)
-        else:
-            if len(degrees) != 2:
-                raise ValueError("If degrees is a sequence, it must be of len 2.")
-            self.degrees = degrees
+        self.degrees = _angle_range(degrees, "degrees", (2,))
         super().__init__(keys)
         self.interpolation = interpolation
         self.expand = expand
@@ -732,3 +736,111 @@ class RandomErasing(BaseTransform):
                              f"channel), got {self.value!r}")
         top, left, eh, ew, v = self._get_param(img, value)
         return F.erase(img, top, left, eh, ew, v, self.inplace)
+
+
+class RandomAffine(BaseTransform):
+    """A random affine transform (`functional.affine`): a rotation by an angle drawn from ``degrees``, a
+    translation up to ``translate`` times the image size each way, a scale drawn from ``scale`` and shears drawn
+    from ``shear`` (Python ``random``, as Paddle).
+
+    Args:
+        degrees (float|list|tuple): the angle range (-degrees, degrees), or (min, max); clockwise.
+        translate (list|tuple, optional): the largest (x, y) shifts as fractions of the width and height.
+        scale (list|tuple, optional): the (min, max) scale.
+        shear (float|list|tuple, optional): the x shear range (-shear, shear) or (min, max), or (x min, x max,
+            y min, y max).
+        interpolation (str): 'nearest' (default), 'bilinear' or (PIL images) 'bicubic'.
+        fill (int|tuple): the value outside the moved image. Default 0.
+        center (list|tuple, optional): the rotation centre (x, y); default the image centre.
+        keys (list|tuple, optional): see BaseTransform.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.vision.transforms as T
+        >>> T.RandomAffine([-90, 90], translate=[0.2, 0.2], scale=[0.5, 0.5])(paddle.rand([3, 8, 10])).shape
+        [3, 8, 10]
+    """
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation="nearest", fill=0, center=None,
+                 keys=None):
+        self.degrees = _angle_range(degrees, "degrees", (2,))
+        super().__init__(keys)
+        if interpolation not in ("nearest", "bilinear", "bicubic"):
+            raise ValueError(f"RandomAffine: interpolation must be 'nearest', 'bilinear' or 'bicubic', got "
+                             f"{interpolation!r}")
+        if translate is not None and (len(translate) != 2 or not all(0.0 <= t <= 1.0 for t in translate)):
+            raise ValueError(f"RandomAffine: translate should be two fractions in [0, 1], got {translate}")
+        if scale is not None and (len(scale) != 2 or not all(v > 0 for v in scale)):
+            raise ValueError(f"RandomAffine: scale should be two positive values, got {scale}")
+        if center is not None and len(center) != 2:
+            raise ValueError(f"RandomAffine: center should be (x, y), got {center}")
+        self.translate, self.scale, self.center = translate, scale, center
+        self.shear = None if shear is None else _angle_range(shear, "shear", (2, 4))
+        self.interpolation, self.fill = interpolation, 0 if fill is None else fill
+
+    def _get_param(self, img_size):
+        """(angle, (tx, ty), scale, (shear_x, shear_y)) drawn for an image of size (width, height)."""
+        angle = random.uniform(self.degrees[0], self.degrees[1])
+        translations = (0, 0)
+        if self.translate is not None:
+            max_dx, max_dy = self.translate[0] * img_size[0], self.translate[1] * img_size[1]
+            translations = (int(random.uniform(-max_dx, max_dx)), int(random.uniform(-max_dy, max_dy)))
+        scale = 1.0 if self.scale is None else random.uniform(self.scale[0], self.scale[1])
+        shear = [0.0, 0.0]
+        if self.shear is not None:
+            shear[0] = random.uniform(self.shear[0], self.shear[1])
+            if len(self.shear) == 4:
+                shear[1] = random.uniform(self.shear[2], self.shear[3])
+        return angle, translations, scale, tuple(shear)
+
+    def _apply_image(self, img):
+        return F.affine(img, *self._get_param(_get_image_size(img)), interpolation=self.interpolation,
+                        fill=self.fill, center=self.center)
+
+
+class RandomPerspective(BaseTransform):
+    """With probability ``prob``, a random perspective transform (`functional.perspective`) moving each corner
+    inwards by up to ``distortion_scale`` times half the image size (Python ``random``, as Paddle).
+
+    Args:
+        prob (float): the probability of transforming. Default 0.5.
+        distortion_scale (float): in [0, 1]. Default 0.5.
+        interpolation (str): 'nearest' (default), 'bilinear' or (PIL images) 'bicubic'.
+        fill (int|tuple): the value outside the warped image. Default 0.
+        keys (list|tuple, optional): see BaseTransform.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> import paddle_fn.vision.transforms as T
+        >>> T.RandomPerspective(prob=1.0, distortion_scale=0.9)(paddle.rand([3, 20, 15])).shape
+        [3, 20, 15]
+    """
+
+    def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0, keys=None):
+        super().__init__(keys)
+        if not 0 <= prob <= 1 or not 0 <= distortion_scale <= 1:
+            raise ValueError(f"RandomPerspective: prob and distortion_scale must be in [0, 1], got {prob} and "
+                             f"{distortion_scale}")
+        if interpolation not in ("nearest", "bilinear", "bicubic"):
+            raise ValueError(f"RandomPerspective: interpolation must be 'nearest', 'bilinear' or 'bicubic', got "
+                             f"{interpolation!r}")
+        self.prob, self.distortion_scale, self.interpolation, self.fill = prob, distortion_scale, interpolation, fill
+
+    def get_params(self, width, height, distortion_scale):
+        """(startpoints, endpoints): the image's corners and where they go."""
+        dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+
+        def near(low_edge, size, reach):  # a coordinate up to `reach` pixels in from an edge
+            return int(random.uniform(0, reach + 1)) if low_edge else int(random.uniform(size - reach - 1, size))
+
+        endpoints = [[near(True, width, dx), near(True, height, dy)], [near(False, width, dx), near(True, height, dy)],
+                     [near(False, width, dx), near(False, height, dy)], [near(True, width, dx), near(False, height, dy)]]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, endpoints
+
+    def _apply_image(self, img):
+        width, height = _get_image_size(img)
+        if random.random() < self.prob:
+            startpoints, endpoints = self.get_params(width, height, self.distortion_scale)
+            return F.perspective(img, startpoints, endpoints, self.interpolation, self.fill)
+        return img
