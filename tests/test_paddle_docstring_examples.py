@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "benchmarks" / "paddle_docstring_examples.py"
 RECORDED = ROOT / "tests" / "data" / "paddle_docstring_examples.json.gz"
 EXPECTED = ROOT / "tests" / "data" / "paddle_docstring_matches.txt"
-MIN_MATCH_SHARE = 0.85
+MIN_MATCH_SHARE = 0.97
 
 
 @pytest.fixture(scope="module")
