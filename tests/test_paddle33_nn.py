@@ -65,7 +65,7 @@ def test_fractional_max_pool_options_and_errors():
     with pytest.raises(ShapeError, match="kernel"):
         F.fractional_max_pool2d(x, output_size=5, kernel_size=2, random_u=0.5)
     with pytest.raises(ConcretizationError, match="random_u"):
-        paddle.jit.to_static(lambda t: F.fractional_max_pool2d(t, output_size=2))(x)
+        paddle.jit.to_static(lambda t: F.fractional_max_pool2d(t, output_size=2), full_graph=True)(x)
     compiled = paddle.jit.to_static(lambda t: F.fractional_max_pool2d(t, output_size=2, random_u=0.3))
     np.testing.assert_array_equal(compiled(x).numpy(), np.ones([1, 1, 2, 2], np.float32))
 
@@ -442,7 +442,7 @@ def test_class_center_sample_keeps_the_positives_first_as_paddle():
     with pytest.raises(ValueError, match="num_classes"):
         F.class_center_sample(paddle.to_tensor([3, 10]), 10, 4)
     with pytest.raises(ConcretizationError, match="eagerly"):
-        paddle.jit.to_static(lambda t: F.class_center_sample(t, 10, 4)[1])(paddle.to_tensor([1, 2]))
+        paddle.jit.to_static(lambda t: F.class_center_sample(t, 10, 4)[1], full_graph=True)(paddle.to_tensor([1, 2]))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -11,7 +11,7 @@ is a literal below, taken from paddle 3.3.1 on the CPU with the example's seed (
 Paddle's), so the output is still Paddle's (the convolution and pooling examples draw without a seed and print
 only the result's shape, which the draw does not change, so they keep their draws); `mv` and `masked_matmul` draw on
 a GPU, whose numbers are neither printed nor reproducible on the CPU, so they take fixed inputs and their expected
-values are numpy's float32 products; shapes print as lists (paddle_fn's `shape` is a list, not `paddle.Size`); the `ReLU6`/`LeakyReLU`
+values are numpy's float32 products; the `ReLU6`/`LeakyReLU`
 examples print their result, with the values paddle 3.3.1 gives on the CPU; `transpose`'s example is left out:
 Paddle marks it `+SKIP('indices overflow')`, and running it crashes paddle 3.3.1 (a glibc malloc assertion).
 """
@@ -488,7 +488,7 @@ False
 >>> sp_out = paddle.sparse.reshape(sp_x, new_shape)
 
 >>> print(sp_out.shape)
-[1, 2, 2, 3, 3]
+paddle.Size([1, 2, 2, 3, 3])
 """,
     "sparse.isnan": """
 >>> import numpy as np
@@ -613,7 +613,7 @@ values=[0.38234913, 0.18298411, 0.18925257, 0.24541420, 0.21302438,
 >>> batch_norm = paddle.sparse.nn.BatchNorm(channels)
 >>> batch_norm_out = batch_norm(sparse_x)
 >>> print(batch_norm_out.shape)
-[1, 6, 6, 6, 3]
+paddle.Size([1, 6, 6, 6, 3])
 """,
     "sparse.nn.functional.relu": """
 >>> dense_x = paddle.to_tensor([-2., 0., 1.])
@@ -685,12 +685,12 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
     "sparse.nn.Conv2D": POINTS_2D + """>>> conv = paddle.sparse.nn.Conv2D(1, 1, (3, 3))
 >>> y = conv(sparse_x)
 >>> print(y.shape)
-[1, 1, 2, 1]
+paddle.Size([1, 1, 2, 1])
 """,
     "sparse.nn.Conv3D": POINTS_3D + """>>> conv = paddle.sparse.nn.Conv3D(1, 1, (1, 3, 3))
 >>> y = conv(sparse_x)
 >>> print(y.shape)
-[1, 1, 1, 2, 1]
+paddle.Size([1, 1, 1, 2, 1])
 """,
     "sparse.nn.MaxPool3D": """
 >>> dense_x = paddle.randn((2, 3, 6, 6, 3))
@@ -698,7 +698,7 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> max_pool3d = paddle.sparse.nn.MaxPool3D(kernel_size=3, data_format='NDHWC')
 >>> out = max_pool3d(sparse_x)
 >>> print(out.shape)
-[2, 1, 2, 2, 3]
+paddle.Size([2, 1, 2, 2, 3])
 """,
     "sparse.nn.SubmConv2D": """
 >>> indices = [[0, 0, 0, 0], [0, 0, 1, 2], [1, 3, 2, 3]]
@@ -710,7 +710,7 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> subm_conv = paddle.sparse.nn.SubmConv2D(1, 1, (3, 3))
 >>> y = subm_conv(sparse_x)
 >>> print(y.shape)
-[1, 3, 4, 1]
+paddle.Size([1, 3, 4, 1])
 """,
     "sparse.nn.SubmConv3D": """
 >>> indices = [
@@ -727,17 +727,17 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> subm_conv = paddle.sparse.nn.SubmConv3D(1, 1, (1, 3, 3))
 >>> y = subm_conv(sparse_x)
 >>> print(y.shape)
-[1, 1, 3, 4, 1]
+paddle.Size([1, 1, 3, 4, 1])
 """,
     "sparse.nn.functional.conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.conv2d(sparse_x, weight)
 >>> print(y.shape)
-[1, 1, 2, 1]
+paddle.Size([1, 1, 2, 1])
 """,
     "sparse.nn.functional.conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.conv3d(sparse_x, weight)
 >>> print(y.shape)
-[1, 1, 1, 2, 1]
+paddle.Size([1, 1, 1, 2, 1])
 """,
     "sparse.nn.functional.max_pool3d": """
 >>> dense_x = paddle.randn((1, 4, 4, 4, 3))
@@ -747,17 +747,17 @@ values=[0.62680405, 0.37319589, 0.43255258, 0.29261294, 0.27483445,
 >>> strides = [1, 1, 1]
 >>> out = paddle.sparse.nn.functional.max_pool3d(sparse_x, kernel_sizes, stride=strides, padding=paddings)
 >>> print(out.shape)
-[1, 2, 2, 2, 3]
+paddle.Size([1, 2, 2, 2, 3])
 """,
     "sparse.nn.functional.subm_conv2d": POINTS_2D + """>>> weight = paddle.randn((3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.subm_conv2d(sparse_x, weight)
 >>> print(y.shape)
-[1, 3, 4, 1]
+paddle.Size([1, 3, 4, 1])
 """,
     "sparse.nn.functional.subm_conv3d": POINTS_3D + """>>> weight = paddle.randn((1, 3, 3, 1, 1), dtype='float32')
 >>> y = paddle.sparse.nn.functional.subm_conv3d(sparse_x, weight)
 >>> print(y.shape)
-[1, 1, 3, 4, 1]
+paddle.Size([1, 1, 3, 4, 1])
 """,
 }
 # Paddle's docstrings of the implicit-GEMM names repeat the examples of subm_conv2d / subm_conv3d word for word

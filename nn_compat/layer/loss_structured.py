@@ -28,9 +28,9 @@ class HSigmoidLoss(Layer):
         >>> import paddle_fn as paddle
         >>> loss = paddle.nn.HSigmoidLoss(3, 5)
         >>> loss.weight.shape, loss.bias.shape
-        ([4, 3], [4, 1])
+        (paddle.Size([4, 3]), paddle.Size([4, 1]))
         >>> loss(paddle.ones([2, 3]), paddle.to_tensor([0, 4])).shape
-        [2, 1]
+        paddle.Size([2, 1])
     """
 
     def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None, is_custom=False,
@@ -72,7 +72,7 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
         >>> asfm = paddle.nn.AdaptiveLogSoftmaxWithLoss(4, 6, cutoffs=[2], div_value=2.0)
         >>> out, loss = asfm(paddle.ones([3, 4]), paddle.to_tensor([0, 3, 5]))
         >>> out.shape, loss.shape, asfm.log_prob(paddle.ones([3, 4])).shape
-        ([3], [], [3, 6])
+        (paddle.Size([3]), paddle.Size([]), paddle.Size([3, 6]))
     """
 
     def __init__(self, in_features, n_classes, cutoffs, weight_attr=None, bias_attr=None, div_value=4.0,

@@ -427,7 +427,7 @@ class FractionalMaxPool2D(_FractionalMaxPool):
         >>> import paddle_fn as paddle
         >>> pool = paddle.nn.FractionalMaxPool2D(output_size=3, random_u=0.3)
         >>> pool(paddle.rand([2, 3, 7, 7])).shape
-        [2, 3, 3, 3]
+        paddle.Size([2, 3, 3, 3])
     """
     _fn = staticmethod(F.fractional_max_pool2d)
 
@@ -440,6 +440,6 @@ class FractionalMaxPool3D(_FractionalMaxPool):
         >>> import paddle_fn as paddle
         >>> pool = paddle.nn.FractionalMaxPool3D(output_size=[2, 3, 3], kernel_size=2, random_u=0.5)
         >>> pool(paddle.rand([1, 1, 5, 6, 6])).shape
-        [1, 1, 2, 3, 3]
+        paddle.Size([1, 1, 2, 3, 3])
     """
     _fn = staticmethod(F.fractional_max_pool3d)

@@ -94,7 +94,7 @@ def transpose(x, perm, name=None):
         >>> x = paddle.to_tensor([[0., -1., 2.], [3., 0., 0.]]).to_sparse_coo(2)
         >>> out = paddle.sparse.transpose(x, [1, 0])
         >>> out.shape, out.indices().numpy()
-        ([3, 2], array([[1, 2, 0],
+        (paddle.Size([3, 2]), array([[1, 2, 0],
                [0, 0, 1]]))
     """
     check_sparse("transpose", x)
@@ -134,7 +134,7 @@ def reshape(x, shape, name=None):
         >>> x = paddle.to_tensor([[0., -1., 0., 2.], [0., 0., -3., 0.], [4., 5., 0., 0.]]).to_sparse_coo(2)
         >>> out = paddle.sparse.reshape(x, [4, -1])
         >>> out.shape, out.indices().numpy()
-        ([4, 3], array([[0, 1, 2, 2, 3],
+        (paddle.Size([4, 3]), array([[0, 1, 2, 2, 3],
                [1, 0, 0, 2, 0]]))
     """
     check_sparse("reshape", x)

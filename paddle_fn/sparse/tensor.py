@@ -15,6 +15,7 @@ import paddle_fn.tensor as T
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.pytree import register_pytree_node
+from paddle_fn.core.size import Size
 from paddle_fn.core.trace import Tensor, format_values
 from paddle_fn.tensor._util import eager_value
 from paddle_fn.tensor.promotion import as_tensor
@@ -55,8 +56,8 @@ class SparseTensor:
         self.row_bound = row_bound
 
     @property
-    def shape(self) -> list:
-        return list(self._shape)
+    def shape(self) -> Size:
+        return Size(self._shape)
 
     @property
     def ndim(self) -> int:

@@ -213,7 +213,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
         >>> F.pad(x, [0, 0, 0, 0, 1, 0], value=9.).numpy()
         array([[[9., 1., 2., 3.]]], dtype=float32)
         >>> F.pad(x, [1, 0, 0, 1, 0, 0], pad_from_left_axis=False).shape
-        [1, 2, 4]
+        paddle.Size([1, 2, 4])
     """
     x = as_tensor(x)
     ndim = get_aval(x).ndim

@@ -127,7 +127,7 @@ def class_center_sample(label, num_classes, num_samples, group=None):
         >>> import paddle_fn.nn.functional as F
         >>> remapped, centers = F.class_center_sample(paddle.to_tensor([1, 5, 5, 9]), 10, 6)
         >>> remapped.numpy(), centers.numpy()[:3], centers.shape
-        (array([0, 1, 1, 2]), array([1, 5, 9]), [6])
+        (array([0, 1, 1, 2]), array([1, 5, 9]), paddle.Size([6]))
     """
     if group not in (None, False) and getattr(group, "nranks", 1) > 1:
         raise NotImplementedError("class_center_sample: sampling across a model-parallel group of several processes "

@@ -102,7 +102,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         >>> x = paddle.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [1, 2]], [[1.], [2.]], [1, 1, 3, 4, 1])
         >>> y = paddle.sparse.nn.functional.conv3d(x, paddle.ones([1, 2, 2, 1, 1]))
         >>> y.shape
-        [1, 1, 2, 3, 1]
+        paddle.Size([1, 1, 2, 3, 1])
         >>> y.indices().numpy()
         array([[0, 0, 0, 0, 0],
                [0, 0, 0, 0, 0],

@@ -76,7 +76,7 @@ class BatchNorm(norm.BatchNorm1D):
         >>> x = paddle.to_tensor([[[0.3, 0.4], [0.0, 0.0]], [[0.8, 0.2], [0.1, 0.9]]]).to_sparse_coo(2)
         >>> out = paddle.sparse.nn.BatchNorm(2)(x)
         >>> out.shape, out.values().numpy().round(4)
-        ([2, 2, 2], array([[-0.3397, -0.3397],
+        (paddle.Size([2, 2, 2]), array([[-0.3397, -0.3397],
                [ 1.3587, -1.019 ],
                [-1.019 ,  1.3587]], dtype=float32))
     """
@@ -162,7 +162,7 @@ class Conv3D(_SparseConv):
         >>> conv = paddle.sparse.nn.Conv3D(1, 2, (1, 3, 3), weight_attr=paddle.nn.initializer.Constant(1.0))
         >>> y = conv(x)
         >>> y.shape, y.values().numpy()
-        ([1, 1, 1, 2, 2], array([[3., 3.],
+        (paddle.Size([1, 1, 1, 2, 2]), array([[3., 3.],
                [3., 3.]], dtype=float32))
     """
     _fn = staticmethod(SF.conv3d)

@@ -758,7 +758,7 @@ class RandomAffine(BaseTransform):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.vision.transforms as T
         >>> T.RandomAffine([-90, 90], translate=[0.2, 0.2], scale=[0.5, 0.5])(paddle.rand([3, 8, 10])).shape
-        [3, 8, 10]
+        paddle.Size([3, 8, 10])
     """
 
     def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation="nearest", fill=0, center=None,
@@ -813,7 +813,7 @@ class RandomPerspective(BaseTransform):
         >>> import paddle_fn as paddle
         >>> import paddle_fn.vision.transforms as T
         >>> T.RandomPerspective(prob=1.0, distortion_scale=0.9)(paddle.rand([3, 20, 15])).shape
-        [3, 20, 15]
+        paddle.Size([3, 20, 15])
     """
 
     def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0, keys=None):
