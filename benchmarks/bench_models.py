@@ -550,6 +550,7 @@ def bench_class(name: str, args) -> dict:
     print(f"\n## {name}: {model.workload}")
     result = check_values(name, made, leaves(params)[0].dtype)
     runners = result.pop("runners")
+    wait_for_background_compiles()  # paddle_fn jit's first calls ran op by op: time the executable, as JAX's
     steps = interleaved({c: r.step for c, r in runners.items()}, args.reps, warmup=1)
     print_results(f"{name} step time ({args.reps} interleaved repetitions)", steps, reference="paddle_fn jit")
     print("  (last column: paddle_fn jit's time over that contender's; below 1, paddle_fn jit is faster)")
