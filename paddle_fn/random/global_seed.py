@@ -25,7 +25,8 @@ from paddle_fn.random.continuous import categorical, gumbel
 from paddle_fn.random.discrete import binomial as _binomial
 from paddle_fn.random.discrete import poisson as _poisson
 from paddle_fn.random.gamma_samplers import gamma
-from paddle_fn.random.samplers import complex_of_pairs, is_complex_dtype, normal, permutation, randint, uniform
+from paddle_fn.random.samplers import (complex_of_pairs, is_complex_dtype, normal_fast, permutation, randint,
+                                      uniform)
 
 
 class _GlobalKey:
@@ -232,7 +233,7 @@ def randn(shape, dtype=None, name=None):
         >>> random.randn([2, 3], 'float64').dtype
         paddle.float64
     """
-    return normal(_GLOBAL.next(), _static_shape("randn", shape), dtype)
+    return normal_fast(_GLOBAL.next(), _static_shape("randn", shape), dtype)
 
 
 def standard_normal(shape, dtype=None, name=None):
@@ -243,7 +244,7 @@ def standard_normal(shape, dtype=None, name=None):
         >>> random.standard_normal([4]).shape
         paddle.Size([4])
     """
-    return normal(_GLOBAL.next(), _static_shape("standard_normal", shape), dtype)
+    return normal_fast(_GLOBAL.next(), _static_shape("standard_normal", shape), dtype)
 
 
 def paddle_randint(low=0, high=None, shape=[1], dtype=None, name=None):  # noqa: B006 - Paddle's default
@@ -292,7 +293,7 @@ def paddle_normal(mean=0.0, std=1.0, shape=None, name=None):
     else:
         dt = dtypes.default_float_dtype()
     shape = _static_shape("normal", shape)
-    z = normal(_GLOBAL.next(), shape, dt)
+    z = normal_fast(_GLOBAL.next(), shape, dt)
     return el.add(el.mul(z, _broadcast_operand("normal", "std", std, shape, dt)),
                   _broadcast_operand("normal", "mean", mean, shape, dt))
 
@@ -349,7 +350,7 @@ def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     shape, dt = _like("randn_like", x, dtype)
     if dt.kind != "f":
         raise DTypeError(f"randn_like: draws floats, but the dtype is {dt.name}; pass dtype='float32'")
-    return _finish(normal(_GLOBAL.next(), shape, dt), requires_grad)
+    return _finish(normal_fast(_GLOBAL.next(), shape, dt), requires_grad)
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):

@@ -102,14 +102,37 @@ def normal(key, shape=(), dtype=None):
         >>> bool(abs(z.real.var() - 0.5) < 0.05 and abs(z.imag.var() - 0.5) < 0.05)
         True
     """
+    return _normal(key, shape, dtype, xla_math.erf_inv)
+
+
+def normal_fast(key, shape=(), dtype=None):
+    """`normal`'s draws with the platform's erf_inv (scipy's eagerly, IREE's compiled) instead of XLA's: the same
+    uniform bits and formula, results within 3e-5 of JAX's in float32 (far in the tails; 2e-12 in float64), and
+    5-13x faster eagerly (XLA's erf_inv written with exactly rounded operations takes some 300 numpy passes). The Paddle-style functions (`randn`,
+    `standard_normal`, `normal`, `randn_like`) draw with it: Paddle's generator is not JAX's, so they promise no
+    JAX bits.
+
+    Example:
+        >>> from paddle_fn import random
+        >>> from paddle_fn.random.samplers import normal_fast
+        >>> a = normal_fast(random.key(0), [1000]).numpy()
+        >>> b = random.normal(random.key(0), [1000]).numpy()
+        >>> bool(abs(a - b).max() < 1e-4)
+        True
+    """
+    return _normal(key, shape, dtype, el.erf_inv)
+
+
+def _normal(key, shape, dtype, erf_inv):
     shape = _static_shape("normal", shape)
     if is_complex_dtype(dtype):
         part = cx.part_dtype(dtype)
-        return complex_of_pairs(el.mul(normal(key, (2,) + shape, part), _full((2,) + shape, math.sqrt(0.5), part)))
+        pairs = _normal(key, (2,) + shape, part, erf_inv)
+        return complex_of_pairs(el.mul(pairs, _full((2,) + shape, math.sqrt(0.5), part)))
     dt = _float_dtype("normal", dtype)
     above_minus_one = float(np.nextafter(np.array(-1, dt.np), np.array(0, dt.np)))
     u = _uniform("normal", key, shape, dt, above_minus_one, 1.0)
-    return el.mul(_full(shape, math.sqrt(2.0), dt), xla_math.erf_inv(u))
+    return el.mul(_full(shape, math.sqrt(2.0), dt), erf_inv(u))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
