@@ -132,6 +132,11 @@ def _conv_shape(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
 _COLUMNS_BYTES = 64 << 20
 
 
+def _every(start, step, count):
+    """The slice of `count` elements `step` apart from `start`."""
+    return slice(start, start + step * (count - 1) + 1, step)
+
+
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                feature_group_count, batch_group_count):
     """Matrix products in numpy's BLAS over channels-last slices of the input, looping over whichever is fewer:
@@ -167,9 +172,8 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
             chunk = taps[first:first + per_product]
             columns = np.empty((bg, fg, nb) + out_sp + (len(chunk), I), work)
             for j, tap in enumerate(chunk):
-                columns[..., j, :] = np.moveaxis(x[(slice(None), slice(None)) + tuple(
-                    slice(k * d, k * d + s * (o - 1) + 1, s)
-                    for k, d, s, o in zip(tap, rhs_dilation, window_strides, out_sp))], -2, 1)
+                taps_slice = tuple(_every(k * d, s, o) for k, d, s, o in zip(tap, rhs_dilation, window_strides, out_sp))
+                columns[..., j, :] = np.moveaxis(x[(slice(None), slice(None)) + taps_slice], -2, 1)
             weights = np.concatenate([np.swapaxes(w[(Ellipsis,) + tap], -1, -2) for tap in chunk], axis=-2)
             out += columns.reshape(bg, fg, -1, len(chunk) * I) @ weights
         out = out.reshape((bg, fg, nb) + out_sp + (og,))
@@ -178,8 +182,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         w = np.swapaxes(w, -1, -2)
         out = np.empty((bg, fg, nb) + out_sp + (og,), work)
         for pos in np.ndindex(*out_sp):
-            window = tuple(slice(p * s, p * s + d * (k - 1) + 1, d)
-                           for p, s, d, k in zip(pos, window_strides, rhs_dilation, kernel))
+            window = tuple(_every(p * s, d, k) for p, s, d, k in zip(pos, window_strides, rhs_dilation, kernel))
             block = np.moveaxis(x[(slice(None), slice(None)) + window], -2, 1)  # (bg, fg, nb, kernel..., I)
             out[(slice(None), slice(None), slice(None)) + pos] = block.reshape(bg, fg, nb, -1) @ w
     # (bg, fg, nb, out..., og) -> (nb, O = (bg, fg, og), out...)
