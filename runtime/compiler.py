@@ -17,7 +17,7 @@ import tempfile
 import time
 from typing import Callable, Optional
 
-from paddle_fn.runtime import disk_cache
+from paddle_fn.runtime import disk_cache, tuning
 from paddle_fn.runtime.dispatch_names import has_scopes, scoped_dispatch_names
 
 logger = logging.getLogger("paddle_fn.runtime")
@@ -97,26 +97,49 @@ def iree_version() -> str:
 
 
 @functools.cache
+def _first_processor() -> dict:
+    """/proc/cpuinfo's first processor block (it describes them all), or {} where there is none."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if not line.strip():
+                    break
+                name, _, value = line.partition(":")
+                fields[name.strip()] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+@functools.cache
+def host_cpu_features() -> frozenset:
+    """The host CPU's feature names as /proc/cpuinfo spells them (avx2, avx512f, ...); empty where unknown."""
+    fields = _first_processor()
+    return frozenset((fields.get("flags") or fields.get("Features") or "").split())
+
+
+@functools.cache
 def host_cpu() -> str:
     """Model name of the host CPU plus a digest of its feature flags.
 
     `--iree-llvmcpu-target-cpu=host` bakes the host's instruction set into the vmfb, so a cache entry is only
     valid on a CPU with the same features; the digest keeps the string short and stable across processes.
     """
-    first_processor = {}
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if not line.strip():
-                    break  # the first processor block describes them all
-                name, _, value = line.partition(":")
-                first_processor[name.strip()] = value.strip()
-    except OSError:
-        pass
-    model = first_processor.get("model name") or platform.processor() or platform.machine()
-    features = " ".join(sorted((first_processor.get("flags") or first_processor.get("Features") or "").split()))
-    digest = hashlib.sha256(features.encode()).hexdigest()[:12]
+    model = _first_processor().get("model name") or platform.processor() or platform.machine()
+    digest = hashlib.sha256(" ".join(sorted(host_cpu_features())).encode()).hexdigest()[:12]
     return f"{model} [{platform.machine()} {digest}]"
+
+
+CPU_TARGET_ENV = "PADDLE_FN_CPU_TARGET"
+_CPU_FLAG = "--iree-llvmcpu-target-cpu"
+
+
+def cpu_target() -> str:
+    """The CPU llvm-cpu code is compiled for: $PADDLE_FN_CPU_TARGET (an LLVM CPU name: x86-64-v3 for AVX2 code that
+    runs on any AVX2 machine, x86-64-v4, skylake-avx512, znver4, ...), else "host", the host's own instruction
+    set (the fastest code, and only valid on CPUs with the host's features: why the host is in the cache key)."""
+    return os.environ.get(CPU_TARGET_ENV, "").strip() or "host"
 
 
 def resolve_flags(target: str, extra_flags=()) -> tuple:
@@ -125,12 +148,16 @@ def resolve_flags(target: str, extra_flags=()) -> tuple:
         raise ValueError(f"unknown IREE target {target!r}; expected one of {', '.join(TARGETS)}")
     extra_flags = tuple(extra_flags)
     overridden = {flag.split("=", 1)[0] for flag in extra_flags}
-    defaults = tuple(flag for flag in _TARGET_FLAGS[target] if flag.split("=", 1)[0] not in overridden)
+    targeted = _TARGET_FLAGS[target]
+    if target == "llvm-cpu" and cpu_target() != "host":
+        targeted = tuple(f"{_CPU_FLAG}={cpu_target()}" if flag.startswith(_CPU_FLAG + "=") else flag
+                         for flag in targeted)
+    defaults = tuple(flag for flag in targeted if flag.split("=", 1)[0] not in overridden)
     return defaults + tuple(flag for flag in extra_flags if flag not in defaults)
 
 
 def cache_key(text: str, flags: tuple, target: str) -> str:
-    material = "\0".join((text, "\x1f".join(flags), target, iree_version(), host_cpu()))
+    material = "\0".join((text, "\x1f".join(map(tuning.key_form, flags)), target, iree_version(), host_cpu()))
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -179,6 +206,10 @@ def _fallback_flags(target: str, flags: tuple, diagnostics: str, log) -> Optiona
         _report(log, "IREE's embedded linker lacks a math library symbol (float64 transcendentals); "
                      f"retrying with the system linker ({SYSTEM_LINKER_FLAG})")
         return flags + (SYSTEM_LINKER_FLAG,)
+    spec = next((flag for flag in flags if flag.startswith(tuning.FLAG + "=")), None)
+    if spec is not None:
+        _report(log, f"IREE failed to compile with the tuning spec {spec}; retrying without it")
+        return tuple(flag for flag in flags if flag != spec)
     if DATA_TILING_FLAG in flags:
         first_error = next((line for line in diagnostics.splitlines() if "error" in line), diagnostics[:200])
         _report(log, f"IREE failed to compile with {DATA_TILING_FLAG} ({first_error.strip()}); "
@@ -221,6 +252,8 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
     raises `CompileError` when every attempt fails.
     """
     requested_flags = resolve_flags(target, extra_flags)
+    if target == "llvm-cpu" and f"{_CPU_FLAG}=host" in requested_flags:
+        requested_flags += tuning.llvm_cpu_flags(host_cpu_features(), text)
     key = cache_key(text, requested_flags, target)
     warn = functools.partial(_report, log, warning=True)
     directory = cache_dir() if disk_cache_enabled(use_disk_cache) else None
