@@ -468,3 +468,32 @@ def test_assign_with_output_rebinds_it_as_paddle_does():
     assert kept.shape == [2, 2]  # the old value is untouched: values are never written
     with pytest.raises(TypeError, match="output must be a Tensor"):
         paddle.assign(x, output=np.zeros(3))
+
+
+@pytest.mark.parametrize("op", ["round", "floor", "ceil", "sign", "trunc"])
+def test_a_leaf_reached_only_through_zero_gradients_gets_zeros(op):
+    # Paddle 3.3.1: x.grad and paddle.grad are zeros (not None) behind an op whose gradient is zero
+    x = _t([1.2, -0.7])
+    getattr(paddle, op)(x * 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+    (g,) = paddle.grad(getattr(paddle, op)(x * 2.0).sum(), x)
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])
+    assert g.stop_gradient
+
+
+def test_a_held_grad_shows_later_accumulation_and_clear_grad():
+    # Paddle 3.3.1: .grad is updated in place by backward() and zeroed in place by clear_grad()
+    x = _t([1.0, 2.0])
+    (x * 2.0).sum().backward()
+    held = x.grad
+    (x * 3.0).sum().backward()
+    np.testing.assert_array_equal(held.numpy(), [5.0, 5.0])
+    assert held is x.grad
+    x.clear_grad()
+    np.testing.assert_array_equal(held.numpy(), [0.0, 0.0])
+    seed = paddle.to_tensor([1.0, 1.0], dtype="float64")
+    leaf = _t([1.0, 2.0])
+    leaf.backward(seed)
+    leaf.backward(seed)
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 1.0])  # the seed is never written through
+    np.testing.assert_array_equal(leaf.grad.numpy(), [2.0, 2.0])

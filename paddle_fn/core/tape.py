@@ -21,7 +21,7 @@ import weakref
 
 import numpy as np
 
-from paddle_fn.core.autodiff import UndefinedPrimal, Zero, add_any, is_differentiable, linearize_flat
+from paddle_fn.core.autodiff import UndefinedPrimal, Zero, add_any, instantiate, is_differentiable, linearize_flat
 from paddle_fn.core import hooks
 from paddle_fn.core.primitive import LINEAR, ZERO_TANGENT
 from paddle_fn.core.trace import AutogradState, Tensor, Tracer, adopt, current_dynamic_main, grad_mode
@@ -360,8 +360,14 @@ def _conj_complex(ct):
     return hooks.OPS["conj"](ct)
 
 
-def _add_to(table, key, ct):
-    table[key] = ct if table.get(key) is None else add_any(table[key], ct)
+def _combine(held, ct):
+    """The sum of two cotangents of one value, either None (none reached it) or a Zero (backward reached it with a
+    zero gradient, through round or floor, say: Paddle gives such a leaf zeros, not None)."""
+    if held is None or isinstance(held, Zero):
+        return ct if ct is not None else held
+    if ct is None or isinstance(ct, Zero):
+        return held
+    return add_any(held, ct)
 
 
 def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), stop=()):
@@ -379,12 +385,12 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
 
     def send_to_node(node, index, ct):
         slots = node_cts.setdefault(id(node), [None] * len(node.out_avals))
-        slots[index] = ct if slots[index] is None else add_any(slots[index], ct)
+        slots[index] = _combine(slots[index], ct)
 
     def send_to_leaf(handle, ct):
         if id(handle) not in stop:
             handles[id(handle)] = handle
-            _add_to(leaf_cts, id(handle), ct)
+            leaf_cts[id(handle)] = _combine(leaf_cts.get(id(handle)), ct)
 
     roots = []
     for out, ct in zip(outputs, out_cts):
@@ -404,16 +410,26 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
                 if ct is None:
                     continue
                 if node.out_hooks and i in node.out_hooks:
-                    cts[i] = ct = _conj_complex(_run_hooks(node.out_hooks[i], _conj_complex(ct)))
+                    cts[i] = ct = _conj_complex(_run_hooks(node.out_hooks[i], _conj_complex(instantiate(ct))))
                 if (id(node), i) in capture:
-                    captured[(id(node), i)] = _conj_complex(ct)
+                    captured[(id(node), i)] = _conj_complex(instantiate(ct))
                 if (id(node), i) in stop:
                     cts[i] = None
             if all(ct is None for ct in cts):
                 continue
-            for entry, ct in zip(node.inputs or (), _node_vjp(node, cts)):
-                if ct is None:
+            if node.inputs is None:
+                raise _freed_error(node)
+            live_cts = [None if isinstance(ct, Zero) else ct for ct in cts]
+            in_cts = [None] * len(node.inputs) if all(ct is None for ct in live_cts) else _node_vjp(node, live_cts)
+            for entry, ct in zip(node.inputs, in_cts):
+                if entry[0] == CONST:
                     continue
+                aval = entry[1].aval if entry[0] == LEAF else entry[1].out_avals[entry[2]]
+                if ct is None:
+                    # a primitive's zero: Paddle gives the leaves behind it zeros; a PyLayer's None stays None
+                    if node.vjp is not None or not is_differentiable(aval):
+                        continue
+                    ct = Zero(aval)
                 if entry[0] == LEAF:
                     send_to_leaf(entry[1], ct)
                 else:
@@ -423,7 +439,7 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
         leaves = {}
         for key, ct in leaf_cts.items():
             handle = handles[key]
-            ct = _run_hooks(handle._grad_hooks, _conj_complex(ct))
+            ct = _run_hooks(handle._grad_hooks, _conj_complex(instantiate(ct)))
             leaves[key] = (handle, ct)
             if key in capture:
                 captured[key] = ct
@@ -491,9 +507,29 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
                                     capture=list(retained))
     with set_grad_enabled(False):
         for handle, ct in leaves.values():
-            handle._grad = _as_gradient(_accumulate(handle._grad, ct))
+            _accumulate_into(handle, ct)
         for key, ct in captured.items():
-            retained[key]._grad = _as_gradient(_accumulate(retained[key]._grad, ct))
+            _accumulate_into(retained[key], ct)
+
+
+def _plain_value(g: Tensor) -> bool:
+    """True for an eager gradient that is a value alone: no tracer, alias or recorded history."""
+    return (not isinstance(g, Tracer) and g._alias is None and g._grad_node is None
+            and current_dynamic_main().level == 0)
+
+
+def _accumulate_into(handle: Tensor, ct: Tensor):
+    """Add `ct` to ``handle.grad``. An eager gradient is updated in place, as Paddle's is: a ``.grad`` held from
+    before this backward() shows the new sum. The first gradient is a Tensor of its own, so that a later update
+    never writes through to a Tensor the user passed in (a grad_tensor seeding a leaf)."""
+    held = handle._grad
+    total = _as_gradient(_accumulate(held, ct))
+    if held is not None and _plain_value(held) and _plain_value(total):
+        held._rebind(total)
+    elif held is None and _plain_value(total):
+        handle._grad = Tensor._make(total._value, total._device_array, total.aval, False)
+    else:
+        handle._grad = total
 
 
 def _as_gradient(g: Tensor) -> Tensor:
@@ -657,7 +693,12 @@ def _clear_grad(self, set_to_zero=True):
         if set_to_zero:
             aval = self._grad.aval
             if current_dynamic_main().level == 0:  # a 0-d zero broadcast: no memory to fill and fault in eagerly
-                self._grad = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape), stop_gradient=False)
+                zeros = Tensor(np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape), stop_gradient=False)
+                if _plain_value(self._grad):
+                    with set_grad_enabled(False):
+                        self._grad._rebind(zeros)  # in place, as Paddle: a held .grad shows the zeros
+                else:
+                    self._grad = zeros
             else:  # state of a compiled step, sent to the device on each call: contiguous
                 self._grad = Tensor(np.zeros(aval.shape, aval.dtype.np), stop_gradient=False)
         else:
