@@ -2,6 +2,10 @@
 evaluate the traced program op by op, with eager's results, the trace runs once, and later calls run the
 executable; convolutions take that path, warm programs, while loops and ahead-of-time compiles do not; a failed
 background compile leaves correct results and one warning."""
+import os
+import subprocess
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -163,3 +167,31 @@ def test_a_convolution_training_step_runs_op_by_op_while_it_compiles():
     compiled_value, compiled_grad = step(w, x)
     assert _compiled(compiled_value)
     np.testing.assert_allclose(compiled_grad.numpy(), grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_exit_cancels_queued_compiles_and_waits_for_the_running_one():
+    compiler = background_compile._Compiler()
+    release, ran = threading.Event(), []
+    running = compiler.submit(lambda: (release.wait(), ran.append("first"))[1])
+    queued = compiler.submit(lambda: ran.append("second"))
+    threading.Timer(0.2, release.set).start()
+    compiler.finish_at_exit()
+    assert running.done() and ran == ["first"] and queued.cancelled() and compiler.unfinished == 0
+
+
+def test_a_script_exiting_while_its_program_compiles_exits_cleanly(tmp_path):
+    # the compile still running at exit is finished first: a thread left inside IREE's bindings while the
+    # interpreter finalizes aborts the process ("terminate called ... FATAL: exception not rethrown")
+    script = ("import time\n"
+              "import paddle_fn as paddle\n"
+              "x = paddle.randn([64, 64])\n"
+              "for i in range(3):\n"
+              "    f = paddle.jit(lambda x, i=i: paddle.tanh(x @ x) * (i + 1.0))\n"
+              "    print(float(f(x).sum()))\n"
+              "time.sleep(0.3)  # the first compile has started; the other two are queued\n")
+    env = dict(os.environ, PADDLE_FN_CACHE_DIR=str(tmp_path), PADDLE_FN_BACKGROUND_COMPILE="1")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                        text=True, timeout=300)
+    assert done.returncode == 0 and "FATAL" not in done.stderr, done.stderr[-2000:]
+    written = [name for _, _, files in os.walk(tmp_path) for name in files if name.endswith(".vmfb")]
+    assert 1 <= len(written) <= 2  # the running compile finished into the disk cache, the last queued one dropped

@@ -17,6 +17,7 @@ running op by op, with correct results; the same program compiled in the foregro
 """
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import queue
 import threading
@@ -35,14 +36,17 @@ _LOCK = threading.Lock()
 class _Compiler:
     """One daemon thread running compiles in order. One at a time: IREE's code generation already uses both cores
     of a small machine, and the first-called function's compile comes first. A daemon, unlike a thread pool's
-    workers, does not keep a finished script waiting at exit for a compile it no longer needs (the disk cache's
-    writes are atomic, so one cut short leaves nothing behind)."""
+    workers, does not keep a finished script waiting at exit for the compiles it no longer needs: at exit the
+    queued ones are cancelled and only the one running is waited for. Left running, it could be inside IREE's
+    runtime bindings when the interpreter finalizes, and a thread unwound by force through their C++ frames aborts
+    the process ("FATAL: exception not rethrown"); finished, it leaves its executable in the disk cache."""
 
     def __init__(self):
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = None
         self._starting = threading.Lock()
         self.unfinished = 0  # jobs submitted and not done; changed under _starting
+        self._running = None  # the future of the job being run
 
     def submit(self, fn, *args, **kwargs) -> concurrent.futures.Future:
         future = concurrent.futures.Future()
@@ -57,8 +61,11 @@ class _Compiler:
     def _work(self):
         while True:
             future, fn, args, kwargs = self._jobs.get()
-            if not future.set_running_or_notify_cancel():
-                continue
+            with self._starting:
+                if not future.set_running_or_notify_cancel():
+                    self.unfinished -= 1
+                    continue
+                self._running = future
             try:
                 future.set_result(fn(*args, **kwargs))
             except BaseException as error:  # noqa: BLE001 - handed to the caller that waits on the future
@@ -66,9 +73,25 @@ class _Compiler:
             finally:
                 with self._starting:
                     self.unfinished -= 1
+                    self._running = None
+
+    def finish_at_exit(self):
+        """Cancel the queued compiles and wait for the one running (see the class's docstring)."""
+        with self._starting:
+            while True:
+                try:
+                    future = self._jobs.get_nowait()[0]
+                except queue.Empty:
+                    break
+                future.cancel()
+                self.unfinished -= 1
+            running = self._running
+        if running is not None:
+            concurrent.futures.wait([running])
 
 
 _COMPILER = _Compiler()
+atexit.register(_COMPILER.finish_at_exit)
 
 
 class _Failed:
