@@ -3,9 +3,9 @@
 IREE 3.13's llvm-cpu backend data-tiles float32 products onto its microkernels, but float64 products have no
 microkernel: they take the generic `DoubleTilingExpert` pipeline, whose heuristic gives an AVX-512 target a 4x4
 register tile. `F64_MATMUL_SPEC` sets an 8x16 tile, reduction step 1, for float64 `linalg.matmul` and
-`linalg.batch_matmul` whose result dimensions are multiples of the tile (2-6x faster on a 2-core AVX-512 host,
-benchmarks/README.md). Other shapes keep IREE's choice (the tile made a 100x70x90 product slower), as do AVX2
-targets (the tile was no faster there). `tests/test_tuning.py` probes IREE's default and the spec's effect.
+`linalg.batch_matmul` whose result has rows in multiples of 64 (a workgroup's share) and columns in multiples of
+16 (2-6x faster on a 2-core AVX-512 host, benchmarks/README.md). Other shapes keep IREE's choice (the tile made
+100x70x90 and 1000x112x100 products up to 3x slower), as do AVX2 targets (the tile was no faster there). `tests/test_tuning.py` probes IREE's default and the spec's effect.
 
 The spec is written to a private temporary folder once per process: IREE reads it from a file, and a file in a
 shared or persistent place could be replaced by someone else between our check and IREE's read.
@@ -23,8 +23,8 @@ FLAG = "--iree-codegen-tuning-spec-path"
 
 
 def _f64_product_matcher(name: str, op: str, rows_axis: int, loops: int) -> str:
-    """A matcher sequence for float64 `op` whose result's axes `rows_axis`, `rows_axis + 1` are multiples of 8
-    and 16, yielding the 8x16 register-tile configuration."""
+    """A matcher sequence for float64 `op` whose result's axes `rows_axis`, `rows_axis + 1` are multiples of 64
+    (the rows one workgroup takes) and 16, yielding the 8x16 register-tile configuration."""
     zeros = [0] * (loops - 3)
     distribution = ", ".join(map(str, [1] * len(zeros) + [64, 64, 0]))
     parallel = ", ".join(map(str, [1] * len(zeros) + [8, 16, 0]))
@@ -40,7 +40,7 @@ transform.named_sequence @{name}(%product: !transform.any_op {{transform.readonl
     %value = transform.match.structured.result %structured[0] : (!transform.any_op) -> !transform.any_value
     transform.match.structured.yield %value : !transform.any_value
   }}
-  transform.iree.match.dim_is_multiple_of %result[{rows_axis}], 8 : !transform.any_value
+  transform.iree.match.dim_is_multiple_of %result[{rows_axis}], 64 : !transform.any_value
   transform.iree.match.dim_is_multiple_of %result[{rows_axis + 1}], 16 : !transform.any_value
   %config = transform.param.constant #iree_codegen.compilation_info<
     lowering_config = #iree_cpu.lowering_config<distribution = [{distribution}],
