@@ -324,7 +324,7 @@ class GroupNorm(Layer):
                 paddle_fn.get_default_dtype() if dtype is None else dtype, device=device)
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
-        return F.group_norm(input, self._num_groups, self.weight, self.bias, self._epsilon, self._data_format)
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias, self._data_format)
 
     def extra_repr(self):
         return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"

@@ -148,7 +148,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     return out
 
 
-def group_norm(x, num_groups, weight=None, bias=None, epsilon=1e-05, data_format="NCHW", name=None):
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):
     """Normalize each group of num_groups consecutive-channel groups per example over its channels and spatial
     dims, then apply the per-channel weight and bias.
 
