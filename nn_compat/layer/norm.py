@@ -106,7 +106,7 @@ class BatchNorm1D(_BatchNormBase):
         array([[-0.999995 , -0.9999988],
                [ 0.999995 ,  0.9999988]], dtype=float32)
         >>> bn._mean.numpy(), bn._variance.numpy()
-        (array([0.2, 0.4], dtype=float32), array([1. , 1.3], dtype=float32))
+        (array([0.20000005, 0.4000001 ], dtype=float32), array([1.       , 1.3000001], dtype=float32))
     """
     _formats = ("NC", "NCL", "NLC")
     _ranks = (2, 3)
