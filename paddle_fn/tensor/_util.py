@@ -23,13 +23,16 @@ def write_out(result: Tensor, out) -> Tensor:
     return out
 
 
-def _with_keywords(fn, wrapper, defaults: dict):
+def _with_keywords(fn, wrapper, defaults: dict, note: str):
     """`wrapper` (wrapping `fn`) with `fn`'s signature plus the keyword-only parameters `defaults` (name ->
-    default), placed after `fn`'s own and before its ``**kwargs``: what ``help()`` and inspect show."""
+    default), placed after `fn`'s own and before its ``**kwargs``, and `note` (what they do) ending the first
+    paragraph of its docstring: what ``help()`` and inspect show."""
     params = list(inspect.signature(fn).parameters.values())
     at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
     params[at:at] = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d) for n, d in defaults.items()]
     wrapper.__signature__ = inspect.Signature(params)
+    head, gap, rest = (fn.__doc__ or "").partition("\n\n")
+    wrapper.__doc__ = f"{head.rstrip()} {note}{gap}{rest}".lstrip()
     return wrapper
 
 
@@ -47,7 +50,7 @@ def accepts_out(fn):
                                 f"{type(out).__name__}")
             return tuple(write_out(r, o) for r, o in zip(result, out))
         return write_out(result, out)
-    return _with_keywords(fn, with_out, {"out": None})
+    return _with_keywords(fn, with_out, {"out": None}, "`out` (a Tensor), when given, is made to hold the result.")
 
 
 def check_cpu(op, device):
@@ -76,7 +79,10 @@ def accepts_placement(fn):
         if requires_grad:
             result.stop_gradient = False
         return result
-    return _with_keywords(fn, placed, {"device": None, "requires_grad": False, "pin_memory": False})
+    return _with_keywords(fn, placed, {"device": None, "requires_grad": False, "pin_memory": False},
+                          "`device` can only be None or the CPU, where eager Tensors live (another raises); "
+                          "``requires_grad=True`` gives the result ``stop_gradient=False``; ``pin_memory=True`` "
+                          "raises, as Paddle's on the CPU.")
 
 
 def sizes_argument(first, more: tuple):
