@@ -23,7 +23,7 @@ from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
-from paddle_fn.tensor._util import eager_value, normalize_axes, shape_of, static_int
+from paddle_fn.tensor._util import accepts_out, eager_value, normalize_axes, shape_of, static_int, write_out
 from paddle_fn.tensor.aliases import matrix_transpose
 from paddle_fn.tensor.general_eig import general_eig
 from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
@@ -286,6 +286,7 @@ def qr(x, mode="reduced", name=None):
     return r if mode == "r" else (q, r)
 
 
+@accepts_out
 def svd(x, full_matrices=False, name=None):
     """Reduced singular value decomposition (U, S, VH) with x = U @ diag(S) @ VH and S descending; each column of
     U has its entry of largest magnitude positive.
@@ -395,19 +396,27 @@ def _check_nonsingular(op, a, packed):
                            "least-squares answer")
 
 
-def solve(x, y, name=None):
-    """The solution of x @ out = y for square x (LU with partial pivoting); y is [..., n, k] or a vector [n]. A
-    singular x raises LinAlgError eagerly, as in Paddle; under jit the check cannot run and the result there is
-    inf/nan.
+@accepts_out
+def solve(x, y, left=True, name=None):
+    """The solution of x @ out = y for square x (LU with partial pivoting); y is [..., n, k] or a vector [n].
+    ``left=False`` solves out @ x = y instead (y [..., k, n]). A singular x raises LinAlgError eagerly, as in
+    Paddle; under jit the check cannot run and the result there is inf/nan.
 
     Example:
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
         >>> linalg.solve(paddle.to_tensor([[3., 1.], [1., 2.]]), paddle.to_tensor([9., 8.])).numpy()
         array([2., 3.], dtype=float32)
+        >>> linalg.solve(paddle.to_tensor([[2., 0.], [1., 1.]]), paddle.to_tensor([[4., 2.]]), left=False).tolist()
+        [[1.0, 2.0]]
     """
     a = _matrices("solve", x, square=True, complex_ok=True)
     b = as_tensor(y, get_aval(a).dtype)
+    if not left:  # out @ a = b  <=>  a^T @ out^T = b^T
+        a = la.matrix_transpose(a)
+        b = b if get_aval(b).ndim == 1 else la.matrix_transpose(b)
+        solved = solve(a, b)
+        return solved if get_aval(solved).ndim == 1 else la.matrix_transpose(solved)
     vector = get_aval(b).ndim == 1
     if vector:
         b = st.reshape(b, new_sizes=shape_of(b) + (1,))
@@ -592,8 +601,8 @@ def _matrix_norm(x, p, axes):
                      "-inf")
 
 
-def norm(x, p="fro", axis=None, keepdim=False, name=None):
-    """Vector or matrix norms.
+def norm(x, p=None, axis=None, keepdim=False, out=None, dtype=None, name=None):
+    """Vector or matrix norms; `dtype` casts `x` first, `out` (a Tensor) is made to hold the result.
 
     axis None: p='fro' (or 2) is the 2-norm of all elements, a number p the vector p-norm of the flattened x.
     axis an int (or one-element list): the vector norm along it, p in {'fro', 2, 1, inf, -inf, 0, any float}.
@@ -606,10 +615,14 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         >>> x = paddle.to_tensor([[3., -4.], [0., 1.]])
         >>> round(linalg.norm(x).item(), 4), linalg.norm(x, p=1, axis=[0, 1]).numpy()
         (5.099, array(5., dtype=float32))
+        >>> linalg.norm(paddle.to_tensor([3, 4]), dtype='float64').item()
+        5.0
     """
-    if p is None:
-        p = "fro"
-    x = as_tensor(x)
+    x = as_tensor(x) if dtype is None else cast(as_tensor(x), dtype)
+    return write_out(_norm(x, "fro" if p is None else p, axis, keepdim), out)
+
+
+def _norm(x, p, axis, keepdim):
     spectral = p == "nuc" or (p in (2, -2) and axis is not None and np.size(axis) == 2)  # need a complex SVD
     if x.dtype.kind == "c" and not spectral:
         x = ew.abs(x)  # the other norms depend on the magnitudes only (Paddle 3.3.1: norm([3+4j, -1-2j]) = 5.4772)
@@ -762,25 +775,51 @@ def _chain_product(mats, split, i, j):
     return matmul(_chain_product(mats, split, i, k), _chain_product(mats, split, k + 1, j))
 
 
-def matrix_rank(x, tol=None, hermitian=False, name=None):
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     """The number of singular values (|eigenvalues| if hermitian) above `tol` (default: the largest one times
-    max(m, n) * eps), as int64.
+    max(m, n) * eps), as int64. Instead of `tol`, `atol` and `rtol` give the threshold max(atol, rtol * the largest
+    one), atol None counting as 0 and rtol None as max(m, n) * eps (0 where atol > 0), as in Paddle 3.3.
 
     Example:
         >>> import paddle_fn as paddle
         >>> from paddle_fn import linalg
         >>> linalg.matrix_rank(paddle.to_tensor([[1., 2.], [2., 4.]])).numpy()
         array(1)
+        >>> linalg.matrix_rank(paddle.to_tensor([[1., 0.], [0., 1e-3]]), atol=0.01).item()
+        1
     """
     a = _matrices("matrix_rank", x, square=bool(hermitian))
     s = ew.abs(la.eigh(a)[0]) if hermitian else la.svd(a)[1]
+    if atol is not None or rtol is not None:
+        if tol is not None:
+            raise ValueError("paddle.linalg.matrix_rank: give tol, or atol and rtol, not both")
+        return _rank_above(s, _relative_threshold(a, s, atol, rtol))
     if tol is None:
         m, n = shape_of(a)[-2:]
         keep, _ = _svd_cutoff(s, float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n))
     else:
-        bound = as_tensor(tol, get_aval(s).dtype)
-        keep = ew.gt(s, broadcast_to_shape(st.expand_dims(bound, dimensions=(get_aval(bound).ndim,))
-                                           if get_aval(bound).ndim else bound, shape_of(s)))
+        return _rank_above(s, as_tensor(tol, get_aval(s).dtype))
+    return _sum(ew.convert_element_type(keep, new_dtype=dtypes.int64), _last(keep))
+
+
+def _relative_threshold(a, s, atol, rtol):
+    """Per matrix, max(atol, rtol * the largest value of s) (Paddle 3.3's matrix_rank with atol/rtol)."""
+    top = red.reduce_max(s, axes=_last(s))
+    zero = st.full_like(top, 0)
+    atol = zero if atol is None else broadcast_to_shape(as_tensor(atol, get_aval(s).dtype), shape_of(top))
+    if rtol is None:
+        m, n = shape_of(a)[-2:]
+        default = st.full_like(top, float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n))
+        rtol = ew.select(ew.gt(atol, zero), zero, default)
+    else:
+        rtol = broadcast_to_shape(as_tensor(rtol, get_aval(s).dtype), shape_of(top))
+    return maximum(atol, ew.mul(rtol, top))
+
+
+def _rank_above(s, bound):
+    """The number of values of s above `bound` (one per matrix), as int64."""
+    keep = ew.gt(s, broadcast_to_shape(st.expand_dims(bound, dimensions=(get_aval(bound).ndim,))
+                                       if get_aval(bound).ndim else bound, shape_of(s)))
     return _sum(ew.convert_element_type(keep, new_dtype=dtypes.int64), _last(keep))
 
 
@@ -807,6 +846,7 @@ def cond(x, p=None, name=None):
 
 # ---------------------------------------------------------------------------------------------- Paddle 3 additions
 
+@accepts_out
 def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
     """The vector p-norm of `x` over `axis` (None: all elements; an int or a list of ints, taken as one vector):
     p any float, 0 (the count of nonzeros), inf or -inf. `dtype` casts `x` first.

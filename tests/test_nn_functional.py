@@ -297,8 +297,9 @@ def test_batch_norm_training_inference_and_running_stats():
                                                      momentum=0.8)
     mu, var = x.mean((0, 2, 3)), x.var((0, 2, 3))  # Paddle: biased batch variance, also for the running value
     close(out, (x - mu[c]) / np.sqrt(var[c] + 1e-5) * w[c] + b[c], rtol=1e-10)
-    close(new_mean, 0.8 * rm + 0.2 * mu, rtol=1e-10)
-    close(new_var, 0.8 * rv + 0.2 * var, rtol=1e-10)
+    m = float(np.float32(0.8))  # Paddle's kernel takes momentum as a float32 attribute, in float64 too
+    close(new_mean, m * rm + (1 - m) * mu, rtol=1e-14)
+    close(new_var, m * rv + (1 - m) * var, rtol=1e-14)
     nhwc = F.batch_norm(tt(x.transpose(0, 2, 3, 1)), tt(rm), tt(rv), training=True, data_format="NHWC")
     close(nhwc, ((x - mu[c]) / np.sqrt(var[c] + 1e-5)).transpose(0, 2, 3, 1), rtol=1e-10)
     frozen = F.batch_norm(tt(x), tt(rm), tt(rv), training=True, use_global_stats=True)

@@ -462,3 +462,40 @@ def test_softmax_family_clips_at_minus_64_as_paddles_kernels(dtype):
     np.testing.assert_allclose(x.grad.numpy(), [[1.0, -1.0, 1.9287498933537385e-22],
                                                 [0.7310585975646973, 0.2689414322376251, -1.0]], rtol=2e-7)
     np.testing.assert_allclose(F.cross_entropy(_t([[0.0, 100.0]]), paddle.to_tensor([0])).numpy(), 64.0)
+
+
+# Paddle 3.3.1 (CPU), float64 BatchNorm1D(3, momentum=0.9) / BatchNorm2D(3, momentum=0.9) in training, called on
+# X1 then 2 * X1 (X2, 2 * X2): running mean and variance after each call, as float.hex (the float32 momentum)
+_BN_X1 = [[2.07719066328018, 1.3036854101260942, 3.6212679513298465],
+          [2.014700351459119, 0.09299188051666696, 2.7847851647284543],
+          [5.612000135390412, 4.541242889387727, -0.41120570742097784],
+          [-2.096264413138157, -0.1698233876120565, 1.8239779380417307]]
+_BN_X2 = [[[[-4.9500615492776685, -0.7375833278650914], [-2.79182189450613, -1.7645347094069033]],
+           [[-1.3885179657146198, -0.9326003127383091], [0.5232610727482656, 1.7850267388853551]],
+           [[-0.5570693258880686, 2.432926941099372], [-1.6303893469732271, 0.40302014018603943]]],
+          [[[1.5069403633036171, -0.11197540447825086], [-1.7869984987076168, -2.1434507525168387]],
+           [[-1.2154516513346783, 0.14039024694009883], [-2.3192363670774716, -0.7183511497434261]],
+           [[-0.6184500198289554, 0.7816911693716153], [0.1293182450126818, 0.41074541807984283]]]]
+_BN_PADDLE = {
+    "1d": [(["0x1.8582b57d2719ep-3", "0x1.27539dc606b22p-3", "0x1.9052ee98b84c1p-3"],
+            ["0x1.a51443c193d44p+0", "0x1.404533a052198p+0", "0x1.2084db5c44c66p+0"]),
+           (["0x1.1a6529d3c8e0ap-1", "0x1.ac393e241295fp-2", "0x1.223c2006b085bp-1"],
+            ["0x1.1d6c066fd3106p+2", "0x1.43dcbf08bb4dcp+1", "0x1.ec249a6a4f0e0p+0"])],
+    "2d": [(["-0x1.4727a86e49b69p-3", "-0x1.a672fe1e91a71p-5", "0x1.14d8e9cfb65d4p-6"],
+            ["0x1.385b89a77b29bp+0", "0x1.0b457be2c5202p+0", "0x1.0666e2d170f44p+0"]),
+           (["-0x1.da5fe72b495a4p-2", "-0x1.324691abeae62p-3", "0x1.916db935d03eep-5"],
+            ["0x1.3079de9bdb710p+1", "0x1.8407ad05dd522p+0", "0x1.6c2b58994d1efp+0"])],
+}
+
+
+@pytest.mark.parametrize("kind", ["1d", "2d"])
+def test_float64_batch_norm_running_statistics_use_paddles_float32_momentum(kind):
+    layer = (paddle.nn.BatchNorm1D if kind == "1d" else paddle.nn.BatchNorm2D)(3, momentum=0.9)
+    layer.to(dtype="float64")
+    x = np.array(_BN_X1 if kind == "1d" else _BN_X2)
+    layer.train()
+    for step, (want_mean, want_var) in enumerate(_BN_PADDLE[kind]):
+        layer(paddle.to_tensor(x * (step + 1)))
+        assert layer._mean.dtype == paddle.float64
+        assert [float(v).hex() for v in layer._mean.numpy()] == want_mean  # bit for bit
+        assert [float(v).hex() for v in layer._variance.numpy()] == want_var

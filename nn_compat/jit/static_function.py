@@ -479,7 +479,7 @@ class StaticFunction:
 
 # ----------------------------------------------------------------------------------------------- to_static
 
-def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
+def to_static(function=None, input_spec=None, build_strategy=None, backend="CINN", **kwargs):
     """Compile a function, a Layer, or a Layer method (``paddle.jit.to_static``), as a decorator or a call.
 
     - ``@to_static`` / ``@to_static(input_spec=[...])`` on a function or on a Layer's ``forward``.
@@ -494,7 +494,8 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
         input_spec (list[InputSpec], optional): the inputs' shapes and dtypes (``None`` dims are dynamic); calls
             are checked against it and ``paddle.jit.save`` uses it. Default: None.
         build_strategy (None): Paddle's BuildStrategy; only None is supported.
-        backend (str, optional): None, 'CINN' or 'iree': paddle_fn always compiles with IREE. Default: None.
+        backend (str, optional): None, 'CINN' or 'iree': paddle_fn always compiles with IREE. Default: 'CINN', as
+            Paddle's.
         **kwargs: ``full_graph`` (bool, default False, as in Paddle 3): whether Python control flow on a Tensor's
             value that cannot be converted is an error (True) or makes that function run eagerly with a warning
             (False, Paddle's graph-break fallback).

@@ -106,7 +106,7 @@ class BatchNorm1D(_BatchNormBase):
         array([[-0.999995 , -0.9999988],
                [ 0.999995 ,  0.9999988]], dtype=float32)
         >>> bn._mean.numpy(), bn._variance.numpy()
-        (array([0.2, 0.4], dtype=float32), array([1. , 1.3], dtype=float32))
+        (array([0.20000005, 0.4000001 ], dtype=float32), array([1.       , 1.3000001], dtype=float32))
     """
     _formats = ("NC", "NCL", "NLC")
     _ranks = (2, 3)
@@ -324,7 +324,7 @@ class GroupNorm(Layer):
                 paddle_fn.get_default_dtype() if dtype is None else dtype, device=device)
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
-        return F.group_norm(input, self._num_groups, self.weight, self.bias, self._epsilon, self._data_format)
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias, self._data_format)
 
     def extra_repr(self):
         return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"

@@ -317,9 +317,9 @@ class AdaptiveMaxPool3D(_AdaptiveMax):
 
 
 class _LPPool(_WindowPool):
-    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format=None, name=None):
+    def __init__(self, norm_type, kernel_size, stride, padding, ceil_mode, data_format):
         super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride, padding=padding,
-                         ceil_mode=ceil_mode, data_format=data_format or type(self)._layout)
+                         ceil_mode=ceil_mode, data_format=data_format)
 
     def extra_repr(self):
         return f"norm_type={self._options['norm_type']}, " + super().extra_repr()
@@ -334,7 +334,10 @@ class LPPool1D(_LPPool):
         array([[[4., 7.]]], dtype=float32)
     """
     _fn = staticmethod(F.lp_pool1d)
-    _layout = "NCL"
+
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NCL",
+                 name=None):
+        super().__init__(norm_type, kernel_size, stride, padding, ceil_mode, data_format)
 
 
 class LPPool2D(_LPPool):
@@ -346,14 +349,17 @@ class LPPool2D(_LPPool):
         array([[[[5.]]]], dtype=float32)
     """
     _fn = staticmethod(F.lp_pool2d)
-    _layout = "NCHW"
+
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NCHW",
+                 name=None):
+        super().__init__(norm_type, kernel_size, stride, padding, ceil_mode, data_format)
 
 
 class _MaxUnPool(Layer):
-    def __init__(self, kernel_size, stride=None, padding=0, data_format=None, output_size=None, name=None):
+    def __init__(self, kernel_size, stride, padding, data_format, output_size):
         super().__init__()
-        self._options = dict(kernel_size=kernel_size, stride=stride, padding=padding,
-                             data_format=data_format or type(self)._layout, output_size=output_size)
+        self._options = dict(kernel_size=kernel_size, stride=stride, padding=padding, data_format=data_format,
+                             output_size=output_size)
 
     def forward(self, x, indices):
         return type(self)._fn(x, indices, **self._options)
@@ -372,7 +378,9 @@ class MaxUnPool1D(_MaxUnPool):
         array([[[0., 3., 2., 0.]]], dtype=float32)
     """
     _fn = staticmethod(F.max_unpool1d)
-    _layout = "NCL"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
 
 
 class MaxUnPool2D(_MaxUnPool):
@@ -386,7 +394,9 @@ class MaxUnPool2D(_MaxUnPool):
                  [0., 0.]]]], dtype=float32)
     """
     _fn = staticmethod(F.max_unpool2d)
-    _layout = "NCHW"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCHW", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
 
 
 class MaxUnPool3D(_MaxUnPool):
@@ -400,7 +410,9 @@ class MaxUnPool3D(_MaxUnPool):
         paddle.Size([1, 1, 2, 2, 2])
     """
     _fn = staticmethod(F.max_unpool3d)
-    _layout = "NCDHW"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
 
 
 class _FractionalMaxPool(Layer):

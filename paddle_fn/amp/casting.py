@@ -14,30 +14,31 @@ _LEVELS = ("O0", "OD", "O1", "O2")
 _DTYPES = ("float16", "bfloat16")
 
 
-def _on_accelerator():
-    return not str(paddle.get_device()).startswith("cpu")
+def _on_accelerator(device=None):
+    """Whether `device` (None: the current device) is not the CPU."""
+    return not str(paddle.get_device() if device is None else device).lower().startswith(("cpu", "place(cpu)"))
 
 
 def is_float16_supported(device=None):
-    """Whether the current device can run AMP in float16 (False on CPU, as in Paddle).
+    """Whether `device` (None: the current one) can run AMP in float16 (False on CPU, as in Paddle).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.amp.is_float16_supported()
         False
     """
-    return _on_accelerator()
+    return _on_accelerator(device)
 
 
 def is_bfloat16_supported(device=None):
-    """Whether the current device can run AMP in bfloat16 (False on CPU, as in Paddle).
+    """Whether `device` (None: the current one) can run AMP in bfloat16 (False on CPU, as in Paddle).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.amp.is_bfloat16_supported()
         False
     """
-    return _on_accelerator()
+    return _on_accelerator(device)
 
 
 class auto_cast(contextlib.ContextDecorator):
@@ -91,8 +92,11 @@ class auto_cast(contextlib.ContextDecorator):
 amp_guard = auto_cast
 
 
-def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None, save_dtype=None):
-    """Prepare models (and optimizers) for AMP. O1 returns them unchanged; O2 is not supported yet.
+def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None, save_dtype=None,
+             master_grad=False, excluded_layers=None):
+    """Prepare models (and optimizers) for AMP. O1 returns them unchanged; O2 is not supported yet. As in Paddle,
+    `master_weight`, `master_grad` and `excluded_layers` configure O2's parameter casting and have no effect at
+    O1.
 
     Example:
         >>> import paddle_fn as paddle

@@ -11,7 +11,8 @@ class Size(list):
     slicing, ``len``, ``+`` and comparison with a list or a tuple work as on a list.
 
     Args:
-        sizes: an iterable of ints (a list, a tuple, a 1-D integer Tensor); empty for a 0-D shape.
+        iterable: an iterable of ints (a list, a tuple, a 1-D integer Tensor), positional only; empty for a 0-D
+            shape.
 
     Examples:
         >>> import paddle_fn as paddle
@@ -24,8 +25,8 @@ class Size(list):
         (True, paddle.Size([3, 4]), 24)
     """
 
-    def __init__(self, sizes=()):
-        items = list(sizes)
+    def __init__(self, iterable=(), /):
+        items = list(iterable)
         for position, item in enumerate(items):
             try:
                 items[position] = operator.index(item)

@@ -488,9 +488,10 @@ def _tensor_list_or_none(values, what):
     return values
 
 
-def backward(tensors, grad_tensors=None, retain_graph=False):
+def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_graph_path=None):
     """Accumulate the gradients of `tensors` into ``.grad`` of every leaf they depend on
     (``paddle.autograd.backward``); `grad_tensors` default to ones. The graph is freed unless `retain_graph`.
+    `dump_backward_graph_path` (Paddle's debugging dump of its backward graph) can only be None here.
 
     Example:
         >>> import paddle_fn as paddle
@@ -500,6 +501,7 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         >>> x.grad.numpy()
         array([5., 7.], dtype=float32)
     """
+    _no_graph_dump("backward", dump_backward_graph_path)
     tensors = _tensor_list(tensors, "tensors")
     cts = _seed_cotangents(tensors, grad_tensors, "grad_tensors")
     retained = dict(_RETAINED)
@@ -579,10 +581,18 @@ def _key(t: Tensor):
     return id(t) if t._grad_node is None else (id(t._grad_node[0]), t._grad_node[1])
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
-         no_grad_vars=None):
+def _no_graph_dump(op, path):
+    if path is not None:
+        raise NotImplementedError(f"{op}: dump_backward_graph_path={path!r} is not supported; the eager tape has no "
+                                  "Paddle backward program to dump (leave it None)")
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, no_grad_vars=None, *, dump_backward_graph_path=None):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated into ``.grad``), as Paddle's
     ``paddle.grad(outputs, inputs, ...)`` does; ``create_graph=True`` records them for higher derivatives.
+    `only_inputs` must be True and `dump_backward_graph_path` None, as Paddle 3.3 supports (it documents
+    only_inputs as "must be True now"; the dump is a debugging aid of its static backward program).
 
     Example:
         >>> import paddle_fn as paddle
@@ -593,6 +603,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> dx.numpy(), d2x.numpy()
         (array([12.], dtype=float32), array([12.], dtype=float32))
     """
+    if only_inputs is not True:
+        raise ValueError(f"paddle.grad: only_inputs must be True (as in Paddle 3.3), got {only_inputs!r}")
+    _no_graph_dump("paddle.grad", dump_backward_graph_path)
     outputs = _tensor_list(outputs, "outputs")
     inputs = _tensor_list(inputs, "inputs")
     stop = [] if no_grad_vars is None else [_key(t) for t in _tensor_list(no_grad_vars, "no_grad_vars")]
@@ -628,10 +641,11 @@ class _RemovableHook:
 
 # -- Tensor methods (installed on Tensor by paddle_fn.tensor.methods)
 
-def _backward(self, grad_tensor=None, retain_graph=False):
+def _backward(self, grad_tensor=None, retain_graph=False, *, dump_backward_graph_path=None):
     """Compute the gradient of this Tensor and accumulate it into ``.grad`` of every leaf it depends on.
 
     `grad_tensor` defaults to ones (any shape, as in Paddle). The graph is freed unless `retain_graph`.
+    `dump_backward_graph_path` can only be None (see `backward`).
 
     Example:
         >>> import paddle_fn as paddle
@@ -641,7 +655,8 @@ def _backward(self, grad_tensor=None, retain_graph=False):
         >>> w.grad.numpy()
         array([2., 4.], dtype=float32)
     """
-    backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+    backward([self], None if grad_tensor is None else [grad_tensor], retain_graph,
+             dump_backward_graph_path=dump_backward_graph_path)
 
 
 def _get_grad(self):

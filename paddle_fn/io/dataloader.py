@@ -89,15 +89,16 @@ def _fill(load, buffer, stop):
 
 
 class _SingleProcessIter:
-    """Batches loaded in the main process; with use_buffer_reader a background thread loads up to prefetch_factor
-    batches ahead while the current one is used, and stops when the iterator is exhausted or dropped."""
+    """Batches loaded in the main process; with use_buffer_reader a background thread loads up to prefetch_factor +
+    reader_buffer_size batches ahead while the current one is used, and stops when the iterator is exhausted or
+    dropped."""
 
     def __init__(self, loader):
         self._device = loader._device
         self._load = _BatchSource(loader)
         self._buffer = None
         if loader.use_buffer_reader:
-            self._buffer = queue.Queue(maxsize=loader.prefetch_factor)
+            self._buffer = queue.Queue(maxsize=loader.prefetch_factor + loader.reader_buffer_size)
             self._stop = threading.Event()
             threading.Thread(target=_fill, args=(self._load, self._buffer, self._stop), daemon=True,
                              name="paddle_fn.io buffer reader").start()
@@ -304,7 +305,10 @@ class DataLoader:
         num_workers (int): worker processes; 0 loads in the main process. Default 0.
         use_buffer_reader (bool): with num_workers=0, load the next batches in a background thread while the
             current one is used. Default True.
-        prefetch_factor (int): batches loaded ahead per worker (or in the buffer). Default 2.
+        reader_buffer_size (int): with use_buffer_reader, the batches the buffer holds beyond those prefetched
+            (Paddle's buffered reader). Default 2.
+        prefetch_factor (int): batches loaded ahead per worker (or, with the buffer reader, queued ahead of the
+            buffer: it holds up to prefetch_factor + reader_buffer_size batches). Default 2.
         use_shared_memory (bool): move worker batches through shared memory (each array is copied once into a
             shared block) instead of pickling them through the result queue. Default True.
         timeout (int|float): seconds to wait for a batch from the workers, 0 for no limit. Default 0.
@@ -331,15 +335,16 @@ class DataLoader:
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None, batch_size=1,
                  shuffle=False, drop_last=False, collate_fn=None, num_workers=0, use_buffer_reader=True,
-                 prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
+                 reader_buffer_size=2, prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
                  persistent_workers=False):
         if feed_list is not None:
             raise NotImplementedError("DataLoader(feed_list=...) feeds static-graph variables, which paddle_fn "
                                       "does not have; leave feed_list=None and iterate the loader")
         if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 0:
             raise ValueError(f"DataLoader: num_workers should be a non-negative integer, got {num_workers!r}")
-        if not isinstance(prefetch_factor, int) or prefetch_factor <= 0:
-            raise ValueError(f"DataLoader: prefetch_factor should be a positive integer, got {prefetch_factor!r}")
+        for what, value in (("prefetch_factor", prefetch_factor), ("reader_buffer_size", reader_buffer_size)):
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"DataLoader: {what} should be a positive integer, got {value!r}")
         if not isinstance(timeout, (int, float)) or timeout < 0:
             raise ValueError(f"DataLoader: timeout should be a non-negative number of seconds, got {timeout!r}")
         if not isinstance(use_shared_memory, bool):
@@ -354,6 +359,7 @@ class DataLoader:
         self.num_workers = num_workers
         self.use_buffer_reader = bool(use_buffer_reader)
         self.prefetch_factor = prefetch_factor
+        self.reader_buffer_size = reader_buffer_size
         self.use_shared_memory = use_shared_memory
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn

@@ -13,7 +13,7 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front
-from paddle_fn.core.errors import DTypeError
+from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.primitive import (ELEMENTWISE, LINEAR, NONLINEAR, ZERO_TANGENT, Primitive, RuntimeCheck,
                                       symbolic_zeros)
 from paddle_fn.core.trace import get_aval
@@ -901,15 +901,32 @@ def nonfinite_count(values):
 # ---------------------------------------------------------------------------------------------- bitcast_convert_type
 
 def _bitcast_shape(x, *, new_dtype):
-    if x.dtype.bits != new_dtype.bits or x.dtype.kind == "b" or new_dtype.kind == "b":
-        raise DTypeError(f"bitcast_convert_type: {x.dtype.name} and {new_dtype.name} differ in width "
-                         "(only same-width numeric types can be reinterpreted)")
+    """StableHLO's rule: the same shape for the same width; to a type k times narrower a trailing dimension of k
+    is added; to one k times wider the trailing dimension, which must be k, is removed."""
+    if x.dtype.kind == "b" or new_dtype.kind == "b":
+        raise DTypeError(f"bitcast_convert_type: {x.dtype.name} to {new_dtype.name}: bool has no bit pattern to "
+                         "reinterpret (only numeric types can be)")
+    if new_dtype.bits < x.dtype.bits:
+        return x.update(shape=x.shape + (x.dtype.bits // new_dtype.bits,), dtype=new_dtype)
+    if new_dtype.bits > x.dtype.bits:
+        ratio = new_dtype.bits // x.dtype.bits
+        if not x.shape or x.shape[-1] != ratio:
+            raise ShapeError(f"bitcast_convert_type: {x.dtype.name} to the {ratio} times wider {new_dtype.name} needs "
+                             f"a last dimension of {ratio}, got shape {list(x.shape)}")
+        return x.update(shape=x.shape[:-1], dtype=new_dtype)
     return x.update(dtype=new_dtype)
 
 
-bitcast_convert_type_p = Primitive("bitcast_convert_type", shape_rule=_bitcast_shape,
-                                   impl=lambda x, *, new_dtype: x.view(new_dtype.np), jvp=ZERO_TANGENT,
-                                   transpose=NONLINEAR, batch=ELEMENTWISE,
+def _bitcast_impl(x, *, new_dtype):
+    if new_dtype.np.itemsize < x.dtype.itemsize:  # [..., n] -> [..., n, k] (numpy views along the last axis)
+        return np.ascontiguousarray(x).reshape(x.shape + (1,)).view(new_dtype.np)
+    if new_dtype.np.itemsize > x.dtype.itemsize:
+        return np.ascontiguousarray(x).view(new_dtype.np).reshape(x.shape[:-1])
+    return x.view(new_dtype.np)
+
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type", shape_rule=_bitcast_shape, impl=_bitcast_impl,
+                                   jvp=ZERO_TANGENT, transpose=NONLINEAR, batch=ELEMENTWISE,
                                    lower=lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x]))
 
 

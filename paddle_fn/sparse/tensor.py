@@ -329,9 +329,21 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
     return SparseCooTensor(idx, vals, shape, row_bound)
 
 
-def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_gradient=True):
+def _inferred_csr_shape(crows: Tensor, cols: Tensor) -> list:
+    offsets = np.asarray(crows.numpy()).reshape(-1)
+    batch = int(np.sum(offsets[:-1] > offsets[1:])) + 1
+    if offsets.size % batch:
+        raise ValueError(f"paddle.sparse.sparse_csr_tensor: the {offsets.size} row offsets do not split into the "
+                         f"{batch} batches where they drop; pass shape")
+    rows = offsets.size // batch - 1
+    columns = int(np.asarray(cols.numpy()).max()) + 1 if cols.shape[0] else 0
+    return [rows, columns] if batch == 1 else [batch, rows, columns]
+
+
+def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None, stop_gradient=True):
     """A CSR sparse matrix of `shape` ([rows, cols], or [batch, rows, cols]) from the row offsets `crows`, the
-    column of each entry `cols` and the `values`.
+    column of each entry `cols` and the `values`. Without `shape` it is inferred as Paddle does: a batch starts
+    wherever the offsets drop, the rows are the offsets per batch less one, the columns the largest column + 1.
 
     Example:
         >>> import paddle_fn as paddle
@@ -345,7 +357,7 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
     crows_t = _index_tensor(crows, "sparse_csr_tensor", "crows")
     cols_t = _index_tensor(cols, "sparse_csr_tensor", "cols")
     vals = _values_tensor(values, dtype, place, stop_gradient)
-    shape = [int(s) for s in shape]
+    shape = _inferred_csr_shape(crows_t, cols_t) if shape is None else [int(s) for s in shape]
     if len(shape) not in (2, 3):
         raise ShapeError(f"paddle.sparse.sparse_csr_tensor: shape {shape} must be [rows, cols] or "
                          "[batch, rows, cols]")
@@ -440,7 +452,7 @@ def to_sparse_csr(x: Tensor) -> SparseCsrTensor:
     return coo_to_csr(to_sparse_coo(x, x.ndim))
 
 
-def coalesce(x: SparseCooTensor) -> SparseCooTensor:
+def coalesce(x: SparseCooTensor, name=None) -> SparseCooTensor:
     """Sort the coordinates of COO `x` and add up the values of repeated ones (eager only: the number of entries
     depends on the coordinates).
 

@@ -1,6 +1,9 @@
 """Small helpers shared by the Paddle-level modules: axis arguments, static integers."""
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from paddle_fn.core.errors import ConcretizationError, ShapeError
@@ -18,6 +21,76 @@ def write_out(result: Tensor, out) -> Tensor:
         raise TypeError(f"out must be a Tensor, got {type(out).__name__}")
     out._rebind(result)
     return out
+
+
+def _with_keywords(fn, wrapper, defaults: dict, note: str):
+    """`wrapper` (wrapping `fn`) with `fn`'s signature plus the keyword-only parameters `defaults` (name ->
+    default), placed after `fn`'s own and before its ``**kwargs``, and `note` (what they do) ending the first
+    paragraph of its docstring: what ``help()`` and inspect show."""
+    params = list(inspect.signature(fn).parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
+    params[at:at] = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d) for n, d in defaults.items()]
+    wrapper.__signature__ = inspect.Signature(params)
+    head, gap, rest = (fn.__doc__ or "").partition("\n\n")
+    wrapper.__doc__ = f"{head.rstrip()} {note}{gap}{rest}".lstrip()
+    return wrapper
+
+
+def accepts_out(fn):
+    """`fn` with Paddle 3.3's keyword-only ``out=``: the result is written to `out` by `write_out`; a function
+    returning a tuple of Tensors takes a tuple or list of as many Tensors (``paddle.topk(x, 2, out=(v, i))``)."""
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, tuple):
+            if not isinstance(out, (tuple, list)) or len(out) != len(result):
+                raise TypeError(f"{fn.__name__}: out must be a tuple of {len(result)} Tensors (one per result), got "
+                                f"{type(out).__name__}")
+            return tuple(write_out(r, o) for r, o in zip(result, out))
+        return write_out(result, out)
+    return _with_keywords(fn, with_out, {"out": None}, "`out` (a Tensor), when given, is made to hold the result.")
+
+
+def check_cpu(op, device):
+    """paddle_fn's eager values live on the host; a device string or Place other than the CPU is refused."""
+    if device is None or str(device).lower() in ("cpu", "place(cpu)"):
+        return
+    raise ValueError(f"{op}: device {device!r} is not supported here; eager Tensors live on the CPU (move one "
+                     "with paddle.device_put, or let paddle.jit place the computation)")
+
+
+def check_not_pinned(op, pin_memory):
+    if pin_memory:
+        raise ValueError(f"{op}: pin_memory=True is not supported (eager Tensors live in ordinary host memory, as "
+                         "Paddle's on a CPU place: 'Pinning memory is not supported for Place(cpu)')")
+
+
+def accepts_placement(fn):
+    """`fn`, a creation function, with Paddle 3.3's keyword-only ``device=`` (None or the CPU, where eager Tensors
+    live; another device raises), ``requires_grad=`` (True: the result has ``stop_gradient=False``) and
+    ``pin_memory=`` (True raises, as Paddle's on the CPU)."""
+    @functools.wraps(fn)
+    def placed(*args, device=None, requires_grad=False, pin_memory=False, **kwargs):
+        check_cpu(fn.__name__, device)
+        check_not_pinned(fn.__name__, pin_memory)
+        result = fn(*args, **kwargs)
+        if requires_grad:
+            result.stop_gradient = False
+        return result
+    return _with_keywords(fn, placed, {"device": None, "requires_grad": False, "pin_memory": False},
+                          "`device` can only be None or the CPU, where eager Tensors live (another raises); "
+                          "``requires_grad=True`` gives the result ``stop_gradient=False``; ``pin_memory=True`` "
+                          "raises, as Paddle's on the CPU.")
+
+
+def sizes_argument(first, more: tuple):
+    """Sizes given Paddle's two ways, as one list/tuple/Tensor or as separate ints: ``x.permute([1, 0])`` or
+    ``x.permute(1, 0)`` (`first` is the first argument, `more` the rest)."""
+    if more or isinstance(first, (int, np.integer)):
+        return [first, *more]
+    return first
 
 
 def ndim(x) -> int:

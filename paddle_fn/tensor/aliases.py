@@ -14,16 +14,16 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import elementwise as ew
-from paddle_fn.tensor._util import normalize_axis, write_out
+from paddle_fn.tensor._util import (accepts_out, accepts_placement, check_cpu, check_not_pinned, normalize_axis,
+                                    sizes_argument, write_out)
 from paddle_fn.tensor.creation import _concrete_number, arange, to_tensor
 from paddle_fn.tensor.linalg import outer
 from paddle_fn.tensor.logic import (bitwise_not, equal, greater_equal, greater_than, less_equal, less_than,
                                     not_equal)
 from paddle_fn.tensor.manipulation import (concat, flip, gather, reshape, take_along_axis, transpose,
                                            broadcast_to, where)
-from paddle_fn.tensor.math import (add, clip, divide, floor_divide, multiply, neg, subtract, sum as sum_,
-                                   trunc)
-from paddle_fn.tensor.promotion import as_tensor as operand, binary_operands, cast
+from paddle_fn.tensor.math import (add, clip, divide, multiply, neg, subtract, sum as sum_)
+from paddle_fn.tensor.promotion import as_tensor as operand, cast
 from paddle_fn.tensor.search import sort
 
 __all__ = ["cat", "concatenate", "clamp", "div", "mul", "sub", "true_divide", "eq", "ne", "lt", "le", "gt", "ge",
@@ -40,6 +40,8 @@ newaxis = None
 cat = concatenate = concat
 clamp = clip
 mul = multiply
+div = divide
+sub = subtract
 eq, ne, lt, le, gt, ge = equal, not_equal, less_than, less_equal, greater_than, greater_equal
 greater, less = greater_than, less_than
 negative = neg
@@ -47,44 +49,7 @@ ger = outer
 bitwise_invert = bitwise_not
 
 
-def div(x, y, name=None, *, rounding_mode=None):
-    """Elementwise division: true division (``rounding_mode=None``), or the quotient rounded toward zero
-    (``'trunc'``) or toward negative infinity (``'floor'``), in the operands' dtype.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> x, y = paddle.to_tensor([-7, 7]), paddle.to_tensor([2, 2])
-        >>> paddle.div(x, y).tolist(), paddle.div(x, y, rounding_mode='trunc').tolist()
-        ([-3.5, 3.5], [-3, 3])
-        >>> paddle.div(x, y, rounding_mode='floor').tolist()
-        [-4, 3]
-    """
-    if rounding_mode is None:
-        return divide(x, y)
-    if rounding_mode == "floor":
-        return floor_divide(x, y)
-    if rounding_mode != "trunc":
-        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
-    x, y = binary_operands("div", x, y)
-    if get_aval(x).dtype.kind == "f":
-        return trunc(divide(x, y))
-    floor = floor_divide(x, y)
-    # the floor quotient is one below the truncated one when the division is inexact and the signs differ
-    inexact = not_equal(multiply(floor, y), x)
-    return where(inexact & ((x < 0) != (y < 0)), floor + 1, floor)
-
-
-def sub(x, y, name=None, *, alpha=1):
-    """Elementwise ``x - alpha * y``.
-
-    Example:
-        >>> import paddle_fn as paddle
-        >>> paddle.sub(paddle.to_tensor([5.0]), paddle.to_tensor([2.0]), alpha=2).tolist()
-        [1.0]
-    """
-    return subtract(x, y if alpha == 1 else multiply(y, alpha))
-
-
+@accepts_out
 def true_divide(input, other):  # noqa: A002 - Paddle's parameter name
     """Elementwise true division ``input / other``; integers divide in the default float dtype.
 
@@ -129,8 +94,9 @@ def swapaxes(x, axis0, axis1, name=None):
 swapdims = swapaxes
 
 
-def permute(input, *dims):  # noqa: A002 - Paddle's parameter name
-    """`input` with its dimensions reordered: ``permute(x, [1, 0])`` or ``permute(x, 1, 0)`` (as ``transpose``).
+def permute(input, dims, *more_dims):  # noqa: A002 - Paddle's parameter name
+    """`input` with its dimensions reordered: ``permute(x, [1, 0])``, ``permute(x, dims=[1, 0])`` or
+    ``permute(x, 1, 0)`` (as ``transpose``).
 
     Example:
         >>> import paddle_fn as paddle
@@ -138,8 +104,7 @@ def permute(input, *dims):  # noqa: A002 - Paddle's parameter name
         >>> paddle.permute(x, [2, 0, 1]).shape, x.permute(1, 0, 2).shape
         (paddle.Size([4, 2, 3]), paddle.Size([3, 2, 4]))
     """
-    perm = list(dims[0]) if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims)
-    return transpose(input, perm)
+    return transpose(input, list(sizes_argument(dims, more_dims)))
 
 
 def ravel(input):  # noqa: A002 - Paddle's parameter name
@@ -178,6 +143,7 @@ def reverse(x, axis, name=None):
     return flip(x, axis)
 
 
+@accepts_out
 def take_along_dim(arr, indices, axis, broadcast=True):
     """The values of `arr` at `indices` along `axis` (``take_along_axis`` under its array-API name).
 
@@ -206,8 +172,10 @@ def msort(input, *, out=None):  # noqa: A002 - Paddle's parameter name
 
 
 def view(x, shape_or_dtype, name=None):
-    """`x` under a new shape (as ``reshape``; -1 and 0 allowed), or its bits read as another dtype of the same
-    width (``view(x, 'int32')`` of a float32 Tensor).
+    """`x` under a new shape (as ``reshape``; -1 and 0 allowed), or its bits read as another dtype
+    (``view(x, 'int32')`` of a float32 Tensor). As in Paddle, a dtype k times narrower multiplies the last
+    dimension by k (float32 [2, 6] as uint8: [2, 24]) and one k times wider divides it by k (it must be a
+    multiple of k).
 
     Example:
         >>> import paddle_fn as paddle
@@ -215,15 +183,27 @@ def view(x, shape_or_dtype, name=None):
         paddle.Size([2, 3])
         >>> paddle.view(paddle.to_tensor([1.0]), 'int32').tolist()
         [1065353216]
+        >>> paddle.view(paddle.to_tensor([1.0, -2.0]), 'uint8').tolist()
+        [0, 0, 128, 63, 0, 0, 0, 192]
     """
     x = operand(x)
     if isinstance(shape_or_dtype, (list, tuple)) or hasattr(shape_or_dtype, "shape"):
         return reshape(x, shape_or_dtype)
     new = dtypes.as_dtype(shape_or_dtype)
     old = get_aval(x).dtype
-    if new.np.itemsize != old.np.itemsize:
-        raise DTypeError(f"view: {old.name} and {new.name} differ in width ({old.np.itemsize} and {new.np.itemsize} "
-                         "bytes); a dtype view keeps the width here (cast with astype to convert values)")
+    shape = list(get_aval(x).shape)
+    if new.np.itemsize < old.np.itemsize:
+        if not shape:
+            raise ShapeError(f"view: a 0-D {old.name} Tensor cannot be viewed as the narrower {new.name} (Paddle "
+                             "needs a last dimension to grow); reshape it to [1] first")
+        bits = ew.bitcast_convert_type(x, new_dtype=new)  # [..., n, k]
+        return reshape(bits, shape[:-1] + [shape[-1] * (old.np.itemsize // new.np.itemsize)])
+    if new.np.itemsize > old.np.itemsize:
+        ratio = new.np.itemsize // old.np.itemsize
+        if not shape or shape[-1] % ratio:
+            raise ShapeError(f"view: viewing {old.name} as the {ratio} times wider {new.name} needs a last dimension "
+                             f"that is a multiple of {ratio}, got shape {shape}")
+        return ew.bitcast_convert_type(reshape(x, shape[:-1] + [shape[-1] // ratio, ratio]), new_dtype=new)
     return x if new == old else ew.bitcast_convert_type(x, new_dtype=new)
 
 
@@ -285,6 +265,7 @@ def masked_fill(x, mask, value, name=None):
     return where(broadcast_to(mask, shape), broadcast_to(reshape(value, []), shape), x)
 
 
+@accepts_out
 def index_add(x, index, axis, value, alpha=1, name=None):
     """`x` with ``alpha * value`` added to its slices at `index` along `axis` (repeated indices add up); `value`
     has `x`'s shape with ``len(index)`` along `axis`.
@@ -330,6 +311,8 @@ def reduce_as(x, target, name=None):
     return reshape(sum_(x, axis=axes) if axes else x, goal)
 
 
+@accepts_placement
+@accepts_out
 def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Paddle's name
     """Values from `start` to `end` **inclusive**, spaced by `step` (``range(n)`` counts 0..n); float32 unless
     `dtype` is given. Paddle 3.3 keeps it as a deprecated form of ``arange``, which excludes `end`.
@@ -350,14 +333,6 @@ def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Pad
     return cast(values, dtypes.float32 if dtype is None else dtype)
 
 
-def check_cpu(op, device):
-    """paddle_fn's eager values live on the host; a device string or Place other than the CPU is refused."""
-    if device is None or str(device).lower() in ("cpu", "place(cpu)"):
-        return
-    raise ValueError(f"{op}: device {device!r} is not supported here; eager Tensors live on the CPU (move one "
-                     "with paddle.device_put, or let paddle.jit place the computation)")
-
-
 def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A Tensor of `data` (as ``to_tensor``), in `dtype` if given, needing a gradient when `requires_grad`.
 
@@ -368,6 +343,5 @@ def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         (paddle.float32, False)
     """
     check_cpu("as_tensor", device)
-    if pin_memory:
-        raise ValueError("as_tensor: pin_memory=True is not supported (eager Tensors live in ordinary host memory)")
+    check_not_pinned("as_tensor", pin_memory)
     return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)

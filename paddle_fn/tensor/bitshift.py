@@ -6,6 +6,7 @@ from __future__ import annotations
 from paddle_fn.core.errors import DTypeError
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import bitwise as bw
+from paddle_fn.tensor._util import write_out
 from paddle_fn.tensor.promotion import binary_operands
 
 __all__ = ["bitwise_left_shift", "bitwise_right_shift"]
@@ -19,19 +20,20 @@ def _integers(op, x, y):
 
 
 def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
-    """Elementwise ``x << y`` (arithmetic and logical left shifts are the same).
+    """Elementwise ``x << y`` (arithmetic and logical left shifts are the same); `out` (a Tensor) is made to hold
+    the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.bitwise_left_shift(paddle.to_tensor([1, -8]), paddle.to_tensor([2, 1])).tolist()
         [4, -16]
     """
-    return bw.shift_left(*_integers("bitwise_left_shift", x, y))
+    return write_out(bw.shift_left(*_integers("bitwise_left_shift", x, y)), out)
 
 
 def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
     """Elementwise ``x >> y``: arithmetic (the sign bit is copied in) unless ``is_arithmetic=False``, which fills
-    with zeros (so a negative number becomes a large positive one).
+    with zeros (so a negative number becomes a large positive one); `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -40,4 +42,4 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
         ([-4, 4], [2147483644, 4])
     """
     x, y = _integers("bitwise_right_shift", x, y)
-    return (bw.shift_right_arithmetic if is_arithmetic else bw.shift_right_logical)(x, y)
+    return write_out((bw.shift_right_arithmetic if is_arithmetic else bw.shift_right_logical)(x, y), out)

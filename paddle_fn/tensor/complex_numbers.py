@@ -13,6 +13,7 @@ from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
+from paddle_fn.tensor._util import accepts_out, write_out
 from paddle_fn.tensor.promotion import as_tensor, binary_operands, float_operand
 
 __all__ = ["real", "imag", "conj", "angle", "complex", "polar", "as_complex", "as_real", "is_complex"]
@@ -89,24 +90,23 @@ def angle(x, name=None):
     return ew.select(ew.lt(x, zero), st.full_like(x, math.pi), zero)
 
 
-def complex(real, imag, out=None, name=None):  # noqa: A001 - Paddle's name
+def complex(real, imag, name=None, *, out=None):  # noqa: A001 - Paddle's name
     """The complex Tensor real + imag j from two float Tensors of one dtype (float32 gives complex64, float64
-    complex128); they broadcast against each other.
+    complex128); they broadcast against each other. `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.complex(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor(0.5)).numpy()
         array([1.+0.5j, 2.+0.5j], dtype=complex64)
     """
-    if out is not None:
-        raise TypeError("complex: out= is not supported (Tensors are immutable); use the returned Tensor")
     re, im = as_tensor(real), as_tensor(imag)
     if re.dtype != im.dtype or re.dtype not in cx.COMPLEX_OF:
         raise DTypeError(f"complex: real and imag must both be float32 or both float64 Tensors, got {re.dtype.name} "
                          f"and {im.dtype.name}; cast them with .astype('float32')")
-    return cx.complex_(*binary_operands("complex", re, im))
+    return write_out(cx.complex_(*binary_operands("complex", re, im)), out)
 
 
+@accepts_out
 def polar(abs, angle, name=None):  # noqa: A002 - Paddle's parameter names
     """The complex Tensor abs * (cos(angle) + sin(angle) j) from magnitudes and arguments of one float dtype.
 

@@ -18,7 +18,7 @@ from paddle_fn.prims.base import reshape_p
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import linalg
-from paddle_fn.tensor._util import ndim, shape_of, static_list, write_out
+from paddle_fn.tensor._util import accepts_out, accepts_placement, check_cpu, ndim, shape_of, static_list, write_out
 from paddle_fn.tensor.promotion import as_tensor, cast, python_to_numpy
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -56,7 +56,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     floats become the default float dtype, Python complex numbers the default complex dtype, Python ints int64
     and bools bool; numpy arrays keep their dtype. With `dtype` given, Python values are converted to it
     directly, so they keep their exact value (``to_tensor([1.1], dtype='float64')`` holds the float64 nearest
-    1.1, not a float32 rounding of it). Ragged nested lists raise ValueError.
+    1.1, not a float32 rounding of it). Ragged nested lists raise ValueError. `place` can only be None or the CPU
+    (a string, ``CPUPlace()``): eager Tensors live there, and another place raises.
 
     Example:
         >>> import paddle_fn as paddle
@@ -68,6 +69,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         >>> paddle.to_tensor([1.1], dtype='float64').item()
         1.1
     """
+    check_cpu("to_tensor", place)
     if isinstance(data, Tensor):
         if isinstance(data, Tracer):
             out = data if dtype is None else cast(data, dtype)
@@ -110,6 +112,8 @@ def _stacked(data, dtype):
     return build(data)
 
 
+@accepts_placement
+@accepts_out
 def full(shape, fill_value, dtype=None, name=None):
     """A Tensor of `shape` filled with `fill_value` (a Python scalar or a one-element Tensor).
 
@@ -134,6 +138,8 @@ def full(shape, fill_value, dtype=None, name=None):
     return st.full(shape, fill_value, dtype)
 
 
+@accepts_placement
+@accepts_out
 def zeros(shape, dtype=None, name=None):
     """A Tensor of zeros (default float dtype unless `dtype` is given).
 
@@ -145,6 +151,8 @@ def zeros(shape, dtype=None, name=None):
     return st.full(_shape_arg("zeros", shape), 0, _float_or(dtype))
 
 
+@accepts_placement
+@accepts_out
 def ones(shape, dtype=None, name=None):
     """A Tensor of ones (default float dtype unless `dtype` is given).
 
@@ -156,6 +164,8 @@ def ones(shape, dtype=None, name=None):
     return st.full(_shape_arg("ones", shape), 1, _float_or(dtype))
 
 
+@accepts_placement
+@accepts_out
 def empty(shape, dtype=None, name=None):
     """An uninitialised Tensor in Paddle; here it is filled with zeros (values are never observable garbage).
 
@@ -172,6 +182,7 @@ def _like(x, dtype):
     return a.shape, (a.dtype if dtype is None else dtypes.as_dtype(dtype))
 
 
+@accepts_placement
 def zeros_like(x, dtype=None, name=None):
     """Zeros with the shape (and, unless given, the dtype) of `x`.
 
@@ -184,6 +195,7 @@ def zeros_like(x, dtype=None, name=None):
     return st.full(shape, 0, dt)
 
 
+@accepts_placement
 def ones_like(x, dtype=None, name=None):
     """Ones with the shape (and, unless given, the dtype) of `x`.
 
@@ -196,6 +208,7 @@ def ones_like(x, dtype=None, name=None):
     return st.full(shape, 1, dt)
 
 
+@accepts_placement
 def full_like(x, fill_value, dtype=None, name=None):
     """`fill_value` with the shape (and, unless given, the dtype) of `x`.
 
@@ -208,6 +221,7 @@ def full_like(x, fill_value, dtype=None, name=None):
     return full(shape, fill_value, dt)
 
 
+@accepts_placement
 def empty_like(x, dtype=None, name=None):
     """Like `zeros_like` (Paddle leaves the values uninitialised).
 
@@ -226,6 +240,8 @@ def _concrete_number(op, v, what):
     return v
 
 
+@accepts_placement
+@accepts_out
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     """Values from `start` to `end` (exclusive) spaced by `step`; `arange(n)` counts 0..n-1.
 
@@ -259,14 +275,15 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
     """`num` evenly spaced values from `start` to `stop`, both included. `out` (a Tensor) is made to hold the
-    result; `requires_grad=True` gives it ``stop_gradient=False``; `device` is accepted for Paddle's signature
-    (results are made where every eager Tensor is).
+    result; `requires_grad=True` gives it ``stop_gradient=False``; `device` can only be None or the CPU, where
+    eager Tensors live (another device raises).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.linspace(0, 1, 5).numpy()
         array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
     """
+    check_cpu("linspace", device)
     start, stop, num = (_concrete_number("linspace", v, n) for v, n in ((start, "start"), (stop, "stop"),
                                                                         (num, "num")))
     num = int(num)
@@ -286,6 +303,8 @@ def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, 
     return write_out(vals, out)
 
 
+@accepts_placement
+@accepts_out
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """A 2-D Tensor with ones on the diagonal and zeros elsewhere.
 
@@ -350,6 +369,7 @@ def _tri_mask(op, x, diagonal, lower):
     return ew.le(cols, offset) if lower else ew.ge(cols, offset)
 
 
+@accepts_out
 def tril(x, diagonal=0, name=None):
     """The lower triangle of the last two dimensions of `x` (elements with col - row <= diagonal); the rest 0.
 
@@ -364,6 +384,7 @@ def tril(x, diagonal=0, name=None):
     return ew.select(_tri_mask("tril", x, diagonal, True), x, st.full(a.shape, 0, a.dtype))
 
 
+@accepts_out
 def triu(x, diagonal=0, name=None):
     """The upper triangle of the last two dimensions of `x` (elements with col - row >= diagonal); the rest 0.
 

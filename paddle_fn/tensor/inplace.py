@@ -8,11 +8,29 @@ input in place does not change the caller's Tensor (the function sees a traced c
 """
 from __future__ import annotations
 
+import inspect
+
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_normal, paddle_uniform
 from paddle_fn.tensor import (activation, aliases, bitshift, creation, incomplete_gamma, linalg, logic, manipulation,
                               math, pointwise, products, scatters, selection, special)
+
+def _without_out(fn):
+    """The binary `fn` without its positional `out` (an in-place op writes to x)."""
+    def binary(x, y, name=None):
+        return fn(x, y)
+    binary.__name__ = fn.__name__
+    return binary
+
+
+def _without_out_unary(fn):
+    """The unary `fn` without its positional `out`."""
+    def unary(x, name=None):
+        return fn(x)
+    unary.__name__ = fn.__name__
+    return unary
+
 
 # in-place name -> the out-of-place function; the elementwise ones must keep the shape, the reshaping ones change it
 _ELEMENTWISE = {
@@ -23,9 +41,11 @@ _ELEMENTWISE = {
         "asinh", "atan", "atanh", "cosh", "sinh", "tan", "cumprod", "cumsum", "digamma", "lgamma", "erf", "expm1",
         "frac", "gcd", "lcm", "log10", "log1p", "log2", "logit", "nan_to_num", "mod", "floor_mod")},
     **{name: getattr(pointwise, name) for name in ("copysign", "hypot", "ldexp", "sinc")},
-    **{name: getattr(logic, name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")},
-    **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add",
-                                                  "bitwise_invert")},
+    # Paddle's in-place bitwise ops take (x, y, name) / (x, name): no `out` between
+    **{name: _without_out(getattr(logic, name)) for name in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    "bitwise_not": _without_out_unary(logic.bitwise_not),
+    **{name: getattr(aliases, name) for name in ("div", "mul", "sub", "masked_fill", "index_add")},
+    "bitwise_invert": _without_out_unary(aliases.bitwise_invert),
     **{name: getattr(manipulation, name) for name in ("scatter", "where")},
     **{name: getattr(creation, name) for name in ("tril", "triu")},
     **{name: getattr(special, name) for name in special.__all__},
@@ -63,6 +83,7 @@ def make_inplace(name, fn, keep_shape):
         self._rebind(new)
         return self
     method.__name__ = method.__qualname__ = f"{name}_"
+    method.__signature__ = inspect.signature(fn)  # it forwards every argument to fn
     method.__doc__ = (f"In-place ``{name}``: ``x.{name}_(...)`` rebinds x to ``paddle.{name}(x, ...)`` and returns x "
                       "(values are never written; see paddle_fn.tensor.inplace).")
     return method

@@ -10,7 +10,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.tensor import math as m
-from paddle_fn.tensor._util import normalize_axis, shape_of
+from paddle_fn.tensor._util import accepts_out, normalize_axis, shape_of
 from paddle_fn.tensor.indexing import getitem
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast
 
@@ -23,6 +23,7 @@ def _promoted(x, y):
     return cast(x, dt), cast(y, dt)
 
 
+@accepts_out
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """Matrix product with numpy's rules: 1-D operands are promoted to matrices (and the added dim removed),
     leading (batch) dimensions broadcast. Two 1-D operands give a 0-D Tensor.
@@ -78,6 +79,7 @@ def mm(input, mat2, name=None):  # noqa: A002 - Paddle's parameter name
     return matmul(input, mat2)
 
 
+@accepts_out
 def bmm(x, y, name=None):
     """Batched matrix product of two 3-D Tensors [B, M, K] x [B, K, N] -> [B, M, N].
 
@@ -94,6 +96,7 @@ def bmm(x, y, name=None):
     return matmul(x, y)
 
 
+@accepts_out
 def dot(x, y, name=None):
     """Inner product of 1-D Tensors (a 0-D result), or row-wise of 2-D Tensors [N, D] (shape [N]).
 
@@ -165,6 +168,7 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     return red.reduce_sum(d, axes=(get_aval(d).ndim - 1,))
 
 
+@accepts_out
 def outer(x, y, name=None):
     """Outer product of the flattened x and y: shape [x.size, y.size].
 

@@ -11,7 +11,7 @@ from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import shape_of
+from paddle_fn.tensor._util import shape_of, write_out
 from paddle_fn.tensor.promotion import as_tensor, binary_operands, cast, real_operands
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
@@ -21,12 +21,13 @@ __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "gre
 
 
 def _compare(op, prim_fn, doc_example, doc_out, *, ordering=True):
-    def f(x, y, name=None):
+    def f(x, y, name=None, *, out=None):
         if ordering:  # Paddle 3.3.1 answers False for every complex pair; complex numbers have no order
             real_operands(op, x, y)
-        return prim_fn(*binary_operands(op, x, y))
+        return write_out(prim_fn(*binary_operands(op, x, y)), out)
     f.__name__ = f.__qualname__ = op
-    f.__doc__ = (f"Elementwise comparison with broadcasting; returns a bool Tensor.\n\n"
+    f.__doc__ = (f"Elementwise comparison with broadcasting; returns a bool Tensor (`out`, a Tensor, is made to hold "
+                 f"it).\n\n"
                  f"    Example:\n"
                  f"        >>> import paddle_fn as paddle\n"
                  f"        >>> paddle.{op}(paddle.to_tensor({doc_example}), 2).numpy()\n"
@@ -48,10 +49,11 @@ def _as_bool(x):
 
 
 def _logical(op, prim_fn, truth):
-    def f(x, y, out=None, name=None):
-        return prim_fn(*binary_operands(op, _as_bool(x), _as_bool(y)))
+    def f(x, y, name=None, *, out=None):
+        return write_out(prim_fn(*binary_operands(op, _as_bool(x), _as_bool(y))), out)
     f.__name__ = f.__qualname__ = op
-    f.__doc__ = (f"Elementwise logical {op.split('_')[1]} (non-zero values count as true); returns bool.\n\n"
+    f.__doc__ = (f"Elementwise logical {op.split('_')[1]} (non-zero values count as true); returns bool (`out`, a "
+                 f"Tensor, is made to hold it).\n\n"
                  f"    Example:\n"
                  f"        >>> import paddle_fn as paddle\n"
                  f"        >>> paddle.{op}(paddle.to_tensor([True, False]), paddle.to_tensor([True, True]))"
@@ -65,15 +67,15 @@ logical_or = _logical("logical_or", bw.or_, "array([ True,  True])")
 logical_xor = _logical("logical_xor", bw.xor, "array([False,  True])")
 
 
-def logical_not(x, out=None, name=None):
-    """Elementwise logical not; returns bool.
+def logical_not(x, name=None, *, out=None):
+    """Elementwise logical not; returns bool (`out`, a Tensor, is made to hold it).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.logical_not(paddle.to_tensor([True, False])).numpy()
         array([False,  True])
     """
-    return bw.not_(_as_bool(x))
+    return write_out(bw.not_(_as_bool(x)), out)
 
 
 def _require_bitwise(op, x):
@@ -85,9 +87,10 @@ def _require_bitwise(op, x):
 def _bitwise(op, prim_fn, out_doc):
     def f(x, y, out=None, name=None):
         x, y = binary_operands(op, x, y)
-        return prim_fn(_require_bitwise(op, x), y)
+        return write_out(prim_fn(_require_bitwise(op, x), y), out)
     f.__name__ = f.__qualname__ = op
-    f.__doc__ = (f"Elementwise {op.replace('_', ' ')} of bool or integer Tensors.\n\n"
+    f.__doc__ = (f"Elementwise {op.replace('_', ' ')} of bool or integer Tensors (`out`, a Tensor, is made to hold "
+                 f"the result).\n\n"
                  f"    Example:\n"
                  f"        >>> import paddle_fn as paddle\n"
                  f"        >>> paddle.{op}(paddle.to_tensor([12]), paddle.to_tensor([10])).numpy()\n"
@@ -101,14 +104,14 @@ bitwise_xor = _bitwise("bitwise_xor", bw.xor, "array([6])")
 
 
 def bitwise_not(x, out=None, name=None):
-    """Elementwise bitwise not of a bool or integer Tensor.
+    """Elementwise bitwise not of a bool or integer Tensor (`out`, a Tensor, is made to hold the result).
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.bitwise_not(paddle.to_tensor([0, 5])).numpy()
         array([-1, -6])
     """
-    return bw.not_(_require_bitwise("bitwise_not", as_tensor(x)))
+    return write_out(bw.not_(_require_bitwise("bitwise_not", as_tensor(x))), out)
 
 
 def _all_false(x):

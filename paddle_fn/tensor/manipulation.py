@@ -19,7 +19,8 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of, static_int, static_list
+from paddle_fn.tensor._util import (accepts_out, normalize_axes, normalize_axis, shape_of, static_int, static_list,
+                                    write_out)
 from paddle_fn.tensor.creation import zeros
 from paddle_fn.tensor.indexing import _normalized_index, _scatter_update, getitem
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast, nary_operands
@@ -160,6 +161,7 @@ def moveaxis(x, source, destination, name=None):
     return st.transpose(x, permutation=tuple(by_dst[i] if i in by_dst else next(rest) for i in range(rank)))
 
 
+@accepts_out
 def concat(x, axis=0, name=None):
     """Join Tensors along an existing dimension `axis`.
 
@@ -185,6 +187,7 @@ def concat(x, axis=0, name=None):
     return st.concatenate(*xs, dimension=ax)
 
 
+@accepts_out
 def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     """The n-th forward difference along `axis` (bool inputs: elementwise xor), after joining `prepend` and
     `append` along that axis.
@@ -210,6 +213,7 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     return x
 
 
+@accepts_out
 def stack(x, axis=0, name=None):
     """Join Tensors of one shape along a new dimension `axis`.
 
@@ -436,9 +440,9 @@ def _index_vector(op, index):
     return index
 
 
-def gather(x, index, axis=None, name=None):
+def gather(x, index, axis=None, name=None, out=None):
     """Select entries of `x` along `axis` (default 0) at the positions in the 1-D `index`:
-    out[..., i, ...] = x[..., index[i], ...].
+    out[..., i, ...] = x[..., index[i], ...]; `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -450,9 +454,10 @@ def gather(x, index, axis=None, name=None):
     x = as_tensor(x)
     index = _index_vector("gather", index)
     ax = 0 if axis is None else normalize_axis("gather", axis, get_aval(x).ndim)
-    return getitem(x, (builtins.slice(None),) * ax + (index,))
+    return write_out(getitem(x, (builtins.slice(None),) * ax + (index,)), out)
 
 
+@accepts_out
 def index_select(x, index, axis=0, name=None):
     """Like `gather` with an explicit axis.
 
@@ -465,8 +470,11 @@ def index_select(x, index, axis=0, name=None):
     return gather(x, index, axis)
 
 
-def take_along_axis(arr, indices, axis):
-    """Pick values along `axis` at `indices`, which has arr's rank and broadcasts in the other dimensions.
+@accepts_out
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """Pick values along `axis` at `indices`, which has arr's rank and broadcasts in the other dimensions; with
+    ``broadcast=False`` the result has indices' shape, each of its other dimensions at most arr's (the leading
+    part of arr is read there, as ``torch.gather``).
 
     Example:
         >>> import paddle_fn as paddle
@@ -474,6 +482,8 @@ def take_along_axis(arr, indices, axis):
         >>> paddle.take_along_axis(x, paddle.to_tensor([[1], [0]]), axis=1).numpy()
         array([[2],
                [3]])
+        >>> paddle.take_along_axis(x, paddle.to_tensor([[1]]), axis=1, broadcast=False).tolist()
+        [[2]]
     """
     arr, indices = as_tensor(arr), as_tensor(indices)
     rank = get_aval(arr).ndim
@@ -481,6 +491,12 @@ def take_along_axis(arr, indices, axis):
     if get_aval(indices).ndim != rank:
         raise ShapeError(f"take_along_axis: indices (shape {list(shape_of(indices))}) must have the rank of arr "
                          f"(shape {list(shape_of(arr))})")
+    if not broadcast:
+        if any(i != ax and n > m for i, (n, m) in enumerate(zip(shape_of(indices), shape_of(arr)))):
+            raise ShapeError(f"take_along_axis: with broadcast=False, indices (shape {list(shape_of(indices))}) "
+                             f"may not be larger than arr (shape {list(shape_of(arr))}) outside axis {ax}")
+        arr = st.slice(arr, start_indices=(0,) * rank, limit_indices=tuple(
+            m if i == ax else n for i, (n, m) in enumerate(zip(shape_of(indices), shape_of(arr)))))
     out_shape = list(shapes_broadcast("take_along_axis", tuple(s for i, s in enumerate(shape_of(arr)) if i != ax),
                                       tuple(s for i, s in enumerate(shape_of(indices)) if i != ax)))
     out_shape.insert(ax, shape_of(indices)[ax])
@@ -495,6 +511,7 @@ def take_along_axis(arr, indices, axis):
                      slice_sizes=(1,) * rank)
 
 
+@accepts_out
 def where(condition, x=None, y=None, name=None):
     """Elementwise `x if condition else y` with broadcasting; with only `condition`, the same as
     ``nonzero(condition, as_tuple=True)`` (eager only).
@@ -518,6 +535,7 @@ def where(condition, x=None, y=None, name=None):
                      broadcast_to_shape(yb, shape))
 
 
+@accepts_out
 def nonzero(x, as_tuple=False):
     """Indices of the non-zero elements: an int64 Tensor of shape [N, rank], or a tuple of rank Tensors of
     shape [N] with as_tuple=True (as Paddle 3.3). The output size depends on the values, so this works eagerly
@@ -650,10 +668,10 @@ def _last_occurrence(index):
                       dimension_numbers=dnums)
 
 
-def scatter(x, index, updates, overwrite=True, name=None):
+def scatter(x, index, updates, overwrite=True, name=None, out=None):
     """A copy of `x` whose rows `index` (1-D) are replaced by the rows of `updates`. With overwrite=True a
     repeated index keeps its last update; with overwrite=False the rows it hits are zeroed and then every update
-    to them is added (Paddle's semantics).
+    to them is added (Paddle's semantics). `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -686,7 +704,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
     hit = broadcast_to_shape(st.reshape(ew.gt(hit, st.full((a.shape[0],), 0, dtypes.int32)),
                                         new_sizes=(a.shape[0],) + (1,) * (a.ndim - 1)), a.shape)
     cleared = ew.select(hit, st.full(a.shape, 0, a.dtype), x)
-    return _scatter_update(cleared, index, updates, "add")
+    return write_out(_scatter_update(cleared, index, updates, "add"), out)
 
 
 def index_sample(x, index):
@@ -706,10 +724,11 @@ def index_sample(x, index):
     return take_along_axis(x, index, 1)
 
 
-def repeat_interleave(x, repeats, axis=None, name=None):
+def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     """Repeat each element (each slice along `axis`; None: of the flattened input) `repeats` times; `repeats`
     may be an int or a 1-D Tensor with one count per element. Per-element counts make the output size depend on
-    the values, so they need a concrete Tensor (eager or under grad).
+    the values, so they need a concrete Tensor (eager or under grad). `output_size`, when given, is the length
+    of the result along the axis, and must be the sum of the counts (else ValueError, as Paddle's check).
 
     Example:
         >>> import paddle_fn as paddle
@@ -733,12 +752,20 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         if counts.shape != (shape[ax],):
             raise ShapeError(f"repeat_interleave: repeats has shape {list(counts.shape)} but dimension {ax} of x has "
                              f"size {shape[ax]}")
+        _check_output_size(output_size, int(counts.sum()))
         positions = Tensor(np.repeat(np.arange(shape[ax]), counts.astype(np.int64)))
         return gather(x, positions, axis=ax)
     r = static_int("repeat_interleave", repeats, "repeats")
+    _check_output_size(output_size, shape[ax] * r)
     spread = st.broadcast_in_dim(x, shape=shape[:ax + 1] + (r,) + shape[ax + 1:],
                                  broadcast_dimensions=tuple(d if d <= ax else d + 1 for d in range(len(shape))))
     return st.reshape(spread, new_sizes=shape[:ax] + (shape[ax] * r,) + shape[ax + 1:])
+
+
+def _check_output_size(output_size, length):
+    if output_size is not None and static_int("repeat_interleave", output_size, "output_size") != length:
+        raise ValueError(f"repeat_interleave: output_size={output_size} but the repeats give {length} along the axis "
+                         "(output_size must equal the sum of the repeats)")
 
 
 def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's default
@@ -789,10 +816,12 @@ def crop(x, shape=None, offsets=None, name=None):
     return st.slice(x, start_indices=tuple(offsets), limit_indices=tuple(o + s for o, s in zip(offsets, sizes)))
 
 
-def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64",
+           sorted=True, name=None):  # noqa: A002 - Paddle's parameter name
     """The sorted unique values of `x` (of the flattened x, or the unique slices along `axis`), optionally with
     the first-occurrence indices, the inverse indices and the counts. The output size depends on the values, so
-    this works eagerly only.
+    this works eagerly only. The values come sorted whatever `sorted` says, as in Paddle 3.3 (whose documentation
+    says it "does not affect the return result").
 
     Example:
         >>> import paddle_fn as paddle

@@ -18,7 +18,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import while_loop
-from paddle_fn.tensor._util import eager_value, normalize_axes, normalize_axis, shape_of, static_int, write_out
+from paddle_fn.tensor._util import accepts_out, eager_value, normalize_axes, normalize_axis, shape_of, static_int, write_out
 from paddle_fn.tensor.promotion import (as_tensor, binary_operands, float_operand, inexact_operand, is_scalar,
                                         real_operand, real_operands)
 
@@ -51,52 +51,76 @@ def cast(x, dtype):
 
 # ---------------------------------------------------------------------------------------------- arithmetic
 
-def add(x, y, name=None):
-    """Elementwise x + y with broadcasting.
+def add(x, y, name=None, *, alpha=1, out=None):
+    """Elementwise ``x + alpha * y`` with broadcasting; `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.add(paddle.to_tensor([1, 2]), 10).numpy()
         array([11, 12])
+        >>> paddle.add(paddle.to_tensor([1., 2.]), paddle.to_tensor([1., 1.]), alpha=3).tolist()
+        [4.0, 5.0]
     """
-    return ew.add(*binary_operands("add", x, y))
+    return write_out(ew.add(*binary_operands("add", x, _scaled(y, alpha))), out)
 
 
-def subtract(x, y, name=None):
-    """Elementwise x - y with broadcasting.
+def subtract(x, y, name=None, *, alpha=1, out=None):
+    """Elementwise ``x - alpha * y`` with broadcasting; `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.subtract(paddle.to_tensor([1., 2.]), paddle.to_tensor([[1.], [2.]])).numpy()
         array([[ 0.,  1.],
                [-1.,  0.]], dtype=float32)
+        >>> paddle.subtract(paddle.to_tensor([5.0]), paddle.to_tensor([2.0]), alpha=2).tolist()
+        [1.0]
     """
-    return ew.sub(*binary_operands("subtract", x, y))
+    return write_out(ew.sub(*binary_operands("subtract", x, _scaled(y, alpha))), out)
 
 
-def multiply(x, y, name=None):
-    """Elementwise x * y with broadcasting (not matrix multiplication: that is `matmul`).
+def _scaled(y, alpha):
+    """``alpha * y`` for add/subtract's `alpha` (1: y itself)."""
+    return y if isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and alpha == 1 else multiply(y, alpha)
+
+
+def multiply(x, y, name=None, *, out=None):
+    """Elementwise x * y with broadcasting (not matrix multiplication: that is `matmul`); `out` (a Tensor) is made
+    to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.multiply(paddle.to_tensor([1., 2.]), 3).numpy()
         array([3., 6.], dtype=float32)
     """
-    return ew.mul(*binary_operands("multiply", x, y))
+    return write_out(ew.mul(*binary_operands("multiply", x, y)), out)
 
 
-def divide(x, y, name=None):
-    """True division x / y (Paddle 2.3): integer operands give the default float dtype.
+def divide(x, y, name=None, *, rounding_mode=None, out=None):
+    """Elementwise division: true division x / y (``rounding_mode=None``; integer operands give the default float
+    dtype), or the quotient rounded toward zero (``'trunc'``) or toward negative infinity (``'floor'``, as
+    `floor_divide`) in the operands' dtype; `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.divide(paddle.to_tensor([327]), paddle.to_tensor([80])).numpy()
         array([4.0875], dtype=float32)
+        >>> x, y = paddle.to_tensor([-7, 7]), paddle.to_tensor([2, 2])
+        >>> paddle.divide(x, y, rounding_mode='trunc').tolist(), paddle.divide(x, y, rounding_mode='floor').tolist()
+        ([-3, 3], [-4, 3])
     """
+    if rounding_mode == "floor":
+        return write_out(floor_divide(x, y), out)
+    if rounding_mode not in (None, "trunc"):
+        raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     x, y = binary_operands("divide", x, y)
+    if rounding_mode == "trunc":
+        real_operands("divide", x, y)
+        _check_integer_divisor("divide", y)
+        quotient = ew.div(x, y)  # integer division truncates toward zero
+        return write_out(trunc(quotient) if get_aval(x).dtype.kind == "f" else quotient, out)
     if get_aval(x).dtype.kind not in "fc":
         x, y = cast(x, dtypes.default_float_dtype()), cast(y, dtypes.default_float_dtype())
-    return ew.div(x, y)
+    return write_out(ew.div(x, y), out)
 
 
 def _signs_differ(a, b):
@@ -118,6 +142,7 @@ def _check_integer_divisor(op, y):
                                 f"(x.astype('float32'))")
 
 
+@accepts_out
 def floor_divide(x, y, name=None):
     """Elementwise floor(x / y), rounding toward negative infinity as Python's ``//``. An integer divisor holding
     0 raises ZeroDivisionError eagerly; under jit the check cannot run and the result there is -1.
@@ -138,6 +163,7 @@ def floor_divide(x, y, name=None):
     return ew.select(bw.and_(inexact, _signs_differ(x, y)), ew.sub(q, one), q)
 
 
+@accepts_out
 def mod(x, y, name=None):
     """Elementwise remainder with the sign of the divisor (Python's ``%``); aliases remainder, floor_mod. An integer
     divisor holding 0 raises ZeroDivisionError eagerly; under jit the check cannot run and the result there is x.
@@ -159,6 +185,7 @@ remainder = mod
 floor_mod = mod
 
 
+@accepts_out
 def pow(x, y, name=None):  # noqa: A001 - Paddle's name
     """Elementwise x ** y. A Python int exponent keeps x's dtype (repeated multiplication).
 
@@ -178,6 +205,7 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
     return ew.pow(x, y)
 
 
+@accepts_out
 def maximum(x, y, name=None):
     """Elementwise maximum with broadcasting.
 
@@ -190,6 +218,7 @@ def maximum(x, y, name=None):
     return ew.max(*binary_operands("maximum", x, y))
 
 
+@accepts_out
 def minimum(x, y, name=None):
     """Elementwise minimum with broadcasting.
 
@@ -265,11 +294,12 @@ def _unary(op_name, prim_fn, doc_in, doc_out, *, complex_ok=False):
     """A Paddle unary op over the primitive `prim_fn`; `complex_ok`: it has a complex meaning (exp, sin, ...)."""
     operand = inexact_operand if complex_ok else float_operand
 
-    def op(x, name=None):
-        return prim_fn(operand(op_name, x))
+    def op(x, name=None, *, out=None):
+        return write_out(prim_fn(operand(op_name, x)), out)
     op.__name__ = op.__qualname__ = op_name
     kinds = "; complex inputs give complex results" if complex_ok else ""
-    op.__doc__ = (f"Elementwise {op_name}; integer inputs compute in the default float dtype{kinds}.\n\n"
+    op.__doc__ = (f"Elementwise {op_name}; integer inputs compute in the default float dtype{kinds}; `out` (a Tensor) "
+                  "is made to hold the result.\n\n"
                   f"    Example:\n"
                   f"        >>> import paddle_fn as paddle\n"
                   f"        >>> paddle.{op_name}(paddle.to_tensor({doc_in})).numpy()\n"
@@ -406,6 +436,7 @@ def atan2(x, y, name=None):
     return ew.atan2(x, y)
 
 
+@accepts_out
 def abs(x, name=None):  # noqa: A001
     """Elementwise |x|.
 
@@ -417,6 +448,7 @@ def abs(x, name=None):  # noqa: A001
     return ew.abs(as_tensor(x))
 
 
+@accepts_out
 def sign(x, name=None):
     """Elementwise sign (-1, 0 or 1) in x's dtype.
 
@@ -442,6 +474,7 @@ def trunc(input, name=None):  # noqa: A002 - Paddle's parameter name
     return ew.select(ew.lt(x, st.full_like(x, 0)), ew.ceil(x), ew.floor(x))
 
 
+@accepts_out
 def clip(x, min=None, max=None, name=None):  # noqa: A002
     """Clamp every element into [min, max] (either bound may be None; bounds may be one-element Tensors).
 
@@ -495,6 +528,7 @@ def _extreme(op, prim_fn, x, axis, keepdim):
     return _finish(prim_fn(x, axes=axes) if axes else x, a.ndim, axes, keepdim)
 
 
+@accepts_out
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     """Sum over `axis` (None: all). bool and int32 inputs give int64, as in Paddle.
 
@@ -565,6 +599,7 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
     return _extreme("min", red.reduce_min, x, axis, keepdim)
 
 
+@accepts_out
 def amax(x, axis=None, keepdim=False, name=None):
     """Maximum over `axis` (same values as `max`).
 
@@ -576,6 +611,7 @@ def amax(x, axis=None, keepdim=False, name=None):
     return _extreme("amax", red.reduce_max, x, axis, keepdim)
 
 
+@accepts_out
 def amin(x, axis=None, keepdim=False, name=None):
     """Minimum over `axis` (same values as `min`).
 
@@ -587,8 +623,9 @@ def amin(x, axis=None, keepdim=False, name=None):
     return _extreme("amin", red.reduce_min, x, axis, keepdim)
 
 
-def prod(x, axis=None, keepdim=False, dtype=None, name=None):
-    """Product over `axis` (None: all).
+def prod(x, axis=None, keepdim=False, dtype=None, out=None, name=None):
+    """Product over `axis` (None: all), in `dtype` when given (the input is cast first); `out` (a Tensor) is made
+    to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -598,9 +635,10 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     x = as_tensor(x)
     if dtype is not None:
         x = cast(x, dtype)
-    return _reduce("prod", red.reduce_prod, x, axis, keepdim)
+    return write_out(_reduce("prod", red.reduce_prod, x, axis, keepdim), out)
 
 
+@accepts_out
 def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where every element along `axis` is true (non-zero).
 
@@ -613,6 +651,7 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
     return _reduce("all", red.reduce_min, x, axis, keepdim)
 
 
+@accepts_out
 def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where some element along `axis` is true (non-zero).
 
@@ -625,6 +664,7 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
     return _reduce("any", red.reduce_max, x, axis, keepdim)
 
 
+@accepts_out
 def logsumexp(x, axis=None, keepdim=False, name=None):
     """log(sum(exp(x))) over `axis`, computed stably (the maximum is subtracted first).
 
@@ -660,6 +700,7 @@ def _scan(op, prim_fn, x, axis, dtype):
     return prim_fn(x, axis=normalize_axis(op, axis, get_aval(x).ndim))
 
 
+@accepts_out
 def cumsum(x, axis=None, dtype=None, name=None):
     """Cumulative sum along `axis` (None: over the flattened input).
 
@@ -671,6 +712,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
     return _scan("cumsum", red.cumsum, x, axis, dtype)
 
 
+@accepts_out
 def cumprod(x, dim=None, dtype=None, name=None):
     """Cumulative product along `dim` (None: over the flattened input).
 
@@ -722,6 +764,7 @@ def deg2rad(x, name=None):
     return ew.mul(x, st.full_like(x, _math.pi / 180.0))
 
 
+@accepts_out
 def frac(x, name=None):
     """The fractional part x - trunc(x), with x's sign.
 

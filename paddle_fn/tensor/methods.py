@@ -162,6 +162,7 @@ def _deferred_method(name, target, load):
         return load(target)(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"``{module.replace('paddle_fn', 'paddle')}.{attribute}(x, ...)`` as a method of x."
+    method.deferred_target = target  # what it forwards to, for signature checks (tests/test_paddle_signatures.py)
     return method
 
 

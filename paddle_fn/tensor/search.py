@@ -9,7 +9,7 @@ from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axis, shape_of, static_int
+from paddle_fn.tensor._util import accepts_out, normalize_axis, shape_of, static_int
 from paddle_fn.tensor.indexing import getitem
 from paddle_fn.tensor.manipulation import nonzero, take_along_axis
 from paddle_fn.tensor.promotion import as_tensor, broadcast_shapes, broadcast_to_shape, cast, real_operand
@@ -99,6 +99,7 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     return _sort_with_indices("argsort", x, axis, descending)[1]
 
 
+@accepts_out
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 - Paddle's parameter name
     """The `k` largest (or smallest) values along `axis` (default: last) and their int64 positions.
 
@@ -122,6 +123,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 -
             st.slice(idx, start_indices=starts, limit_indices=tuple(limits)))
 
 
+@accepts_out
 def masked_select(x, mask, name=None):
     """The elements of `x` where `mask` (broadcast to x's shape) is true, as a 1-D Tensor; eager only,
     since the size depends on the values.
@@ -212,9 +214,12 @@ def _slice_range(t, ax, lo, hi):
                     limit_indices=tuple(hi if d == ax else s for d, s in enumerate(a.shape)))
 
 
-def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
+@accepts_out
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *, side=None, sorter=None):
     """Insertion positions of `values` into the ascending last axis of `sorted_sequence` (1-D, or with the
-    leading dims of `values`): the first position whose element is >= the value (> with right=True).
+    leading dims of `values`): the first position whose element is >= the value (> with right=True, or
+    ``side='right'``, which overrides `right` when given). With `sorter` (int indices that sort the last axis),
+    `sorted_sequence` need not be sorted: it is searched in the order `sorter` gives.
 
     Example:
         >>> import paddle_fn as paddle
@@ -223,8 +228,17 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         array([1, 3])
         >>> paddle.searchsorted(seq, paddle.to_tensor([3]), right=True).numpy()
         array([2])
+        >>> paddle.searchsorted(paddle.to_tensor([5, 1, 7, 3]), paddle.to_tensor([3, 6]),
+        ...                     sorter=paddle.to_tensor([1, 3, 0, 2]), side='right').tolist()
+        [2, 3]
     """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        right = side == "right"
     seq, values = real_operand("searchsorted", sorted_sequence), real_operand("searchsorted", values)
+    if sorter is not None:
+        seq = take_along_axis(seq, sorter, -1)
     dt = dtypes.result_dtype_tensors(get_aval(seq).dtype, get_aval(values).dtype)
     seq, values = cast(seq, dt), cast(values, dt)
     ss, vs = shape_of(seq), shape_of(values)
@@ -241,6 +255,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     return red.reduce_sum(cast(before, index_dtype), axes=(len(shape) - 1,))
 
 
+@accepts_out
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
     """The bucket of each element of `x` among the boundaries in the 1-D `sorted_sequence` (as `searchsorted`).
 

@@ -14,7 +14,7 @@ from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.prims import structural as st
-from paddle_fn.tensor._util import normalize_axes, normalize_axis, shape_of
+from paddle_fn.tensor._util import accepts_out, normalize_axes, normalize_axis, shape_of
 from paddle_fn.tensor.math import mean, sum as sum_
 from paddle_fn.tensor.nan_stats import middle_value, order_quantile
 from paddle_fn.tensor.promotion import as_tensor, broadcast_to_shape, cast
@@ -30,14 +30,18 @@ def _float_input(op, x):
     return x
 
 
-def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over `axis` (None: all); unbiased (divides by n - 1) unless unbiased=False.
+@accepts_out
+def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
+    """Variance over `axis` (None: all): the sum of squared deviations divided by n - `correction` (1: unbiased);
+    `unbiased`, when given, overrides it (True: correction 1, False: 0), as in Paddle 3.3.
 
     Example:
         >>> import paddle_fn as paddle
         >>> x = paddle.to_tensor([[1., 2., 3.], [1., 1., 1.]])
         >>> paddle.var(x, axis=1).numpy(), paddle.var(x, axis=1, unbiased=False).numpy()
         (array([1., 0.], dtype=float32), array([0.6666667, 0.       ], dtype=float32))
+        >>> paddle.var(x, axis=1, correction=2).tolist()
+        [2.0, 0.0]
     """
     x = _float_input("var", x)
     a = get_aval(x)
@@ -45,7 +49,9 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     n = math.prod(a.shape[i] for i in axes)
     centered = ew.sub(x, broadcast_to_shape(mean(x, axis=list(axes), keepdim=True), a.shape))
     total = sum_(ew.mul(centered, centered), axis=list(axes), keepdim=keepdim)
-    count = max(n - 1, 0) if unbiased else n
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    count = max(n - correction, 0)
     return ew.div(total, st.full(shape_of(total), count, a.dtype))
 
 
@@ -91,6 +97,7 @@ def _finish(out, ax, axis, keepdim, in_rank):
     return st.reshape(out, new_sizes=tuple(s for d, s in enumerate(shape_of(out)) if d != ax))
 
 
+@accepts_out
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """The median over `axis` (None: all); for an even count the mean of the two middle values (float64 for
     float64 inputs, else float32). ``mode='min'`` takes the lower middle value instead (in x's dtype) and, when
@@ -123,6 +130,7 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
     return _finish(mid, ax, axis, keepdim, rank)
 
 
+@accepts_out
 def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """The q-th quantile(s) over `axis` (None: all; an int or a list of ints, taken together); between two ranks
     `interpolation` picks 'linear', 'lower', 'higher', 'nearest' or 'midpoint'. A slice holding a NaN gives NaN
@@ -139,15 +147,22 @@ def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     return order_quantile("quantile", x, q, axis, keepdim, interpolation, skip_nan=False)
 
 
-def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle's names
+def histogram(input, bins=100, min=0, max=0, weight=None, density=False, name=None):  # noqa: A002
     """Counts of the elements of `input` in `bins` equal-width bins over [min, max] (min == max == 0: the data's
-    range), as int64 of shape [bins]; values outside the range are not counted. The output shape is fixed, so
-    this also works under jit and vmap.
+    range), as int64 of shape [bins]; values outside the range are not counted. With `weight` (input's shape) each
+    element counts its weight (the result has weight's dtype); ``density=True`` divides by the total and the bin
+    width, so the result integrates to 1 over the range. The output shape is fixed, so this also works under jit
+    and vmap.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.histogram(paddle.to_tensor([1, 2, 1, 4]), bins=4, min=1, max=4).numpy()
         array([2, 1, 0, 1])
+        >>> x = paddle.to_tensor([1., 2., 1.])
+        >>> paddle.histogram(x, bins=4, min=0, max=3, weight=paddle.to_tensor([1., 2., 3.])).tolist()
+        [0.0, 4.0, 2.0, 0.0]
+        >>> paddle.histogram(x, bins=4, min=0, max=3, density=True).numpy()
+        array([0.        , 0.8888889 , 0.44444445, 0.        ], dtype=float32)
     """
     x = as_tensor(input)
     bins = int(bins)
@@ -171,11 +186,28 @@ def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 - Paddle'
     hi_b = st.broadcast_in_dim(hi, shape=(size,), broadcast_dimensions=())
     idx = ew.floor(ew.div(ew.sub(flat, lo_b), st.broadcast_in_dim(width, shape=(size,), broadcast_dimensions=())))
     idx = cast(ew.clamp(Tensor(np.asarray(0, work.np)), idx, Tensor(np.asarray(bins - 1, work.np))), dtypes.int64)
-    inside = cast(bw.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), dtypes.int64)
+    counted = dtypes.int64 if weight is None else _histogram_weight(weight, x).dtype
+    inside = cast(bw.and_(ew.ge(flat, lo_b), ew.le(flat, hi_b)), counted)
+    if weight is not None:
+        inside = ew.mul(inside, st.reshape(_histogram_weight(weight, x), new_sizes=(size,)))
     dnums = sl.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                        scatter_dims_to_operand_dims=(0,))
-    return sl.scatter_add(st.full((bins,), 0, dtypes.int64), st.reshape(idx, new_sizes=(size, 1)), inside,
-                          dimension_numbers=dnums)
+    counts = sl.scatter_add(st.full((bins,), 0, counted), st.reshape(idx, new_sizes=(size, 1)), inside,
+                            dimension_numbers=dnums)
+    if not density:
+        return counts
+    counts = cast(counts, work)
+    total = st.broadcast_in_dim(ew.mul(red.reduce_sum(counts, axes=(0,)), width), shape=(bins,),
+                                broadcast_dimensions=())
+    return ew.div(counts, total)
+
+
+def _histogram_weight(weight, x):
+    weight = as_tensor(weight)
+    if shape_of(weight) != shape_of(x):
+        raise ShapeError(f"histogram: weight must have the input's shape {list(shape_of(x))}, got "
+                         f"{list(shape_of(weight))}")
+    return weight
 
 
 def bincount(x, weights=None, minlength=0, name=None):

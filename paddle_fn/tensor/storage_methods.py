@@ -17,7 +17,7 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.device_name import Device
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.random import paddle_randint
-from paddle_fn.tensor._util import static_list
+from paddle_fn.tensor._util import check_cpu, static_list
 from paddle_fn.tensor.creation import to_tensor
 from paddle_fn.tensor.math import cast
 
@@ -246,7 +246,8 @@ class DenseTensor:
         return True
 
     def set(self, array, place=None):
-        """Replace the Tensor's value with `array` (its shape and dtype too); `place` is the CPU here."""
+        """Replace the Tensor's value with `array` (its shape and dtype too); `place` can only be None or the CPU."""
+        check_cpu("set", place)
         self._tensor._rebind(to_tensor(np.asarray(array)).detach())
 
     def __array__(self, dtype=None, copy=None):

@@ -10,8 +10,8 @@ import numpy as np
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.tensor._util import normalize_axis, static_list
-from paddle_fn.tensor.aliases import check_cpu, matrix_transpose
+from paddle_fn.tensor._util import check_cpu, check_not_pinned, normalize_axis, sizes_argument, static_list
+from paddle_fn.tensor.aliases import matrix_transpose
 from paddle_fn.tensor.creation import full
 from paddle_fn.tensor.scatters import diagonal_scatter
 from paddle_fn.tensor import storage_methods
@@ -31,8 +31,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         ([[7, 7], [7, 7]], paddle.int32)
     """
     check_cpu("new_full", device)
-    if pin_memory:
-        raise ValueError("new_full: pin_memory=True is not supported (eager Tensors live in ordinary host memory)")
+    check_not_pinned("new_full", pin_memory)
     out = full(static_list("new_full", size, "size"), fill_value,
                dtype=get_aval(self).dtype if dtype is None else dtype)
     out.stop_gradient = not requires_grad
@@ -40,11 +39,10 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 
 def _new_filled(name, value):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    def method(self, size, *more_sizes, dtype=None, device=None, requires_grad=False, pin_memory=False):
         # x.new_zeros([2, 3]) or x.new_zeros(2, 3)
-        shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else list(size)
-        return new_full(self, shape, value, dtype=dtype, device=device, requires_grad=requires_grad,
-                        pin_memory=pin_memory)
+        return new_full(self, sizes_argument(size, more_sizes), value, dtype=dtype, device=device,
+                        requires_grad=requires_grad, pin_memory=pin_memory)
     method.__name__ = method.__qualname__ = f"new_{name}"
     method.__doc__ = f"A new Tensor of shape `size` filled with {value} (see ``new_full``)."
     return method
@@ -166,7 +164,7 @@ def ndimension(self):
     return get_aval(self).ndim
 
 
-def repeat(self, *repeats):
+def repeat(self, repeats, *more_repeats):
     """This Tensor repeated `repeats` times along each dimension (``x.repeat(2, 1)`` or ``x.repeat([2, 1])``;
     the same as ``paddle.tile``).
 
@@ -175,8 +173,7 @@ def repeat(self, *repeats):
         >>> paddle.to_tensor([[1, 2]]).repeat(2, 2).tolist()
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    times = repeats[0] if len(repeats) == 1 and not isinstance(repeats[0], int) else list(repeats)
-    return tile(self, times)
+    return tile(self, sizes_argument(repeats, more_repeats))
 
 
 def split_with_sizes(self, split_sizes, dim=0):

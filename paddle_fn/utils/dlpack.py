@@ -39,9 +39,10 @@ class _Capsule:
         return (1, 0)  # kDLCPU: a bare capsule carries no device query; paddle_fn reads host memory
 
 
-def from_dlpack(dlpack):
+def from_dlpack(dlpack, *, device=None, copy=None):
     """A Tensor with the values of a DLPack capsule or of any object with ``__dlpack__`` (a numpy array, a torch
-    CPU tensor, ...), copied into paddle_fn's immutable storage.
+    CPU tensor, ...), copied into paddle_fn's immutable storage. `device` can only be None or the CPU (where eager
+    Tensors live); since the values are always copied, ``copy=False`` (share the memory) raises ValueError.
 
     Example:
         >>> import numpy as np
@@ -52,5 +53,8 @@ def from_dlpack(dlpack):
         >>> paddle.utils.dlpack.from_dlpack(paddle.utils.dlpack.to_dlpack(x)).tolist()
         [1.0, 2.0]
     """
+    if copy is False:
+        raise ValueError("from_dlpack: copy=False (sharing the producer's memory) is not possible here: "
+                         "paddle_fn copies the values into its own storage; pass copy=None or True")
     producer = dlpack if hasattr(dlpack, "__dlpack__") else _Capsule(dlpack)
-    return paddle_fn.to_tensor(np.from_dlpack(producer))
+    return paddle_fn.to_tensor(np.from_dlpack(producer), place=device)

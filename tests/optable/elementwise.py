@@ -112,4 +112,9 @@ ROWS = [
           lambda x: x * x, diff=()),
     OpRow("bitcast_f32_u32", E.bitcast_convert_type_p, lambda x: E.bitcast_convert_type(x, new_dtype="uint32"),
           (Arg(S, "float32"),), lambda x: x.view(np.uint32), diff=()),
+    # to a narrower type a trailing dimension of the width ratio appears; to a wider one it goes
+    OpRow("bitcast_f32_u8", E.bitcast_convert_type_p, lambda x: E.bitcast_convert_type(x, new_dtype="uint8"),
+          (Arg(S, "float32"),), lambda x: x.reshape(x.shape + (1,)).view(np.uint8), diff=()),
+    OpRow("bitcast_i16_f64", E.bitcast_convert_type_p, lambda x: E.bitcast_convert_type(x, new_dtype="float64"),
+          (Arg((3, 4), "int16"),), lambda x: x.view(np.float64).reshape(x.shape[:-1]), diff=()),
 ]

@@ -8,7 +8,8 @@ __all__ = ["softmax"]
 
 def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002 - PyTorch's parameter name
     """Softmax over `dim`, PyTorch's signature (``paddle.compat.nn.functional.softmax``): `input` is cast to
-    `dtype` first when given; ``dim=None`` picks PyTorch's legacy default (0 for 0-, 1- and 3-D inputs, else 1).
+    `dtype` first when given; ``dim=None`` picks PyTorch's legacy default (0 for 0-, 1- and 3-D inputs, else 1);
+    `out` (a Tensor) is made to hold the result.
 
     Example:
         >>> import paddle_fn as paddle
@@ -18,6 +19,4 @@ def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002 - PyTorch's
     """
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    if out is not None:
-        raise TypeError("softmax: out= is not supported (Tensors are values here); use the returned Tensor")
-    return _paddle_softmax(input, axis=dim, dtype=dtype)
+    return _paddle_softmax(input, axis=dim, dtype=dtype, out=out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from paddle_fn.core import dtypes
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.tape import no_grad
-from paddle_fn.core.trace import Tracer, get_aval
+from paddle_fn.core.trace import Tracer, concrete_or_error, get_aval
 from paddle_fn.prims import bitwise as bw
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims._rules import fmt
@@ -110,8 +110,9 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     return ew.select(is_pad, st.full_like(rows, 0), rows)
 
 
-def one_hot(x, num_classes, name=None):
-    """float32 one-hot vectors of length `num_classes` for the int Tensor `x`: shape x.shape + [num_classes].
+def one_hot(x, num_classes=-1, name=None):
+    """float32 one-hot vectors of length `num_classes` for the int Tensor `x`: shape x.shape + [num_classes];
+    ``num_classes=-1`` takes the largest label plus one (that needs the labels' values: eager only).
     A label outside [0, num_classes) raises ValueError eagerly, as in Paddle; under jit the labels are not known
     and such a label gives a row of zeros, unless checked mode's "index" checks are on (docs/jit.md).
 
@@ -126,6 +127,10 @@ def one_hot(x, num_classes, name=None):
     if get_aval(x).dtype.kind not in "iu":
         raise DTypeError(f"one_hot: x must be an integer Tensor, got {get_aval(x).dtype.name}")
     n = static_int("one_hot", num_classes, "num_classes")
+    if n == -1:
+        labels = concrete_or_error(x, "one_hot: x", "num_classes=-1 takes the largest label plus one, which needs "
+                                   "the labels' values; pass num_classes")
+        n = int(labels.max()) + 1 if labels.size else 0
     v = eager_value(x)
     if v is not None and v.size and (v.min() < 0 or v.max() >= n):
         bad = v[(v < 0) | (v >= n)].reshape(-1)[0]

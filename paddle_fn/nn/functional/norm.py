@@ -70,7 +70,9 @@ def batch_norm_with_stats(x, running_mean, running_var, weight=None, bias=None, 
 
     With batch statistics (training and not use_global_stats) the new running values are
     momentum * running + (1 - momentum) * batch, with the biased batch variance (as Paddle's kernel); otherwise
-    they are the running values unchanged. Tensors are immutable, so this is how the statistics come back.
+    they are the running values unchanged. Tensors are immutable, so this is how the statistics come back. A
+    Python `momentum` is rounded to float32 first, whatever the dtype: Paddle passes it to its kernel as a float32
+    attribute, so float64 running statistics move by float32(0.9), not 0.9.
 
     Example:
         >>> import paddle_fn as paddle
@@ -78,7 +80,7 @@ def batch_norm_with_stats(x, running_mean, running_var, weight=None, bias=None, 
         >>> x = paddle.to_tensor([[1.], [3.]])
         >>> out, mean, var = F.batch_norm_with_stats(x, paddle.zeros([1]), paddle.ones([1]), training=True)
         >>> out.numpy().ravel(), mean.numpy(), var.numpy()
-        (array([-0.999995,  0.999995], dtype=float32), array([0.2], dtype=float32), array([1.], dtype=float32))
+        (array([-0.999995,  0.999995], dtype=float32), array([0.20000005], dtype=float32), array([1.], dtype=float32))
     """
     x = float_operand("batch_norm", x)
     ndim = get_aval(x).ndim
@@ -96,6 +98,8 @@ def batch_norm_with_stats(x, running_mean, running_var, weight=None, bias=None, 
         c = shape_of(x)[ch]
         batch_mean, batch_var = (cast(st.reshape(v, new_sizes=(c,)), get_aval(running_mean).dtype)
                                  for v in (mean, var))
+        if isinstance(momentum, (int, float, np.floating)):
+            momentum = float(np.float32(momentum))
         new_mean = m.add(m.multiply(running_mean, momentum), m.multiply(batch_mean, 1.0 - momentum))
         new_var = m.add(m.multiply(running_var, momentum), m.multiply(batch_var, 1.0 - momentum))
     out = _normalized(x, mean, var, epsilon)
@@ -148,7 +152,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     return out
 
 
-def group_norm(x, num_groups, weight=None, bias=None, epsilon=1e-05, data_format="NCHW", name=None):
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW", name=None):
     """Normalize each group of num_groups consecutive-channel groups per example over its channels and spatial
     dims, then apply the per-channel weight and bias.
 
