@@ -2,9 +2,11 @@
 
 IREE 3.13 compiles `stablehlo.fft` on the CPU only over one axis, of a power-of-two length, in single precision
 (complex64, or float32 for RFFT); any other length, two or three axes at once, and every complex128 FFT fail to
-compile. Where it compiles it is fast (a 2^20-point complex64 FFT in 12.7 ms, scipy.fft 9.8 ms, JAX 9.3 ms on a
-2-core AVX-512 host). So an FFT over several axes becomes one-axis FFTs (RFFT's half axis last, IRFFT's first),
-each of which stays IREE's when it can, and every other one-axis FFT is written with other primitives:
+compile. Where it compiles it is fast for one transform (a 2^20-point complex64 FFT in 12.7 ms, scipy.fft 9.8 ms,
+JAX 9.3 ms on a 2-core AVX-512 host), and that one transform stays IREE's. An FFT whose every length is a product of
+two factors up to 64 is done as matrix products on real planes (`llvm_cpu_fft_planes`, see `in_planes` for the
+exceptions). Every other FFT becomes one-axis FFTs (RFFT's half axis last, IRFFT's first), each of which stays
+IREE's when it can, and every other one-axis FFT is written with other primitives:
 
 - up to `MATMUL_MAX` points, a DFT as one real matrix product (a complex one fails with data tiling): the real and
   imaginary parts side by side times the 2n x 2n matrix [[C, -S], [S, C]] of the cosines and sines;
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering import llvm_cpu_fft_planes
 from paddle_fn.lowering.llvm_cpu_conv import _dot, _pad
 from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
 
@@ -32,11 +35,28 @@ from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape
 MATMUL_MAX = 64
 
 
+# A real FFT over several axes of an operand up to this size goes through planes (llvm_cpu_fft_planes); a larger
+# one keeps the row form below. benchmarks/bench_fft.py and the README's FFT section: a 512^2 rfft2 + irfft2 step
+# 3-5x faster in planes, a 1024^2 rfft2 1.2x, a 2048^2 rfft2 1.3x slower (the real input doubles in the first
+# product where the packed row form keeps its size); complex FFTs are faster in planes at every size measured.
+PLANES_RFFT_MAX_BYTES = 8 << 20
+
+
 def lower_fft(ctx, x, *, fft_type, fft_length):
     if len(fft_length) == 1 and native(ctx.avals_in[0], fft_length[0]):
         return generic_rule("fft")(ctx, x, fft_type=fft_type, fft_length=fft_length)
-    prog, consts = stage(lambda v: [decompose(v, fft_type, fft_length)], ctx.avals_in)
+    form = llvm_cpu_fft_planes.transform if in_planes(ctx.avals_in[0], fft_type, fft_length) else decompose
+    prog, consts = stage(lambda v: [form(v, fft_type, fft_length)], ctx.avals_in)
     return inline(ctx, prog, consts, [x])[0]
+
+
+def in_planes(aval, fft_type, fft_length) -> bool:
+    """Whether an FFT that is not IREE's own is done as products on planes (llvm_cpu_fft_planes) rather than by
+    `decompose`: when its lengths allow, but for a real FFT over one axis (its packed complex signal along the rows
+    costs half the planes' real products) or of an operand over PLANES_RFFT_MAX_BYTES."""
+    if not llvm_cpu_fft_planes.handles(fft_length):
+        return False
+    return fft_type != "RFFT" or (len(fft_length) > 1 and aval.size * aval.dtype.np.itemsize <= PLANES_RFFT_MAX_BYTES)
 
 
 def native(aval, n) -> bool:

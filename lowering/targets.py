@@ -57,11 +57,13 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
                  "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level"),
     Override("fft", "llvm-cpu", llvm_cpu_fft.lower_fft, iree="3.13",
-             evidence="tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
-                      "benchmarks/bench_fft.py",
+             evidence="tests/test_iree_probes.py::test_generic_fft_still_needs_the_llvm_cpu_override; "
+                      "tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
+                      "benchmarks/bench_fft.py (the forms' speed)",
              why="IREE compiles stablehlo.fft on the CPU only over one axis of a power-of-two length in single "
-                 "precision (other lengths, several axes and complex128 fail to compile); those become one-axis "
-                 "FFTs, DFT products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
+                 "precision (other lengths, several axes and complex128 fail to compile), and runs many transforms "
+                 "slowly; those become matrix products on real planes, or one-axis FFTs, DFT products, four-step "
+                 "splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
     Override("pad", "llvm-cpu", llvm_cpu_pad.lower_pad, iree="3.13",
              evidence="tests/test_fft.py::test_jit_pads_complex_signals",
              why="IREE crashes on a stablehlo.pad of complex elements (complex64 and complex128); the parts are "

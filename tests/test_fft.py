@@ -8,10 +8,12 @@ import pytest
 import scipy.fft as sf
 
 import paddle_fn as paddle
+from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import linearize_flat
+from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.staging import eval_program
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering import llvm_cpu_fft
+from paddle_fn.lowering import llvm_cpu_fft, llvm_cpu_fft_planes
 from paddle_fn.lowering.staged import stage
 from paddle_fn.prims import structural
 from paddle_fn.prims.fft import fft as fft_prim
@@ -229,6 +231,51 @@ def test_llvm_cpu_decomposition_matches_impl(kind, lengths, batch, precision):
     want = fft_prim(Tensor(x), fft_type=kind, fft_length=lengths)
     assert get_aval(got) == get_aval(want)
     _close(got.numpy(), want.numpy(), tol=2e-6 if precision == "single" else 1e-12)
+
+
+@pytest.mark.parametrize("kind,lengths,batch", [
+    ("FFT", (1,), (2,)), ("FFT", (7,), (3,)), ("FFT", (64,), (2,)), ("FFT", (96,), (2,)), ("FFT", (128,), (1,)),
+    ("FFT", (2048,), (2,)), ("FFT", (65,), (2,)), ("FFT", (4096,), (1,)), ("IFFT", (3 * 64,), (2,)),
+    ("IFFT", (100,), (3,)), ("RFFT", (2,), (2,)), ("RFFT", (96,), (2,)), ("RFFT", (2048,), (1,)),
+    ("RFFT", (65,), (2,)), ("IRFFT", (1,), (2,)), ("IRFFT", (9,), (3,)), ("IRFFT", (96,), (2,)),
+    ("IRFFT", (65,), (2,)), ("IRFFT", (512,), (1,)), ("FFT", (12, 80), (2,)), ("IFFT", (3, 5, 7), (1,)),
+    ("RFFT", (40, 96), (2,)), ("IRFFT", (96, 40), (1,)), ("FFT", (6, 8), (0,)),
+])
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_llvm_cpu_planes_form_matches_impl(kind, lengths, batch, precision):
+    """The products on real planes of lowering/llvm_cpu_fft_planes.py, evaluated eagerly, against pocketfft:
+    lengths 2^k, 3 * 2^k, products of two odd factors, 1, under and over one product's 64 points, no batch."""
+    dtype = np.complex64 if precision == "single" else np.complex128
+    shape = batch + lengths[:-1] + ((lengths[-1] // 2 + 1,) if kind == "IRFFT" else lengths[-1:])
+    x = _real(shape, np.float32 if precision == "single" else np.float64) if kind == "RFFT" else _complex(shape, dtype)
+    assert llvm_cpu_fft_planes.handles(lengths)
+    prog, consts = stage(lambda v: [llvm_cpu_fft_planes.transform(v, kind, lengths)], [get_aval(Tensor(x))])
+    (got,) = eval_program(prog, list(consts), [Tensor(x)])
+    want = fft_prim(Tensor(x), fft_type=kind, fft_length=lengths)
+    assert get_aval(got) == get_aval(want)
+    _close(got.numpy(), want.numpy(), tol=2e-6 if precision == "single" else 1e-12)
+
+
+def test_llvm_cpu_forms_are_chosen_by_kind_length_and_size():
+    small, large = ShapedArray((512, 512), dtypes.float32), ShapedArray((2048, 2048), dtypes.float32)
+    assert llvm_cpu_fft.in_planes(small, "RFFT", (512, 512)) and llvm_cpu_fft.in_planes(small, "FFT", (512,))
+    assert not llvm_cpu_fft.in_planes(large, "RFFT", (2048, 2048))      # the packed rows beat planes there
+    assert not llvm_cpu_fft.in_planes(small, "RFFT", (512,))
+    assert not llvm_cpu_fft.in_planes(small, "FFT", (4099,))            # a prime over 64 points: Bluestein's
+    assert not llvm_cpu_fft_planes.handles((67,)) and llvm_cpu_fft_planes.handles((4096, 1, 63))
+
+
+@pytest.mark.parametrize("name,shape,dtype", [
+    ("fft2", (48, 96), "complex64"), ("ifftn", (2, 3, 80), "complex128"), ("rfft2", (96, 40), "float32"),
+    ("irfft2", (16, 9), "complex64"), ("fft", (0, 96), "complex64"), ("rfftn", (2, 12, 10), "float64"),
+])
+def test_jit_matches_eager_through_planes(name, shape, dtype):
+    x = paddle.to_tensor(_real(shape, dtype) if dtype.startswith("float") else _complex(shape, dtype))
+    f = getattr(paddle.fft, name)
+    assert "dot_general" in paddle.jit(f).lower(x).as_text()
+    got, want = paddle.jit(f)(x), f(x)
+    assert got.dtype == want.dtype
+    _close(got.numpy(), want.numpy(), tol=2e-6 if dtype in ("float32", "complex64") else 1e-12)
 
 
 @pytest.mark.parametrize("name,shape,dtype", [

@@ -1,4 +1,5 @@
-"""The probes behind the overrides that hold for every IREE target (lowering/targets.py's EVERY_TARGET rows).
+"""The probes behind the overrides that hold for every IREE target (lowering/targets.py's EVERY_TARGET rows), and
+behind the llvm-cpu FFT row.
 
 Each probe compiles a primitive's generic lowering where IREE 3.13 rejects it, and asserts that it still fails: when
 an IREE upgrade makes one of these tests fail, the override it names may be deleted (measure its speed first). The
@@ -20,10 +21,10 @@ ROW_DNUMS = sl.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_
                                        scatter_dims_to_operand_dims=(0,))
 
 
-def _generic(monkeypatch, *names):
-    """Lower the primitives `names` by their own rules in this test (their EVERY_TARGET rows removed)."""
+def _generic(monkeypatch, *names, target=targets.EVERY_TARGET):
+    """Lower the primitives `names` by their own rules in this test (their rows for `target` removed)."""
     for name in names:
-        monkeypatch.delitem(targets.OVERRIDES, (name, targets.EVERY_TARGET))
+        monkeypatch.delitem(targets.OVERRIDES, (name, target))
 
 
 def _assert_eager_equal(f, *args):
@@ -77,3 +78,28 @@ def test_generic_scatter_in_the_simple_form_and_with_batching_axes_compiles_and_
     text = paddle.jit(batched).lower(X, paddle.to_tensor([3, 0])).as_text()
     assert "input_batching_dims = [0]" in text
     _assert_eager_equal(batched, X, paddle.to_tensor([3, 0]))
+
+
+FFTS_IREE_REJECTS = {  # (function, operand): IREE 3.13 compiles stablehlo.fft on llvm-cpu only for one axis of a
+    # power-of-two length in single precision
+    "length 12": (paddle.fft.fft, np.ones((2, 12), np.complex64)),
+    "two axes at once": (paddle.fft.fft2, np.ones((4, 8), np.complex64)),
+    "complex128": (paddle.fft.fft, np.ones(16, np.complex128)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FFTS_IREE_REJECTS))
+def test_generic_fft_still_needs_the_llvm_cpu_override(case, monkeypatch):
+    f, x = FFTS_IREE_REJECTS[case]
+    x = paddle.to_tensor(x + 1j * np.arange(x.size).reshape(x.shape))
+    np.testing.assert_allclose(paddle.jit(f)(x).numpy(), f(x).numpy(), rtol=2e-6, atol=1e-4)
+    _generic(monkeypatch, "fft", target="llvm-cpu")
+    with pytest.raises(CompileError, match="stablehlo.fft|arith.mulf"):
+        paddle.jit(f).lower(x).compile()
+
+
+def test_generic_fft_of_one_power_of_two_axis_compiles_and_agrees(monkeypatch):
+    x = paddle.to_tensor((np.arange(16) + 1j * np.arange(16)[::-1]).astype(np.complex64))
+    _generic(monkeypatch, "fft", target="llvm-cpu")
+    assert "stablehlo.fft" in paddle.jit(paddle.fft.fft).lower(x).as_text()
+    np.testing.assert_allclose(paddle.jit(paddle.fft.fft)(x).numpy(), paddle.fft.fft(x).numpy(), rtol=2e-6, atol=1e-4)
