@@ -10,6 +10,10 @@ split in place (a reshape, never a transpose): the innermost reduced axes form t
 most `BLOCK` elements up to `GROUP` in all), and an axis larger than what is left of the block is split into
 (outer, inner) with inner a divisor of it (zero padding when it has no useful divisor). The first stage reads the
 input once, as the single reduction did; the later ones are small.
+
+A float32 or float64 stage over leading axes with axes left over (a bias gradient's sum over the batch) is a
+product with a vector of ones, which IREE's matrix-vector kernel runs 2-3x faster than its reduction along an
+outer axis (a 64x4096 column sum: 0.65 against 0.23 ms), adding the same elements in the same order.
 """
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ GROUP = 1024
 # An axis is padded to a multiple of a block rather than split by a divisor smaller than this.
 MIN_SPLIT = 16
 _FLOATS = ("float16", "bfloat16", "float32")
+_COLUMN_FLOATS = ("float32", "float64")
 
 
 def _largest_divisor_at_most(n: int, bound: int) -> int:
@@ -76,13 +81,30 @@ def _staged_sum(x, axes):
     return bind("reduce_sum", partial, axes=later) if later else partial
 
 
+def _column_sum(x, axes):
+    """The sum over leading axes `axes` as a product with a vector of ones (summing the same elements in the same
+    order: one accumulator per result)."""
+    aval = get_aval(x)
+    ones = Tensor(np.ones([aval.shape[a] for a in axes], aval.dtype.np))
+    dims = tuple(range(len(axes)))
+    return bind("dot_general", ones, x, dimension_numbers=((dims, dims), ((), ())), preferred_element_type=None)
+
+
 def lower_sum(ctx, x, *, axes):
     """The llvm-cpu lowering of reduce_sum: in stages for float sums longer than one stage (an axis of more than
-    BLOCK elements, or more than GROUP in all); the generic rule otherwise, which ends the recursion: each stage
-    is one stage's sum, or is split again."""
+    BLOCK elements, or more than GROUP in all). One stage over leading axes of a float32 or float64 array with
+    axes left over (a bias gradient's sum over the batch) is a product with ones: IREE reduces along an outer axis
+    2-3x slower than its matrix-vector kernel does. Otherwise the generic rule, which ends the recursion: each
+    stage is one stage's sum, or is split again."""
     aval = ctx.avals_in[0]
     sizes = [aval.shape[a] for a in axes]
-    if aval.dtype.name not in _FLOATS or (max(sizes, default=1) <= BLOCK and math.prod(sizes) <= GROUP):
+    if aval.dtype.name not in _FLOATS + ("float64",):
         return generic_rule("reduce_sum")(ctx, x, axes=axes)
-    prog, consts = stage(lambda v: [_staged_sum(v, axes)], [aval])
+    if aval.dtype.name in _FLOATS and not (max(sizes, default=1) <= BLOCK and math.prod(sizes) <= GROUP):
+        prog, consts = stage(lambda v: [_staged_sum(v, axes)], [aval])
+    elif aval.dtype.name in _COLUMN_FLOATS and axes and tuple(axes) == tuple(range(len(axes))) < tuple(
+            range(aval.ndim)):
+        prog, consts = stage(lambda v: [_column_sum(v, axes)], [aval])
+    else:
+        return generic_rule("reduce_sum")(ctx, x, axes=axes)
     return inline(ctx, prog, consts, [x])[0]

@@ -53,9 +53,11 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU convolutions are fast only with the filter in memory as (spatial..., in, out); the "
                  "generic form runs 20-100x slower (see lowering/llvm_cpu_conv.py)"),
     Override("reduce_sum", "llvm-cpu", llvm_cpu_sum.lower_sum, iree="3.13",
-             evidence="tests/test_lowering.py::test_large_float32_sums_are_as_accurate_as_numpy",
+             evidence="tests/test_lowering.py::test_large_float32_sums_are_as_accurate_as_numpy, "
+                      "::test_sums_over_leading_axes_are_products_with_ones",
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
-                 "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level"),
+                 "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level. A float "
+                 "sum over leading axes (a bias gradient's) runs 2-3x faster as a product with ones"),
     Override("fft", "llvm-cpu", llvm_cpu_fft.lower_fft, iree="3.13",
              evidence="tests/test_iree_probes.py::test_generic_fft_still_needs_the_llvm_cpu_override; "
                       "tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "

@@ -227,6 +227,27 @@ def test_large_float32_sums_are_as_accurate_as_numpy():
         assert np.abs(got - want).max() / np.abs(want).max() < 5e-7, (x.shape, np.abs(got - want).max())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sums_over_leading_axes_are_products_with_ones(dtype):
+    """A float sum over leading axes (a bias gradient's sum over the batch) lowers on the CPU to a product with a
+    vector of ones, which IREE runs 2-3x faster than its outer-axis reduction, with the same accuracy; other sums,
+    and float16, keep a reduce."""
+    rng = np.random.default_rng(1)
+    for axes, shape in (([0], (64, 4096)), ([0, 1], (8, 16, 32)), ([0], (300, 7))):
+        x = pf.to_tensor(rng.normal(size=shape).astype(dtype))
+        f = lambda t: (t * t).sum(axis=axes)  # noqa: E731
+        text = pf.jit(f).lower(x).as_text()
+        staged = dtype == "float32" and shape[0] > 128  # its first stage sums blocks of 100 rows (a reduce)
+        assert "stablehlo.dot_general" in text and ("stablehlo.reduce" in text) == staged
+        want = (x.numpy().astype(np.float64) ** 2).sum(axis=tuple(axes))
+        numpy_error = np.abs((x.numpy() ** 2).sum(axis=tuple(axes)) - want).max()
+        got = pf.jit(f)(x).numpy()
+        assert got.dtype == dtype and np.abs(got - want).max() <= 2 * numpy_error + 1e-300
+    for f, x in ((lambda t: t.sum(axis=1), np.ones((4, 8), dtype)), (lambda t: t.sum(), np.ones((4, 8), dtype)),
+                 (lambda t: t.sum(axis=0), np.ones((4, 8), "float16"))):
+        assert "stablehlo.dot_general" not in pf.jit(f).lower(pf.to_tensor(x)).as_text()
+
+
 @pytest.mark.parametrize("shape", [[0], [3, 0], [0, 3], [2, 0, 4], [0, 0]])
 def test_empty_constants_compile(shape):
     """A constant with no elements, of any rank, is a valid literal (it used to print `dense<[]>` for a type
