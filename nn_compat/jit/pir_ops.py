@@ -1,0 +1,306 @@
+"""The operators of PaddlePaddle 3's PIR programs that paddle_fn runs, each translated into public paddle_fn
+operations: ``OPS`` maps Paddle's printed name (``pd_op.conv2d``) to a function ``(op, *inputs)`` returning the
+op's outputs (a value or a tuple; outputs it does not compute, such as a dropout mask, are left out at the end or
+given as None, and an op that uses one gets a clear error).
+
+Values are Tensors, numpy arrays for the constants the program builds with ``full`` / ``full_int_array`` (shapes,
+axes, kernel sizes, which paddle_fn takes as Python values, so a translated program also traces under
+``paddle_fn.jit``), and lists for ``builtin.combine``'s vectors.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import paddle_fn
+from paddle_fn import Tensor
+import paddle_fn.nn.functional as F
+
+__all__ = ["OPS", "OpError"]
+
+_DTYPE_NAMES = {"bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128"}
+
+
+class OpError(ValueError):
+    """An op the translation cannot run as written (a run-time shape, an attribute value paddle_fn lacks)."""
+
+
+def _tensor(value):
+    """A Tensor from an op input: constants the program built with ``full`` become Tensors of their dtype."""
+    return paddle_fn.to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def _static(value, op, what):
+    """The Python value of an input that paddle_fn needs at trace time (a shape, an axis, a kernel size)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Tensor) and not isinstance(value, paddle_fn.Tracer):
+        return value.numpy().tolist()
+    raise OpError(f"{op.name}: its {what} is computed from the inputs at run time; paddle_fn needs it as a "
+                  "constant of the program")
+
+
+def _scalar(value, op, what):
+    found = np.asarray(_static(value, op, what)).reshape(-1)
+    if found.size != 1:
+        raise OpError(f"{op.name}: its {what} has {found.size} values; expected one")
+    return float(found[0])
+
+
+def _ints(value, op, what):
+    found = _static(value, op, what)
+    return [int(v) for v in (found if isinstance(found, list) else [found])]
+
+
+def _layout(op):
+    layout = op.attrs.get("data_format", "NCHW")
+    return "NCHW" if layout == "AnyLayout" else layout
+
+
+def _padding(op):
+    algorithm = op.attrs.get("padding_algorithm", "EXPLICIT")
+    return algorithm if algorithm in ("SAME", "VALID") else op.attrs["paddings"]
+
+
+# ----------------------------------------------------------------------------------------------- constants
+
+def full(op):
+    dtype = op.attrs["dtype"]
+    value = op.attrs["value"]
+    return np.full(op.attrs["shape"], value, dtype=paddle_fn.bfloat16.np if dtype == "bfloat16" else dtype)
+
+
+def full_int_array(op):
+    return np.asarray(op.attrs["value"], dtype=op.attrs["dtype"])
+
+
+def combine(op, *items):
+    return list(items)
+
+
+def split_vector(op, vector):
+    return tuple(vector)
+
+
+# ----------------------------------------------------------------------------------------------- convolution
+
+def conv2d(op, x, weight):
+    return F.conv2d(x, weight, stride=op.attrs["strides"], padding=_padding(op), dilation=op.attrs["dilations"],
+                    groups=op.attrs["groups"], data_format=_layout(op))
+
+
+def pool2d(op, x, kernel_size):
+    kernel = _ints(kernel_size, op, "kernel size")
+    layout = _layout(op)
+    pooling = op.attrs["pooling_type"]
+    if pooling not in ("max", "avg"):
+        raise OpError(f"{op.name}: pooling_type {pooling!r}; paddle_fn runs 'max' and 'avg'")
+    if op.attrs.get("global_pooling", False):
+        kernel, adaptive = [1, 1], True
+    else:
+        adaptive = op.attrs.get("adaptive", False)
+    if adaptive:
+        if pooling == "avg":
+            return F.adaptive_avg_pool2d(x, output_size=kernel, data_format=layout)
+        if layout != "NCHW":
+            raise OpError(f"{op.name}: adaptive max pooling in {layout}; paddle_fn runs it in NCHW")
+        return F.adaptive_max_pool2d(x, output_size=kernel)
+    common = {"kernel_size": kernel, "stride": op.attrs["strides"], "padding": _padding(op),
+              "ceil_mode": op.attrs.get("ceil_mode", False), "data_format": layout}
+    if pooling == "max":
+        return F.max_pool2d(x, **common)
+    return F.avg_pool2d(x, exclusive=op.attrs.get("exclusive", True), **common)
+
+
+def max_pool2d_with_index(op, x):
+    """Outputs: out, and the argmax indices (not computed: no exported inference program reads them)."""
+    if op.attrs.get("global_pooling", False) or op.attrs.get("adaptive", False):
+        size = [1, 1] if op.attrs.get("global_pooling", False) else op.attrs["kernel_size"]
+        return F.adaptive_max_pool2d(x, output_size=size)
+    return F.max_pool2d(x, kernel_size=op.attrs["kernel_size"], stride=op.attrs["strides"],
+                        padding=op.attrs["paddings"], ceil_mode=op.attrs.get("ceil_mode", False))
+
+
+# ----------------------------------------------------------------------------------------------- normalization
+
+def batch_norm(op, x, mean, variance, scale=None, bias=None):
+    """Outputs: out, mean_out, variance_out (the running statistics, unchanged in inference), and the saved
+    statistics of the training kernel, which no inference program reads."""
+    inference = op.attrs.get("is_test", False) or op.attrs.get("use_global_stats", False)
+    out = F.batch_norm(x, mean, variance, weight=scale, bias=bias, training=not inference,
+                       momentum=op.attrs.get("momentum", 0.9), epsilon=op.attrs.get("epsilon", 1e-5),
+                       data_format=_layout(op))
+    return (out, mean, variance) if inference else out
+
+
+def layer_norm(op, x, scale=None, bias=None):
+    axis = op.attrs["begin_norm_axis"]
+    shape = list(x.shape[axis:])
+    weight = None if scale is None else paddle_fn.reshape(scale, shape=shape)
+    offset = None if bias is None else paddle_fn.reshape(bias, shape=shape)
+    return F.layer_norm(x, normalized_shape=shape, weight=weight, bias=offset, epsilon=op.attrs.get("epsilon", 1e-5))
+
+
+def dropout(op, x, seed_tensor, p):
+    rate = _scalar(p, op, "dropout probability")
+    mode = op.attrs.get("mode", "upscale_in_train")
+    if op.attrs.get("is_test", False):
+        return x if mode == "upscale_in_train" else paddle_fn.scale(x, scale=1.0 - rate)
+    return F.dropout(x, p=rate, training=True, mode=mode)
+
+
+# ----------------------------------------------------------------------------------------------- math
+
+def _binary(function):
+    def translate(op, x, y):
+        return function(_tensor(x), _tensor(y))
+    translate.__name__ = function.__name__
+    return translate
+
+
+def _unary(function):
+    def translate(op, x):
+        return function(x)
+    translate.__name__ = function.__name__
+    return translate
+
+
+def matmul(op, x, y):
+    return paddle_fn.matmul(x, y, transpose_x=op.attrs.get("transpose_x", False),
+                            transpose_y=op.attrs.get("transpose_y", False))
+
+
+def scale(op, x, factor):
+    bias = op.attrs.get("bias", 0.0)
+    after = op.attrs.get("bias_after_scale", True)
+    if isinstance(factor, np.ndarray):
+        return paddle_fn.scale(x, scale=_scalar(factor, op, "scale"), bias=bias, bias_after_scale=after)
+    factor = paddle_fn.cast(factor, x.dtype)  # a factor computed by the program: a one-element Tensor
+    return x * factor + bias if after else (x + bias) * factor
+
+
+def hardsigmoid(op, x):
+    return F.hardsigmoid(x, slope=op.attrs.get("slope", 1 / 6), offset=op.attrs.get("offset", 0.5))
+
+
+def softmax(op, x):
+    return F.softmax(x, axis=op.attrs.get("axis", -1))
+
+
+def gelu(op, x):
+    return F.gelu(x, approximate=op.attrs.get("approximate", False))
+
+
+def leaky_relu(op, x):
+    return F.leaky_relu(x, negative_slope=op.attrs.get("negative_slope", 0.02))
+
+
+def cast(op, x):
+    return paddle_fn.cast(_tensor(x), dtype=op.attrs["dtype"])
+
+
+def _reduction(function):
+    def translate(op, x, axis):
+        return function(x, axis=_ints(axis, op, "axis") or None, keepdim=op.attrs.get("keepdim", False))
+    translate.__name__ = function.__name__
+    return translate
+
+
+def sum_(op, x, axis):
+    dtype = op.attrs.get("dtype")  # "Undefined(ALL_DTYPE)" when the sum keeps (or promotes) the input's dtype
+    return paddle_fn.sum(x, axis=_ints(axis, op, "axis") or None, dtype=dtype if dtype in _DTYPE_NAMES else None,
+                         keepdim=op.attrs.get("keepdim", False))
+
+
+# ----------------------------------------------------------------------------------------------- shapes
+
+def reshape(op, x, shape):
+    # Paddle's 0 keeps the input's size at that axis; paddle_fn's reshape takes the sizes as they are
+    sizes = [x.shape[i] if s == 0 else s for i, s in enumerate(_ints(shape, op, "shape"))]
+    return paddle_fn.reshape(x, shape=sizes)
+
+
+def flatten(op, x):
+    return paddle_fn.flatten(x, start_axis=op.attrs["start_axis"], stop_axis=op.attrs["stop_axis"])
+
+
+def transpose(op, x):
+    return paddle_fn.transpose(x, perm=op.attrs["perm"])
+
+
+def squeeze(op, x, axis):
+    return paddle_fn.squeeze(x, axis=_ints(axis, op, "axis") or None)
+
+
+def unsqueeze(op, x, axis):
+    return paddle_fn.unsqueeze(x, axis=_ints(axis, op, "axis"))
+
+
+def concat(op, items, axis):
+    return paddle_fn.concat([_tensor(t) for t in items], axis=_ints(axis, op, "axis")[0])
+
+
+def split(op, x, sections, axis):
+    return paddle_fn.split(x, num_or_sections=_ints(sections, op, "sections"), axis=_ints(axis, op, "axis")[0])
+
+
+def split_with_num(op, x, axis):
+    return paddle_fn.split(x, num_or_sections=op.attrs["num"], axis=_ints(axis, op, "axis")[0])
+
+
+def stack(op, items):
+    return paddle_fn.stack([_tensor(t) for t in items], axis=op.attrs.get("axis", 0))
+
+
+OPS = {
+    "builtin.combine": combine,
+    "builtin.split": split_vector,
+    "pd_op.full": full,
+    "pd_op.full_int_array": full_int_array,
+    "pd_op.conv2d": conv2d,
+    "pd_op.depthwise_conv2d": conv2d,
+    "pd_op.pool2d": pool2d,
+    "pd_op.max_pool2d_with_index": max_pool2d_with_index,
+    "pd_op.batch_norm": batch_norm,
+    "pd_op.batch_norm_": batch_norm,
+    "pd_op.layer_norm": layer_norm,
+    "pd_op.dropout": dropout,
+    "pd_op.matmul": matmul,
+    "pd_op.add": _binary(paddle_fn.add),
+    "pd_op.subtract": _binary(paddle_fn.subtract),
+    "pd_op.multiply": _binary(paddle_fn.multiply),
+    "pd_op.divide": _binary(paddle_fn.divide),
+    "pd_op.maximum": _binary(paddle_fn.maximum),
+    "pd_op.minimum": _binary(paddle_fn.minimum),
+    "pd_op.elementwise_pow": _binary(paddle_fn.pow),
+    "pd_op.scale": scale,
+    "pd_op.relu": _unary(F.relu),
+    "pd_op.relu6": _unary(F.relu6),
+    "pd_op.hardswish": _unary(F.hardswish),
+    "pd_op.hardsigmoid": hardsigmoid,
+    "pd_op.sigmoid": _unary(F.sigmoid),
+    "pd_op.silu": _unary(F.silu),
+    "pd_op.swish": _unary(F.swish),
+    "pd_op.gelu": gelu,
+    "pd_op.leaky_relu": leaky_relu,
+    "pd_op.tanh": _unary(paddle_fn.tanh),
+    "pd_op.exp": _unary(paddle_fn.exp),
+    "pd_op.log": _unary(paddle_fn.log),
+    "pd_op.sqrt": _unary(paddle_fn.sqrt),
+    "pd_op.rsqrt": _unary(paddle_fn.rsqrt),
+    "pd_op.abs": _unary(paddle_fn.abs),
+    "pd_op.softmax": softmax,
+    "pd_op.cast": cast,
+    "pd_op.mean": _reduction(paddle_fn.mean),
+    "pd_op.sum": sum_,
+    "pd_op.max": _reduction(paddle_fn.max),
+    "pd_op.reshape": reshape,
+    "pd_op.flatten": flatten,
+    "pd_op.transpose": transpose,
+    "pd_op.squeeze": squeeze,
+    "pd_op.unsqueeze": unsqueeze,
+    "pd_op.concat": concat,
+    "pd_op.split": split,
+    "pd_op.split_with_num": split_with_num,
+    "pd_op.stack": stack,
+}
