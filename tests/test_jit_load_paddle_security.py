@@ -128,6 +128,17 @@ def test_an_output_the_translation_does_not_compute_is_refused_when_used(tmp_pat
         layer(paddle.ones([2, 3]))
 
 
+def test_an_op_missing_an_attribute_or_with_a_wrong_one_is_named(tmp_path):
+    ops = ADD[:2] + [_op("1.transpose", [2], [(3, [3, -1])]), _fetch(3, 0, [3, -1])]
+    layer = paddle.jit.load(_write(tmp_path, ops))
+    with pytest.raises(ValueError, match=r"model\.json: op 2 \(pd_op\.transpose\) has no attribute 'perm'"):
+        layer(paddle.ones([2, 3]))
+    ops[2] = _op("1.transpose", [2], [(3, [3, -1])], [_attr("perm", "0.a_array", [{"#": "0.a_i32", "D": 5}])])
+    layer = paddle.jit.load(_write(tmp_path, ops))
+    with pytest.raises(ValueError, match=r"model\.json: op 2 \(pd_op\.transpose\) failed: "):
+        layer(paddle.ones([2, 3]))
+
+
 def test_a_program_whose_declared_shapes_disagree_with_its_ops_is_refused(tmp_path):
     ops = ADD[:2] + [_op("1.add", [2, 1], [(3, [-1, 4])]), _fetch(3, 0, [-1, 4])]
     layer = paddle.jit.load(_write(tmp_path, ops))

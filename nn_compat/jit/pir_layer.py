@@ -113,7 +113,10 @@ def _run_op(path, op, env):
     args = [None if v == 0 else _defined(env[v], path, f"op {op.index} ({op.name})") for v in op.inputs]
     try:
         result = OPS[op.name](op, *args)
-    except (OpError, paddle_fn.PaddleFnError, ValueError, TypeError) as e:
+    except ProgramError:  # an attribute the op needs is missing: the message names the op and the file
+        raise
+    except (OpError, paddle_fn.PaddleFnError, ValueError, TypeError, IndexError, AttributeError) as e:
+        # an attribute of the wrong kind or size reaches a paddle_fn op: name the op, keep the cause
         raise ProgramError(f"paddle.jit.load: {path}: op {op.index} ({op.name}) failed: {e}") from e
     results = result if isinstance(result, tuple) else (result,)
     for i, (value, declared) in enumerate(zip(op.outputs, op.types)):

@@ -34,6 +34,8 @@ def _static(value, op, what):
     """The Python value of an input that paddle_fn needs at trace time (a shape, an axis, a kernel size)."""
     if isinstance(value, np.ndarray):
         return value.tolist()
+    if isinstance(value, list):  # a vector of scalars (builtin.combine), such as a shape built from x.shape
+        return [v for item in value for v in np.asarray(_static(item, op, what)).reshape(-1).tolist()]
     if isinstance(value, Tensor) and not isinstance(value, paddle_fn.Tracer):
         return value.numpy().tolist()
     raise OpError(f"{op.name}: its {what} is computed from the inputs at run time; paddle_fn needs it as a "
@@ -112,6 +114,47 @@ def pool2d(op, x, kernel_size):
     return F.avg_pool2d(x, exclusive=op.attrs.get("exclusive", True), **common)
 
 
+def conv2d_transpose(op, x, weight, output_size=None):
+    size = _ints(output_size, op, "output size") if output_size is not None else []
+    return F.conv2d_transpose(x, weight, stride=op.attrs["strides"], padding=_padding(op),
+                              output_padding=op.attrs.get("output_padding") or 0, dilation=op.attrs["dilations"],
+                              groups=op.attrs["groups"], output_size=size or None, data_format=_layout(op))
+
+
+def pad3d(op, x, paddings):
+    return F.pad(x, pad=_ints(paddings, op, "paddings"), mode=op.attrs.get("mode", "constant"),
+                 value=op.attrs.get("pad_value", 0.0), data_format=op.attrs.get("data_format", "NCDHW"))
+
+
+def _channel_layout(op, rank):
+    """The layout name F.interpolate takes for this rank; Paddle's kernels write NCHW / NHWC for every rank."""
+    last = op.attrs.get("data_format", "NCHW") in ("NHWC", "NDHWC", "NLC", "NWC")
+    layouts = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}.get(rank)
+    if layouts is None:
+        raise OpError(f"{op.name}: the input has rank {rank}; interpolation takes rank 3, 4 or 5")
+    return layouts[last]
+
+
+def interpolate(op, x, out_size=None, size_tensor=None, scale_tensor=None):
+    """``*_interp``: the output size from `out_size`, the `size_tensor` list, the ``out_d/h/w`` attributes, or
+    else the scale (`scale_tensor` or the ``scale`` attribute), in that order, as Paddle's kernels take them."""
+    spatial = x.ndim - 2
+    if out_size is not None:
+        size = _ints(out_size, op, "output size")
+    elif size_tensor is not None:
+        size = _ints(size_tensor, op, "output size")
+    else:
+        size = [op.attrs.get(k, -1) for k in ("out_d", "out_h", "out_w")][3 - spatial:]
+    scale = None
+    if not size or min(size) <= 0:
+        size = None
+        scale = (_static(scale_tensor, op, "scale") if scale_tensor is not None else op.attrs.get("scale"))
+        scale = [float(v) for v in (scale if isinstance(scale, list) else [scale])]
+    return F.interpolate(x, size=size, scale_factor=scale, mode=op.attrs["interp_method"],
+                         align_corners=op.attrs.get("align_corners", False), align_mode=op.attrs.get("align_mode", 0),
+                         data_format=_channel_layout(op, x.ndim))
+
+
 def max_pool2d_with_index(op, x):
     """Outputs: out, and the argmax indices (not computed: no exported inference program reads them)."""
     if op.attrs.get("global_pooling", False) or op.attrs.get("adaptive", False):
@@ -151,8 +194,12 @@ def dropout(op, x, seed_tensor, p):
 
 # ----------------------------------------------------------------------------------------------- math
 
-def _binary(function):
+def _binary(function, fold=None):
+    """An element-wise op; `fold` computes it in numpy when both inputs are integer constants (shape arithmetic,
+    such as ``x.shape[0] * 2``), which keeps the result a constant that a reshape can take."""
     def translate(op, x, y):
+        if fold is not None and all(isinstance(v, np.ndarray) and v.dtype.kind in "iu" for v in (x, y)):
+            return np.asarray(fold(x, y), dtype=np.result_type(x, y))
         return function(_tensor(x), _tensor(y))
     translate.__name__ = function.__name__
     return translate
@@ -160,17 +207,18 @@ def _binary(function):
 
 def _unary(function):
     def translate(op, x):
-        return function(x)
+        return function(_tensor(x))
     translate.__name__ = function.__name__
     return translate
 
 
 def matmul(op, x, y):
-    return paddle_fn.matmul(x, y, transpose_x=op.attrs.get("transpose_x", False),
+    return paddle_fn.matmul(_tensor(x), _tensor(y), transpose_x=op.attrs.get("transpose_x", False),
                             transpose_y=op.attrs.get("transpose_y", False))
 
 
 def scale(op, x, factor):
+    x = _tensor(x)
     bias = op.attrs.get("bias", 0.0)
     after = op.attrs.get("bias_after_scale", True)
     if isinstance(factor, np.ndarray):
@@ -201,14 +249,14 @@ def cast(op, x):
 
 def _reduction(function):
     def translate(op, x, axis):
-        return function(x, axis=_ints(axis, op, "axis") or None, keepdim=op.attrs.get("keepdim", False))
+        return function(_tensor(x), axis=_ints(axis, op, "axis") or None, keepdim=op.attrs.get("keepdim", False))
     translate.__name__ = function.__name__
     return translate
 
 
 def sum_(op, x, axis):
     dtype = op.attrs.get("dtype")  # "Undefined(ALL_DTYPE)" when the sum keeps (or promotes) the input's dtype
-    return paddle_fn.sum(x, axis=_ints(axis, op, "axis") or None, dtype=dtype if dtype in _DTYPE_NAMES else None,
+    return paddle_fn.sum(_tensor(x), axis=_ints(axis, op, "axis") or None, dtype=dtype if dtype in _DTYPE_NAMES else None,
                          keepdim=op.attrs.get("keepdim", False))
 
 
@@ -217,23 +265,23 @@ def sum_(op, x, axis):
 def reshape(op, x, shape):
     # Paddle's 0 keeps the input's size at that axis; paddle_fn's reshape takes the sizes as they are
     sizes = [x.shape[i] if s == 0 else s for i, s in enumerate(_ints(shape, op, "shape"))]
-    return paddle_fn.reshape(x, shape=sizes)
+    return paddle_fn.reshape(_tensor(x), shape=sizes)
 
 
 def flatten(op, x):
-    return paddle_fn.flatten(x, start_axis=op.attrs["start_axis"], stop_axis=op.attrs["stop_axis"])
+    return paddle_fn.flatten(_tensor(x), start_axis=op.attrs["start_axis"], stop_axis=op.attrs["stop_axis"])
 
 
 def transpose(op, x):
-    return paddle_fn.transpose(x, perm=op.attrs["perm"])
+    return paddle_fn.transpose(_tensor(x), perm=op.attrs["perm"])
 
 
 def squeeze(op, x, axis):
-    return paddle_fn.squeeze(x, axis=_ints(axis, op, "axis") or None)
+    return paddle_fn.squeeze(_tensor(x), axis=_ints(axis, op, "axis") or None)
 
 
 def unsqueeze(op, x, axis):
-    return paddle_fn.unsqueeze(x, axis=_ints(axis, op, "axis"))
+    return paddle_fn.unsqueeze(_tensor(x), axis=_ints(axis, op, "axis"))
 
 
 def concat(op, items, axis):
@@ -241,15 +289,71 @@ def concat(op, items, axis):
 
 
 def split(op, x, sections, axis):
-    return paddle_fn.split(x, num_or_sections=_ints(sections, op, "sections"), axis=_ints(axis, op, "axis")[0])
+    return paddle_fn.split(_tensor(x), num_or_sections=_ints(sections, op, "sections"), axis=_ints(axis, op, "axis")[0])
 
 
 def split_with_num(op, x, axis):
-    return paddle_fn.split(x, num_or_sections=op.attrs["num"], axis=_ints(axis, op, "axis")[0])
+    return paddle_fn.split(_tensor(x), num_or_sections=op.attrs["num"], axis=_ints(axis, op, "axis")[0])
 
 
 def stack(op, items):
+    if all(isinstance(t, np.ndarray) for t in items):  # a shape assembled from sizes: stays a constant
+        return np.stack(items, axis=op.attrs.get("axis", 0))
     return paddle_fn.stack([_tensor(t) for t in items], axis=op.attrs.get("axis", 0))
+
+
+def shape(op, x):
+    """The input's shape, a constant: paddle_fn traces for concrete shapes, so sizes Paddle saved as -1 are known."""
+    return np.asarray(x.shape, dtype=np.int64)
+
+
+def slice_(op, x, starts, ends):
+    axes = op.attrs["axes"]
+    begin, end = _ints(starts, op, "starts"), _ints(ends, op, "ends")
+    decrease = op.attrs.get("decrease_axis", [])
+    if isinstance(x, np.ndarray):  # slicing a shape: numpy keeps it a constant
+        index = [slice(None)] * x.ndim
+        for axis, b, e in zip(axes, begin, end):
+            index[axis] = slice(b, e)
+        return np.squeeze(x[tuple(index)], axis=tuple(decrease))
+    out = paddle_fn.slice(x, axes=axes, starts=begin, ends=end)
+    return paddle_fn.squeeze(out, axis=decrease) if decrease else out
+
+
+def arange(op, start, end, step):
+    dtype = op.attrs.get("dtype", "int64")
+    if all(isinstance(v, np.ndarray) for v in (start, end, step)):
+        return np.arange(_scalar(start, op, "start"), _scalar(end, op, "end"), _scalar(step, op, "step"),
+                         dtype=dtype)
+    return paddle_fn.arange(_tensor(start), _tensor(end), _tensor(step), dtype=dtype)
+
+
+def full_like(op, x, value):
+    dtype = op.attrs.get("dtype")
+    return paddle_fn.full_like(_tensor(x), fill_value=_scalar(value, op, "fill value"),
+                               dtype=dtype if dtype in _DTYPE_NAMES else None)
+
+
+def embedding(op, ids, weight):
+    padding = op.attrs.get("padding_idx", -1)
+    return F.embedding(_tensor(ids), weight, padding_idx=None if padding == -1 else padding)
+
+
+def where(op, condition, x, y):
+    return paddle_fn.where(_tensor(condition), _tensor(x), _tensor(y))
+
+
+def clip(op, x, low, high):
+    return paddle_fn.clip(_tensor(x), min=_scalar(low, op, "min"), max=_scalar(high, op, "max"))
+
+
+def _arg_extreme(function):
+    def translate(op, x, axis):
+        axis = None if op.attrs.get("flatten", False) else _ints(axis, op, "axis")[0]
+        return function(_tensor(x), axis=axis, keepdim=op.attrs.get("keepdims", False),
+                        dtype=op.attrs.get("dtype", "int64"))
+    translate.__name__ = function.__name__
+    return translate
 
 
 OPS = {
@@ -266,9 +370,9 @@ OPS = {
     "pd_op.layer_norm": layer_norm,
     "pd_op.dropout": dropout,
     "pd_op.matmul": matmul,
-    "pd_op.add": _binary(paddle_fn.add),
-    "pd_op.subtract": _binary(paddle_fn.subtract),
-    "pd_op.multiply": _binary(paddle_fn.multiply),
+    "pd_op.add": _binary(paddle_fn.add, fold=np.add),
+    "pd_op.subtract": _binary(paddle_fn.subtract, fold=np.subtract),
+    "pd_op.multiply": _binary(paddle_fn.multiply, fold=np.multiply),
     "pd_op.divide": _binary(paddle_fn.divide),
     "pd_op.maximum": _binary(paddle_fn.maximum),
     "pd_op.minimum": _binary(paddle_fn.minimum),
@@ -303,4 +407,34 @@ OPS = {
     "pd_op.split": split,
     "pd_op.split_with_num": split_with_num,
     "pd_op.stack": stack,
+    "pd_op.shape": shape,
+    "pd_op.shape64": shape,
+    "pd_op.slice": slice_,
+    "pd_op.arange": arange,
+    "pd_op.full_like": full_like,
+    "pd_op.embedding": embedding,
+    "pd_op.where": where,
+    "pd_op.clip": clip,
+    "pd_op.argmax": _arg_extreme(paddle_fn.argmax),
+    "pd_op.argmin": _arg_extreme(paddle_fn.argmin),
+    "pd_op.equal": _binary(paddle_fn.equal),
+    "pd_op.not_equal": _binary(paddle_fn.not_equal),
+    "pd_op.less_than": _binary(paddle_fn.less_than),
+    "pd_op.less_equal": _binary(paddle_fn.less_equal),
+    "pd_op.greater_than": _binary(paddle_fn.greater_than),
+    "pd_op.greater_equal": _binary(paddle_fn.greater_equal),
+    "pd_op.bitwise_and": _binary(paddle_fn.bitwise_and),
+    "pd_op.bitwise_or": _binary(paddle_fn.bitwise_or),
+    "pd_op.bitwise_xor": _binary(paddle_fn.bitwise_xor),
+    "pd_op.bitwise_not": _unary(paddle_fn.bitwise_not),
+    "pd_op.logical_and": _binary(paddle_fn.logical_and),
+    "pd_op.logical_or": _binary(paddle_fn.logical_or),
+    "pd_op.logical_xor": _binary(paddle_fn.logical_xor),
+    "pd_op.logical_not": _unary(paddle_fn.logical_not),
+    "pd_op.conv2d_transpose": conv2d_transpose,
+    "pd_op.pad3d": pad3d,
+    "pd_op.nearest_interp": interpolate,
+    "pd_op.bilinear_interp": interpolate,
+    "pd_op.linear_interp": interpolate,
+    "pd_op.trilinear_interp": interpolate,
 }

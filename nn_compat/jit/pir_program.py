@@ -138,9 +138,20 @@ class _Opaque:
     tag: str
 
 
+class Attributes(dict):
+    """An op's attributes; one the translation needs and the file lacks is a ProgramError naming it."""
+
+    def __init__(self, path, where):
+        super().__init__()
+        self.path, self.where = path, where
+
+    def __missing__(self, name):
+        raise _fail(self.path, f"{self.where} has no attribute '{name}'")
+
+
 def _attributes(items, path, where):
     _expect(isinstance(items, list), path, f"{where}'s attributes are not a list")
-    attrs = {}
+    attrs = Attributes(path, where)
     for item in items:
         _expect(isinstance(item, dict) and isinstance(item.get("N"), str), path,
                 f"{where} has a malformed attribute {item!r:.80}")

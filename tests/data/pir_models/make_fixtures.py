@@ -70,6 +70,58 @@ class Misc(nn.Layer):
         return paddle.cast(d, "float64") * 2.0, paddle.log(paddle.abs(d) + 1.0)
 
 
+class Misc2(nn.Layer):
+    """Comparisons, arg-reductions, the other interpolations and an even split."""
+
+    def forward(self, x):
+        a, b, c = paddle.split(x, 3, axis=-1)
+        m = paddle.minimum(a, b) + paddle.pow(paddle.abs(c) + 1.0, b) * paddle.rsqrt(paddle.abs(a) + 1.0)
+        m = m + F.swish(b) + paddle.where(paddle.less_than(a, b) | paddle.greater_equal(b, c), a, c)
+        m = m + ((a <= 0.0).astype("float32") - paddle.equal(paddle.argmin(b, axis=-1),
+                                                                            paddle.argmax(c, axis=-1)).astype(
+            "float32").unsqueeze(-1))
+        image = m.unsqueeze(1)
+        up = F.interpolate(image, size=[5, 7], mode="bilinear", align_corners=True)
+        line = F.interpolate(m, size=[9], mode="linear", data_format="NCW")
+        volume = F.interpolate(image.unsqueeze(1), scale_factor=2, mode="trilinear")
+        return up, line, volume
+
+
+class Text(nn.Layer):
+    """Token and position embeddings, a padding mask, slicing and reductions."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.pos = nn.Embedding(6, 8)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, ids):
+        h = self.emb(ids) + self.pos(paddle.arange(ids.shape[1]).unsqueeze(0))
+        mask = (ids != 0).astype("float32").unsqueeze(-1)
+        h = paddle.where(mask > 0, h, paddle.zeros_like(h))
+        pooled = h.sum(axis=1) / mask.sum(axis=1).clip(min=1.0)
+        return self.fc(F.gelu(pooled + h[:, 0, :])), paddle.argmax(h, axis=-1)
+
+
+class Segmenter(nn.Layer):
+    """Upsampling (transposed convolution, bilinear and nearest interpolation), padding, slicing, and a reshape
+    to a size taken from the input's shape at run time."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2D(3, 4, 3, stride=2, padding=1)
+        self.up = nn.Conv2DTranspose(4, 4, 2, stride=2)
+        self.head = nn.Conv2D(8, 2, 1)
+
+    def forward(self, x):
+        d = F.relu(self.down(x))
+        u = F.interpolate(d, scale_factor=2, mode="bilinear") + F.interpolate(d, scale_factor=2, mode="nearest")
+        y = F.pad(paddle.concat([self.up(d), u], axis=1), [1, 1, 1, 1], mode="reflect")
+        y = self.head(y)[:, :, 1:-1, 1:-1]
+        return F.sigmoid(y), y.transpose([0, 2, 3, 1]).reshape([y.shape[0], -1, 2]).mean(axis=1)
+
+
 class Decoder(nn.Layer):
     def __init__(self):
         super().__init__()
@@ -105,6 +157,9 @@ def _models():
            [rng.standard_normal([2, 5, 16])])
     yield "tiny_transformer", Decoder(), [rng.standard_normal([2, 5, 16]), rng.standard_normal([2, 4, 16]), causal]
     yield "misc", Misc(), [rng.standard_normal([3, 6])]
+    yield "text", Text(), [np.array([[3, 7, 1, 0, 0, 0], [5, 19, 2, 8, 4, 0]], "int64")]
+    yield "segmenter", Segmenter(), [rng.standard_normal([2, 3, 8, 8])]
+    yield "misc2", Misc2(), [rng.standard_normal([2, 3, 6])]
 
 
 def main(out_dir):
@@ -113,10 +168,11 @@ def main(out_dir):
     for name, layer, inputs in _models():
         _randomize(layer, rng)
         layer.eval()
-        inputs = [np.asarray(x, dtype="float32") for x in inputs]
+        inputs = [np.asarray(x, dtype=x.dtype if x.dtype == np.int64 else "float32") for x in inputs]
         names = [n for n in layer.forward.__code__.co_varnames[1:layer.forward.__code__.co_argcount]]
-        specs = [InputSpec([None] + list(x.shape[1:]) if x.ndim == 3 or x.ndim == 4 and i == 0 else list(x.shape),
-                           "float32", n) for i, (x, n) in enumerate(zip(inputs, names))]
+        # the batch dimension dynamic, except in the mask and in the 2-D inputs of the elementwise model
+        specs = [InputSpec([None] + list(x.shape[1:]) if x.ndim >= 3 or x.dtype == np.int64 else list(x.shape),
+                           x.dtype.name, n) for x, n in zip(inputs, names)]
         prefix = os.path.join(out_dir, name)
         paddle.jit.save(layer, prefix, input_spec=specs)
         loaded = paddle.jit.load(prefix)
