@@ -97,6 +97,15 @@ def test_train_mode_runs_the_inference_program_and_gradients_flow():
     assert fc_weight.grad is not None and float(paddle.abs(fc_weight.grad).sum()) > 0
 
 
+def test_a_paddle_exported_model_saves_again_in_paddle_fns_format(tmp_path):
+    (x,), (want,) = _recorded("tiny_cnn")
+    layer = paddle.jit.load(os.path.join(DATA, "tiny_cnn"))
+    paddle.jit.save(layer, str(tmp_path / "again"), input_spec=[paddle.static.InputSpec([None, 3, 20, 20])])
+    again = paddle.jit.load(str(tmp_path / "again"))
+    assert type(again).__name__ == "TranslatedLayer" and list(again.state_dict()) == list(layer.state_dict())
+    _close(again(paddle.to_tensor(x)), [want])
+
+
 def test_an_operator_paddle_fn_does_not_translate_is_named():
     # cumsum.json: paddle.jit.save of `paddle.cumsum(x, axis=1)` by PaddlePaddle 3.3.1
     with pytest.raises(ValueError, match=r"cumsum\.json uses the operator\(s\) pd_op\.cumsum, which paddle_fn "
