@@ -102,6 +102,10 @@ def test_a_program_file_that_is_not_a_pir_program(tmp_path, text, message):
     (ADD[:3] + [_fetch(3, 1, [-1, 3])], r"the program's outputs are the columns \[1\], expected 0 to 0"),
     ([{**_param("w", 1, [3]), "OA": [0, 0, 1]}] + ADD[1:], r"op 0 \(builtin\.parameter\) \('w'\) is not persistable"),
     ([{"#": 5}], r"op 0 is malformed"),
+    ([{**_param("w", 1, [3]), "O": {"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": {"#": 1}}, [3], "NCHW"]}}}]
+     + ADD[1:], r"op 0 \(builtin\.parameter\) has a malformed dense tensor type"),
+    ([{**_param("w", 1, [3]), "O": {"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [-2]]}}}] + ADD[1:],
+     r"op 0 \(builtin\.parameter\) has a malformed dense tensor type"),
 ])
 def test_a_malformed_program_is_refused_naming_the_op(tmp_path, ops, message):
     with pytest.raises(ValueError, match=r"model\.json: " + message):
@@ -177,3 +181,52 @@ def test_a_missing_parameter_file_is_named(tmp_path):
     (tmp_path / "model.pdiparams").unlink()
     with pytest.raises(ValueError, match=r"model\.pdiparams does not exist; PaddlePaddle writes the parameters"):
         paddle.jit.load(prefix)
+
+
+def _mutated(doc, rng):
+    """`doc` with one value somewhere replaced, by a value of another kind, or removed."""
+    spots = []
+
+    def walk(node):
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            spots.append((node, key))
+            walk(value)
+    walk(doc)
+    node, key = spots[rng.randrange(len(spots))]
+    replacement = rng.choice([None, "x", -7, [1, 2], {"#": "0.a_i32", "D": 3}, "remove"])
+    if replacement == "remove":
+        del node[key]
+    else:
+        node[key] = replacement
+    return doc
+
+
+def test_randomly_damaged_files_give_only_clear_errors(tmp_path):
+    """Damage a real export (PaddlePaddle 3.3.1's TransformerEncoder) at random places, its program and its
+    parameter file: loading and running either works or raises a ValueError / TypeError that starts with the
+    loader's name, never an exception from inside."""
+    import os
+    import random
+    data = os.path.join(os.path.dirname(__file__), "data", "pir_models")
+    with open(os.path.join(data, "tiny_encoder.json")) as f:
+        text = f.read()
+    with open(os.path.join(data, "tiny_encoder.pdiparams"), "rb") as f:
+        params = f.read()
+    x = paddle.to_tensor(np.load(os.path.join(data, "tiny_encoder.npz"))["in0"])
+    rng = random.Random(0)
+    prefix = tmp_path / "model"
+    for trial in range(120):
+        doc, data_bytes = json.loads(text), bytearray(params)
+        if trial % 2:
+            doc = _mutated(doc, rng)
+        else:
+            for _ in range(3):
+                data_bytes[rng.randrange(len(data_bytes))] = rng.randrange(256)
+            data_bytes = data_bytes[:rng.randrange(len(data_bytes) + 1)]
+        prefix.with_suffix(".json").write_text(json.dumps(doc))
+        prefix.with_suffix(".pdiparams").write_bytes(bytes(data_bytes))
+        try:
+            paddle.jit.load(str(prefix))(x)
+        except (ValueError, TypeError) as e:
+            assert str(e).startswith(("paddle.jit.load: ", "PirTranslatedLayer: ")), (trial, e)

@@ -104,9 +104,10 @@ def _value_type(tt, path, where):
     tag, data = tt["#"], tt.get("D")
     if tag == "0.t_dtensor":
         _expect(isinstance(data, list) and len(data) >= 2 and isinstance(data[0], dict)
-                and isinstance(data[1], list) and all(type(d) is int and d >= -1 for d in data[1]),
+                and isinstance(data[0].get("#"), str) and isinstance(data[1], list)
+                and all(type(d) is int and d >= -1 for d in data[1]),
                 path, f"{where} has a malformed dense tensor type {data!r:.80}")
-        return PirValue(dtype=_DTYPES.get(data[0].get("#")), shape=tuple(data[1]))
+        return PirValue(dtype=_DTYPES.get(data[0]["#"]), shape=tuple(data[1]))
     if tag == "0.t_vec":
         _expect(isinstance(data, list), path, f"{where} has a malformed vector type {data!r:.80}")
         return PirValue(items=tuple(_value_type(t, path, where) for t in data))
