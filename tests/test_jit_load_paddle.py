@@ -11,7 +11,7 @@ from paddle_fn.nn_compat.jit.pir_layer import PirTranslatedLayer
 from paddle_fn.nn_compat.jit.pir_ops import OPS
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pir_models")
-MODELS = ["lenet", "tiny_cnn", "tiny_encoder", "tiny_transformer", "misc", "misc2", "text", "segmenter"]
+MODELS = ["lenet", "tiny_cnn", "tiny_encoder", "tiny_transformer", "misc", "misc2", "misc3", "text", "segmenter"]
 
 
 def _recorded(name):

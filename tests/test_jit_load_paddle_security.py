@@ -104,7 +104,7 @@ def test_a_program_file_that_is_not_a_pir_program(tmp_path, text, message):
     ([{"#": 5}], r"op 0 is malformed"),
     ([{**_param("w", 1, [3]), "O": {"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": {"#": 1}}, [3], "NCHW"]}}}]
      + ADD[1:], r"op 0 \(builtin\.parameter\) has a malformed dense tensor type"),
-    ([{**_param("w", 1, [3]), "O": {"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [-2]]}}}] + ADD[1:],
+    ([{**_param("w", 1, [3]), "O": {"%": 1, "TT": {"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, ["3"]]}}}] + ADD[1:],
      r"op 0 \(builtin\.parameter\) has a malformed dense tensor type"),
 ])
 def test_a_malformed_program_is_refused_naming_the_op(tmp_path, ops, message):
@@ -168,7 +168,7 @@ def test_a_program_whose_declared_shapes_disagree_with_its_ops_is_refused(tmp_pa
     (_record(np.zeros(4, np.float32)), r"the parameter 'w' in .*model\.pdiparams has shape \[4\] and dtype float32, "
                                        r"where the program declares shape \[3\]"),
     (_record(W.astype(np.float64), code=6), r"has shape \[3\] and dtype float64, where the program declares shape "
-                                            r"\[3\] \(-1: any size\) and dtype float32"),
+                                            r"\[3\] \(negative: any size\) and dtype float32"),
 ])
 def test_a_malformed_parameter_file_is_refused_before_allocating(tmp_path, params, message):
     with pytest.raises(ValueError, match=message) as refused:

@@ -40,7 +40,7 @@ class _NotComputed:
 
 
 def _shape_fits(shape, declared):
-    return len(shape) == len(declared) and all(d == -1 or d == s for s, d in zip(shape, declared))
+    return len(shape) == len(declared) and all(d < 0 or d == s for s, d in zip(shape, declared))
 
 
 def _check_type(value, declared: PirValue, what):
@@ -49,7 +49,7 @@ def _check_type(value, declared: PirValue, what):
         dtype = value.dtype.name if isinstance(value, Tensor) else str(value.dtype)
         if not _shape_fits(shape, declared.shape) or (declared.dtype and dtype != declared.dtype):
             return (f"{what} has shape {shape} and dtype {dtype}, where the program declares shape "
-                    f"{list(declared.shape)} (-1: any size) and dtype {declared.dtype}")
+                    f"{list(declared.shape)} (negative: any size) and dtype {declared.dtype}")
     return None
 
 

@@ -184,6 +184,17 @@ def layer_norm(op, x, scale=None, bias=None):
     return F.layer_norm(x, normalized_shape=shape, weight=weight, bias=offset, epsilon=op.attrs.get("epsilon", 1e-5))
 
 
+def group_norm(op, x, scale=None, bias=None):
+    """Outputs: out, and the per-group mean and variance, which no inference program reads."""
+    return F.group_norm(x, num_groups=op.attrs["groups"], weight=scale, bias=bias,
+                        epsilon=op.attrs.get("epsilon", 1e-5), data_format=_layout(op))
+
+
+def instance_norm(op, x, scale=None, bias=None):
+    """Outputs: out, and the saved mean and variance, which no inference program reads."""
+    return F.instance_norm(x, weight=scale, bias=bias, eps=op.attrs.get("epsilon", 1e-5))
+
+
 def dropout(op, x, seed_tensor, p):
     rate = _scalar(p, op, "dropout probability")
     mode = op.attrs.get("mode", "upscale_in_train")
@@ -243,6 +254,29 @@ def leaky_relu(op, x):
     return F.leaky_relu(x, negative_slope=op.attrs.get("negative_slope", 0.02))
 
 
+def log_softmax(op, x):
+    return F.log_softmax(x, axis=op.attrs.get("axis", -1))
+
+
+def prelu(op, x, alpha):
+    # the mode ('all', 'channel', 'element') is the shape of alpha, as F.prelu reads it
+    return F.prelu(x, weight=alpha, data_format=_layout(op))
+
+
+def pow_(op, x):
+    return paddle_fn.pow(_tensor(x), op.attrs.get("y", 1.0))
+
+
+def p_norm(op, x):
+    axis = None if op.attrs.get("asvector", False) else op.attrs.get("axis", -1)
+    return paddle_fn.linalg.norm(x, p=op.attrs.get("porder", 2.0), axis=axis, keepdim=op.attrs.get("keepdim", False))
+
+
+def topk(op, x, k):
+    return paddle_fn.topk(x, k=int(_scalar(k, op, "k")), axis=op.attrs.get("axis", -1),
+                          largest=op.attrs.get("largest", True), sorted=op.attrs.get("sorted", True))
+
+
 def cast(op, x):
     return paddle_fn.cast(_tensor(x), dtype=op.attrs["dtype"])
 
@@ -300,6 +334,26 @@ def stack(op, items):
     if all(isinstance(t, np.ndarray) for t in items):  # a shape assembled from sizes: stays a constant
         return np.stack(items, axis=op.attrs.get("axis", 0))
     return paddle_fn.stack([_tensor(t) for t in items], axis=op.attrs.get("axis", 0))
+
+
+def gather(op, x, index, axis):
+    return paddle_fn.gather(_tensor(x), _tensor(index), axis=_ints(axis, op, "axis")[0])
+
+
+def index_select(op, x, index):
+    return paddle_fn.index_select(_tensor(x), _tensor(index), axis=op.attrs.get("axis", 0))
+
+
+def expand(op, x, shape):
+    return paddle_fn.expand(_tensor(x), shape=_ints(shape, op, "shape"))
+
+
+def tile(op, x, repeat_times):
+    return paddle_fn.tile(_tensor(x), repeat_times=_ints(repeat_times, op, "repeat times"))
+
+
+def assign(op, x):
+    return paddle_fn.assign(_tensor(x))
 
 
 def shape(op, x):
@@ -368,6 +422,8 @@ OPS = {
     "pd_op.batch_norm": batch_norm,
     "pd_op.batch_norm_": batch_norm,
     "pd_op.layer_norm": layer_norm,
+    "pd_op.group_norm": group_norm,
+    "pd_op.instance_norm": instance_norm,
     "pd_op.dropout": dropout,
     "pd_op.matmul": matmul,
     "pd_op.add": _binary(paddle_fn.add, fold=np.add),
@@ -394,6 +450,18 @@ OPS = {
     "pd_op.rsqrt": _unary(paddle_fn.rsqrt),
     "pd_op.abs": _unary(paddle_fn.abs),
     "pd_op.softmax": softmax,
+    "pd_op.log_softmax": log_softmax,
+    "pd_op.prelu": prelu,
+    "pd_op.pow": pow_,
+    "pd_op.square": _unary(paddle_fn.square),
+    "pd_op.reciprocal": _unary(paddle_fn.reciprocal),
+    "pd_op.erf": _unary(paddle_fn.erf),
+    "pd_op.sin": _unary(paddle_fn.sin),
+    "pd_op.cos": _unary(paddle_fn.cos),
+    "pd_op.floor": _unary(paddle_fn.floor),
+    "pd_op.sign": _unary(paddle_fn.sign),
+    "pd_op.p_norm": p_norm,
+    "pd_op.topk": topk,
     "pd_op.cast": cast,
     "pd_op.mean": _reduction(paddle_fn.mean),
     "pd_op.sum": sum_,
@@ -407,6 +475,11 @@ OPS = {
     "pd_op.split": split,
     "pd_op.split_with_num": split_with_num,
     "pd_op.stack": stack,
+    "pd_op.gather": gather,
+    "pd_op.index_select": index_select,
+    "pd_op.expand": expand,
+    "pd_op.tile": tile,
+    "pd_op.assign": assign,
     "pd_op.shape": shape,
     "pd_op.shape64": shape,
     "pd_op.slice": slice_,

@@ -33,8 +33,9 @@ class ProgramError(ValueError):
 
 @dataclass(frozen=True)
 class PirValue:
-    """A value's type as the file declares it: a dense tensor (`dtype`, `shape` with -1 for a dynamic size), or a
-    vector of them (`items`)."""
+    """A value's type as the file declares it: a dense tensor (`dtype`, `shape` with a negative size where it is
+    dynamic: -1, or another negative number for a size Paddle derives, such as batch x channels), or a vector of
+    them (`items`)."""
     dtype: str | None = None
     shape: tuple | None = None
     items: tuple | None = None
@@ -105,7 +106,7 @@ def _value_type(tt, path, where):
     if tag == "0.t_dtensor":
         _expect(isinstance(data, list) and len(data) >= 2 and isinstance(data[0], dict)
                 and isinstance(data[0].get("#"), str) and isinstance(data[1], list)
-                and all(type(d) is int and d >= -1 for d in data[1]),
+                and all(type(d) is int for d in data[1]),
                 path, f"{where} has a malformed dense tensor type {data!r:.80}")
         return PirValue(dtype=_DTYPES.get(data[0]["#"]), shape=tuple(data[1]))
     if tag == "0.t_vec":

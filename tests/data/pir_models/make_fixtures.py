@@ -87,6 +87,26 @@ class Misc2(nn.Layer):
         return up, line, volume
 
 
+class Misc3(nn.Layer):
+    """Group, instance and p-norms, PReLU, more element-wise functions, gathers, expand, tile and top-k."""
+
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 4)
+        self.inorm = nn.InstanceNorm2D(4)
+        self.prelu = nn.PReLU(4)
+
+    def forward(self, x, idx):
+        v = (self.prelu(self.gn(x)) + self.inorm(x)).mean(axis=[2, 3])
+        b = F.log_softmax(v, axis=-1) + paddle.pow(v, 2) + paddle.square(v) + paddle.erf(v) + paddle.sin(v) * \
+            paddle.cos(v) + F.normalize(v, axis=-1) + paddle.floor(v) + paddle.sign(v) + \
+            paddle.reciprocal(paddle.abs(v) + 1)
+        c = paddle.gather(b, idx, axis=1) + paddle.index_select(b, idx, axis=1)
+        d = paddle.expand(c.unsqueeze(1), [-1, 3, -1]) + paddle.tile(c.unsqueeze(1), [1, 3, 1])
+        values, indices = paddle.topk(b, 2, axis=-1)
+        return d, values, indices, paddle.assign(b)
+
+
 class Text(nn.Layer):
     """Token and position embeddings, a padding mask, slicing and reductions."""
 
@@ -160,6 +180,7 @@ def _models():
     yield "text", Text(), [np.array([[3, 7, 1, 0, 0, 0], [5, 19, 2, 8, 4, 0]], "int64")]
     yield "segmenter", Segmenter(), [rng.standard_normal([2, 3, 8, 8])]
     yield "misc2", Misc2(), [rng.standard_normal([2, 3, 6])]
+    yield "misc3", Misc3(), [rng.standard_normal([2, 4, 5, 5]), np.array([3, 0, 2], "int64")]
 
 
 def main(out_dir):
