@@ -111,21 +111,22 @@ def test_weights_of_the_wrong_shape_or_dtype_are_refused_at_load(tmp_path, weigh
         load(path)
 
 
-def test_paddle3_pir_and_protobuf_programs_get_a_clear_error(tmp_path):
+def test_paddle2_protobuf_programs_get_a_clear_error(tmp_path):
+    # PaddlePaddle 3's <prefix>.json programs run (tests/test_jit_load_paddle.py); a PIR program renamed .pdmodel
+    # is named as such
     pir = tmp_path / "p3" / "inference"
     pir.parent.mkdir()
-    pir.with_suffix(".json").write_text(json.dumps({"base_code": {"magic": "pir", "trainable": True, "version": 1},
-                                                    "program": {"regions": []}}))
-    (tmp_path / "p3" / "inference.pdiparams").write_bytes(b"\x00" * 64)
-    # before: "inference.pdmodel does not exist"
-    with pytest.raises(ValueError, match=r"inference\.json is PaddlePaddle 3's JSON/PIR program format, which "
-                                         r"paddle_fn does not read.*state_dict"):
+    pir.with_suffix(".pdmodel").write_text(json.dumps({"base_code": {"magic": "pir", "trainable": True,
+                                                                     "version": 1}, "program": {"regions": []}}))
+    with pytest.raises(ValueError, match=r"inference\.pdmodel is PaddlePaddle 3's JSON/PIR program format under the "
+                                         r"name \.pdmodel \(PaddlePaddle names it \.json: rename it\)"):
         load(str(pir))
     old = tmp_path / "p2" / "inference"
     old.parent.mkdir()
     (tmp_path / "p2" / "inference.pdmodel").write_bytes(b"\n\x8f\x01\n\x06feed\xff\xfe\x12\x03\x08\x01")
     # before: a UnicodeDecodeError from json
-    with pytest.raises(ValueError, match=r"inference\.pdmodel is not JSON: PaddlePaddle's protobuf program format"):
+    with pytest.raises(ValueError, match=r"inference\.pdmodel is not JSON: PaddlePaddle's protobuf program format.*"
+                                         r"paddle_fn runs the programs PaddlePaddle 3 saves as <prefix>\.json"):
         load(str(old))
 
 

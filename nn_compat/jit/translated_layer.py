@@ -32,6 +32,7 @@ from paddle_fn.framework.io import atomic_write, read_params_file, write_params_
 from paddle_fn.static.program_io import ExportError, ExportedProgram, export
 from paddle_fn.nn_compat.bridge import functional_call, update_state
 from paddle_fn.nn_compat.jit.dy2static import convert_function
+from paddle_fn.nn_compat.jit.pir_layer import load_pir
 from paddle_fn.nn_compat.jit.static_function import StaticFunction, _MethodCall
 from paddle_fn.nn_compat.layer.layers import Layer
 from paddle_fn.nn_compat.parameter import Parameter, _as_dtype
@@ -461,10 +462,11 @@ def _is_tracer(t):
     return isinstance(t, paddle_fn.Tracer)
 
 
-_PADDLE_HELP = ("paddle_fn cannot run a PaddlePaddle program, nor read PaddlePaddle's .pdiparams weight format; "
-                "write the model as a paddle_fn Layer in Python and load its weights as a state_dict: in "
-                "PaddlePaddle, paddle.save(paddle.jit.load({prefix!r}).state_dict(), 'model.pdparams'), then in "
-                "paddle_fn layer.set_state_dict(paddle.load('model.pdparams'))")
+_PADDLE_HELP = ("paddle_fn runs the programs PaddlePaddle 3 saves as <prefix>.json (PIR), not PaddlePaddle's older "
+                "protobuf programs: save the model again with PaddlePaddle 3's paddle.jit.save, or write it as a "
+                "paddle_fn Layer in Python and load its weights as a state_dict: in PaddlePaddle, "
+                "paddle.save(paddle.jit.load({prefix!r}).state_dict(), 'model.pdparams'), then in paddle_fn "
+                "layer.set_state_dict(paddle.load('model.pdparams'))")
 
 
 def _paddle_format(prefix, model_file, what):
@@ -476,8 +478,6 @@ def _read_model(prefix, method):
     """The JSON model of one saved method, refusing with a clear error what paddle_fn's jit.save did not write."""
     model_file = prefix + ".pdmodel"
     if not os.path.exists(model_file):
-        if method == "forward" and os.path.exists(prefix + ".json"):
-            raise _paddle_format(prefix, prefix + ".json", "PaddlePaddle 3's JSON/PIR program format")
         if method == "forward":
             raise ValueError(f"paddle.jit.load: {model_file} does not exist; give the path prefix passed to "
                              "paddle.jit.save")
@@ -492,7 +492,8 @@ def _read_model(prefix, method):
                              "file") from None
     if not isinstance(model, dict) or model.get("format") != FORMAT:
         if isinstance(model, dict) and {"base_code", "program"} & set(model):
-            raise _paddle_format(prefix, model_file, "PaddlePaddle 3's JSON/PIR program format")
+            raise _paddle_format(prefix, model_file, "PaddlePaddle 3's JSON/PIR program format under the "
+                                 "name .pdmodel (PaddlePaddle names it .json: rename it)")
         raise ValueError(f"paddle.jit.load: {model_file} is not a paddle_fn model (format "
                          f"{model.get('format') if isinstance(model, dict) else None!r}, expected {FORMAT!r}); "
                          "save the model with paddle_fn's paddle.jit.save")
@@ -564,15 +565,17 @@ def _check_arrays(model, arrays, prefix, method, state):
                                  f"{prefix}.pdmodel expects; save the model again")
 
 def load(path, **configs):
-    """Load what `save` wrote as a `TranslatedLayer` (``paddle.jit.load``). The files are read as data: no code
-    from them runs, and the Python class of the saved layer is not needed.
+    """Load what `save` wrote as a `TranslatedLayer` (``paddle.jit.load``), or what PaddlePaddle 3's
+    ``paddle.jit.save`` wrote (``path.json`` and ``path.pdiparams``) as a `PirTranslatedLayer` that runs the
+    program's operators as paddle_fn operations. The files are read as data: no code from them runs, and the
+    Python class of the saved layer is not needed.
 
     Args:
         path (str): the path prefix given to `save`.
         **configs: Paddle's ``model_filename`` / ``params_filename`` (for Paddle's own formats) are not supported.
 
     Returns:
-        TranslatedLayer
+        TranslatedLayer, or PirTranslatedLayer for a model PaddlePaddle 3 saved
 
     Example:
         >>> import os, tempfile
@@ -591,6 +594,8 @@ def load(path, **configs):
         raise NotImplementedError(f"paddle.jit.load: the configs {sorted(configs)} (for Paddle's own model files) "
                                   "are not supported")
     _check_path(path, "paddle.jit.load")
+    if not os.path.exists(path + ".pdmodel") and os.path.exists(path + ".json"):
+        return load_pir(path)  # PaddlePaddle 3's paddle.jit.save output
     model = _read_model(path, "forward")
     arrays = _read_params(path + ".pdiparams")
     _check_arrays(model, arrays, path, "forward", model["state"])

@@ -626,7 +626,8 @@ def _check_params_file(path, who):
     except (zipfile.BadZipFile, ValueError, EOFError, OSError) as e:
         raise ValueError(f"{who}: {path} is not a parameter file paddle.jit.save writes (an .npz archive "
                          f"of numeric arrays): {e}; it is damaged or crafted, or PaddlePaddle's own .pdiparams "
-                         "format, which paddle_fn does not read: save the model again with paddle_fn") from None
+                         "format, which paddle_fn reads only beside PaddlePaddle 3's <prefix>.json program "
+                         "(paddle.jit.load): save the model again with paddle_fn") from None
 
 
 def read_params_file(path: str, who: str = "paddle.load") -> dict:
