@@ -34,10 +34,11 @@ from paddle_fn import tree  # noqa: F401,E402  (JAX's jax.tree functions)
 from paddle_fn import random  # noqa: F401,E402  (functional: paddle_fn.random.key/split/uniform/...)
 from paddle_fn.random import (  # noqa: F401,E402  (Paddle style, global seed)
     get_rng_state, get_rng_state as get_cuda_rng_state, paddle_bernoulli as bernoulli,
-    paddle_binomial as binomial, paddle_multinomial as multinomial, paddle_normal as normal,
-    paddle_poisson as poisson, paddle_randint as randint, paddle_uniform as uniform, rand, rand_like, randint_like,
-    randn, randn_like, randperm, seed, set_rng_state, set_rng_state as set_cuda_rng_state, standard_gamma,
-    standard_normal)
+    paddle_binomial as binomial, paddle_multinomial as multinomial, paddle_poisson as poisson,
+    paddle_randint as randint, rand_like, randint_like, randn_like, seed, set_rng_state,
+    set_rng_state as set_cuda_rng_state, standard_gamma)
+from paddle_fn.tensor.random import (  # noqa: F401,E402  (the same with Paddle 3.3's out=, device=, ...)
+    normal, rand, randn, randperm, standard_normal, uniform)
 
 __version__ = "0.1.0"
 

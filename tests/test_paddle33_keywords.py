@@ -165,3 +165,23 @@ def test_dataloader_takes_reader_buffer_size_in_paddles_position():
     assert [b.tolist() for b in loader] == [[0.0, 1.0], [2.0, 3.0]]
     with pytest.raises(ValueError, match="reader_buffer_size"):
         paddle.io.DataLoader(data, reader_buffer_size=0)
+
+
+def test_global_seed_draws_take_paddle33s_keywords_and_defaults():
+    # Paddle 3.3.1: uniform and Tensor.uniform_ draw from [0, 1) by default (Paddle 2: [-1, 1)); seed(seed=)
+    paddle.seed(seed=3)
+    u = paddle.uniform([2000])
+    assert 0.0 <= float(u.min()) and float(u.max()) < 1.0 and float(u.mean()) > 0.4
+    v = paddle.zeros([2000]).uniform_()
+    assert 0.0 <= float(v.min()) and float(v.max()) < 1.0
+    assert not paddle.rand([2], requires_grad=True).stop_gradient
+    out = paddle.zeros([3])
+    assert paddle.randn([3], out=out) is out and float(paddle.abs(out).sum()) > 0
+    with pytest.raises(ValueError, match="device"):
+        paddle.standard_normal([2], device="gpu:0")
+    with pytest.raises(ValueError, match="pin_memory"):
+        paddle.randperm(4, pin_memory=True)
+    paddle.seed(5)
+    first = paddle.rand([4]).numpy()
+    paddle.seed(5)
+    np.testing.assert_array_equal(paddle.rand([4], device="cpu").numpy(), first)

@@ -195,7 +195,7 @@ def next_global_key() -> Tensor:
     return _GLOBAL.next()
 
 
-def seed(n):
+def seed(seed):
     """Set the global seed of the Paddle-style functions (rand, randn, randint, uniform, normal, randperm ...).
 
     Example:
@@ -205,7 +205,7 @@ def seed(n):
         >>> bool((a == b).all())
         True
     """
-    _GLOBAL.reseed(int(n))
+    _GLOBAL.reseed(int(seed))
 
 
 def rand(shape, dtype=None, name=None):
@@ -263,13 +263,14 @@ def paddle_randint(low=0, high=None, shape=[1], dtype=None, name=None):  # noqa:
     return randint(_GLOBAL.next(), _static_shape("randint", shape), low, high, "int64" if dtype is None else dtype)
 
 
-def paddle_uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    """Paddle's ``uniform``: floats in [min, max); a nonzero `seed` draws from ``key(seed)`` instead of the global key.
+def paddle_uniform(shape, dtype=None, min=0, max=1.0, seed=0, name=None):  # noqa: A002
+    """Paddle's ``uniform``: floats in [min, max), [0, 1) by default (Paddle 3.3's defaults; Paddle 2 drew from
+    [-1, 1)); a nonzero `seed` draws from ``key(seed)`` instead of the global key.
 
     Example:
         >>> from paddle_fn import random
         >>> a = random.paddle_uniform([3], seed=5).numpy(); b = random.paddle_uniform([3], seed=5).numpy()
-        >>> bool((a == b).all() and a.min() >= -1 and a.max() < 1)
+        >>> bool((a == b).all() and a.min() >= 0 and a.max() < 1)
         True
     """
     k = key(seed) if seed else _GLOBAL.next()

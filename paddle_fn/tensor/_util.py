@@ -67,10 +67,13 @@ def check_not_pinned(op, pin_memory):
                          "Paddle's on a CPU place: 'Pinning memory is not supported for Place(cpu)')")
 
 
-def accepts_placement(fn):
+def accepts_placement(fn=None, *, pinnable=True):
     """`fn`, a creation function, with Paddle 3.3's keyword-only ``device=`` (None or the CPU, where eager Tensors
-    live; another device raises), ``requires_grad=`` (True: the result has ``stop_gradient=False``) and
-    ``pin_memory=`` (True raises, as Paddle's on the CPU)."""
+    live; another device raises), ``requires_grad=`` (True: the result has ``stop_gradient=False``) and, unless
+    `pinnable` is False (the functions Paddle gives none), ``pin_memory=`` (True raises, as Paddle's on the CPU)."""
+    if fn is None:
+        return functools.partial(accepts_placement, pinnable=pinnable)
+
     @functools.wraps(fn)
     def placed(*args, device=None, requires_grad=False, pin_memory=False, **kwargs):
         check_cpu(fn.__name__, device)
@@ -79,10 +82,11 @@ def accepts_placement(fn):
         if requires_grad:
             result.stop_gradient = False
         return result
-    return _with_keywords(fn, placed, {"device": None, "requires_grad": False, "pin_memory": False},
-                          "`device` can only be None or the CPU, where eager Tensors live (another raises); "
-                          "``requires_grad=True`` gives the result ``stop_gradient=False``; ``pin_memory=True`` "
-                          "raises, as Paddle's on the CPU.")
+    keywords = {"device": None, "requires_grad": False} | ({"pin_memory": False} if pinnable else {})
+    note = ("`device` can only be None or the CPU, where eager Tensors live (another raises); "
+            "``requires_grad=True`` gives the result ``stop_gradient=False``"
+            + ("; ``pin_memory=True`` raises, as Paddle's on the CPU." if pinnable else "."))
+    return _with_keywords(fn, placed, keywords, note)
 
 
 def sizes_argument(first, more: tuple):

@@ -147,8 +147,9 @@ def _uniform_like(self):
     return paddle_uniform(list(a.shape), dtype=a.dtype, min=0.0, max=1.0)
 
 
-def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
-    """Fill with uniform random numbers in [min, max) (in place), drawn from the global seed unless `seed` != 0."""
+def uniform_(self, min=0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
+    """Fill with uniform random numbers in [min, max) (in place; [0, 1) by default, as Paddle 3.3), drawn from the
+    global seed unless `seed` != 0."""
     a = get_aval(self)
     self._rebind(paddle_uniform(list(a.shape), dtype=a.dtype, min=min, max=max, seed=seed))
     return self
