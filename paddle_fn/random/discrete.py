@@ -54,20 +54,16 @@ def _poisson_knuth(key, lam, shape, dt):
     c = _like(lam)
     neg_lam = el.neg(lam)
 
-    def above(log_prod):  # the float32 running sum against the rate, compared in the rate's dtype as JAX does
-        return el.gt(el.convert_element_type(log_prod, new_dtype=dt), neg_lam)
-
     def running(carry):
-        return _any(above(carry[2]))
+        return _any(el.gt(carry[2], neg_lam))
 
     def step(carry):
         k, rng, log_prod = carry
         halves = split(rng)
-        k = el.select(above(log_prod), el.add(k, c(1)), k)
-        u = uniform(_key_at(halves, 1), shape, dtypes.float32)
-        return k, _key_at(halves, 0), el.add(log_prod, xla_math.log(u))
+        k = el.select(el.gt(log_prod, neg_lam), el.add(k, c(1)), k)
+        return k, _key_at(halves, 0), el.add(log_prod, xla_math.log(uniform(_key_at(halves, 1), shape, dt)))
 
-    k, _, _ = while_loop(running, step, (c(0), key, _full(shape, 0.0, dtypes.float32)))
+    k, _, _ = while_loop(running, step, (c(0), key, c(0)))
     return el.sub(k, c(1))
 
 
@@ -111,7 +107,8 @@ def _poisson_rejection(key, lam, shape, dt):
 
 
 def poisson(key, lam, shape=None, dtype="int64"):
-    """Poisson(lam) counts, as ``jax.random.poisson`` (Knuth below rate 10, transformed rejection above).
+    """Poisson(lam) counts, as ``jax.random.poisson`` (Knuth below rate 10, transformed rejection above), computed
+    in float32 whatever `lam`'s dtype, as JAX does.
 
     Args:
         key: a uint32[2] key.
@@ -127,7 +124,8 @@ def poisson(key, lam, shape=None, dtype="int64"):
     """
     _check_key("poisson", key)
     out_dt = _int_dtype("poisson", dtype)
-    lam, shape, dt = _parameter("poisson", "lam", lam, shape)
+    lam, shape, _ = _parameter("poisson", "lam", lam, shape)
+    lam, dt = el.convert_element_type(lam, new_dtype=dtypes.float32), dtypes.float32  # as JAX: float32 whatever lam's
     c = _like(lam)
     use_knuth = bw.or_(el.ne(lam, lam), el.lt(lam, c(10)))
     knuth = _poisson_knuth(key, el.select(use_knuth, lam, c(0)), shape, dt)
