@@ -87,13 +87,20 @@ def test_float64_log_is_glibcs_save_where_glibc_is_not_correctly_rounded():
         assert (got.numpy() != JAX["log_float64"]).sum() <= 2  # of 4005; numpy's log differs in 10
 
 
-def test_jitted_draws_equal_eager_ones():
-    names = ["cauchy", "pareto", "weibull_min", "rayleigh", "wald", "lognormal", "triangular", "geometric",
-             "maxwell", "rademacher"]
-    jitted = paddle.jit(lambda k: {n: CASES[n](k, "float32") for n in names})(random.key(0))
+@pytest.mark.parametrize("dt, names", [
+    ("float32", ["cauchy", "pareto", "weibull_min", "rayleigh", "wald", "lognormal", "triangular", "geometric",
+                 "maxwell", "rademacher"]),
+    ("float64", ["normal", "exponential", "gumbel", "lognormal"]),  # float64 log, log1p, erf_inv and exp
+])
+def test_jitted_and_vmapped_draws_equal_eager_ones(dt, names, default_dtype):
+    paddle.set_default_dtype(dt)
+    jitted = paddle.jit(lambda k: {n: CASES[n](k, dt) for n in names})(random.key(0))
     for n in names:
-        np.testing.assert_array_equal(jitted[n].numpy(), CASES[n](random.key(0), "float32").numpy(), err_msg=n)
-        assert _difference(jitted[n], n, "float32") == MATCH.get((n, "float32"), (0, 0)), n
+        np.testing.assert_array_equal(jitted[n].numpy(), CASES[n](random.key(0), dt).numpy(), err_msg=n)
+        assert _difference(jitted[n], n, dt) == MATCH.get((n, dt), (0, 0)), n
+    lanes = paddle.vmap(lambda k: {n: CASES[n](k, dt) for n in names})(paddle.stack([random.key(1), random.key(0)]))
+    for n in names:
+        np.testing.assert_array_equal(lanes[n][1].numpy(), jitted[n].numpy(), err_msg=n)
 
 
 def test_new_samplers_check_their_arguments():
