@@ -99,8 +99,7 @@ def fused_multiply_add(a, b, c):
     Dekker's splitting, to the sum."""
     dt = get_aval(a).dtype
     if dt.bits < 64:
-        wide = [el.convert_element_type(x, new_dtype=dtypes.float64) for x in (a, b, c)]
-        return el.convert_element_type(el.add(el.mul(wide[0], wide[1]), wide[2]), new_dtype=dt)
+        return el.convert_element_type(el.add(el.mul(_widened(a), _widened(b)), _widened(c)), new_dtype=dt)
     product = el.mul(a, b)
     (a_hi, a_lo), (b_hi, b_lo) = _split_float64(a), _split_float64(b)
     product_error = el.add(el.add(el.add(el.sub(el.mul(a_hi, b_hi), product), el.mul(a_hi, b_lo)),
@@ -122,9 +121,23 @@ def _horner(x, coefficients, start=None):
     """The polynomial with `coefficients` (highest degree first) at x, one FMA a step; `start` is added to the
     leading coefficient (XLA begins its rational functions at ``x * 0``, which makes an infinite x nan)."""
     p = _c(x, coefficients[0]) if start is None else el.add(start, _c(x, coefficients[0]))
+    if get_aval(x).dtype.bits == 64:
+        for coefficient in coefficients[1:]:
+            p = fused_multiply_add(p, x, _c(x, coefficient))
+        return p
+    wide_x = _widened(x)  # once, not at every step as fused_multiply_add would
     for coefficient in coefficients[1:]:
-        p = fused_multiply_add(p, x, _c(x, coefficient))
+        p = _float32_fma_of_widened(p, wide_x, _widened(_c(x, coefficient)))
     return p
+
+
+def _widened(x):
+    return el.convert_element_type(x, new_dtype=dtypes.float64)
+
+
+def _float32_fma_of_widened(p, wide_x, wide_c):
+    """float32 ``p * x + c`` rounded once, as `fused_multiply_add`, from x and c already widened to float64."""
+    return el.convert_element_type(el.add(el.mul(_widened(p), wide_x), wide_c), new_dtype=dtypes.float32)
 
 
 def log(x):
@@ -293,8 +306,14 @@ def erf_inv(x):
     degree = max(len(coefficients) for _, _, coefficients in pieces)
     padded = [(0.0,) * (degree - len(coefficients)) + coefficients for _, _, coefficients in pieces]
     result = by_piece([_c(x, p[0]) for p in padded])
-    for step in range(1, degree):
-        result = fused_multiply_add(result, arg, by_piece([_c(x, p[step]) for p in padded]))
+    if get_aval(x).dtype.bits == 64:
+        for step in range(1, degree):
+            result = fused_multiply_add(result, arg, by_piece([_c(x, p[step]) for p in padded]))
+    else:  # the argument and coefficients widened once
+        wide_arg = _widened(arg)
+        for step in range(1, degree):
+            coefficient = by_piece([_c(wide_arg, float(np.float32(p[step]))) for p in padded])
+            result = _float32_fma_of_widened(result, wide_arg, coefficient)
     return el.select(el.eq(el.abs(x), _c(x, 1.0)), el.mul(x, _c(x, np.inf)), el.mul(result, x))
 
 
