@@ -667,14 +667,7 @@ def matrix_power(x, n, name=None):
     k = static_int("matrix_power", n, "n")
     if k < 0:
         a, k = inv(a), -k
-    result, base = None, a
-    while k:
-        if k & 1:
-            result = base if result is None else la.matmul(result, base)
-        k >>= 1
-        if k:
-            base = la.matmul(base, base)
-    return la.eye_like(a) if result is None else result
+    return la.eye_like(a) if k == 0 else ew.multiplied_out(a, k, la.matmul)
 
 
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):

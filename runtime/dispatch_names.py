@@ -5,7 +5,8 @@ use the operations' locations, although the locations a named_scope gives (``loc
 survive into the dispatches. So a program whose text carries scopes compiles in two phases: up to IREE's flow
 phase, where each dispatch is a ``flow.executable`` whose export's operations carry the location of the scope its
 root operation was traced in, then, with each such export renamed ``main_dispatch_3_encoder_matmul_64x64x64_f32``
-(the scope's characters other than letters, digits and ``_`` become ``_``), from flow to the end. Dispatches
+(each run of the scope's characters other than letters, digits and ``_`` becomes one ``_``, none at the ends:
+``transpose(jvp(encoder))`` gives ``transpose_jvp_encoder``), from flow to the end. Dispatches
 outside any scope keep IREE's names.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ def scoped_dispatch_names(flow_text: str) -> str:
         ordinal = _ORDINAL.match(name)
         if ordinal is None:
             continue
-        label = re.sub(r"\W", "_", scope)
+        label = re.sub(r"\W+", "_", scope).strip("_")
         renames[name] = f"{ordinal.group(1)}_{label}_{name[ordinal.end():]}"
     if not renames:
         return flow_text

@@ -48,3 +48,23 @@ def test_compiled_dispatches_carry_the_scope_names():
     np.testing.assert_allclose(paddle.jit(f)(x, w).numpy(), np.full(16, 3 * 16 * np.tanh(1.6), np.float32),
                                rtol=1e-5)
     assert not has_scopes(paddle.jit(lambda a, b: (a @ b).sum(axis=0)).lower(x, w).as_text())
+
+
+def test_backward_operations_carry_the_scope_of_their_forward_operation():
+    # as JAX names them: the transpose of an operation traced in "encoder" is in "transpose(jvp(encoder))"
+    x, w = paddle.ones([16, 16]), paddle.ones([16, 16]) * 0.1
+    grad_f = paddle.grad(lambda x, w: f(x, w).sum(), argnums=1)
+    ir = str(paddle.make_ir(grad_f)(x, w))
+    transposed_matmul = [line for line in ir.splitlines() if "dot_general" in line and "transpose(" in line]
+    assert transposed_matmul and transposed_matmul[0].endswith("# transpose(jvp(encoder))")
+    assert "# transpose(jvp(decoder))" in ir
+    with_outer = str(paddle.make_ir(lambda x, w: _in_scope("outer", grad_f, x, w))(x, w))
+    assert "# outer/transpose(jvp(encoder))" in with_outer and "# outer/encoder" in with_outer
+    vmfb = compiler.compile_stablehlo(paddle.jit(grad_f).lower(x, w).as_text(), use_disk_cache=False).vmfb
+    assert b"_transpose_jvp_encoder_matmul_16x16x16_f32" in vmfb
+    np.testing.assert_allclose(paddle.jit(grad_f)(x, w).numpy(), grad_f(x, w).numpy(), rtol=1e-6)
+
+
+def _in_scope(name, fn, *args):
+    with paddle.named_scope(name):
+        return fn(*args)

@@ -15,7 +15,8 @@ from paddle_fn.core.errors import UnsupportedError
 from paddle_fn.core.hooks import OPS
 from paddle_fn.core.ir import Literal, Program, ShapedArray, Var
 from paddle_fn.core.primitive import LINEAR, NONLINEAR, ZERO_TANGENT, unsupported
-from paddle_fn.core.staging import ProgramBuilder, StagingTrace, attribute_to, eval_program, restore_attribution
+from paddle_fn.core.staging import (ProgramBuilder, StagingTrace, attribute_to, eval_program, restore_attribution,
+                                    scope_of)
 from paddle_fn.core.trace import Tensor, Trace, Tracer, bind, get_aval, new_main
 
 def add_any(a, b):
@@ -194,7 +195,8 @@ def backward_pass(prog: Program, consts, cts_out):
         else:  # a non-linear computation on residuals staged by accident (e.g. under jit): recompute it
             previous = attribute_to(eqn.source)
             try:
-                outs = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
+                with scope_of(eqn.scope, transposed=False):
+                    outs = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
             finally:
                 restore_attribution(previous)
             for v, o in zip(eqn.outputs, outs if eqn.prim.multiple_results else [outs]):
@@ -225,9 +227,10 @@ def backward_pass(prog: Program, consts, cts_out):
         ct_arg = cts if eqn.prim.multiple_results else instantiate(cts[0])
         if eqn.prim.multiple_results:
             ct_arg = [instantiate(c) for c in cts]
-        previous = attribute_to(eqn.source)  # the transposed equations keep the user's line
+        previous = attribute_to(eqn.source)  # the transposed equations keep the user's line and scope
         try:
-            in_cts = rule(ct_arg, *args, **eqn.params)
+            with scope_of(eqn.scope, transposed=True):
+                in_cts = rule(ct_arg, *args, **eqn.params)
         finally:
             restore_attribution(previous)
         for v, ct in zip(eqn.inputs, in_cts):

@@ -83,6 +83,25 @@ def named_scope(name: str):
         _scopes.names.pop()
 
 
+@contextlib.contextmanager
+def scope_of(scope: str, *, transposed: bool):
+    """Stage the equations made for an equation traced in `scope` (its ``outer/inner`` named_scope path) under
+    that scope: a backward pass's operations (`transposed`) as ``transpose(jvp(inner))``, as JAX names them, and
+    recomputed forward ones as `inner`, each below the scopes open now (the part of `scope` they share is not
+    repeated)."""
+    current = "/".join(_scopes.names)
+    if not scope or (scope == current and not transposed):
+        yield
+        return
+    inner = scope[len(current) + 1:] if current and scope.startswith(current + "/") else scope
+    before = _scopes.names
+    _scopes.names = before + [f"transpose(jvp({inner}))" if transposed else inner]
+    try:
+        yield
+    finally:
+        _scopes.names = before
+
+
 class StagingTracer(Tracer):
     __slots__ = ("_aval", "provenance")
 

@@ -303,11 +303,25 @@ def _integer_pow_shape(x, *, y):
     return x
 
 
+def multiplied_out(x, n: int, multiply):
+    """x ** n for a Python int n >= 1 as repeated `multiply` by binary exponentiation (XLA's and JAX's order of
+    products), so its roundings are the same wherever it runs."""
+    acc, base = None, x
+    while n:
+        if n & 1:
+            acc = base if acc is None else multiply(acc, base)
+        n >>= 1
+        if n:
+            base = multiply(base, base)
+    return acc
+
+
 def _integer_pow_impl(x, *, y):
-    if x.dtype.kind == "f":
-        return _np_float(lambda a: np.power(a, float(y)))(x)
-    with np.errstate(all="ignore"):  # complex: numpy multiplies out an integer power, as the lowering does
-        return np.power(x, y).astype(x.dtype)
+    if y == 0:
+        return np.ones_like(x)
+    with np.errstate(all="ignore"):  # the lowering's products, so eager and compiled bits agree
+        acc = multiplied_out(x, -y if y < 0 else y, lambda a, b: (a * b).astype(x.dtype))
+        return (np.ones_like(x) / acc).astype(x.dtype) if y < 0 else acc
 
 
 def _integer_pow_jvp(primals, tangents, *, y):
@@ -322,13 +336,7 @@ def _integer_pow_lower(ctx, x, *, y):
     aval = ctx.avals_in[0]
     if y == 0:
         return ctx.constant(1, aval)
-    acc, base, n = None, x, (-y if y < 0 else y)
-    while n:  # binary exponentiation, as repeated multiplies
-        if n & 1:
-            acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval, in_avals=[aval, aval])
-        n >>= 1
-        if n:
-            base = ctx.op("stablehlo.multiply", [base, base], aval, in_avals=[aval, aval])
+    acc = multiplied_out(x, -y if y < 0 else y, lambda a, b: ctx.op("stablehlo.multiply", [a, b], aval, in_avals=[aval, aval]))
     if y < 0:
         one = ctx.constant(1, aval)
         acc = ctx.op("stablehlo.divide", [one, acc], aval, in_avals=[aval, aval])

@@ -29,7 +29,11 @@ computation is batched. Other details:
 **Distributions** (``gamma``, ``loggamma``, ``beta``, ``dirichlet``, ``exponential``, ``poisson``,
 ``categorical``, ``binomial``, ``multinomial``) follow JAX's algorithms step by step (see `gamma_samplers` and
 `discrete`), so the same key gives JAX's draws; ``gamma`` (and so ``beta`` and ``dirichlet``) is differentiable in its
-concentration by implicit reparameterization.
+concentration by implicit reparameterization. The rest of ``jax.random``'s samplers (``chisquare``, ``f``, ``t``,
+``pareto``, ``weibull_min``, ``rayleigh``, ``wald``, ``lognormal``, ``triangular``, ``geometric``, ``rademacher``,
+``maxwell``, ``double_sided_maxwell``, ``generalized_normal``, ``ball``, ``multivariate_normal``, ``orthogonal``)
+are built on these as JAX builds them (`derived`), with JAX's signatures. docs/random.md tabulates which draws
+are JAX's bit for bit and why the others are not.
 
 **Paddle-style API**: `seed`, `rand`, `randn`, `standard_normal`, `randperm`, `paddle_randint`,
 `paddle_uniform`, `paddle_normal`, `paddle_poisson`, `paddle_bernoulli`, `paddle_multinomial`, `standard_gamma`,
@@ -42,6 +46,9 @@ program inside `traced_global_key` with a key drawn from the global generator on
 (and Dropout) draw fresh numbers per call there. Their ``name`` arguments are accepted for Paddle
 compatibility and ignored.
 """
+from paddle_fn.random.derived import (ball, chisquare, double_sided_maxwell, f, generalized_normal, geometric,
+                                     lognormal, maxwell, multivariate_normal, orthogonal, pareto, rademacher, rayleigh,
+                                     t, triangular, wald, weibull_min)
 from paddle_fn.random.discrete import binomial, multinomial, poisson
 from paddle_fn.random.gamma_samplers import beta, dirichlet, gamma, loggamma
 from paddle_fn.random.global_seed import (PADDLE_API, global_key_is_traced, global_key_state, advance_global_key,
@@ -58,6 +65,8 @@ __all__ = ["key", "PRNGKey", "split", "fold_in", "random_bits", "uniform", "norm
            "permutation", "choice", "categorical", "exponential", "laplace", "logistic", "gumbel", "cauchy", "seed", "rand", "randn", "standard_normal", "paddle_randint", "paddle_uniform",
            "paddle_normal", "randperm", "rand_like", "randn_like", "randint_like", "traced_global_key",
            "traced_draws", "global_key_state", "advance_global_key", "global_key_is_traced", "PADDLE_API",
-           "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial",
+           "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "chisquare", "f", "t", "pareto", "weibull_min",
+           "rayleigh", "wald", "lognormal", "triangular", "geometric", "rademacher", "maxwell", "double_sided_maxwell",
+           "generalized_normal", "ball", "multivariate_normal", "orthogonal",
            "multinomial", "paddle_poisson", "paddle_bernoulli", "paddle_multinomial", "standard_gamma",
            "paddle_binomial", "get_rng_state", "set_rng_state", "next_global_key"]

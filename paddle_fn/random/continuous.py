@@ -78,7 +78,8 @@ def gumbel(key, shape=(), dtype=None):
 
 
 def cauchy(key, shape=(), dtype=None):
-    """Standard Cauchy floats: ``tan(pi * (u - 0.5))`` for u uniform in [eps, 1), as JAX.
+    """Standard Cauchy floats: ``tan(pi * (u - 0.5))`` for u uniform in [eps, 1), as JAX (the tangent correctly
+    rounded, which glibc's tanf, the one JAX calls, is not always: see docs/random.md).
 
     Example:
         >>> from paddle_fn import random
@@ -87,7 +88,7 @@ def cauchy(key, shape=(), dtype=None):
         True
     """
     u, shape, dt = _draw("cauchy", key, shape, dtype, lambda dt: float(dtypes.finfo(dt).eps), 1.0)
-    return el.tan(el.mul(_full(shape, math.pi, dt), el.sub(u, _full(shape, 0.5, dt))))
+    return xla_math.tan(el.mul(_full(shape, math.pi, dt), el.sub(u, _full(shape, 0.5, dt))))
 
 
 def categorical(key, logits, axis=-1, shape=None):

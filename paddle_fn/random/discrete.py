@@ -19,6 +19,7 @@ from paddle_fn.prims import structural as st
 from paddle_fn.prims.base import reduce_sum
 from paddle_fn.prims.control_flow import scan, while_loop
 from paddle_fn.prims.reduction import cumsum
+from paddle_fn.random import xla_math
 from paddle_fn.random.gamma_samplers import _broadcast_shapes, _key_at, _like
 from paddle_fn.random.keys import _broadcast_operand, _check_key, _float_dtype, _full, _static_shape, split
 from paddle_fn.random.samplers import uniform
@@ -60,9 +61,7 @@ def _poisson_knuth(key, lam, shape, dt):
         k, rng, log_prod = carry
         halves = split(rng)
         k = el.select(el.gt(log_prod, neg_lam), el.add(k, c(1)), k)
-        u = uniform(_key_at(halves, 1), shape, dtypes.float32)
-        log_u = el.convert_element_type(el.log(u), new_dtype=dt)
-        return k, _key_at(halves, 0), el.add(log_prod, log_u)
+        return k, _key_at(halves, 0), el.add(log_prod, xla_math.log(uniform(_key_at(halves, 1), shape, dt)))
 
     k, _, _ = while_loop(running, step, (c(0), key, c(0)))
     return el.sub(k, c(1))
@@ -89,7 +88,7 @@ def _transformed_rejection(key, shape, dt, propose):
 def _poisson_rejection(key, lam, shape, dt):
     """Hormann's transformed rejection (PTRS) for rates of 10 and more."""
     c = _like(lam)
-    log_lam = el.log(lam)
+    log_lam = xla_math.log(lam)
     b = el.add(c(0.931), el.mul(c(2.53), el.sqrt(lam)))
     a = el.add(c(-0.059), el.mul(c(0.02483), b))
     inv_alpha = el.add(c(1.1239), el.div(c(1.1328), el.sub(b, c(3.4))))
@@ -98,7 +97,7 @@ def _poisson_rejection(key, lam, shape, dt):
     def propose(u, v):
         u_shifted = el.sub(c(0.5), el.abs(u))
         k = el.floor(el.add(el.add(el.mul(el.add(el.div(el.mul(c(2), a), u_shifted), b), u), lam), c(0.43)))
-        s = el.log(el.div(el.mul(v, inv_alpha), el.add(el.div(a, el.mul(u_shifted, u_shifted)), b)))
+        s = xla_math.log(el.div(el.mul(v, inv_alpha), el.add(el.div(a, el.mul(u_shifted, u_shifted)), b)))
         t = el.sub(el.add(el.neg(lam), el.mul(k, log_lam)), el.lgamma(el.add(k, c(1))))
         accept1 = bw.and_(el.ge(u_shifted, c(0.07)), el.le(v, v_r))
         reject = bw.or_(el.lt(k, c(0)), bw.and_(el.lt(u_shifted, c(0.013)), el.gt(v, u_shifted)))
@@ -108,7 +107,8 @@ def _poisson_rejection(key, lam, shape, dt):
 
 
 def poisson(key, lam, shape=None, dtype="int64"):
-    """Poisson(lam) counts, as ``jax.random.poisson`` (Knuth below rate 10, transformed rejection above).
+    """Poisson(lam) counts, as ``jax.random.poisson`` (Knuth below rate 10, transformed rejection above), computed
+    in float32 whatever `lam`'s dtype, as JAX does.
 
     Args:
         key: a uint32[2] key.
@@ -124,7 +124,8 @@ def poisson(key, lam, shape=None, dtype="int64"):
     """
     _check_key("poisson", key)
     out_dt = _int_dtype("poisson", dtype)
-    lam, shape, dt = _parameter("poisson", "lam", lam, shape)
+    lam, shape, _ = _parameter("poisson", "lam", lam, shape)
+    lam, dt = el.convert_element_type(lam, new_dtype=dtypes.float32), dtypes.float32  # as JAX: float32 whatever lam's
     c = _like(lam)
     use_knuth = bw.or_(el.ne(lam, lam), el.lt(lam, c(10)))
     knuth = _poisson_knuth(key, el.select(use_knuth, lam, c(0)), shape, dt)

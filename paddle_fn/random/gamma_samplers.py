@@ -29,7 +29,9 @@ from paddle_fn.prims.base import reduce_sum
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.custom_derivatives import custom_jvp
 from paddle_fn.prims.reduction import reduce_max
+from paddle_fn.random import xla_math
 from paddle_fn.random.continuous import exponential
+from paddle_fn.random.xla_math import fused_multiply_add as fma
 from paddle_fn.random.keys import _broadcast_operand, _check_key, _const, _float_dtype, _full, _static_shape, split
 from paddle_fn.random.samplers import normal, uniform
 
@@ -54,12 +56,12 @@ def _gamma_one(key, alpha, log_space):
     boost_mask = el.ge(alpha, c(1))
     boosted = el.select(boost_mask, alpha, el.add(alpha, c(1)))
     d = el.sub(boosted, c(1 / 3))
-    scale = el.div(c(1 / 3), el.sqrt(d))
+    scale = el.mul(c(1 / 3), el.div(c(1), el.sqrt(d)))
 
     def rejected(state):
         _, x2, v, u = state
-        squeeze = el.ge(u, el.sub(c(1), el.mul(c(0.0331), el.mul(x2, x2))))
-        exact = el.ge(el.log(u), el.add(el.mul(x2, c(0.5)), el.mul(d, el.add(el.sub(c(1), v), el.log(v)))))
+        squeeze = el.ge(u, fma(c(-0.0331), el.mul(x2, x2), c(1)))
+        exact = el.ge(xla_math.log(u), fma(x2, c(0.5), el.mul(d, el.add(el.sub(c(1), v), xla_math.log(v)))))
         return bw.and_(squeeze, exact)
 
     def propose(state):
@@ -69,7 +71,7 @@ def _gamma_one(key, alpha, log_space):
         def next_normal(kxv):
             halves = split(kxv[0])
             x = normal(_key_at(halves, 1), (), dt)
-            return _key_at(halves, 0), x, el.add(c(1), el.mul(x, scale))
+            return _key_at(halves, 0), x, fma(x, scale, c(1))
 
         _, x, v = while_loop(lambda kxv: el.le(kxv[2], c(0)), next_normal, (x_key, c(0), c(-1)))
         return next_key, el.mul(x, x), el.mul(el.mul(v, v), v), uniform(u_key, (), dt)
@@ -80,9 +82,9 @@ def _gamma_one(key, alpha, log_space):
     if log_space:
         log_u = el.neg(exponential(subkey, (), dt))
         log_boost = el.select(bw.or_(boost_mask, el.eq(log_u, c(0))), c(0), el.mul(log_u, el.div(c(1), alpha)))
-        return el.add(el.add(el.log(d), el.log(v)), log_boost)
+        return el.add(el.add(xla_math.log(d), xla_math.log(v)), log_boost)
     u = el.sub(c(1), uniform(subkey, (), dt))
-    boost = el.select(boost_mask, c(1), el.pow(u, el.div(c(1), alpha)))
+    boost = el.select(boost_mask, c(1), xla_math.pow(u, el.div(c(1), alpha)))
     return el.mul(el.mul(d, v), boost)
 
 
@@ -265,8 +267,8 @@ def beta(key, a, b, shape=None, dtype=None):
     log_a = _standard_gamma(_key_at(halves, 0), a, True)
     log_b = _standard_gamma(_key_at(halves, 1), b, True)
     log_max = el.max(log_a, log_b)
-    scaled_a = el.exp(el.sub(log_a, log_max))
-    scaled_b = el.exp(el.sub(log_b, log_max))
+    scaled_a = xla_math.exp(el.sub(log_a, log_max))
+    scaled_b = xla_math.exp(el.sub(log_b, log_max))
     return el.div(scaled_a, el.add(scaled_a, scaled_b))
 
 
@@ -304,7 +306,8 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     last = len(batch)
     shifted = el.sub(log_g, st.broadcast_in_dim(reduce_max(log_g, axes=(last,)), shape=batch + event,
                                                 broadcast_dimensions=tuple(range(last))))
-    e = el.exp(shifted)
-    total = st.broadcast_in_dim(reduce_sum(e, axes=(last,)), shape=batch + event,
-                                broadcast_dimensions=tuple(range(last)))
-    return el.div(e, total)
+    e = xla_math.exp(shifted)
+    # XLA rewrites the division by a broadcast sum as a product with its reciprocal
+    total = reduce_sum(e, axes=(last,))
+    inverse = el.div(_full(get_aval(total).shape, 1.0, get_aval(total).dtype), total)
+    return el.mul(e, st.broadcast_in_dim(inverse, shape=batch + event, broadcast_dimensions=tuple(range(last))))
