@@ -13,6 +13,8 @@ import logging
 import os
 import platform
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from typing import Callable, Optional
@@ -170,27 +172,65 @@ class _CompilerFailure(Exception):
 
 
 def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
-    from iree.compiler import compile_str
-    from iree.compiler.tools import CompilerToolError
+    # a module declaring its devices (--iree-hal-target-device, pmap's multi-device module) names no backend
+    declares_devices = any(flag.startswith("--iree-hal-target-device=") for flag in flags)
+    backends = [] if declares_devices else [target]
+    if has_scopes(text) and not declares_devices:  # named_scope names into the dispatch names
+        flow = _iree_compile(text, target_backends=backends, input_type="stablehlo",
+                             extra_args=[*flags, "--compile-to=flow", "--mlir-print-debuginfo"])
+        return _iree_compile(scoped_dispatch_names(flow.decode()), target_backends=backends,
+                             extra_args=[*flags, "--compile-from=flow"])
+    return _iree_compile(text, target_backends=backends, input_type="stablehlo", extra_args=list(flags))
+
+
+# An iree-compile that uses no CPU time for this long is deadlocked: IREE 3.13 once hung in the test suite with
+# every thread waiting on a futex. Compiling is CPU-bound throughout, so even a heavily loaded machine gives it
+# some time each second.
+STALL_SECONDS = 60.0
+
+
+def _cpu_seconds(pid: int) -> Optional[float]:
+    """The CPU time process `pid` has used (Linux's /proc), or None where that cannot be read."""
     try:
-        # a module declaring its devices (--iree-hal-target-device, pmap's multi-device module) names no backend
-        declares_devices = any(flag.startswith("--iree-hal-target-device=") for flag in flags)
-        backends = [] if declares_devices else [target]
-        if has_scopes(text) and not declares_devices:  # named_scope names into the dispatch names
-            flow = compile_str(text, target_backends=backends, input_type="stablehlo",
-                               extra_args=[*flags, "--compile-to=flow", "--mlir-print-debuginfo"])
-            return compile_str(scoped_dispatch_names(flow.decode()), target_backends=backends,
-                               extra_args=[*flags, "--compile-from=flow"])
-        return compile_str(text, target_backends=backends, input_type="stablehlo", extra_args=list(flags))
-    except CompilerToolError as error:
-        raise _CompilerFailure(_diagnostics_of(str(error))) from None
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
-def _diagnostics_of(tool_message: str) -> str:
-    _, found, diagnostics = tool_message.partition("Diagnostics:\n")
-    if not found:
-        return tool_message.strip()
-    return diagnostics.partition("\n\nInvoked with:")[0].strip()
+def _iree_compile(source: str, *, stall_seconds: float = STALL_SECONDS, **options) -> bytes:
+    """iree-compile `source` with `options` (those of iree.compiler.compile_str), killed when it stops using CPU
+    time for `stall_seconds`: a hung compile becomes a failure, and the fallback flags get their turn."""
+    from iree.compiler.tools.core import CompilerOptions, TempFileSaver, build_compile_command_line
+    with TempFileSaver.implicit() as saver:
+        command = build_compile_command_line("-", saver, CompilerOptions(**options))
+    return _run_watched(command, source.encode(), stall_seconds)
+
+
+def _run_watched(command: list, stdin: bytes, stall_seconds: float) -> bytes:
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        used, progress_at, pending = None, time.monotonic(), stdin
+        while True:
+            try:
+                out, err = process.communicate(pending, timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                pending = None  # written already: communicate goes on with it
+                now, seconds = time.monotonic(), _cpu_seconds(process.pid)
+                if seconds is None or seconds != used:
+                    used, progress_at = seconds, now
+                elif now - progress_at > stall_seconds:
+                    process.kill()
+                    process.communicate()
+                    raise _CompilerFailure(f"{os.path.basename(command[0])} used no CPU time for {stall_seconds:.0f} s "
+                                           "(deadlocked) and was stopped") from None
+    if process.returncode != 0:
+        raise _CompilerFailure(err.decode(errors="replace").strip() or
+                               f"{os.path.basename(command[0])} exited with status {process.returncode}")
+    if err:
+        sys.stderr.write(err.decode(errors="replace"))  # IREE's warnings, as compile_str shows them
+    return out
 
 
 def _system_linker_available() -> bool:

@@ -35,7 +35,7 @@ def f(x, w):
     with paddle.named_scope("encoder"):
         y = paddle.tanh(x @ w)
     with paddle.named_scope("decoder"):
-        return (y * 3.0).sum(axis=0)
+        return (y * 3.0).sum(axis=1)
 
 
 def test_compiled_dispatches_carry_the_scope_names():

@@ -468,3 +468,17 @@ def test_cache_dir_respects_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("PADDLE_FN_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert runtime.cache_dir() == os.path.join(str(tmp_path), "paddle_fn", "iree")
+
+
+def test_a_compiler_that_stops_using_cpu_time_is_stopped_and_reported():
+    # IREE 3.13 once deadlocked (every thread waiting on a futex); the watchdog turns that into a failure the
+    # fallback flags can follow, instead of a call that never returns
+    started = time.monotonic()
+    with pytest.raises(compiler._CompilerFailure, match="no CPU time"):
+        compiler._run_watched([sys.executable, "-c", "import sys, time; sys.stdin.read(); time.sleep(60)"], b"x",
+                              stall_seconds=1.5)
+    assert time.monotonic() - started < 20
+    with pytest.raises(compiler._CompilerFailure, match="bad input"):
+        compiler._run_watched([sys.executable, "-c", "import sys; sys.exit('bad input')"], b"", stall_seconds=5)
+    busy = "import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 3: pass\nprint('done')"
+    assert compiler._run_watched([sys.executable, "-c", busy], b"", stall_seconds=1.0).strip() == b"done"
