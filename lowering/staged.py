@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_fn.core.batching import vmap_flat
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
@@ -36,6 +37,27 @@ def inline(ctx, prog, consts, operands) -> list:
     return its output names."""
     names = [ctx.constant(c.concrete_value(), get_aval(c)) for c in consts]
     return ctx.inline(prog, names + list(operands))
+
+
+def lower_by_expansion(expansion, *, core_ndim=2, multiple_results=False):
+    """The lowering rule of a primitive written as `expansion(*operands, **params)`, other primitives applied to one
+    problem whose operands have `core_ndim` dimensions: the dimensions before those are batch dimensions, which
+    the expansion is vmapped over; the program is staged and inlined. The decompositions, which StableHLO has no
+    operation for (or IREE does not compile), lower this way."""
+    def lower(ctx, *operands, **params):
+        n_out = len(ctx.avals_out)
+
+        def one(*xs):
+            out = expansion(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        fun = one
+        for size in reversed(ctx.avals_in[0].shape[:-core_ndim]):
+            fun = (lambda f, size: lambda *xs: vmap_flat(f, list(xs), [0] * len(xs), size, [0] * n_out))(fun, size)
+        prog, consts = trace_to_program(fun, list(ctx.avals_in), transform="lowering")
+        outs = inline(ctx, prog, consts, operands)
+        return outs if multiple_results else outs[0]
+    return lower
 
 
 def shape_of(x) -> tuple:

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, iree_scatter, iree_sort, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad,
-                               llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
+from paddle_fn.lowering import (f64_math, iree_linalg, iree_scatter, iree_sort, llvm_cpu_conv, llvm_cpu_fft,
+                               llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
+from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
 
@@ -44,6 +45,12 @@ def _own_rule_on_signed_view(name):
     """The primitive's own rule applied through the signed view of unsigned operands; the rule is looked up when
     it lowers, since this table is built before the primitives register."""
     return on_signed_view(lambda ctx, *operands, **params: generic_rule(name)(ctx, *operands, **params))
+
+
+def _rule_on_every_target(name):
+    """The rule of primitive `name` for every target (its EVERY_TARGET row, else its own), looked up when it
+    lowers."""
+    return lambda ctx, *operands, **params: lowering_rule(get_primitive(name), EVERY_TARGET)(ctx, *operands, **params)
 
 
 OVERRIDES = {(o.primitive, o.target): o for o in (
@@ -82,7 +89,20 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                       "cuda cross-compiled)",
              why="IREE compiles only a simple form of " + name + " (indices naming the leading operand axes, one "
                  "element each); every other is rewritten into it (see lowering/iree_scatter.py)")
-    for name in ("scatter", "scatter_add")) + (
+    for name in ("scatter", "scatter_add")) + tuple(
+    Override(name, EVERY_TARGET, iree_linalg.lower_by_own_expansion(name), iree="3.13",
+             evidence="tests/test_iree_probes.py::test_generic_decompositions_still_need_their_expansion (llvm-cpu, "
+                      "and cuda cross-compiled)",
+             why="IREE rejects stablehlo." + name + " (\"failed to legalize operation ... explicitly marked "
+                 "illegal\"), real and complex; the primitive's expansion is lowered instead (see "
+                 "lowering/iree_linalg.py)")
+    for name in iree_linalg.EXPANDED) + tuple(
+    Override(name, "llvm-cpu", iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)), iree="3.13",
+             evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu",
+             why="IREE's CPU programs of one unbatched decomposition fail by shape (a wide SVD and a complex eigh "
+                 "fail to run, \"indirect buffer reference slot 0 is out range\"; a 16x16 LU fails to compile); "
+                 "over a batch of one they compile and run, as fast (see lowering/iree_linalg.py)")
+    for name in iree_linalg.DECOMPOSITIONS) + (
     Override("scan", "llvm-cpu", llvm_cpu_scan.lower_scan, iree="3.13",
              evidence="benchmarks/bench_models.py (recurrence); tests/test_control_flow.py (scans under jit)",
              why="IREE copies every carried buffer each loop iteration (no in-place update): a scan under reverse "

@@ -3,9 +3,8 @@
 
 Every function maps over leading (batch) dimensions, is differentiable (grad and JVP) wherever the underlying
 decomposition is (distinct eigenvalues / singular values, invertible factors), and works under vmap and jit
-(the primitives lower to paddle_fn's own StableHLO algorithms). `eig`/`eigvals` are eager only, and complex
-matrices (inv, solve, det, slogdet) are differentiable but not compiled yet. See docs/linalg.md and
-docs/complex.md.
+(the primitives lower to paddle_fn's own StableHLO algorithms), for complex matrices too. `eig`/`eigvals` are
+eager only. See docs/linalg.md and docs/complex.md.
 """
 from __future__ import annotations
 
@@ -46,8 +45,7 @@ __all__ = ["matmul", "norm", "inv", "det", "slogdet", "solve", "triangular_solve
 
 def _matrices(op, x, *, square=False, complex_ok=False):
     """x as a float Tensor of matrices [..., m, n] (square if asked), with errors that name the function;
-    `complex_ok`: the function has a complex form (those built on the LU factorization), so complex64/complex128
-    pass too."""
+    `complex_ok`: the function has a complex form, so complex64/complex128 pass too."""
     x = inexact_operand(op, x) if complex_ok else float_operand(op, x)
     shape = shape_of(x)
     if len(shape) < 2:
@@ -83,7 +81,8 @@ def _identity(n, batch, dtype):
 
 
 def _scale_columns(x, v):
-    """x [..., m, k] times v [..., k] per column."""
+    """x [..., m, k] times v [..., k] per column (real v scales complex x)."""
+    v = ew.convert_element_type(v, new_dtype=get_aval(x).dtype)
     return ew.mul(x, st.broadcast_in_dim(v, shape=shape_of(x), broadcast_dimensions=tuple(
         range(get_aval(v).ndim - 1)) + (get_aval(x).ndim - 1,)))
 
@@ -309,7 +308,8 @@ def svd(x, full_matrices=False, name=None):
 
 def _symmetric_from(op, x, uplo):
     """The symmetric (complex: Hermitian, with the real part of the diagonal, as LAPACK reads it) matrix described
-    by the lower ('L') or upper ('U') triangle of x."""
+    by the lower ('L') or upper ('U') triangle of x, differentiated as the Hermitian part (x + x^H) / 2, as Paddle's
+    and JAX's eigh are (the value reads one triangle; the gradient is Hermitian)."""
     if uplo not in ("L", "U"):
         raise ValueError(f"paddle.linalg.{op}: UPLO must be 'L' or 'U', got {uplo!r}")
     x = _matrices(op, x, square=True, complex_ok=True)
@@ -317,7 +317,8 @@ def _symmetric_from(op, x, uplo):
     diag = la.tril(la.triu(x))
     if x.dtype.kind == "c":
         diag = cx.complex_(cx.real(diag), st.full_like(cx.real(diag), 0))
-    return ew.add(ew.add(diag, strict), la.adjoint(strict))
+    hermitian = la.hermitian_part(x)
+    return ew.add(ew.stop_gradient(ew.sub(ew.add(ew.add(diag, strict), la.adjoint(strict)), hermitian)), hermitian)
 
 
 def eigh(x, UPLO="L", name=None):  # noqa: N803 - Paddle's parameter name
@@ -485,9 +486,19 @@ def slogdet(x, name=None):
     packed, pivots, _ = la.lu(a)
     d = la.diagonal(packed)
     dtype = get_aval(a).dtype
-    sign = ew.mul(_permutation_sign(pivots, dtype), red.reduce_prod(ew.sign(d), axes=_last(d)))  # complex: a phase
+    # complex: a phase d / |d|, differentiable as JAX's (the sign primitive's derivative is zero)
+    phases = _phases(d) if dtype.kind == "c" else ew.sign(d)
+    sign = ew.mul(_permutation_sign(pivots, dtype), red.reduce_prod(phases, axes=_last(d)))
     logabs = ew.convert_element_type(_sum(ew.log(ew.abs(d)), _last(d)), new_dtype=dtype)  # stacked with the sign
     return st.concatenate(*[st.expand_dims(v, dimensions=(0,)) for v in (sign, logabs)], dimension=0)
+
+
+def _phases(z):
+    """z / |z| of complex z (0 where z is 0)."""
+    size = ew.abs(z)
+    zero = ew.eq(size, st.full_like(size, 0))
+    safe = ew.convert_element_type(ew.select(zero, st.full_like(size, 1), size), new_dtype=get_aval(z).dtype)
+    return ew.select(zero, st.full_like(z, 0), ew.div(z, safe))
 
 
 def _svd_cutoff(s, rcond):
@@ -511,14 +522,14 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
         array([[1., 0.],
                [0., 0.]], dtype=float32)
     """
-    a = _matrices("pinv", x, square=bool(hermitian))
+    a = _matrices("pinv", x, square=bool(hermitian), complex_ok=True)
     if hermitian:
         w, v = la.eigh(a)
         _, w_inv = _svd_cutoff_signed(w, rcond)
-        return la.matmul(_scale_columns(v, w_inv), la.matrix_transpose(v))
+        return la.matmul(_scale_columns(v, w_inv), la.adjoint(v))
     u, s, vh = la.svd(a)
     _, s_inv = _svd_cutoff(s, rcond)
-    return la.matmul(_scale_columns(la.matrix_transpose(vh), s_inv), la.matrix_transpose(u))
+    return la.matmul(_scale_columns(la.adjoint(vh), s_inv), la.adjoint(u))
 
 
 def _svd_cutoff_signed(w, rcond):
@@ -541,8 +552,8 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         (array([[0.8333],
                [1.5   ]], dtype=float32), array(2, dtype=int32))
     """
-    a = _matrices("lstsq", x)
-    b = _matrices("lstsq", y)
+    a = _matrices("lstsq", x, complex_ok=True)
+    b = _matrices("lstsq", y, complex_ok=True)
     if shape_of(b)[-2] != shape_of(a)[-2]:
         raise ShapeError(f"paddle.linalg.lstsq: y must have {shape_of(a)[-2]} rows to match x of shape "
                          f"{list(shape_of(a))}, got shape {list(shape_of(b))}")
@@ -552,13 +563,14 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         rcond = float(np.finfo(get_aval(a).dtype.np).eps) * max(m, n)
     u, s, vh = la.svd(a)
     keep, s_inv = _svd_cutoff(s, rcond)
-    solution = la.matmul(_scale_columns(la.matrix_transpose(vh), s_inv), la.matmul(la.matrix_transpose(u), b))
+    solution = la.matmul(_scale_columns(la.adjoint(vh), s_inv), la.matmul(la.adjoint(u), b))
     rank = _sum(ew.convert_element_type(keep, new_dtype=dtypes.int32), _last(keep))
     if m > n:
         r = ew.sub(la.matmul(a, solution), b)
-        residuals = _sum(ew.mul(r, r), (get_aval(r).ndim - 2,))
+        size = ew.abs(r)
+        residuals = _sum(ew.mul(size, size), (get_aval(r).ndim - 2,))
     else:
-        residuals = st.full((0,), 0, get_aval(a).dtype)
+        residuals = st.full((0,), 0, get_aval(s).dtype)
     return solution, residuals, rank, s
 
 
@@ -781,7 +793,7 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
         >>> linalg.matrix_rank(paddle.to_tensor([[1., 0.], [0., 1e-3]]), atol=0.01).item()
         1
     """
-    a = _matrices("matrix_rank", x, square=bool(hermitian))
+    a = _matrices("matrix_rank", x, square=bool(hermitian), complex_ok=True)
     s = ew.abs(la.eigh(a)[0]) if hermitian else la.svd(a)[1]
     if atol is not None or rtol is not None:
         if tol is not None:

@@ -261,9 +261,10 @@ def test_complex_linalg_derivatives_follow_jax_and_paddle():
     np.testing.assert_allclose(x.grad.numpy(), [[33 + 15j, -2.5 + 5.5j], [-6 - 16j, 27 - 1j]], rtol=1e-14)
 
 
-def test_complex_decompositions_say_what_is_not_there_yet():
-    with pytest.raises(paddle.UnsupportedError, match="complex matrices are not compiled yet"):
-        paddle.jit(lambda a: paddle.linalg.qr(a)[1])(c128(A0))
+def test_complex_qr_compiles_to_lapacks_factors():
+    a = c128(A0)
+    np.testing.assert_allclose(paddle.jit(lambda a: paddle.linalg.qr(a)[1])(a).numpy(), np.linalg.qr(a.numpy())[1],
+                               atol=1e-13)
 
 
 def test_norm_and_linspace_of_complex():

@@ -1,5 +1,6 @@
 """The probes behind the overrides that hold for every IREE target (lowering/targets.py's EVERY_TARGET rows), and
-behind the llvm-cpu FFT row.
+behind the llvm-cpu FFT row and the llvm-cpu rows of the decompositions, whose generic forms IREE accepts but
+fails on.
 
 Each probe compiles a primitive's generic lowering where IREE 3.13 rejects it, and asserts that it still fails: when
 an IREE upgrade makes one of these tests fail, the override it names may be deleted (measure its speed first). The
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 
 import paddle_fn as paddle
-from paddle_fn.lowering import targets
+from paddle_fn.lowering import iree_linalg, targets
+from paddle_fn.prims import linalg as la
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import slicing as sl
 from paddle_fn.runtime import CompileError
@@ -103,3 +105,47 @@ def test_generic_fft_of_one_power_of_two_axis_compiles_and_agrees(monkeypatch):
     _generic(monkeypatch, "fft", target="llvm-cpu")
     assert "stablehlo.fft" in paddle.jit(paddle.fft.fft).lower(x).as_text()
     np.testing.assert_allclose(paddle.jit(paddle.fft.fft)(x).numpy(), paddle.fft.fft(x).numpy(), rtol=2e-6, atol=1e-4)
+
+
+SPD = paddle.to_tensor(np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], np.float32))
+RHS = paddle.to_tensor(np.array([[1.0, 2.0], [0.0, -1.0], [3.0, 0.5]], np.float32))
+EXPANDED_IREE_REJECTS = {
+    "cholesky": lambda a, b: la.cholesky(a),
+    "triangular_solve": lambda a, b: la.triangular_solve(a, b, lower=True, transpose_a=True),
+}
+
+
+@pytest.mark.parametrize("target", ["llvm-cpu", "cuda"])
+@pytest.mark.parametrize("name", sorted(EXPANDED_IREE_REJECTS))
+def test_generic_decompositions_still_need_their_expansion(name, target, monkeypatch):
+    f = EXPANDED_IREE_REJECTS[name]
+    np.testing.assert_allclose(paddle.jit(f)(SPD, RHS).numpy(), f(SPD, RHS).numpy(), rtol=1e-5, atol=1e-6)
+    _generic(monkeypatch, name)
+    lowered = paddle.jit(f).lower(SPD, RHS)
+    assert f'"stablehlo.{name}"' in lowered.as_text(target)
+    with pytest.raises(CompileError, match="failed to legalize operation 'stablehlo." + name):
+        lowered.cross_compile(target)
+
+
+# one matrix each (every output computed: fewer outputs give another program), and what IREE 3.13 does with the
+# unbatched program on llvm-cpu
+_RNG = np.random.default_rng(0)
+UNBATCHED_IREE_FAILS = {
+    "svd of a wide matrix": (la.svd, _RNG.standard_normal((8, 16)).astype(np.float32), IndexError, "indirect buffer"),
+    "complex eigh": (la.eigh, (lambda m: m + m.conj().T)(_RNG.standard_normal((4, 4)) + 1j * _RNG.standard_normal((4, 4))),
+                     IndexError, "indirect buffer"),
+    "16x16 lu": (la.lu, _RNG.standard_normal((16, 16)).astype(np.float32), CompileError, "could not compile"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNBATCHED_IREE_FAILS))
+def test_unbatched_decompositions_still_fail_on_the_cpu(case, monkeypatch):
+    f, value, error, message = UNBATCHED_IREE_FAILS[case]
+    x = paddle.to_tensor(value)
+    for got, want in zip(paddle.jit(f)(x), f(x)):  # eigenvalues, singular values, LU factors: no gauge
+        if case != "complex eigh" or got.dtype != x.dtype:
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    for name in iree_linalg.DECOMPOSITIONS:
+        monkeypatch.delitem(targets.OVERRIDES, (name, "llvm-cpu"))
+    with pytest.raises(error, match=message):
+        [y.numpy() for y in paddle.jit(f)(x)]

@@ -1,15 +1,18 @@
 """Matrix decompositions and triangular solves: cholesky, triangular_solve, lu, qr, eigh, svd.
 
 Every primitive acts on the last two dimensions and maps over any leading (batch) dimensions, so each batching
-rule only moves the vmapped axis to the front. Eagerly they run numpy/scipy (LAPACK). IREE 3.13 compiles neither
-stablehlo.cholesky nor stablehlo.triangular_solve ("failed to legalize operation ... explicitly marked
-illegal", float32 and float64) and has no LAPACK custom calls, so each lowering is an algorithm written here with
-other primitives (loops over columns or rotations of one matrix, mapped over the batch dimensions), traced and
-inlined into the StableHLO.
+rule only moves the vmapped axis to the front. Eagerly they run numpy/scipy (LAPACK). Each has an expansion: an
+algorithm written here with other primitives for one matrix (loops over columns, Householder reflections or
+Jacobi rotations; for complex matrices the real-arithmetic forms of prims/linalg_complex.py), which
+lowering.staged.lower_by_expansion maps over the batch dimensions, traces and inlines. StableHLO has no operation
+for lu, qr, eigh and svd, so the expansion is their lowering; cholesky and triangular_solve lower to StableHLO's
+operations, and lowering/targets.py lowers their expansion on the IREE targets, which reject those.
 
-JVP rules are the standard matrix-calculus results, written with these primitives and dot_general so that they
-are themselves differentiable and batchable. Decompositions with a sign ambiguity (eigh, svd) fix it: each
-eigenvector / left singular vector has its entry of largest magnitude positive, eagerly and under jit alike.
+JVP rules are the standard matrix-calculus results (JAX's for complex matrices), written with these primitives and
+dot_general so that they are themselves differentiable and batchable. Decompositions with a sign ambiguity (eigh,
+svd) fix it for real matrices: each eigenvector / left singular vector has its entry of largest magnitude positive,
+eagerly and under jit alike. Complex ones keep LAPACK's phases eagerly (as Paddle and numpy); the compiled
+expansion makes each such entry real and positive instead.
 """
 from __future__ import annotations
 
@@ -19,21 +22,25 @@ import numpy as np
 
 from paddle_fn.core import dtypes
 from paddle_fn.core.autodiff import Zero, is_undefined
-from paddle_fn.core.batching import batch_size, bdim_at_front, vmap_flat
+from paddle_fn.core.batching import batch_size, bdim_at_front
 from paddle_fn.core.errors import DTypeError, ShapeError, UnsupportedError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import NONLINEAR, Primitive, RuntimeCheck, symbolic_zeros
-from paddle_fn.core.staging import trace_to_program
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.trace import get_aval
+from paddle_fn.lowering.staged import inline, lower_by_expansion, stage
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import linalg_complex as lc
 from paddle_fn.prims._rules import fmt, scalar_like
-from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
-from paddle_fn.prims.bitwise import and_
-from paddle_fn.prims.control_flow import fori_loop, while_loop
+from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape
+from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, lt, mul, ne, neg,  # noqa: A004
                                          nonfinite_count, select, sqrt, sub)
-from paddle_fn.prims.reduction import argmax, dot_general, reduce_max, sort
+from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
+                                      gap_reciprocals, hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps,
+                                      masked, matmul, matrix_transpose, ndim_of, nonzero_or_one, off_diagonal_ratio,
+                                      outer, permute_rows, rotate_lines, shape_of, sort_columns, tril, triu)
+from paddle_fn.prims.matrices import permutation_matrix  # noqa: F401 - paddle_fn.linalg reads it from here
+from paddle_fn.prims.reduction import argmax, dot_general
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice
 
@@ -54,92 +61,6 @@ def _check_matrix(name, a, *, square=False, complex_ok=False):
                          "columns)")
 
 
-def _ndim(x):
-    return get_aval(x).ndim
-
-
-def _shape(x):
-    return get_aval(x).shape
-
-
-def matrix_transpose(x):
-    """Swap the last two dimensions."""
-    nd = _ndim(x)
-    return transpose(x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
-
-
-def matmul(a, b):
-    """Matrix product over the last two dimensions; the leading dimensions of a and b are equal batch dims."""
-    nd = _ndim(a)
-    batch = tuple(range(nd - 2))
-    return dot_general(a, b, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)))
-
-
-def _band(shape, k, lower):
-    """Boolean mask over the last two dims: column - row <= k (lower) or >= k (upper)."""
-    nd = len(shape)
-    rows = iota(dtype=dtypes.int32, shape=shape, dimension=nd - 2)
-    cols = iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1)
-    diff, bound = sub(cols, rows), broadcast_in_dim(Tensor(np.int32(k)), shape=shape, broadcast_dimensions=())
-    return ge(bound, diff) if lower else ge(diff, bound)
-
-
-def _masked(x, mask):
-    """x where mask, 0 elsewhere, as a product so that it is linear in x (transposable)."""
-    return mul(x, convert_element_type(mask, new_dtype=get_aval(x).dtype))
-
-
-def tril(x, k=0):
-    return _masked(x, _band(_shape(x), k, True))
-
-
-def triu(x, k=0):
-    return _masked(x, _band(_shape(x), k, False))
-
-
-def eye_like(x):
-    """The identity with x's (square) shape and dtype."""
-    shape = _shape(x)
-    return convert_element_type(eq(iota(dtype=dtypes.int32, shape=shape, dimension=len(shape) - 2),
-                                   iota(dtype=dtypes.int32, shape=shape, dimension=len(shape) - 1)),
-                                new_dtype=get_aval(x).dtype)
-
-
-def diagonal(x):
-    """The main diagonal of square matrices: [..., n, n] -> [..., n]."""
-    return reduce_sum(mul(x, eye_like(x)), axes=(_ndim(x) - 1,))
-
-
-def _rows(v, n):
-    """v [..., k] as a matrix whose every row is v: [..., n, k] (entry [i, j] = v[j])."""
-    shape = _shape(v)
-    nd = len(shape)
-    return broadcast_in_dim(v, shape=shape[:-1] + (n,) + shape[-1:],
-                            broadcast_dimensions=tuple(range(nd - 1)) + (nd,))
-
-
-def _cols(v, k):
-    """v [..., n] as a matrix whose every column is v: [..., n, k] (entry [i, j] = v[i])."""
-    shape = _shape(v)
-    return broadcast_in_dim(v, shape=shape + (k,), broadcast_dimensions=tuple(range(len(shape))))
-
-
-def diag_matrix(v):
-    n = _shape(v)[-1]
-    return mul(_rows(v, n), eye_like(_rows(v, n)))
-
-
-def adjoint(x):
-    """The conjugate transpose of the last two dimensions (the transpose of real matrices)."""
-    t = matrix_transpose(x)
-    return cx.conj(t) if get_aval(x).dtype.kind == "c" else t
-
-
-def _symmetrize(x):
-    """The Hermitian (for real matrices, symmetric) part (A + A^H) / 2."""
-    return mul(add(x, adjoint(x)), full_like(x, 0.5))
-
-
 def _batch_rule(get_prim):
     """Move every vmapped axis to the front (materialising it on unbatched operands); the primitive maps over
     leading dimensions itself."""
@@ -151,41 +72,13 @@ def _batch_rule(get_prim):
     return batch
 
 
-def _lower_algorithm(algorithm, multiple_results=False, complex_algorithm=None):
-    """A lowering that traces `algorithm(*matrices, **params)` (one unbatched problem, written with primitives),
-    vmapped over the operands' leading dimensions, and inlines the resulting program; complex operands take
-    `complex_algorithm` (paddle_fn.prims.linalg_complex: real arithmetic only), where there is one."""
-    def lower(ctx, *args, **params):
-        chosen = algorithm
-        if any(a.dtype.kind == "c" for a in ctx.avals_in):
-            if complex_algorithm is None:
-                raise UnsupportedError(
-                    f"{algorithm.__name__.strip('_').removesuffix('_algorithm')}: complex matrices are not compiled "
-                    "yet (IREE 3.13 cannot compile this algorithm on complex numbers, and no real form of it is "
-                    "written); call it on complex matrices outside jit. inv, solve, det, slogdet, lu, cholesky "
-                    "and triangular_solve of complex matrices do compile")
-            chosen = complex_algorithm
-        batch_shape = ctx.avals_in[0].shape[:-2]
-        n_out = len(ctx.avals_out)
-
-        def one(*xs):
-            out = chosen(*xs, **params)
-            return list(out) if multiple_results else [out]
-
-        fun = one
-        for size in reversed(batch_shape or (1,)):
-            fun = (lambda f, size: lambda *xs: vmap_flat(f, list(xs), [0] * len(xs), size, [0] * n_out))(fun, size)
-        if not batch_shape:
-            # lowered as a batch of one: IREE 3.13 fails at run time ("indirect buffer reference slot 0 is out of
-            # range") on the unbatched one-sided Jacobi SVD of a wide matrix, and the batched form is as fast
-            batched = fun
-            fun = lambda *xs: [reshape(o, new_sizes=get_aval(o).shape[1:])  # noqa: E731
-                               for o in batched(*[reshape(x, new_sizes=(1,) + get_aval(x).shape) for x in xs])]
-        prog, consts = trace_to_program(fun, list(ctx.avals_in), transform="lowering")
-        const_names = [ctx.constant(c.concrete_value(), c.aval) for c in consts]
-        outs = ctx.inline(prog, const_names + list(args))
-        return outs if multiple_results else outs[0]
-    return lower
+def _expansion(real_algorithm, complex_algorithm):
+    """The expansion of one problem: `real_algorithm` on real matrices, `complex_algorithm` (prims/linalg_complex.py:
+    real arithmetic on the parts, which IREE 3.13 compiles where complex loops went wrong) on complex ones."""
+    def expand(*matrices, **params):
+        complex_ = get_aval(matrices[0]).dtype.kind == "c"
+        return (complex_algorithm if complex_ else real_algorithm)(*matrices, **params)
+    return expand
 
 
 def _map_matrices(fn, *arrays):
@@ -196,32 +89,16 @@ def _map_matrices(fn, *arrays):
             for i in range(len(results[0]))]
 
 
-def _entry(x, i, j):
-    """x[i, j] of a matrix at traced indices, as a 1x1 matrix."""
-    return dynamic_slice(x, i, j, slice_sizes=(1, 1))
-
-
-def _index_mask(n, k, compare, cols=1):
-    """[n, cols] boolean: compare(row, k) for traced scalar k."""
-    rows = iota(dtype=get_aval(k).dtype, shape=(n, cols), dimension=0)
-    return compare(rows, broadcast_in_dim(k, shape=(n, cols), broadcast_dimensions=()))
-
-
-def _outer(u, v):
-    """u [n, 1] times v [1, k] -> [n, k]."""
-    return dot_general(u, v, dimension_numbers=(((1,), (0,)), ((), ())))
-
-
 def _fix_column_signs(u, *others):
     """Flip each column of u (and the same column / row of `others`) so its entry of largest magnitude is
     positive: a fixed choice of the sign gauge that eager and jit share."""
-    n = _shape(u)[-2]
-    nd = _ndim(u)
+    n = shape_of(u)[-2]
+    nd = ndim_of(u)
     biggest = argmax(abs(u), axis=nd - 2, index_dtype=dtypes.int32)                       # [..., k]
-    rows = iota(dtype=dtypes.int32, shape=_shape(u), dimension=nd - 2)
-    picked = reduce_sum(_masked(u, eq(rows, _rows(biggest, n))), axes=(nd - 2,))         # [..., k]
+    rows = iota(dtype=dtypes.int32, shape=shape_of(u), dimension=nd - 2)
+    picked = reduce_sum(masked(u, eq(rows, each_row(biggest, n))), axes=(nd - 2,))         # [..., k]
     signs = select(lt(picked, full_like(picked, 0)), full_like(picked, -1), full_like(picked, 1))
-    return [mul(u, _rows(signs, n))] + [f(signs) for f in others]
+    return [mul(u, each_row(signs, n))] + [f(signs) for f in others]
 
 
 def _np_fix_column_signs(u):
@@ -229,13 +106,6 @@ def _np_fix_column_signs(u):
     biggest = np.argmax(np.abs(u), axis=-2)
     picked = np.take_along_axis(u, biggest[..., None, :], axis=-2)[..., 0, :]
     return np.where(picked < 0, -1, 1).astype(u.dtype)
-
-
-def _sweep_tolerance(dtype):
-    return float(np.finfo(dtype.np).eps)
-
-
-_MAX_SWEEPS = 40
 
 
 # ---------------------------------------------------------------------------------------------- triangular_solve
@@ -306,7 +176,7 @@ def _triangular_solve_transpose(ct, a, b, *, lower, transpose_a, unit_diagonal):
 
 def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
     """Substitution one row at a time; unsolved rows of x are still zero, so each row is a full-row product."""
-    n, k = _shape(b)
+    n, k = shape_of(b)
     t = _triangle_of(a, lower, unit_diagonal)
     if transpose_a:
         t = matrix_transpose(t)
@@ -318,7 +188,7 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
         r = i if forward else sub(scalar_like(i, n - 1), i)
         t_row = dynamic_slice(t, r, scalar_like(r, 0), slice_sizes=(1, n))
         b_row = dynamic_slice(b, r, scalar_like(r, 0), slice_sizes=(1, k))
-        pivot = broadcast_in_dim(reshape(_entry(t, r, r), new_sizes=()), shape=(1, k), broadcast_dimensions=())
+        pivot = broadcast_in_dim(reshape(entry(t, r, r), new_sizes=()), shape=(1, k), broadcast_dimensions=())
         solved = div(sub(b_row, matmul(t_row, x)), pivot)
         return dynamic_update_slice(x, solved, r, scalar_like(r, 0))
 
@@ -337,17 +207,24 @@ def _failure_check(name, failure):
     return check
 
 
+def _lower_triangular_solve(ctx, a, b, *, lower, transpose_a, unit_diagonal):
+    """StableHLO's triangular_solve (IREE rejects it: targets.py lowers the expansion instead)."""
+    flags = dict(lower=lower, unit_diagonal=unit_diagonal)
+    return ctx.generic_op("stablehlo.triangular_solve", [a, b], attrs="left_side = true, " + ", ".join(
+        f"{k} = {str(v).lower()}" for k, v in flags.items()) + ", transpose_a = #stablehlo<transpose "
+        f"{'TRANSPOSE' if transpose_a else 'NO_TRANSPOSE'}>")
+
+
 def _complex_triangular_solve_algorithm(a, b, **params):
-    return lc.triangular_solve_algorithm(a, b, **params, triangle_of=_triangle_of, eye_like=eye_like,
-                                         real_lu=_lu_algorithm, real_triangular_solve=_triangular_solve_algorithm,
-                                         permute=_permute_rows)
+    return lc.triangular_solve_algorithm(a, b, **params, triangle_of=_triangle_of, real_lu=_lu_algorithm,
+                                         real_triangular_solve=_triangular_solve_algorithm)
 
 
 triangular_solve_p = Primitive("triangular_solve", shape_rule=_triangular_solve_shape, impl=_triangular_solve_impl,
                                jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
                                batch=_batch_rule(lambda: triangular_solve_p),
-                               lower=_lower_algorithm(_triangular_solve_algorithm,
-                                                      complex_algorithm=_complex_triangular_solve_algorithm),
+                               lower=_lower_triangular_solve,
+                               expansion=_expansion(_triangular_solve_algorithm, _complex_triangular_solve_algorithm),
                                error_check=_failure_check("triangular_solve", "the triangular matrix is singular"))
 
 
@@ -383,7 +260,7 @@ def _cholesky_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     factor = cholesky(a)
     # L dL^H + dL L^H = dA  =>  dL = L phi(L^-1 dA L^-H), phi: the lower triangle with the diagonal halved
-    half_solved = adjoint(triangular_solve(factor, _symmetrize(ta), lower=True))
+    half_solved = adjoint(triangular_solve(factor, hermitian_part(ta), lower=True))
     inner = triangular_solve(factor, half_solved, lower=True)
     phi = sub(tril(inner), mul(full_like(inner, 0.5), mul(inner, eye_like(inner))))
     return factor, matmul(factor, phi)
@@ -392,26 +269,35 @@ def _cholesky_jvp(primals, tangents):
 def _cholesky_algorithm(a):
     """Column by column: l[:, j] = (a[:, j] - l l[j, :]^T) / sqrt(pivot) below the diagonal (the columns of l
     from j on are still zero). A non-positive pivot gives nan, as the eager version."""
-    n = _shape(a)[0]
-    a = _symmetrize(a)
+    n = shape_of(a)[0]
+    a = hermitian_part(a)
 
     def column(j, factor):
         zero = scalar_like(j, 0)
         row = dynamic_slice(factor, j, zero, slice_sizes=(1, n))
         v = sub(dynamic_slice(a, zero, j, slice_sizes=(n, 1)), dot_general(factor, row, dimension_numbers=(
             ((1,), (1,)), ((), ()))))
-        root = broadcast_in_dim(reshape(sqrt(_entry(v, j, zero)), new_sizes=()), shape=(n, 1),
+        root = broadcast_in_dim(reshape(sqrt(entry(v, j, zero)), new_sizes=()), shape=(n, 1),
                                 broadcast_dimensions=())
-        col = select(_index_mask(n, j, ge), div(v, root), full_like(v, 0))
+        col = select(index_mask(n, j, ge), div(v, root), full_like(v, 0))
         return dynamic_update_slice(factor, col, zero, j)
 
     return fori_loop(0, n, column, full_like(a, 0))
 
 
+def _lower_cholesky(ctx, a):
+    """StableHLO's cholesky of the Hermitian part, its strict upper triangle zeroed (StableHLO leaves that part
+    unspecified); IREE rejects it: targets.py lowers the expansion instead."""
+    (aval,) = ctx.avals_in
+    (hermitian,) = inline(ctx, *stage(lambda x: [hermitian_part(x)], [aval]), [a])
+    factor = ctx.generic_op("stablehlo.cholesky", [hermitian], aval, attrs="lower = true", in_avals=[aval])
+    return inline(ctx, *stage(lambda x: [tril(x)], [aval]), [factor])[0]
+
+
 cholesky_p = Primitive("cholesky", shape_rule=_cholesky_shape, impl=_cholesky_impl, jvp=_cholesky_jvp,
                        transpose=NONLINEAR, batch=_batch_rule(lambda: cholesky_p),
-                       lower=_lower_algorithm(_cholesky_algorithm,
-                                              complex_algorithm=lambda a: lc.cholesky_algorithm(a, _cholesky_algorithm)),
+                       lower=_lower_cholesky,
+                       expansion=_expansion(_cholesky_algorithm, lambda a: lc.cholesky_algorithm(a, _cholesky_algorithm)),
                        error_check=_failure_check("cholesky", "the matrix is not positive definite"))
 
 
@@ -447,23 +333,9 @@ def _lu_impl(a):
 
 def lu_solve(packed, perm, b):
     """x with A x = b from A's LU factors (A[perm] = L U)."""
-    pb = matmul(permutation_matrix(perm, get_aval(b).dtype), b)
+    pb = permute_rows(perm, b)
     z = triangular_solve(packed, pb, lower=True, unit_diagonal=True)
     return triangular_solve(packed, z, lower=False)
-
-
-def _permute_rows(perm, x):
-    """x[perm] for a permutation vector: P x."""
-    return matmul(permutation_matrix(perm, get_aval(x).dtype), x)
-
-
-def permutation_matrix(perm, dtype):
-    """P with P[i, j] = (perm[i] == j), so that P @ A = A[perm]."""
-    shape = _shape(perm) + _shape(perm)[-1:]
-    nd = len(shape)
-    hit = eq(broadcast_in_dim(perm, shape=shape, broadcast_dimensions=tuple(range(nd - 1))),
-             iota(dtype=dtypes.int32, shape=shape, dimension=nd - 1))
-    return convert_element_type(hit, new_dtype=dtype)
 
 
 def _lu_jvp(primals, tangents):
@@ -472,7 +344,7 @@ def _lu_jvp(primals, tangents):
     unit_lower = add(tril(packed, -1), eye_like(packed))
     u = triu(packed)
     # P A = L U  =>  L^-1 P dA U^-1 = L^-1 dL + dU U^-1, strictly lower plus upper
-    pda = matmul(permutation_matrix(perm, get_aval(a).dtype), ta)
+    pda = permute_rows(perm, ta)
     y = triangular_solve(packed, pda, lower=True, unit_diagonal=True)
     x = matrix_transpose(triangular_solve(packed, matrix_transpose(y), lower=False, transpose_a=True))
     return [packed, pivots, perm], [add(matmul(unit_lower, tril(x, -1)), matmul(triu(x), u)), None, None]
@@ -481,7 +353,7 @@ def _lu_jvp(primals, tangents):
 def _lu_algorithm(a):
     """Gaussian elimination with partial pivoting (largest magnitude, first on ties, as LAPACK); a zero pivot
     column is left as it is (LAPACK's info > 0 case)."""
-    n = _shape(a)[0]
+    n = shape_of(a)[0]
 
     def step(k, carry):
         m, pivots, perm = carry
@@ -498,15 +370,15 @@ def _lu_algorithm(a):
         perm_k, perm_p = dynamic_slice(perm, k, slice_sizes=(1,)), dynamic_slice(perm, p, slice_sizes=(1,))
         perm = dynamic_update_slice(dynamic_update_slice(perm, perm_p, k), perm_k, p)
         pivots = dynamic_update_slice(pivots, reshape(p, new_sizes=(1,)), k)
-        pivot = reshape(_entry(m, k, k), new_sizes=())
+        pivot = reshape(entry(m, k, k), new_sizes=())
         pivot = select(eq(pivot, scalar_like(pivot, 0)), scalar_like(pivot, 1), pivot)
         col = dynamic_slice(m, zero, k, slice_sizes=(n, 1))
-        below = _index_mask(n, k, gt)
+        below = index_mask(n, k, gt)
         multipliers = select(below, div(col, broadcast_in_dim(pivot, shape=(n, 1), broadcast_dimensions=())),
                              full_like(col, 0))
-        u_row = select(reshape(_index_mask(n, k, gt), new_sizes=(1, n)), dynamic_slice(m, k, zero, slice_sizes=(1, n)),
+        u_row = select(reshape(index_mask(n, k, gt), new_sizes=(1, n)), dynamic_slice(m, k, zero, slice_sizes=(1, n)),
                        full_like(row_k, 0))
-        m = sub(m, _outer(multipliers, u_row))
+        m = sub(m, outer(multipliers, u_row))
         m = dynamic_update_slice(m, select(below, multipliers, col), zero, k)
         return m, pivots, perm
 
@@ -517,8 +389,7 @@ def _lu_algorithm(a):
 
 lu_p = Primitive("lu", shape_rule=_lu_shape, impl=_lu_impl, jvp=_lu_jvp, transpose=NONLINEAR,
                  batch=_batch_rule(lambda: lu_p),
-                 lower=_lower_algorithm(_lu_algorithm, multiple_results=True,
-                                        complex_algorithm=lambda a: lc.lu_algorithm(a, _index_mask, _outer)),
+                 lower=lower_by_expansion(_expansion(_lu_algorithm, lc.lu_algorithm), multiple_results=True),
                  multiple_results=True, error_check=_failure_check("lu", "the factorization failed"))
 
 
@@ -548,7 +419,7 @@ def _qr_impl(a, *, full_matrices):
 
 def _qr_jvp(primals, tangents, *, full_matrices):
     (a,), (ta,) = primals, tangents
-    m, n = _shape(a)[-2:]
+    m, n = shape_of(a)[-2:]
     if m < n or (full_matrices and m > n):
         raise UnsupportedError(f"qr: the derivative is defined for tall or square matrices in reduced mode; got "
                                f"{fmt(get_aval(a))} with full_matrices={full_matrices}. Differentiate "
@@ -570,27 +441,27 @@ def _qr_jvp(primals, tangents, *, full_matrices):
 def _qr_algorithm(a, *, full_matrices):
     """Householder reflections with LAPACK's sign convention (R[k, k] = -sign(a_kk) * norm), so the factors
     match numpy's; a column that is already reduced is left alone (LAPACK's tau = 0)."""
-    m, n = _shape(a)
+    m, n = shape_of(a)
     k_max = min(m, n)
 
     def step(k, carry):
         r, q = carry
         zero = scalar_like(k, 0)
-        x = select(_index_mask(m, k, ge), dynamic_slice(r, zero, k, slice_sizes=(m, 1)), full_like(r, 0, (m, 1)))
-        alpha = reshape(_entry(x, k, zero), new_sizes=())
-        tail = select(_index_mask(m, k, gt), x, full_like(x, 0))
+        x = select(index_mask(m, k, ge), dynamic_slice(r, zero, k, slice_sizes=(m, 1)), full_like(r, 0, (m, 1)))
+        alpha = reshape(entry(x, k, zero), new_sizes=())
+        tail = select(index_mask(m, k, gt), x, full_like(x, 0))
         tail_sq = reduce_sum(mul(tail, tail), axes=(0, 1))
         norm = sqrt(add(mul(alpha, alpha), tail_sq))
         beta = select(ge(alpha, scalar_like(alpha, 0)), neg(norm), norm)
-        e_k = convert_element_type(_index_mask(m, k, eq), new_dtype=get_aval(x).dtype)
+        e_k = convert_element_type(index_mask(m, k, eq), new_dtype=get_aval(x).dtype)
         v = sub(x, mul(e_k, broadcast_in_dim(beta, shape=(m, 1), broadcast_dimensions=())))
         vtv = reduce_sum(mul(v, v), axes=(0, 1))
         reflect = ne(tail_sq, scalar_like(tail_sq, 0))
         scale = select(reflect, div(scalar_like(vtv, 2), select(reflect, vtv, scalar_like(vtv, 1))),
                        scalar_like(vtv, 0))
         v_scaled = mul(v, broadcast_in_dim(scale, shape=(m, 1), broadcast_dimensions=()))
-        r = sub(r, _outer(v_scaled, dot_general(v, r, dimension_numbers=(((0,), (0,)), ((), ())))))
-        q = sub(q, _outer(matmul(q, v_scaled), matrix_transpose(v)))
+        r = sub(r, outer(v_scaled, dot_general(v, r, dimension_numbers=(((0,), (0,)), ((), ())))))
+        q = sub(q, outer(matmul(q, v_scaled), matrix_transpose(v)))
         return r, q
 
     r, q = fori_loop(0, k_max, step, (a, eye_like(full_like(a, 0, (m, m)))))
@@ -602,7 +473,8 @@ def _qr_algorithm(a, *, full_matrices):
 
 
 qr_p = Primitive("qr", shape_rule=_qr_shape, impl=_qr_impl, jvp=_qr_jvp, transpose=NONLINEAR,
-                 batch=_batch_rule(lambda: qr_p), lower=_lower_algorithm(_qr_algorithm, multiple_results=True),
+                 batch=_batch_rule(lambda: qr_p), lower=lower_by_expansion(_expansion(_qr_algorithm, lc.qr_algorithm),
+                                                                  multiple_results=True),
                  multiple_results=True, error_check=_failure_check("qr", "the factorization failed"))
 
 
@@ -627,113 +499,48 @@ def _eigh_impl(a):
     return [w.astype(a.real.dtype), v.astype(a.dtype)]
 
 
-def _gap_reciprocals(w):
-    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (w: [..., n])."""
-    n = _shape(w)[-1]
-    gaps = sub(_rows(w, n), _cols(w, n))
-    on_diag = ne(eye_like(gaps), full_like(gaps, 0))
-    return select(on_diag, full_like(gaps, 0), div(full_like(gaps, 1), select(on_diag, full_like(gaps, 1), gaps)))
-
-
 def _eigh_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     w, v = eigh(a)
     # A V = V diag(w): dw = diag(V^H dA V), dV = V (F o V^H dA V) with F the reciprocal eigenvalue gaps (JAX's
     # rule; for complex matrices dw is the real part, and dV the change with V^H dV zero on its diagonal)
-    x = matmul(adjoint(v), matmul(_symmetrize(ta), v))
-    gaps = _gap_reciprocals(w)
+    x = matmul(adjoint(v), matmul(hermitian_part(ta), v))
+    gaps = gap_reciprocals(w)
     if get_aval(x).dtype.kind == "c":
         return [w, v], [cx.real(diagonal(x)), matmul(v, mul(convert_element_type(gaps, new_dtype=get_aval(x).dtype),
                                                                  x))]
     return [w, v], [diagonal(x), matmul(v, mul(gaps, x))]
 
 
-def _jacobi_sweeps(x, v, n, rotate, residual):
-    """Cyclic Jacobi sweeps: `rotate(x, v, p, q) -> (x, v)` for every index pair p < q of 0..n-1 (traced scalars),
-    sweep after sweep until `residual(x)` is below eps or _MAX_SWEEPS have run. Returns the final x, v."""
-    pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-    if not pairs:
-        return x, v
-    ps, qs = (Tensor(np.array(column, np.int32)) for column in zip(*pairs))
-    tol = _sweep_tolerance(get_aval(x).dtype)
-
-    def rotate_pair(i, carry):
-        p, q = (reshape(dynamic_slice(column, i, slice_sizes=(1,)), new_sizes=()) for column in (ps, qs))
-        return rotate(*carry, p, q)
-
-    def sweep(carry):
-        x, v, count, _ = carry
-        x, v = fori_loop(0, len(pairs), rotate_pair, (x, v))
-        return x, v, add(count, scalar_like(count, 1)), residual(x)
-
-    def unfinished(carry):
-        _, _, count, off = carry
-        return and_(lt(count, scalar_like(count, _MAX_SWEEPS)), gt(off, scalar_like(off, tol)))
-
-    x, v, _, _ = while_loop(unfinished, sweep, (x, v, Tensor(np.int32(0)), residual(x)))
-    return x, v
-
-
 def _eigh_algorithm(a):
     """Cyclic Jacobi rotations until the off-diagonal part is below eps relative to the whole, then the
     eigenvalues sorted ascending and the eigenvector signs fixed."""
-    n = _shape(a)[0]
-    a = _symmetrize(a)
+    n = shape_of(a)[0]
+    a = hermitian_part(a)
 
     def rotate(m, v, p, q):
         zero = scalar_like(p, 0)
-        a_pp, a_qq, a_pq = (reshape(_entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
-        c, s = _jacobi_rotation(a_pp, a_qq, a_pq)
-        m = _rotate_lines(m, p, q, c, s, zero, rows=True)
-        m = _rotate_lines(m, p, q, c, s, zero, rows=False)
-        return m, _rotate_lines(v, p, q, c, s, zero, rows=False)
+        a_pp, a_qq, a_pq = (reshape(entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
+        c, s = jacobi_rotation(a_pp, a_qq, a_pq)
+        m = rotate_lines(m, p, q, c, s, zero, rows=True)
+        m = rotate_lines(m, p, q, c, s, zero, rows=False)
+        return m, rotate_lines(v, p, q, c, s, zero, rows=False)
 
-    m, v = _jacobi_sweeps(a, eye_like(a), n, rotate, _off_diagonal_ratio)
-    w, order = sort(diagonal(m), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
-    v = matmul(v, matrix_transpose(permutation_matrix(order, get_aval(v).dtype)))
+    m, v = jacobi_sweeps(a, eye_like(a), n, rotate, lambda m: off_diagonal_ratio(mul(m, m)))
+    w, (v,) = sort_columns(diagonal(m), v)
     return w, _fix_column_signs(v)[0]
 
 
-def _jacobi_rotation(a_pp, a_qq, a_pq):
-    """(c, s) of the rotation that zeroes a_pq of a symmetric 2x2 block (Rutishauser's stable form)."""
-    nonzero = ne(a_pq, scalar_like(a_pq, 0))
-    theta = div(sub(a_qq, a_pp), mul(scalar_like(a_pq, 2), select(nonzero, a_pq, scalar_like(a_pq, 1))))
-    sign = select(ge(theta, scalar_like(theta, 0)), scalar_like(theta, 1), scalar_like(theta, -1))
-    t = div(sign, add(abs(theta), sqrt(add(mul(theta, theta), scalar_like(theta, 1)))))
-    t = select(nonzero, t, scalar_like(t, 0))
-    c = div(scalar_like(t, 1), sqrt(add(mul(t, t), scalar_like(t, 1))))
-    return c, mul(t, c)
-
-
-def _rotate_lines(x, p, q, c, s, zero, *, rows):
-    """Apply the rotation to rows p, q of x (x <- J^T x) or to its columns p, q (x <- x J), J = [[c, s], [-s, c]]
-    in the (p, q) plane."""
-    shape = _shape(x)
-    size = (1, shape[1]) if rows else (shape[0], 1)
-    at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
-    line_p, line_q = dynamic_slice(x, *at(p), slice_sizes=size), dynamic_slice(x, *at(q), slice_sizes=size)
-    cs, ss = (broadcast_in_dim(t, shape=size, broadcast_dimensions=()) for t in (c, s))
-    new_p, new_q = sub(mul(cs, line_p), mul(ss, line_q)), add(mul(ss, line_p), mul(cs, line_q))
-    return dynamic_update_slice(dynamic_update_slice(x, new_p, *at(p)), new_q, *at(q))
-
-
-def _off_diagonal_ratio(m):
-    """||off-diagonal part|| / ||m|| (0 for a zero matrix)."""
-    total = reduce_sum(mul(m, m), axes=(0, 1))
-    off_part = sub(m, mul(m, eye_like(m)))
-    off = reduce_sum(mul(off_part, off_part), axes=(0, 1))
-    return sqrt(div(off, select(eq(total, scalar_like(total, 0)), scalar_like(total, 1), total)))
-
-
 eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jvp, transpose=NONLINEAR,
-                   batch=_batch_rule(lambda: eigh_p), lower=_lower_algorithm(_eigh_algorithm, multiple_results=True),
+                   batch=_batch_rule(lambda: eigh_p), lower=lower_by_expansion(
+                       _expansion(_eigh_algorithm, lc.eigh_algorithm), multiple_results=True),
                    multiple_results=True, error_check=_failure_check("eigh", "the eigensolver failed"))
 
 
 def eigh(a):
     """Eigen-decomposition of the symmetric (complex: Hermitian) part (A + A^H)/2: [w, v] with w ascending and real
     and A v = v diag(w); each real eigenvector's entry of largest magnitude is positive, complex ones keep LAPACK's
-    phases. Its derivative needs distinct eigenvalues."""
+    phases eagerly and have that entry real and positive under jit. Its derivative needs distinct eigenvalues."""
     return eigh_p.bind(a)
 
 
@@ -761,12 +568,12 @@ def _svd_jvp(primals, tangents):
     u, s, vh = svd(a)
     v = adjoint(vh)
     dtype = get_aval(a).dtype
-    m, n = _shape(a)[-2:]
+    m, n = shape_of(a)[-2:]
     k = min(m, n)
     dp = matmul(adjoint(u), matmul(ta, v))  # U^H dA V, k x k
     sc = convert_element_type(s, new_dtype=dtype)  # s in the matrices' dtype (the same one for real matrices)
-    s_j, s_i = _rows(sc, k), _cols(sc, k)
-    f = convert_element_type(_gap_reciprocals(mul(s, s)), new_dtype=dtype)  # 1 / (s_j^2 - s_i^2)
+    s_j, s_i = each_row(sc, k), each_column(sc, k)
+    f = convert_element_type(gap_reciprocals(mul(s, s)), new_dtype=dtype)  # 1 / (s_j^2 - s_i^2)
     inner_u = mul(f, add(mul(dp, s_j), mul(s_i, adjoint(dp))))
     ds = diagonal(dp)
     if dtype.kind == "c":  # JAX's rule: the anti-Hermitian diagonal of U^H dA V / s goes to dU; ds is real
@@ -774,68 +581,59 @@ def _svd_jvp(primals, tangents):
         s_inv = convert_element_type(select(nonzero, div(full_like(s, 1), select(nonzero, s, full_like(s, 1))),
                                             full_like(s, 0)), new_dtype=dtype)
         half_skew = mul(sub(dp, adjoint(dp)), full_like(dp, 0.5))
-        inner_u = add(inner_u, mul(half_skew, mul(eye_like(dp), _rows(s_inv, k))))
+        inner_u = add(inner_u, mul(half_skew, mul(eye_like(dp), each_row(s_inv, k))))
         ds = cx.real(ds)
     du = matmul(u, inner_u)
     dv = matmul(v, mul(f, add(mul(s_i, dp), mul(adjoint(dp), s_j))))
     if m > k:  # the part of dA V outside the column space of U
-        du = add(du, div(sub(matmul(ta, v), matmul(u, dp)), _rows(sc, m)))
+        du = add(du, div(sub(matmul(ta, v), matmul(u, dp)), each_row(sc, m)))
     if n > k:
-        dv = add(dv, div(sub(matmul(adjoint(ta), u), matmul(v, adjoint(dp))), _rows(sc, n)))
+        dv = add(dv, div(sub(matmul(adjoint(ta), u), matmul(v, adjoint(dp))), each_row(sc, n)))
     return [u, s, vh], [du, ds, adjoint(dv)]
 
 
 def _svd_algorithm(a):
     """One-sided Jacobi (Hestenes) on the tall orientation, then the signs fixed on u."""
-    m, n = _shape(a)
+    m, n = shape_of(a)
     if m >= n:
         u, s, v = _one_sided_jacobi(a)
     else:  # a^T = u' s v'^T  =>  a = v' s u'^T
         v, s, u = _one_sided_jacobi(matrix_transpose(a))
-    u, v = _fix_column_signs(u, lambda signs: mul(v, _rows(signs, n)))
+    u, v = _fix_column_signs(u, lambda signs: mul(v, each_row(signs, n)))
     return u, s, matrix_transpose(v)
 
 
 def _one_sided_jacobi(a):
     """Rotate column pairs of a tall `a` until they are orthogonal to eps: a V = W; then s = the column norms of W
     sorted descending and u = W's columns / s (a zero singular value gives a zero column). Returns u, s, V."""
-    m, n = _shape(a)
+    m, n = shape_of(a)
 
     def rotate(w, v, p, q):
         zero = scalar_like(p, 0)
         w_p, w_q = dynamic_slice(w, zero, p, slice_sizes=(m, 1)), dynamic_slice(w, zero, q, slice_sizes=(m, 1))
         dots = [reduce_sum(mul(x, y), axes=(0, 1)) for x, y in ((w_p, w_p), (w_q, w_q), (w_p, w_q))]
-        c, s = _jacobi_rotation(*dots)
-        return _rotate_lines(w, p, q, c, s, zero, rows=False), _rotate_lines(v, p, q, c, s, zero, rows=False)
+        c, s = jacobi_rotation(*dots)
+        return rotate_lines(w, p, q, c, s, zero, rows=False), rotate_lines(v, p, q, c, s, zero, rows=False)
 
-    w, v = _jacobi_sweeps(a, eye_like(full_like(a, 0, (n, n))), n, rotate, _column_coherence)
-    norms = sqrt(reduce_sum(mul(w, w), axes=(0,)))
-    neg_s, order = sort(neg(norms), iota(dtype=dtypes.int32, shape=(n,), dimension=0), dimension=0)
+    def coherence(w):
+        return column_coherence(abs(dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))))
+
+    w, v = jacobi_sweeps(a, eye_like(full_like(a, 0, (n, n))), n, rotate, coherence)
+    neg_s, (w, v) = sort_columns(neg(sqrt(reduce_sum(mul(w, w), axes=(0,)))), w, v)
     s = neg(neg_s)
-    to_order = matrix_transpose(permutation_matrix(order, get_aval(w).dtype))
-    w, v = matmul(w, to_order), matmul(v, to_order)
-    zero_s = eq(s, full_like(s, 0))
-    return div(w, _rows(select(zero_s, full_like(s, 1), s), m)), s, v
-
-
-def _column_coherence(w):
-    """max |w_p . w_q| / (|w_p| |w_q|) over column pairs (0 where a column is zero)."""
-    gram = dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))
-    d = diagonal(gram)
-    scale = sqrt(mul(_rows(d, _shape(d)[0]), _cols(d, _shape(d)[0])))
-    zero = eq(scale, full_like(scale, 0))
-    ratio = div(abs(sub(gram, mul(gram, eye_like(gram)))), select(zero, full_like(scale, 1), scale))
-    return reduce_max(ratio, axes=(0, 1))
+    return div(w, each_row(nonzero_or_one(s), m)), s, v
 
 
 svd_p = Primitive("svd", shape_rule=_svd_shape, impl=_svd_impl, jvp=_svd_jvp, transpose=NONLINEAR,
-                  batch=_batch_rule(lambda: svd_p), lower=_lower_algorithm(_svd_algorithm, multiple_results=True),
+                  batch=_batch_rule(lambda: svd_p), lower=lower_by_expansion(
+                      _expansion(_svd_algorithm, lc.svd_algorithm), multiple_results=True),
                   multiple_results=True, error_check=_failure_check("svd", "the decomposition failed"))
 
 
 def svd(a):
     """Reduced singular value decomposition: [u, s, vh] with a = u diag(s) vh, s descending, u [..., m, k],
-    vh [..., k, n], k = min(m, n); each column of u has its entry of largest magnitude positive. Its derivative
-    needs distinct nonzero singular values."""
+    vh [..., k, n], k = min(m, n); each column of real u has its entry of largest magnitude positive (complex u:
+    LAPACK's phases eagerly, that entry real and positive under jit). Its derivative needs distinct nonzero singular
+    values."""
     return svd_p.bind(a)
 

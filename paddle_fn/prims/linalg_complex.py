@@ -11,6 +11,11 @@ so a complex matrix is lowered through real ones, each of these giving what the 
   of largest |re| + |im| (LAPACK's izamax, which the eager scipy/LAPACK zgetrf uses).
 - `triangular_solve`: the block real form [[X, -Y], [Y, X]] of op(A) = X + iY solves [[X, -Y], [Y, X]] [u; v] =
   [Re b; Im b] for x = u + iv, by the real LU and substitutions (op(A)'s triangle is not the real form's).
+- `qr`: LAPACK's complex Householder reflections on the pair (R's diagonal real), so Q and R are numpy's.
+- `eigh`, `svd`: complex Jacobi rotations on the pair (a phase that makes the pivot real, then the real rotation),
+  eigenvalues and singular values as LAPACK's; the vectors' phases are fixed by making each column's entry of
+  largest magnitude real and positive (LAPACK's phases come from its reduction to a real tridiagonal or bidiagonal
+  form, which the Jacobi method does not have).
 """
 from __future__ import annotations
 
@@ -18,10 +23,15 @@ from paddle_fn.core import dtypes
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import scalar_like
-from paddle_fn.prims.base import broadcast_in_dim, full_like, reshape, transpose
+from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
+from paddle_fn.prims.bitwise import or_
 from paddle_fn.prims.control_flow import fori_loop
-from paddle_fn.prims.elementwise import abs, add, convert_element_type, div, ge, gt, mul, neg, select, sub  # noqa: A004
-from paddle_fn.prims.reduction import argmax
+from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, mul, ne, neg,  # noqa: A004
+                                         select, sqrt, sub)
+from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_row, entry, eye_like, hermitian_part,
+                                      index_mask, jacobi_rotation, jacobi_sweeps, matmul, nonzero_or_one,
+                                      off_diagonal_ratio, outer, permute_rows, sort_columns, triu)
+from paddle_fn.prims.reduction import argmax, dot_general
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import concatenate, iota, slice
 
@@ -48,9 +58,9 @@ def cholesky_algorithm(a, real_cholesky):
     return cx.complex_(_block(factor, 0, 0), _block(factor, 1, 0))
 
 
-def lu_algorithm(a, index_mask, outer):
+def lu_algorithm(a):
     """LU with partial pivoting of a complex matrix on (re, im) pairs: [packed, pivots, permutation], as
-    prims.linalg's real algorithm (whose helpers `index_mask` and `outer` it takes)."""
+    prims.linalg's real algorithm."""
     n = get_aval(a).shape[0]
 
     def step(k, carry):
@@ -93,12 +103,12 @@ def lu_algorithm(a, index_mask, outer):
         return mr, mi, pivots, perm
 
     index = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
-    mr, mi, pivots, perm = fori_loop(0, n, step, (cx.real(a), cx.imag(a), index, index))
+    mr, mi, pivots, perm = fori_loop(0, n, step, (*_parts(a), index, index))
     return cx.complex_(mr, mi), pivots, perm
 
 
-def triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal, triangle_of, eye_like, real_lu,
-                               real_triangular_solve, permute):
+def triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal, triangle_of, real_lu,
+                               real_triangular_solve):
     """x with op(A) x = b for complex A and b, through the block real form of op(A) and the real LU."""
     t = triangle_of(a, lower, unit_diagonal)
     if unit_diagonal:
@@ -109,8 +119,209 @@ def triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal, trian
     big = concatenate(concatenate(x, neg(y), dimension=1), concatenate(y, x, dimension=1), dimension=0)
     rhs = concatenate(cx.real(b), cx.imag(b), dimension=0)
     packed, _, perm = real_lu(big)
-    z = real_triangular_solve(packed, permute(perm, rhs), lower=True, transpose_a=False, unit_diagonal=True)
+    z = real_triangular_solve(packed, permute_rows(perm, rhs), lower=True, transpose_a=False, unit_diagonal=True)
     z = real_triangular_solve(packed, z, lower=False, transpose_a=False, unit_diagonal=False)
     n, k = get_aval(b).shape
     return cx.complex_(slice(z, start_indices=(0, 0), limit_indices=(n, k)),
                        slice(z, start_indices=(n, 0), limit_indices=(2 * n, k)))
+
+
+# qr, eigh and svd hold a complex matrix as its (real, imaginary) parts and apply each unitary step to both.
+
+def _times(x, y):
+    """The elementwise complex product of (re, im) pairs."""
+    (xr, xi), (yr, yi) = x, y
+    return sub(mul(xr, yr), mul(xi, yi)), add(mul(xr, yi), mul(xi, yr))
+
+
+def _at(x, i, j):
+    """x[i, j] of one matrix at traced indices, as a 0-d value."""
+    return reshape(entry(x, i, j), new_sizes=())
+
+
+def _splat(value, shape):
+    return broadcast_in_dim(value, shape=shape, broadcast_dimensions=())
+
+
+def _unit_phase(re, im):
+    """(re + i im) / |re + i im| as a pair of 0-d values or rows (1 where the number is 0)."""
+    size = sqrt(add(mul(re, re), mul(im, im)))
+    nonzero = ne(size, full_like(size, 0))
+    safe = nonzero_or_one(size)
+    return select(nonzero, div(re, safe), full_like(re, 1)), select(nonzero, div(im, safe), full_like(im, 0))
+
+
+def _parts(z):
+    return cx.real(z), cx.imag(z)
+
+
+def _conj(z):
+    return z[0], neg(z[1])
+
+
+def qr_algorithm(a, *, full_matrices):
+    """Householder QR of a complex matrix as LAPACK's zgeqrf/zungqr compute it (so the factors match numpy's):
+    step k maps column k's x (rows >= k) to beta e_k with beta = -sign(Re x_k) ||x||, real, by H^H = I + w w^H /
+    (beta d) with w = x - beta e_k and d = x_k - beta; Q accumulates H = I + w w^H / (beta conj(d)). A column with
+    nothing below a real diagonal is left alone (LAPACK's tau = 0). R's diagonal is real."""
+    m, n = get_aval(a).shape
+    k_max = min(m, n)
+    rows_only = (((0,), (0,)), ((), ()))
+
+    def step(k, carry):
+        (rr, ri), (qr, qi) = carry
+        zero = scalar_like(k, 0)
+        xr, xi = (select(index_mask(m, k, ge), dynamic_slice(x, zero, k, slice_sizes=(m, 1)), full_like(x, 0, (m, 1)))
+                  for x in (rr, ri))
+        alr, ali = _at(xr, k, zero), _at(xi, k, zero)
+        below = index_mask(m, k, gt)
+        tail_sq = reduce_sum(select(below, add(mul(xr, xr), mul(xi, xi)), full_like(xr, 0)), axes=(0, 1))
+        norm = sqrt(add(add(mul(alr, alr), mul(ali, ali)), tail_sq))
+        beta = select(ge(alr, scalar_like(alr, 0)), neg(norm), norm)
+        dr = sub(alr, beta)
+        reflect = or_(ne(tail_sq, scalar_like(tail_sq, 0)), ne(ali, scalar_like(ali, 0)))
+        denom = select(reflect, mul(beta, add(mul(dr, dr), mul(ali, ali))), scalar_like(beta, 1))
+        sigma = tuple(_splat(select(reflect, div(part, denom), scalar_like(part, 0)), (m, 1)) for part in (dr, ali))
+        w = (sub(xr, mul(convert_element_type(index_mask(m, k, eq), new_dtype=get_aval(xr).dtype),
+                         _splat(beta, (m, 1)))), xi)
+        # R <- R + conj(sigma) w (w^H R);  Q <- Q + sigma (Q w) w^H
+        wh_r = (add(dot_general(w[0], rr, dimension_numbers=rows_only), dot_general(w[1], ri, dimension_numbers=rows_only)),
+                sub(dot_general(w[0], ri, dimension_numbers=rows_only), dot_general(w[1], rr, dimension_numbers=rows_only)))
+        left = _times(_conj(sigma), w)
+        rr = add(rr, sub(outer(left[0], wh_r[0]), outer(left[1], wh_r[1])))
+        ri = add(ri, add(outer(left[0], wh_r[1]), outer(left[1], wh_r[0])))
+        qw = (sub(matmul(qr, w[0]), matmul(qi, w[1])), add(matmul(qr, w[1]), matmul(qi, w[0])))
+        z = _times(sigma, qw)
+        w_rows = (transpose(w[0], permutation=(1, 0)), transpose(w[1], permutation=(1, 0)))
+        qr = add(qr, add(outer(z[0], w_rows[0]), outer(z[1], w_rows[1])))
+        qi = add(qi, sub(outer(z[1], w_rows[0]), outer(z[0], w_rows[1])))
+        return (rr, ri), (qr, qi)
+
+    identity = eye_like(full_like(cx.real(a), 0, (m, m)))
+    (rr, ri), (qr, qi) = fori_loop(0, k_max, step, (_parts(a), (identity, full_like(identity, 0))))
+    r, q = cx.complex_(triu(rr), triu(ri, 1)), cx.complex_(qr, qi)
+    if full_matrices:
+        return q, r
+    return (slice(q, start_indices=(0, 0), limit_indices=(m, k_max)),
+            slice(r, start_indices=(0, 0), limit_indices=(k_max, n)))
+
+
+def _rotate(x, p, q, c, s, phase, zero, *, rows):
+    """Lines p and q of the complex matrix x (a pair): line q times `phase` (a pair of 0-d values), then the real
+    rotation of prims.matrices.rotate_lines applied to both parts."""
+    xr, xi = x
+    shape = get_aval(xr).shape
+    size = (1, shape[1]) if rows else (shape[0], 1)
+    at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
+    line_p = tuple(dynamic_slice(part, *at(p), slice_sizes=size) for part in x)
+    line_q = _times(tuple(dynamic_slice(part, *at(q), slice_sizes=size) for part in x),
+                    tuple(_splat(part, size) for part in phase))
+    cs, ss = _splat(c, size), _splat(s, size)
+    out = []
+    for part, lp, lq in zip((xr, xi), line_p, line_q):
+        new_p, new_q = sub(mul(cs, lp), mul(ss, lq)), add(mul(ss, lp), mul(cs, lq))
+        out.append(dynamic_update_slice(dynamic_update_slice(part, new_p, *at(p)), new_q, *at(q)))
+    return tuple(out)
+
+
+def _fix_column_phases(u, *others):
+    """Multiply each column of u (a pair) by the unit phase that makes its entry of largest magnitude real and
+    positive (the complex form of the real expansions' sign gauge), and each matrix of `others` (pairs) by the same
+    phases, column by column."""
+    ur, ui = u
+    n = get_aval(ur).shape[0]
+    biggest = argmax(add(mul(ur, ur), mul(ui, ui)), axis=0, index_dtype=dtypes.int32)
+    at_biggest = convert_element_type(eq(iota(dtype=dtypes.int32, shape=get_aval(ur).shape, dimension=0),
+                                         each_row(biggest, n)), new_dtype=get_aval(ur).dtype)
+    phase = _conj(_unit_phase(*(reduce_sum(mul(part, at_biggest), axes=(0,)) for part in u)))
+    return [_times(x, tuple(each_row(part, get_aval(x[0]).shape[0]) for part in phase)) for x in (u,) + others]
+
+
+def eigh_algorithm(a):
+    """Complex Jacobi on the Hermitian part: each rotation first gives row q the phase of a_pq and column q its
+    conjugate, which makes a_pq real (|a_pq|), then applies the real rotation that zeroes it; eigenvalues sorted
+    ascending, eigenvector phases fixed by _fix_column_phases."""
+    n = get_aval(a).shape[0]
+    hr, hi = _parts(hermitian_part(a))
+    if n == 2:
+        # IREE 3.13 compiles the 2x2 program wrongly (eigenvalues off by O(1) under jit; 3x3 and larger, and the
+        # real 2x2, are right): a third row and column, decoupled, holding a value above every eigenvalue (1 plus
+        # the Frobenius norm), make it 3x3; no rotation touches them, and the extra eigenpair sorts last
+        bound = reshape(add(sqrt(reduce_sum(add(mul(hr, hr), mul(hi, hi)), axes=(0, 1))), scalar_like(hr, 1)),
+                        new_sizes=(1, 1))
+        column = full_like(hr, 0, (2, 1))
+        hr = concatenate(concatenate(hr, column, dimension=1), concatenate(transpose(column, permutation=(1, 0)),
+                                                                          bound, dimension=1), dimension=0)
+        hi = concatenate(concatenate(hi, column, dimension=1), full_like(hi, 0, (1, 3)), dimension=0)
+        w, v = eigh_algorithm_of_parts(hr, hi)
+        return slice(w, start_indices=(0,), limit_indices=(2,)), slice(v, start_indices=(0, 0), limit_indices=(2, 2))
+    return eigh_algorithm_of_parts(hr, hi)
+
+
+def eigh_algorithm_of_parts(hr, hi):
+    """eigh_algorithm of the Hermitian matrix hr + i hi."""
+    n = get_aval(hr).shape[0]
+
+    def rotate(m, v, p, q):
+        zero = scalar_like(p, 0)
+        mr, mi = m
+        phase = _unit_phase(_at(mr, p, q), _at(mi, p, q))
+        size = sqrt(add(mul(_at(mr, p, q), _at(mr, p, q)), mul(_at(mi, p, q), _at(mi, p, q))))
+        c, s = jacobi_rotation(_at(mr, p, p), _at(mr, q, q), size)
+        m = _rotate(m, p, q, c, s, phase, zero, rows=True)
+        m = _rotate(m, p, q, c, s, _conj(phase), zero, rows=False)
+        return m, _rotate(v, p, q, c, s, _conj(phase), zero, rows=False)
+
+    identity = eye_like(hr)
+    (mr, _), v = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), n, rotate,
+                               lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
+    w, v = sort_columns(diagonal(mr), *v)
+    (vr, vi), = _fix_column_phases(tuple(v))
+    return w, cx.complex_(vr, vi)
+
+
+def _one_sided_jacobi(w):
+    """One-sided Jacobi on the tall complex matrix w (a pair): each rotation gives column q the phase that makes
+    w_p^H w_q real, then the real rotation that zeroes it. Returns u (a pair), s (descending), V (a pair)."""
+    m, n = get_aval(w[0]).shape
+
+    def column_products(x, y):
+        """x^H y of columns (pairs) as a pair of 0-d values."""
+        return (reduce_sum(add(mul(x[0], y[0]), mul(x[1], y[1])), axes=(0, 1)),
+                reduce_sum(sub(mul(x[0], y[1]), mul(x[1], y[0])), axes=(0, 1)))
+
+    def rotate(w, v, p, q):
+        zero = scalar_like(p, 0)
+        w_p, w_q = (tuple(dynamic_slice(part, zero, i, slice_sizes=(m, 1)) for part in w) for i in (p, q))
+        gamma = column_products(w_p, w_q)
+        size = sqrt(add(mul(gamma[0], gamma[0]), mul(gamma[1], gamma[1])))
+        c, s = jacobi_rotation(column_products(w_p, w_p)[0], column_products(w_q, w_q)[0], size)
+        phase = _conj(_unit_phase(*gamma))
+        return (_rotate(w, p, q, c, s, phase, zero, rows=False), _rotate(v, p, q, c, s, phase, zero, rows=False))
+
+    def coherence(w):
+        wr, wi = w
+        gram = (add(matmul(transpose(wr, permutation=(1, 0)), wr), matmul(transpose(wi, permutation=(1, 0)), wi)),
+                sub(matmul(transpose(wr, permutation=(1, 0)), wi), matmul(transpose(wi, permutation=(1, 0)), wr)))
+        return column_coherence(sqrt(add(mul(gram[0], gram[0]), mul(gram[1], gram[1]))))
+
+    identity = eye_like(full_like(w[0], 0, (n, n)))
+    w, v = jacobi_sweeps(w, (identity, full_like(identity, 0)), n, rotate, coherence)
+    norms = sqrt(reduce_sum(add(mul(w[0], w[0]), mul(w[1], w[1])), axes=(0,)))
+    neg_s, (wr, wi, vr, vi) = sort_columns(neg(norms), *w, *v)
+    s = neg(neg_s)
+    scale = each_row(nonzero_or_one(s), m)
+    return (div(wr, scale), div(wi, scale)), s, (vr, vi)
+
+
+def svd_algorithm(a):
+    """One-sided Jacobi on the tall orientation (a^H for a wide a), then u's phases fixed by _fix_column_phases
+    and v's columns given the same phases, so that a = u diag(s) v^H still holds."""
+    m, n = get_aval(a).shape
+    if m >= n:
+        u, s, v = _one_sided_jacobi(_parts(a))
+    else:  # a^H = u' s v'^H  =>  a = v' s u'^H
+        t = adjoint(a)
+        v, s, u = _one_sided_jacobi(_parts(t))
+    u, v = _fix_column_phases(u, v)
+    return cx.complex_(*u), s, adjoint(cx.complex_(*v))

@@ -13,15 +13,16 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import linalg as la
 from paddle_fn.tensor.manipulation import broadcast_to, where
 from paddle_fn.tensor.math import multiply, sum as sum_
-from paddle_fn.tensor.promotion import as_tensor, cast, float_operand
+from paddle_fn.tensor.promotion import as_tensor, cast, float_operand, inexact_operand
 
 __all__ = ["vecdot", "svdvals", "householder_product", "ormqr", "cholesky_inverse"]
 
 
-def float_matrices(op, x, square=False):
-    """`x` as float32 or float64 matrices [..., m, n] (the dtypes the decompositions take)."""
-    x = float_operand(op, x)
-    if get_aval(x).dtype not in (dtypes.float32, dtypes.float64):
+def float_matrices(op, x, square=False, complex_ok=False):
+    """`x` as float32 or float64 matrices [..., m, n] (the dtypes the decompositions take), or complex64 and
+    complex128 ones too if `complex_ok`."""
+    x = inexact_operand(op, x) if complex_ok else float_operand(op, x)
+    if get_aval(x).dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         x = cast(x, dtypes.float32)
     rows_cols = get_aval(x).shape[-2:]
     if get_aval(x).ndim < 2 or (square and rows_cols[0] != rows_cols[1]):
@@ -43,14 +44,15 @@ def vecdot(x, y, axis=-1, name=None):
 
 
 def svdvals(x, name=None):
-    """The singular values of each matrix of `x` [..., m, n], in descending order: shape [..., min(m, n)].
+    """The singular values of each matrix of `x` [..., m, n] (real or complex), in descending order: shape
+    [..., min(m, n)], real.
 
     Example:
         >>> import paddle_fn as paddle
         >>> paddle.linalg.svdvals(paddle.to_tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])).numpy()
         array([9.225027 , 2.4287577], dtype=float32)
     """
-    return la.svd(float_matrices("svdvals", x))[1]
+    return la.svd(float_matrices("svdvals", x, complex_ok=True))[1]
 
 
 def householder_product(x, tau, name=None):

@@ -141,24 +141,45 @@ def _positive_definite(shape):
     return draw
 
 
-# The decompositions of complex matrices run eagerly only (their lowerings refuse complex matrices, see
-# docs/architecture.md); eigh and svd rows check the gauge-free values (eigenvalues, singular values)
+# The decompositions of complex matrices lower through real arithmetic (prims/linalg_complex.py); eigh and svd rows
+# check gauge-free values (eigenvalues, singular values, u @ vh), since their jit phases follow the expansions'
+# convention rather than LAPACK's
 ROWS += [
     OpRow("triangular_solve_complex", LA.triangular_solve_p,
           lambda a, b: LA.triangular_solve(a, b, lower=True, transpose_a=True),
           (Arg((3, 3), Z, _well_conditioned((3, 3))), _z((3, 2))),
-          lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True, trans=1), lower=False),
-    OpRow("lu_complex", LA.lu_p, LA.lu, (Arg((3, 3), Z, _well_conditioned((3, 3))),), _lu_ref, lower=False),
+          lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True, trans=1), lower_dtypes=("complex64",)),
+    OpRow("lu_complex", LA.lu_p, LA.lu, (Arg((3, 3), Z, _well_conditioned((3, 3))),), _lu_ref),
     OpRow("cholesky_complex", LA.cholesky_p, LA.cholesky, (Arg((3, 3), Z, _positive_definite((3, 3))),),
-          np.linalg.cholesky, lower=False),
+          np.linalg.cholesky),
     OpRow("qr_complex", LA.qr_p, LA.qr, (Arg((4, 3), Z, lambda rng: _complex_normal(rng, (4, 3))),),
-          lambda a: list(np.linalg.qr(a)), lower=False),
+          lambda a: list(np.linalg.qr(a)), lower_dtypes=("complex64",)),
+    OpRow("qr_complex_wide_complete", LA.qr_p, lambda a: LA.qr(a, full_matrices=True),
+          (Arg((2, 3), Z, lambda rng: _complex_normal(rng, (2, 3))),), lambda a: list(np.linalg.qr(a, "complete")),
+          diff=()),
     OpRow("eigh_complex_eigenvalues", LA.eigh_p, lambda a: LA.eigh(a)[0], (Arg((3, 3), Z, _hermitian((3, 3))),),
-          np.linalg.eigvalsh, lower=False),
+          np.linalg.eigvalsh, lower_dtypes=("complex64",)),
+    OpRow("eigh_complex_projectors", LA.eigh_p, lambda a: _projectors(LA.eigh(a)[1]),
+          (Arg((3, 3), Z, _hermitian((3, 3))),), lambda a: _projectors_np(np.linalg.eigh(a)[1])),
     OpRow("svd_complex_singular_values", LA.svd_p, lambda a: LA.svd(a)[1],
           (Arg((4, 3), Z, lambda rng: _complex_normal(rng, (4, 3))),),
-          lambda a: np.linalg.svd(a, compute_uv=False), lower=False),
+          lambda a: np.linalg.svd(a, compute_uv=False), lower_dtypes=("complex64",)),
+    OpRow("svd_complex_wide_u_vh", LA.svd_p, lambda a: LA.matmul(LA.svd(a)[0], LA.svd(a)[2]),
+          (Arg((2, 3), Z, lambda rng: _complex_normal(rng, (2, 3))),),
+          lambda a: np.linalg.svd(a, full_matrices=False)[0] @ np.linalg.svd(a, full_matrices=False)[2]),
 ]
+
+
+def _projectors(v):
+    """v[:, j] v[:, j]^H for each column j of v [n, k], stacked [k, n, n]: free of the eigenvectors' phases."""
+    n, k = v.shape
+    columns = St.transpose(v, permutation=(1, 0))
+    return E.mul(St.broadcast_in_dim(columns, shape=(k, n, n), broadcast_dimensions=(0, 1)),
+                 St.broadcast_in_dim(C.conj(columns), shape=(k, n, n), broadcast_dimensions=(0, 2)))
+
+
+def _projectors_np(v):
+    return np.einsum("aj,bj->jab", v, v.conj())
 
 
 def _scatter_added(x, rows, u):
