@@ -26,8 +26,14 @@ def _product(m, n, k, dtype="f64", transpose_lhs=False):
 def _vector_tiles(text, tmp_path, *flags):
     """The `vector_common_parallel` tile IREE configures for the product in `text` with `flags`."""
     folder = tmp_path / f"configs{len(list(tmp_path.iterdir()))}"
-    compiler._run_compiler(text, "llvm-cpu", compiler.STANDARD_FLAGS + (AVX512, *flags,
-                                                                      f"--iree-hal-dump-executable-configurations-to={folder}"))
+    for attempt in range(3):  # iree-compile deadlocks now and then (runtime/compiler.py's STALL_SECONDS)
+        try:
+            compiler._run_compiler(text, "llvm-cpu", compiler.STANDARD_FLAGS + (
+                AVX512, *flags, f"--iree-hal-dump-executable-configurations-to={folder}"))
+            break
+        except compiler._CompilerFailure as failure:
+            if "no CPU time" not in str(failure) or attempt == 2:
+                raise
     found = set()
     for path in glob.glob(os.path.join(folder, "configured_*dispatch*.mlir")):
         with open(path) as config:
