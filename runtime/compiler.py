@@ -183,10 +183,10 @@ def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
     return _iree_compile(text, target_backends=backends, input_type="stablehlo", extra_args=list(flags))
 
 
-# An iree-compile that uses no CPU time for this long is deadlocked: IREE 3.13 hung now and then (every thread
-# waiting on a futex; seen with the float64 tuning spec, about once per run of the test suite, never in 100
-# repeated compiles of the same modules alone). Compiling is CPU-bound throughout, so even a machine loaded
-# 7-fold gives it some time each second.
+# An iree-compile that uses no CPU time for this long is deadlocked: IREE 3.13 hung now and then with the float64
+# tuning spec (every thread waiting on a futex, about once per run of the test suite, never in 100 repeated
+# compiles of the same modules alone; runtime/tuning.py now compiles those modules on one thread). Compiling is
+# CPU-bound throughout, so even a machine loaded 7-fold gives it some time each second.
 STALL_SECONDS = 10.0
 
 
@@ -247,10 +247,9 @@ def _fallback_flags(target: str, flags: tuple, diagnostics: str, log) -> Optiona
         _report(log, "IREE's embedded linker lacks a math library symbol (float64 transcendentals); "
                      f"retrying with the system linker ({SYSTEM_LINKER_FLAG})")
         return flags + (SYSTEM_LINKER_FLAG,)
-    spec = next((flag for flag in flags if flag.startswith(tuning.FLAG + "=")), None)
-    if spec is not None:
-        _report(log, f"IREE failed to compile with the tuning spec {spec}; retrying without it")
-        return tuple(flag for flag in flags if flag != spec)
+    if tuning.without_spec(flags) != flags:
+        _report(log, "IREE failed to compile with the float64 tuning spec; retrying without it")
+        return tuning.without_spec(flags)
     if DATA_TILING_FLAG in flags:
         first_error = next((line for line in diagnostics.splitlines() if "error" in line), diagnostics[:200])
         _report(log, f"IREE failed to compile with {DATA_TILING_FLAG} ({first_error.strip()}); "

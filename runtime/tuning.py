@@ -20,6 +20,10 @@ import shutil
 import tempfile
 
 FLAG = "--iree-codegen-tuning-spec-path"
+# IREE parses the spec lazily, under a lock, from the threads that configure executables in parallel; compiles
+# with the spec deadlocked about once per test-suite run (every thread waiting on a futex), never without it.
+# One thread compiled the float64 Hessian class's module as fast on this 2-core host (1.6-1.9 s either way).
+SINGLE_THREAD_FLAG = "--mlir-disable-threading"
 
 
 def _f64_product_matcher(name: str, op: str, rows_axis: int, loops: int) -> str:
@@ -90,7 +94,12 @@ def llvm_cpu_flags(cpu_features: frozenset, text: str) -> tuple:
     compile-cache key and is never compiled a second time without the spec after a failure."""
     if "avx512f" not in cpu_features or "stablehlo.dot_general" not in text or "f64>" not in text:
         return ()
-    return (f"{FLAG}={_spec_path()}",)
+    return (f"{FLAG}={_spec_path()}", SINGLE_THREAD_FLAG)
+
+
+def without_spec(flags: tuple) -> tuple:
+    """`flags` less the spec and the flags that come with it (what a compile that failed with them retries)."""
+    return tuple(flag for flag in flags if not flag.startswith(FLAG + "=") and flag != SINGLE_THREAD_FLAG)
 
 
 def key_form(flag: str) -> str:
