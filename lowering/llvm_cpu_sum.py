@@ -98,13 +98,13 @@ def lower_sum(ctx, x, *, axes):
     stage is one stage's sum, or is split again."""
     aval = ctx.avals_in[0]
     sizes = [aval.shape[a] for a in axes]
-    if aval.dtype.name not in _FLOATS + ("float64",):
-        return generic_rule("reduce_sum")(ctx, x, axes=axes)
-    if aval.dtype.name in _FLOATS and not (max(sizes, default=1) <= BLOCK and math.prod(sizes) <= GROUP):
-        prog, consts = stage(lambda v: [_staged_sum(v, axes)], [aval])
-    elif aval.dtype.name in _COLUMN_FLOATS and axes and tuple(axes) == tuple(range(len(axes))) < tuple(
-            range(aval.ndim)):
-        prog, consts = stage(lambda v: [_column_sum(v, axes)], [aval])
+    one_stage = max(sizes, default=1) <= BLOCK and math.prod(sizes) <= GROUP
+    leading = 0 < len(axes) < aval.ndim and tuple(axes) == tuple(range(len(axes)))
+    if aval.dtype.name in _FLOATS and not one_stage:
+        form = _staged_sum
+    elif aval.dtype.name in _COLUMN_FLOATS and leading:
+        form = _column_sum
     else:
         return generic_rule("reduce_sum")(ctx, x, axes=axes)
+    prog, consts = stage(lambda v: [form(v, axes)], [aval])
     return inline(ctx, prog, consts, [x])[0]

@@ -150,10 +150,9 @@ def resolve_flags(target: str, extra_flags=()) -> tuple:
         raise ValueError(f"unknown IREE target {target!r}; expected one of {', '.join(TARGETS)}")
     extra_flags = tuple(extra_flags)
     overridden = {flag.split("=", 1)[0] for flag in extra_flags}
-    targeted = _TARGET_FLAGS[target]
-    if target == "llvm-cpu" and cpu_target() != "host":
-        targeted = tuple(f"{_CPU_FLAG}={cpu_target()}" if flag.startswith(_CPU_FLAG + "=") else flag
-                         for flag in targeted)
+    targeted, cpu = _TARGET_FLAGS[target], cpu_target()
+    if target == "llvm-cpu" and cpu != "host":
+        targeted = tuple(f"{_CPU_FLAG}={cpu}" if flag.startswith(_CPU_FLAG + "=") else flag for flag in targeted)
     defaults = tuple(flag for flag in targeted if flag.split("=", 1)[0] not in overridden)
     return defaults + tuple(flag for flag in extra_flags if flag not in defaults)
 
@@ -200,13 +199,13 @@ def _cpu_seconds(pid: int) -> Optional[float]:
         return None
 
 
-def _iree_compile(source: str, *, stall_seconds: float = STALL_SECONDS, **options) -> bytes:
+def _iree_compile(source: str, **options) -> bytes:
     """iree-compile `source` with `options` (those of iree.compiler.compile_str), killed when it stops using CPU
-    time for `stall_seconds`: a hung compile becomes a failure, and the fallback flags get their turn."""
+    time for STALL_SECONDS: a hung compile becomes a failure, and the fallback flags get their turn."""
     from iree.compiler.tools.core import CompilerOptions, TempFileSaver, build_compile_command_line
     with TempFileSaver.implicit() as saver:
         command = build_compile_command_line("-", saver, CompilerOptions(**options))
-    return _run_watched(command, source.encode(), stall_seconds)
+    return _run_watched(command, source.encode(), STALL_SECONDS)
 
 
 def _run_watched(command: list, stdin: bytes, stall_seconds: float) -> bytes:
@@ -247,9 +246,10 @@ def _fallback_flags(target: str, flags: tuple, diagnostics: str, log) -> Optiona
         _report(log, "IREE's embedded linker lacks a math library symbol (float64 transcendentals); "
                      f"retrying with the system linker ({SYSTEM_LINKER_FLAG})")
         return flags + (SYSTEM_LINKER_FLAG,)
-    if tuning.without_spec(flags) != flags:
+    untuned = tuning.without_spec(flags)
+    if untuned != flags:
         _report(log, "IREE failed to compile with the float64 tuning spec; retrying without it")
-        return tuning.without_spec(flags)
+        return untuned
     if DATA_TILING_FLAG in flags:
         first_error = next((line for line in diagnostics.splitlines() if "error" in line), diagnostics[:200])
         _report(log, f"IREE failed to compile with {DATA_TILING_FLAG} ({first_error.strip()}); "
