@@ -103,6 +103,12 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "fail to run, \"indirect buffer reference slot 0 is out range\"; a 16x16 LU fails to compile); "
                  "over a batch of one they compile and run, as fast (see lowering/iree_linalg.py)")
     for name in iree_linalg.DECOMPOSITIONS) + (
+    Override("sparse_dense_dot", "llvm-cpu", iree_linalg.lower_by_own_expansion("sparse_dense_dot"), iree="3.13",
+             evidence="benchmarks/bench_sparse.py (the scatter-add form against the ELLPACK one); "
+                      "tests/test_sparse.py::test_the_cpu_lowering_scans_an_ellpack_table_where_rows_are_bounded",
+             why="IREE's CPU backend compiles a scatter-add into a serial loop over the entries; with the entries "
+                 "sorted by row and a bound on any row's count, the expansion scans an ELLPACK table instead, one "
+                 "fused gather and multiply-add per slot (see paddle_fn/prims/sparse.py)"),
     Override("scan", "llvm-cpu", llvm_cpu_scan.lower_scan, iree="3.13",
              evidence="benchmarks/bench_models.py (recurrence); tests/test_control_flow.py (scans under jit)",
              why="IREE copies every carried buffer each loop iteration (no in-place update): a scan under reverse "

@@ -6,7 +6,7 @@ import pytest
 import paddle_fn as paddle
 from paddle_fn.core.errors import ConcretizationError, ShapeError
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
-from paddle_fn.prims.sparse import ell_form, segment_form
+from paddle_fn.prims.sparse import ell_form, segment_form, sparse_dense_dot
 
 S = paddle.sparse
 X = np.array([[0, -1, 0, 2], [0, 0, -3, 0], [4, 5, 0, 0]], np.float32)
@@ -352,3 +352,21 @@ def test_pca_lowrank_finds_a_low_rank_structure_from_the_global_seed():
     np.testing.assert_array_equal(S.pca_lowrank(x)[1].numpy(), s.numpy())
     with pytest.raises(ValueError, match="q .=31. must be"):
         S.pca_lowrank(x, q=31)
+
+
+def test_the_cpu_lowering_scans_an_ellpack_table_where_rows_are_bounded():
+    a, b = _matrix()
+    coo = _coo(a)
+    rows, cols, dense = coo.indices()[0], coo.indices()[1], paddle.to_tensor(b)
+
+    def product(row_bound):
+        return paddle.jit(lambda r, c, v, d: sparse_dense_dot(r, c, v, d, num_rows=7, row_bound=row_bound)).lower(
+            rows, cols, coo.values(), dense)
+
+    rows_scattered = "update_window_dims = [1]"  # the generic form adds whole dense rows into the result
+    bounded, unbounded = product(coo.row_bound), product(None)
+    assert rows_scattered not in bounded.as_text()  # (the table is built by scattering entry indices)
+    assert rows_scattered in unbounded.as_text()
+    assert rows_scattered in bounded.as_text("cuda")  # the generic form elsewhere
+    np.testing.assert_allclose(bounded.compile()(rows, cols, coo.values(), dense).numpy(), a @ b, rtol=1e-5,
+                               atol=1e-6)

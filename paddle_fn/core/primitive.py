@@ -80,9 +80,9 @@ class Primitive:
           (transforms/checks.py) compiles into the program after this primitive: indices in range, a divisor not
           zero, a decomposition that did not fail; written with public ops on the equation's traced values
       expansion (optional): (*operands, **params) -> outputs, the primitive written with other primitives for one
-          problem (operands without batch dimensions), for targets whose IREE rejects its StableHLO operation: a row
-          of lowering/targets.py lowers it so (lowering/iree_linalg.py), vmapped over the batch dimensions; by
-          default there is none, and `lower` is the only form
+          problem (operands without batch dimensions), for targets whose IREE rejects its StableHLO operation or
+          compiles it badly: a row of lowering/targets.py lowers it so (lowering/iree_linalg.py), vmapped over the
+          batch dimensions; by default there is none, and `lower` is the only form
       slow_op_by_op (optional): True when evaluating the primitive's impl in a program that jit compiles in the
           background would take longer than the compile (a loop of unknown trip count), so
           a program holding it waits for its executable (transforms/background_compile.py)

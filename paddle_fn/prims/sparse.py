@@ -4,11 +4,12 @@ matrix (what `paddle.sparse.matmul` computes).
 Why a primitive, when the product is a gather and a segment sum of other primitives: eagerly, that composite
 materializes one dense row per stored entry (nnz x n) and adds them up with numpy's unbuffered `add.at`, 1.3-1.8 s
 for a 1%-dense 4096 x 4096 matrix times 4096 x 256, where scipy's CSR kernel takes 5-30 ms and the dense product
-0.1-0.3 s (benchmarks/bench_sparse.py); this primitive's eager implementation is scipy's kernel. Its lowering is
-the composite, in the form IREE runs fast when the entries come sorted by row and the most entries any row holds
-(`row_bound`) is known: an ELLPACK table of `row_bound` slots per row, scanned over its slot columns (one gather of
-dense rows and one multiply-add per step, fused by IREE); otherwise a gather and a scatter-add, which IREE compiles
-to a serial loop. (Sorting the entries in the program instead is no option: IREE 3.13 fails to compile a sort of
+0.1-0.3 s (benchmarks/bench_sparse.py); this primitive's eager implementation is scipy's kernel. Its own lowering is
+the composite in its generic form, a gather and a scatter-add, which IREE's CPU backend compiles to
+a serial loop; there a row of lowering/targets.py lowers the `expansion` instead, the form IREE runs fast when the
+entries come sorted by row and the most entries any row holds (`row_bound`) is known: an ELLPACK table of
+`row_bound` slots per row, scanned over its slot columns (one gather of dense rows and one multiply-add per step,
+fused by IREE). (Sorting the entries in the program instead is no option: IREE 3.13 fails to compile a sort of
 167,772 entries, "exceeded stack allocation limit".) The cotangent of the dense operand is the same primitive on
 the transposed pattern, whose entries are not sorted by column, so the reverse pass takes the scatter-add form.
 """
@@ -166,8 +167,6 @@ def _batch(vals, dims, *, num_rows, row_bound):
 
 def _lower(ctx, rows, cols, values, dense, *, num_rows, row_bound):
     def product(rows, cols, values, dense):
-        if row_bound:
-            return [ell_form(rows, cols, values, dense, num_rows=num_rows, row_bound=row_bound)]
         return [segment_form(rows, cols, values, dense, num_rows=num_rows)]
 
     prog, consts = trace_to_program(product, list(ctx.avals_in), transform="lowering")
@@ -175,6 +174,12 @@ def _lower(ctx, rows, cols, values, dense, *, num_rows, row_bound):
     return ctx.inline(prog, const_names + [rows, cols, values, dense])[0]
 
 
+def _expansion(rows, cols, values, dense, *, num_rows, row_bound):
+    if row_bound:
+        return ell_form(rows, cols, values, dense, num_rows=num_rows, row_bound=row_bound)
+    return segment_form(rows, cols, values, dense, num_rows=num_rows)
+
+
 sparse_dense_dot_p = Primitive(
     "sparse_dense_dot", shape_rule=_shape, impl=_impl, jvp=_jvp, transpose=_transpose, batch=_batch, lower=_lower,
-    cost=lambda avals_in, avals_out, **params: avals_in[2].size * avals_in[3].shape[1])
+    expansion=_expansion, cost=lambda avals_in, avals_out, **params: avals_in[2].size * avals_in[3].shape[1])
