@@ -13,7 +13,6 @@ shared or persistent place could be replaced by someone else between our check a
 from __future__ import annotations
 
 import atexit
-import functools
 import hashlib
 import os
 import shutil
@@ -81,14 +80,18 @@ transform.named_sequence @main(%variant: !transform.any_op {{transform.consumed}
 _SPEC_KEY = f"{FLAG}=sha256:{hashlib.sha256(F64_MATMUL_SPEC.encode()).hexdigest()}"
 
 
-@functools.cache
+_spec_file: list = []  # the path this process wrote the spec to, once it has
+
+
 def _spec_path() -> str:
-    folder = tempfile.mkdtemp(prefix="paddle_fn_tuning_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    path = os.path.join(folder, "f64_matmul.mlir")
-    with open(path, "w", encoding="utf-8") as spec:
-        spec.write(F64_MATMUL_SPEC)
-    return path
+    if not _spec_file:
+        folder = tempfile.mkdtemp(prefix="paddle_fn_tuning_")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = os.path.join(folder, "f64_matmul.mlir")
+        with open(path, "w", encoding="utf-8") as spec:
+            spec.write(F64_MATMUL_SPEC)
+        _spec_file.append(path)
+    return _spec_file[0]
 
 
 def llvm_cpu_flags(cpu_features: frozenset, text: str) -> tuple:
@@ -101,15 +104,21 @@ def llvm_cpu_flags(cpu_features: frozenset, text: str) -> tuple:
 
 
 def without_spec(flags: tuple) -> tuple:
-    """`flags` less the spec and the flags that come with it (what a compile that failed with them retries)."""
-    return tuple(flag for flag in flags if not flag.startswith(FLAG + "=") and flag != SINGLE_THREAD_FLAG)
+    """`flags` less our spec and the single-thread flag that came with it (what a compile that failed with them
+    retries); a spec or a single-thread flag of the caller's own stays."""
+    ours = f"{FLAG}={_spec_file[0]}" if _spec_file else None
+    if ours not in flags:
+        return flags
+    kept = [flag for flag in flags if flag != ours]
+    last_single_thread = len(kept) - 1 - kept[::-1].index(SINGLE_THREAD_FLAG)  # appended after ours
+    return tuple(kept[:last_single_thread] + kept[last_single_thread + 1:])
 
 
 def key_form(flag: str) -> str:
     """`flag` as the compile cache key sees it: a tuning spec by its content, not by its (per-process) path."""
     if not flag.startswith(FLAG + "="):
         return flag
-    if flag == f"{FLAG}={_spec_path()}":  # ours, written once by this process: no file read per cache lookup
+    if _spec_file and flag == f"{FLAG}={_spec_file[0]}":  # ours, written by this process: no file read per lookup
         return _SPEC_KEY
     try:
         with open(flag.split("=", 1)[1], "rb") as spec:

@@ -1,6 +1,7 @@
 """The float64 product tuning spec (runtime/tuning.py): the probe of IREE's default it answers, when it applies, the
 compile cache key and the fallback without it."""
 import glob
+import hashlib
 import os
 import platform
 import re
@@ -107,3 +108,19 @@ def test_code_for_a_named_cpu_gets_no_spec_and_runs_on_an_x86_host(monkeypatch, 
                                    np.tanh(a @ a.T), rtol=1e-12)
     monkeypatch.delenv(compiler.CPU_TARGET_ENV)
     assert compiler.resolve_flags("llvm-cpu") == compiler.STANDARD_FLAGS
+
+
+def test_the_fallback_drops_only_our_spec_and_keeps_the_callers_flags(tmp_path):
+    own_spec = f"{tuning.FLAG}={tmp_path / 'mine.mlir'}"
+    assert tuning.without_spec((own_spec, tuning.SINGLE_THREAD_FLAG)) == (own_spec, tuning.SINGLE_THREAD_FLAG)
+    ours = tuning.llvm_cpu_flags(frozenset({"avx512f"}), _product(8, 16, 8))
+    assert tuning.without_spec(("--a", tuning.SINGLE_THREAD_FLAG) + ours) == ("--a", tuning.SINGLE_THREAD_FLAG)
+    assert tuning.without_spec(("--a",) + ours) == ("--a",)
+
+
+def test_a_callers_spec_is_keyed_by_content_without_writing_ours(tmp_path, monkeypatch):
+    monkeypatch.setattr(tuning, "_spec_file", [])
+    spec = tmp_path / "mine.mlir"
+    spec.write_text("module {}")
+    assert tuning.key_form(f"{tuning.FLAG}={spec}").endswith(hashlib.sha256(b"module {}").hexdigest())
+    assert tuning._spec_file == []
