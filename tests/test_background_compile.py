@@ -188,7 +188,10 @@ def test_a_script_exiting_while_its_program_compiles_exits_cleanly(tmp_path):
               "for i in range(3):\n"
               "    f = paddle.jit(lambda x, i=i: paddle.tanh(x @ x) * (i + 1.0))\n"
               "    print(float(f(x).sum()))\n"
-              "time.sleep(0.3)  # the first compile has started; the other two are queued\n")
+              "from paddle_fn.transforms import background_compile\n"
+              "deadline = time.monotonic() + 60\n"
+              "while background_compile._COMPILER._running is None and time.monotonic() < deadline:\n"
+              "    time.sleep(0.005)  # until the first compile has started; the other two are queued\n")
     env = dict(os.environ, PADDLE_FN_CACHE_DIR=str(tmp_path), PADDLE_FN_BACKGROUND_COMPILE="1")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                                         text=True, timeout=300)
