@@ -30,12 +30,16 @@ SYSTEM_LINKER_FLAG = "--iree-llvmcpu-link-embedded=false"
 # Always used for llvm-cpu. Never add --iree-opt-level=O2/O3: IREE 3.13 fails to compile real programs with them
 # (iree-org/iree#21828). Without the f64 flag IREE silently demotes float64 signatures to float32. The data-tiled
 # products call IREE's precompiled microkernels instead of generating their loops: 0.4-0.6 s less compile time for
-# an MLP or LSTM training step, the same run time (benchmarks/bench_models.py's cold first calls).
+# an MLP or LSTM training step, the same run time (benchmarks/bench_models.py's cold first calls). IREE's
+# compile-time evaluation of constant expressions compiles each one on its own: the parameters of a jitted
+# sampler of 1,000 draws made 60-70 of them and half its compile time; without it they are computed when the
+# module loads (benchmarks/bench_compile.py).
 STANDARD_FLAGS = (
     "--iree-llvmcpu-target-cpu=host",
     DATA_TILING_FLAG,
     "--iree-llvmcpu-enable-ukernels=all",
     "--iree-input-demote-f64-to-f32=false",
+    "--iree-opt-const-eval=false",
 )
 
 # Cross-compilation targets: compile only; the host CPU flag and data tiling are CPU matters.

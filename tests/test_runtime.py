@@ -354,7 +354,8 @@ def test_large_programs_compile_with_larger_matmul_tiles(monkeypatch):
 
 def test_flags_per_target_and_overrides():
     assert runtime.STANDARD_FLAGS == ("--iree-llvmcpu-target-cpu=host", "--iree-dispatch-creation-data-tiling",
-                                      "--iree-llvmcpu-enable-ukernels=all", "--iree-input-demote-f64-to-f32=false")
+                                      "--iree-llvmcpu-enable-ukernels=all", "--iree-input-demote-f64-to-f32=false",
+                                      "--iree-opt-const-eval=false")
     assert compiler.flags_for_work("llvm-cpu", compiler.LARGE_WORK) == compiler.LARGE_PROGRAM_FLAGS
     assert compiler.flags_for_work("llvm-cpu", compiler.LARGE_WORK - 1) == ()
     assert compiler.flags_for_work("cuda", math.inf) == ()
