@@ -131,6 +131,13 @@ def test_lead_hook_replaces_libm_ops(iree_parse):
     iree_parse(text)
 
 
+def test_other_targets_keep_the_native_float64_operations():
+    """The expansions are llvm-cpu overrides (lowering/targets.py): a cuda lowering of float64 sin keeps the sine."""
+    import paddle_fn as pf
+    lowered = pf.jit(pf.sin).lower(pf.to_tensor(np.linspace(-3, 3, 4)))
+    assert "stablehlo.sine" in lowered.as_text("cuda") and "stablehlo.sine" not in lowered.as_text("llvm-cpu")
+
+
 # ----------------------------------------------------------------------------------------------- IREE vs numpy
 
 def _flush(a):

@@ -1,4 +1,4 @@
-"""The layering rule of DESIGN.md, enforced by reading every module's imports.
+"""The layering rule of docs/architecture.md, enforced by reading every module's imports.
 
 Every package of paddle_fn has a layer (`LAYERS`); a module may import its own package and packages of lower
 layers only, at module level or inside a function alike. The table is the one in docs/architecture.md.
@@ -59,7 +59,7 @@ LAYERS = {
     "paddle_fn.callbacks": 11,
     "paddle_fn": 12,  # paddle_fn/__init__.py: the public namespace
 }
-# Packages whose list is narrower than "every lower layer" (DESIGN.md).
+# Packages whose list is narrower than "every lower layer" (docs/architecture.md).
 ONLY = {
     "paddle_fn.runtime": set(),  # text and arrays in, arrays out: nothing of paddle_fn
     "paddle_fn.lowering": {"paddle_fn.core"},  # never iree, never the runtime
@@ -73,13 +73,15 @@ PUBLIC_API_USERS = {"paddle_fn.incubate", "paddle_fn.amp", "paddle_fn.metric", "
                     "paddle_fn.distribution", "paddle_fn.autograd",
                     "paddle_fn.nn_compat", "paddle_fn.hapi", "paddle_fn.vision", "paddle_fn.utils"}
 
-# DESIGN.md: nn_compat uses the public API only. These modules need an internal, and why:
+# docs/architecture.md: nn_compat uses the public API only. These modules need an internal, and why:
 STATEFUL_LAYER_INTERNALS = {
     # to_static turns Python `if`/`while` into cond/while_loop only when the value is being traced; the public API
     # has no "is this traced" question to ask
     "nn_compat/jit/static_function.py": {"paddle_fn.core.trace"},
     "nn_compat/jit/dy2static/convert_operators.py": {"paddle_fn.core.trace"},
 }
+# What the core may import besides the standard library and itself: it sits under everything, so it stays light.
+CORE_THIRD_PARTY = {"numpy", "optree", "ml_dtypes"}
 INTERNAL = ("paddle_fn.core", "paddle_fn.lowering", "paddle_fn.runtime", "paddle_fn.prims", "paddle_fn.transforms")
 
 # Cycles between packages at import time that are allowed, and why.
@@ -186,6 +188,14 @@ def test_package_imports_only_lower_layers(pkg):
     assert not bad, "layering violations:\n" + "\n".join(bad)
 
 
+def test_core_imports_only_the_standard_library_numpy_optree_and_ml_dtypes():
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {mod}" for name, path in MODULES.items()
+           if _package_of(name) == "paddle_fn.core" for mod, line, _ in _imports(path)
+           if (top := mod.split(".")[0]) != "paddle_fn" and top not in sys.stdlib_module_names
+           and top not in CORE_THIRD_PARTY]
+    assert not bad, f"the core imports only the standard library and {sorted(CORE_THIRD_PARTY)}:\n" + "\n".join(bad)
+
+
 def test_stateful_layer_uses_only_the_public_api():
     bad = []
     for name, path in MODULES.items():
@@ -195,7 +205,7 @@ def test_stateful_layer_uses_only_the_public_api():
         for mod, line, _ in _imports(path):
             if mod.startswith(INTERNAL) and mod not in allowed:
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports the internal {mod}")
-    assert not bad, "nn_compat uses the public paddle_fn API only (DESIGN.md):\n" + "\n".join(bad)
+    assert not bad, "nn_compat uses the public paddle_fn API only (docs/architecture.md):\n" + "\n".join(bad)
 
 
 def test_stateful_layer_updates_handles_through_the_public_api():
@@ -382,7 +392,7 @@ def test_modules_stay_small():
 
 def test_architecture_module_map_names_every_module():
     """Each row of docs/architecture.md's module map names every module of its package (a row that lists a family
-    by example, with "...", names some), and no module that is gone."""
+    by example, a module name followed by "...", names some), and no module that is gone."""
     page = (ROOT / "docs" / "architecture.md").read_text()
     section = page[page.index("### Module map"):]
     section = section[:section.index("\n\n", section.index("| package |"))]
@@ -395,7 +405,7 @@ def test_architecture_module_map_names_every_module():
         unnamed = {m for m in modules if m not in named and m.split("/")[0] not in folders
                    and (m.rpartition("/")[2] not in named)}
         gone = {n for n in named if not any(m == n or m.endswith("/" + n) for m in modules)}
-        if unnamed and "..." not in row or gone:
+        if unnamed and not re.search(r"\.py`, \.\.\.", row) or gone:
             wrong.append(f"{package}: not named {sorted(unnamed)}, named but absent {sorted(gone)}")
     assert not wrong, "docs/architecture.md's module map differs from the code:\n" + "\n".join(wrong)
 

@@ -5,9 +5,9 @@ choosing the driver and running `paddle_fn.runtime`. A jitted call is the primit
 traced program. Eagerly it runs the compiled executable and returns device-resident Tensors; under other
 transforms its rules transform the program (JVP split into a known and a linear call, transpose, batching), and
 inside another jit it is inlined.
-Caches: per JitFunction by (argument structure, shapes/dtypes, static values, device); per program, in a side
-table that goes with the program (its executables, the programs derived from it, why it was traced); in
-paddle_fn.runtime, executables shared by StableHLO text, and IREE's persistent disk cache.
+Caches: per JitFunction by (argument structure, shapes/dtypes, static values, device, matmul precision, runtime
+checks); per program, in a side table that goes with the program (its executables, the programs derived from it,
+why it was traced); in paddle_fn.runtime, executables shared by StableHLO text, and IREE's persistent disk cache.
 """
 from __future__ import annotations
 

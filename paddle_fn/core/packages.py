@@ -1,8 +1,9 @@
 """The package map, in one place: which top-level folders of the repository install as which packages.
 
 `transforms/`, `lowering/`, `runtime/` and `nn_compat/` install as subpackages of paddle_fn, so the only import
-name is paddle_fn. setup.py reads this file (without importing paddle_fn), the Makefile's bytecode step and the
-layering test read it, and the core uses it to tell library frames from the user's (`library_folders`).
+name is paddle_fn. setup.py reads this file (without importing paddle_fn), the Makefile's bytecode step, the docs
+site's API hook and the layering test read it, and the core uses it to tell library frames from the user's
+(`library_folders`).
 """
 from __future__ import annotations
 

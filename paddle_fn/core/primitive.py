@@ -1,7 +1,8 @@
 """`Primitive`: one object holding every rule of one operation, and the markers for rules that do not apply.
 
-A primitive is defined once, in one block of `paddle_fn/prims/<family>.py`, with all of its fields. Every
-field is required: a missing rule is an error when the module is imported, never a KeyError mid-trace.
+A primitive is defined once, in one block of `paddle_fn/prims/<family>.py`, with all of its fields. The six rules
+are required: a missing rule is an error when the module is imported, never a KeyError mid-trace. The other fields
+are optional, each with a default derived from the rules.
 """
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ class Primitive:
           args holding an `UndefinedPrimal` are the linear inputs
       batch(values, batch_dims, **params) -> (out, out_dims) | ELEMENTWISE | unsupported
       lower(ctx, *operand_names, **params) -> result name(s)   (StableHLO text, see paddle_fn.lowering)
+      multiple_results (optional): True when the primitive has a list of outputs; its rules then take and return
+          lists of values (avals, arrays, tangents, batch axes)
       eager_call (optional): (*Tensors, **params) -> list of Tensors, used instead of `impl` when evaluating
           eagerly, for primitives whose eager form keeps results on a device (jit's compiled call)
       vjp (optional): (primals, ct, **params) -> the input cotangents, a reverse rule the eager tape uses
