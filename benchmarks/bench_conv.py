@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import re
 
 import numpy as np
@@ -28,8 +30,10 @@ import paddle_fn as pf
 import paddle_fn.nn.functional as F
 from paddle_fn import runtime
 from paddle_fn.lowering import llvm_cpu_conv, lower_program
+from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.prims.conv import conv_general_dilated_p
+from paddle_fn.transforms.jit import lowering_target
 
 from bench_jit import fmt_time, interleaved, machine_line
 
@@ -66,12 +70,32 @@ def layer_functions(cin, cout, size, k, stride, pad, groups):
     return {"fwd": (fwd, (x, w)), "igrad": (igrad, (dy, w)), "wgrad": (wgrad, (x, dy))}
 
 
-def chosen_form(program) -> str:
+def chosen_form(program, target) -> str:
     conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
     reversed_filter = llvm_cpu_conv.made_by_rev(conv.inputs[1], llvm_cpu_conv.program_producer(program))
     found = llvm_cpu_conv.rewrite(conv.inputs[0].aval, conv.inputs[1].aval, conv.outputs[0].aval, conv.params,
-                                  filter_reversed=reversed_filter)
+                                  target=target, filter_reversed=reversed_filter)
     return "generic" if found is None else found[0]
+
+
+def with_form(program, form):
+    """`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py)."""
+    def run(*args):
+        env = dict(zip(program.in_vars, args))
+        for eqn in program.eqns:
+            ins = [env[v] if v in env else v.val for v in eqn.inputs]
+            if eqn.prim is conv_general_dilated_p:
+                _, prog, consts = llvm_cpu_conv.rewrite(eqn.inputs[0].aval, eqn.inputs[1].aval, eqn.outputs[0].aval,
+                                                        eqn.params, form=form)
+                outs = eval_program(prog, consts, ins)
+            else:
+                outs = eqn.prim.bind(*ins, **eqn.params)
+                outs = outs if eqn.prim.multiple_results else [outs]
+            env.update(zip(eqn.outputs, outs))
+        return [env[v] for v in program.out_vars]
+    prog, consts = trace_to_program(run, [v.aval for v in program.in_vars])
+    assert not consts
+    return prog
 
 
 def useful_gflop(cin, cout, size, k, stride, pad, groups) -> float:
@@ -84,10 +108,14 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--only", default="", help="regex on 'layer/op'")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--forms", default="", help="comma-separated forms of lowering/llvm_cpu_conv.py also timed "
+                        "on the layers without groups (im2col,tap_dots,filter_barrier)")
     parser.add_argument("--cpu", default=None, help="compile for this CPU instead of the host (x86-64-v3: AVX2 "
                         "code, to check a form on an AVX2 host from an AVX-512 one)")
     args = parser.parse_args()
-    flags = () if args.cpu is None else (f"--iree-llvmcpu-target-cpu={args.cpu}",)
+    if args.cpu is not None:  # the lowering chooses its forms for the CPU the code is compiled for
+        os.environ[runtime.compiler.CPU_TARGET_ENV] = args.cpu
+    target = lowering_target("llvm-cpu")
     device = runtime.default_device()
     print(machine_line() + ("" if args.cpu is None else f" | code for {args.cpu}"))
     print(f"\n{'layer':14s} {'op':6s} {'form':20s} {'generic':>12s} {'cpu':>12s} {'speed-up':>9s} {'GFLOP/s':>8s}")
@@ -98,21 +126,28 @@ def main():
                 continue
             program = simplify(pf.jit(fun).lower(*arrays).program)
             inputs = [runtime.device_put(a, device) for a in arrays]
-            exes = {name: runtime.load_executable(runtime.compile_stablehlo(
-                        lower_program(program, use_overrides=name == "cpu"), extra_flags=flags), device)
-                    for name in ("generic", "cpu")}
+            texts = {"generic": lower_program(program, target=target, use_overrides=False),
+                     "cpu": lower_program(program, target=target)}
+            conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
+            unrolled = math.prod(conv.inputs[1].aval.shape[d] for d in conv.params["dimension_numbers"].rhs_spec[2:])
+            forced = args.forms.split(",") if args.forms and shape[-1] == 1 else []
+            for name in forced if unrolled <= llvm_cpu_conv.MAX_UNROLLED else ():
+                texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
+            exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
+                    for name, text in texts.items()}
             outs = {name: exe(*inputs)[0].to_numpy() for name, exe in exes.items()}
             scale = np.abs(outs["generic"]).max()
-            np.testing.assert_allclose(outs["cpu"], outs["generic"], rtol=1e-4, atol=1e-4 * scale)
+            for name in outs:
+                np.testing.assert_allclose(outs[name], outs["generic"], rtol=1e-4, atol=1e-4 * scale, err_msg=name)
             times = interleaved({name: (lambda exe=exe: exe(*inputs)[0].to_numpy()) for name, exe in exes.items()},
                                 reps=args.reps)
             gflop = useful_gflop(*shape)
-            form = chosen_form(program)
+            form = chosen_form(program, target)
             print(f"{layer:14s} {op:6s} {form:20s} {fmt_time(times['generic'][0]):>12s} "
                   f"{fmt_time(times['cpu'][0]):>12s} {times['generic'][0] / times['cpu'][0]:8.1f}x "
-                  f"{gflop / times['cpu'][0]:8.0f}")
-            rows.append({"layer": layer, "op": op, "form": form, "generic": times["generic"], "cpu": times["cpu"],
-                         "gflop": gflop})
+                  f"{gflop / times['cpu'][0]:8.0f}" + "".join(f"  {name} {fmt_time(times[name][0])}"
+                                                              for name in texts if name not in ("generic", "cpu")))
+            rows.append({"layer": layer, "op": op, "form": form, "gflop": gflop, **times})
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"machine": machine_line(), "rows": rows}, out, indent=1)
