@@ -1,20 +1,24 @@
 """Compiled convolutions on the CPU: each convolution of a ResNet-style training step, lowered by the primitive's
 generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed side by side.
 
-    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3] [--json PATH]
+    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3]
+        [--forms im2col,tap_dots,filter_barrier] [--json PATH]
 
 For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
-3x3 64->64, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and each of its three convolutions
-(fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse mode produces them), the same
-traced program is lowered twice and compiled with paddle_fn's flags: "generic" is every primitive's own rule (what
-any other target gets), "cpu" applies the llvm-cpu overrides. Both run on the default CPU device with the inputs
-already on it; contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of
-the useful work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. The outputs of the two
-lowerings are checked to agree (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form",
-"generic": [median, min], "cpu": [median, min], "gflop"}]} (seconds).
+3x3 64->64 on 16x16, 3x3 128->128 on 8x8, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and
+each of its three convolutions (fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse
+mode produces them), the same traced program is lowered and compiled with paddle_fn's flags: "generic" is every
+primitive's own rule (what any other target gets), "cpu" applies the llvm-cpu overrides for the CPU the code is
+compiled for (the host's, or `--cpu`'s: x86-64-v3 is AVX2 code, to see from an AVX-512 host what an AVX2 host
+gets), and each of `--forms` is that form of lowering/llvm_cpu_conv.py forced on the layers without groups (where
+it unrolls at most MAX_UNROLLED slices). All run on the default CPU device with the inputs already on it;
+contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of the useful
+work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. Every output is checked against the
+generic lowering's (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form", "gflop",
+"generic": [median, min], "cpu": [median, min], each forced form: [median, min]}]} (seconds).
 
 This is the evidence row of the conv_general_dilated override in lowering/targets.py: when IREE changes, run it
-again, and drop or change the override where "generic" has caught up.
+again, and drop or change the override where "generic" has caught up, or a forced form beats the chosen one.
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ LAYERS = {
     "c32_3x3": (32, 32, 32, 3, 1, 1, 1),
     "c32to64_3x3s2": (32, 64, 32, 3, 2, 1, 1),
     "c64_3x3": (64, 64, 16, 3, 1, 1, 1),
+    "c128_3x3": (128, 128, 8, 3, 1, 1, 1),
     "ds_1x1s2": (32, 64, 32, 1, 2, 0, 1),
     "dw64_3x3": (64, 64, 32, 3, 1, 1, 64),
 }

@@ -11,15 +11,35 @@ form on a 2-core AVX-512 host (ms for one convolution, batch 16, 32x32, 3x3, 32 
                                                                                an optimization barrier
     weight gradient as XLA's backprop-filter convolution         96      -> 2.5  im2col GEMM over the k*k output
                                                                                positions
-    1x1 convolution (stride 2, 32 -> 64)                          1.7     -> 0.17 one dot_general
+    1x1 convolution (stride 2, 32 -> 64)                          1.7     -> 0.17 one dot_general (tap_dots
+                                                                               of one tap)
     depthwise 3x3 (64 channels): forward / weight gradient        2.4 / 8 -> 0.7 / 1.0  per-tap multiply-adds /
                                                                                per-position reductions
+
+Those kernels are fast only with AVX-512. In code for AVX2 (x86-64-v3) the same forward ran at 60 GFLOP/s
+against 318, the input gradient at 61 against 380, while the products of the weight-gradient form kept 95-156
+GFLOP/s. So the form is chosen by the CPU the code is compiled for, which the lowering's target names
+(`ctx.target`: emitter.Target). Without AVX-512, a convolution without groups whose window is no larger than its
+output becomes products (medians of six interleaved runs on the loaded 2-core host, AVX2 code, ms; the table in
+benchmarks/README.md):
+
+    3x3 32 -> 32 forward           10.5 filter barrier      -> 7.3  one im2col product [N*H*W, 9*C] x [9*C, O]
+    3x3 64 -> 64 (16x16) forward    8.8                     -> 5.0
+    3x3 64 -> 64 input gradient    11.8 generic             -> 6.5
+    stride-2 3x3 forward            5.7 filter barrier      -> 3.2
+    stride-2 3x3 input gradient    17.5 generic             -> 6.7  one product per tap over the undilated
+                                                                    image, its result dilated and shifted
+    3-channel stem input gradient   4.3 generic             -> 1.9  one product per tap (3 out features)
+
+and the 3-channel stem's forward keeps its direct kernel (0.43 ms against 0.84 as one product: a product over 27
+columns is mostly packing). With AVX-512 the direct kernels stay: one im2col product took 1.7-3.7x as long there. A
+target that names no CPU keeps the AVX-512 choices.
 
 Each form is written with paddle_fn's own primitives and staged into a small program that is inlined in place of
 the convolution, so the rewrite is shape-checked as it is built, runs eagerly in the tests against the
 convolution's own implementation, and lowers through the primitives' rules (the matmul-precision setting
-included). A convolution whose filter already sits as (spatial..., in, out) is left to the generic lowering,
-which also ends the rewrite of the barrier form's own convolution.
+included). A convolution whose filter already sits as (spatial..., in, out) is left to the generic lowering where
+the direct kernels are fast, which also ends the rewrite of the barrier form's own convolution.
 """
 from __future__ import annotations
 
@@ -314,9 +334,10 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     """The form a convolution is rewritten into on llvm-cpu for `target`, or None where the generic lowering is
     already fast: the filter sits as (spatial..., in, out), or it is computed by a `rev` (the input gradient),
     which IREE materializes in the layout the convolution wants (a barrier there costs 2-3x). Where the direct
-    kernels are slow, a convolution without groups whose window is no larger than its output becomes products
-    whatever its filter's layout: per-tap products when the image is dilated (the input gradient of a strided
-    convolution, whose dilation zeros they skip), else one im2col product."""
+    kernels are slow, a convolution without groups whose window is no larger than its output, over at least
+    MIN_PRODUCT_FEATURES features, becomes products whatever its filter's layout: per-tap products when the image
+    is dilated (the input gradient of a strided convolution, whose dilation zeros they skip), the window is 1x1 or
+    the out features are few, else one im2col product."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
     window, positions = math.prod(c.window), math.prod(c.positions)
     if (_direct_kernels_slow(target) and fg == bg == 1 and window <= min(positions, MAX_UNROLLED)
