@@ -77,18 +77,14 @@ def cached_for_program(program, key, build):
     return derived[key]
 
 
-@functools.cache
-def _cpu_target(cpu: str) -> Target:
-    return Target("llvm-cpu", cpu, runtime.cpu_features(cpu))
-
-
 def lowering_target(backend: str, extra_flags=(), *, cpu: str | None = None) -> Target:
     """The Target a program is lowered for on the IREE backend `backend`, compiled with `extra_flags`: on llvm-cpu
     it names the CPU the code is compiled for (`cpu`, else the flags' or $PADDLE_FN_CPU_TARGET's, else the host)
     and that CPU's features, by which the lowering chooses forms (lowering/targets.py)."""
     if backend != "llvm-cpu":
         return Target(backend)
-    return _cpu_target(cpu or runtime.compiled_cpu(extra_flags))
+    cpu = cpu or runtime.compiled_cpu(extra_flags)
+    return Target(backend, cpu, runtime.cpu_features(cpu))
 
 
 def stablehlo_text(program, precision: str = "float32", target: str | Target = "llvm-cpu") -> str:
