@@ -157,6 +157,12 @@ def _accumulation_dtype(x):
     return "float32" if get_aval(x).dtype.name in ("float16", "bfloat16") else get_aval(x).dtype.name
 
 
+def _as_dtype(x, dtype):
+    """`x` converted to `dtype` (a dtype or its name), or `x` itself where it has it already."""
+    same = get_aval(x).dtype.name == getattr(dtype, "name", dtype)
+    return x if same else bind("convert_element_type", x, new_dtype=dtype)
+
+
 # ---------------------------------------------------------------------------------------------- the forms
 
 def filter_barrier(c: _Conv, lhs, rhs):
@@ -213,9 +219,10 @@ def tap_dots(c: _Conv, lhs, rhs):
     tap's strided image slice as (batch * positions, features) rows times that tap's (features, out) block of the
     filter. With lhs dilation (the input gradient of a strided convolution) each tap's product is taken over the
     undilated image first and its result dilated, padded and sliced where the tap would have read the image,
-    which skips the products of the dilation's zeros."""
-    layout, filt, total = _channels_last_layout(c.n), _filter_rows(c, rhs), None
-    x = _channels_last(c, lhs)
+    which skips the products of the dilation's zeros. Half-precision terms are summed in float32."""
+    acc = _accumulation_dtype(lhs)
+    layout, filt, total = _channels_last_layout(c.n), _as_dtype(_filter_rows(c, rhs), acc), None
+    x = _as_dtype(_channels_last(c, lhs), acc)
     dilated = any(d > 1 for d in c.lhs_dilation)
     if not dilated:
         x = c.padded_lhs(x, layout)
@@ -227,7 +234,7 @@ def tap_dots(c: _Conv, lhs, rhs):
         else:
             term = _rows_product(c.window_slice(x, layout, offsets, c.window_strides, c.positions), block)
         total = term if total is None else bind("add", total, term)
-    return _to_layout(total, c.dn.out_spec, layout)
+    return _to_layout(_as_dtype(total, get_aval(lhs).dtype), c.dn.out_spec, layout)
 
 
 def _split_axis(x, axis, groups):
@@ -272,11 +279,9 @@ def depthwise_taps(c: _Conv, lhs, rhs):
     weights broadcast along the channels, summed over the taps."""
     ls, rs = c.dn.lhs_spec, c.dn.rhs_spec
     acc = _accumulation_dtype(lhs)
-    x = c.padded_lhs(bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
-                     else lhs, ls)
-    filt = reshape(transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
-    if acc != get_aval(filt).dtype.name:
-        filt = bind("convert_element_type", filt, new_dtype=acc)
+    x = c.padded_lhs(_as_dtype(lhs, acc), ls)
+    filt = _as_dtype(reshape(transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)),
+                             (c.out_features, math.prod(c.window))), acc)
     total = None
     for t, tap in enumerate(itertools.product(*map(range, c.window))):
         part = c.window_slice(x, ls, tuple(k * r for k, r in zip(tap, c.rhs_dilation)), c.window_strides,
@@ -285,9 +290,7 @@ def depthwise_taps(c: _Conv, lhs, rhs):
         term = bind("mul", part, bind("broadcast_in_dim", weight, shape=shape_of(part),
                                         broadcast_dimensions=(ls[1],)))
         total = term if total is None else bind("add", total, term)
-    total = bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
-        if acc != get_aval(lhs).dtype.name else total
-    return _to_layout(total, c.dn.out_spec, ls)
+    return _to_layout(_as_dtype(total, get_aval(lhs).dtype), c.dn.out_spec, ls)
 
 
 def depthwise_positions(c: _Conv, lhs, rhs):
@@ -295,10 +298,7 @@ def depthwise_positions(c: _Conv, lhs, rhs):
     the strided image slice times the output gradient, summed over everything but the channel."""
     ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
     acc = _accumulation_dtype(lhs)
-    x, g = lhs, rhs
-    if acc != get_aval(lhs).dtype.name:
-        x, g = (bind("convert_element_type", v, new_dtype=acc) for v in (lhs, rhs))
-    x = c.padded_lhs(x, ls)
+    x, g = c.padded_lhs(_as_dtype(lhs, acc), ls), _as_dtype(rhs, acc)
     # the gradient laid out as the image: its out role where the image has its batch, in role at the features
     perm = [0] * (n + 2)
     for role in range(n + 2):
@@ -310,9 +310,7 @@ def depthwise_positions(c: _Conv, lhs, rhs):
         summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
         sums.append(reshape(summed, (c.out_features, 1)))
     out = bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
-    out = reshape(out, (1, c.out_features) + c.positions)
-    if acc != get_aval(lhs).dtype.name:
-        out = bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
+    out = _as_dtype(reshape(out, (1, c.out_features) + c.positions), get_aval(lhs).dtype)
     return _to_layout(out, c.dn.out_spec, tuple(range(n + 2)))
 
 

@@ -163,12 +163,15 @@ def test_every_form_computes_the_convolution(case, form):
 
 
 def test_forms_keep_half_precision_sums_in_float32():
-    for conv in _convs_of_step((2, 8, 6, 6), (8, 1, 3, 3), NCHW, window_strides=(1, 1), padding=((1, 1),) * 2,
-                               feature_group_count=8):
+    depthwise = _convs_of_step((2, 8, 6, 6), (8, 1, 3, 3), NCHW, window_strides=(1, 1), padding=((1, 1),) * 2,
+                               feature_group_count=8)
+    strided = _convs_of_step((2, 16, 6, 6), (16, 16, 3, 3), NCHW, window_strides=(2, 2), padding=((1, 1),) * 2)
+    igrad = next(c for c in strided if max(c[3]["lhs_dilation"]) > 1)  # per-tap products without AVX-512
+    for conv, target in [(c, Target()) for c in depthwise] + [(igrad, AVX2)]:
         lhs, rhs, out, params = conv
         lhs, rhs, out = (a.update(dtype=pf.float16) for a in (lhs, rhs, out))
-        name, prog, _ = llvm_cpu_conv.rewrite(lhs, rhs, out, params)
-        assert name.startswith("depthwise")
+        name, prog, _ = llvm_cpu_conv.rewrite(lhs, rhs, out, params, target=target)
+        assert name.startswith("depthwise") or name == "tap_dots"
         sums = [e for e in prog.eqns if e.prim.name in ("add", "reduce_sum")]
         assert sums and all(e.outputs[0].aval.dtype == pf.float32 for e in sums)
         assert prog.out_vars[0].aval.dtype == pf.float16
