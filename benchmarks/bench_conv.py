@@ -1,25 +1,31 @@
 """Compiled convolutions on the CPU: each convolution of a ResNet-style training step, lowered by the primitive's
 generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed side by side.
 
-    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3] [--json PATH]
+    .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3]
+        [--forms im2col,tap_dots,filter_barrier] [--json PATH]
 
 For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
-3x3 64->64, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and each of its three convolutions
-(fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse mode produces them), the same
-traced program is lowered twice and compiled with paddle_fn's flags: "generic" is every primitive's own rule (what
-any other target gets), "cpu" applies the llvm-cpu overrides. Both run on the default CPU device with the inputs
-already on it; contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of
-the useful work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. The outputs of the two
-lowerings are checked to agree (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form",
-"generic": [median, min], "cpu": [median, min], "gflop"}]} (seconds).
+3x3 64->64 on 16x16, 3x3 128->128 on 8x8, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and
+each of its three convolutions (fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse
+mode produces them), the same traced program is lowered and compiled with paddle_fn's flags: "generic" is every
+primitive's own rule (what any other target gets), "cpu" applies the llvm-cpu overrides for the CPU the code is
+compiled for (the host's, or `--cpu`'s: x86-64-v3 is AVX2 code, to see from an AVX-512 host what an AVX2 host
+gets), and each of `--forms` is that form of lowering/llvm_cpu_conv.py forced on the layers without groups (where
+it unrolls at most MAX_UNROLLED slices). All run on the default CPU device with the inputs already on it;
+contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of the useful
+work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. Every output is checked against the
+generic lowering's (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form", "gflop",
+"generic": [median, min], "cpu": [median, min], each forced form: [median, min]}]} (seconds).
 
 This is the evidence row of the conv_general_dilated override in lowering/targets.py: when IREE changes, run it
-again, and drop or change the override where "generic" has caught up.
+again, and drop or change the override where "generic" has caught up, or a forced form beats the chosen one.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import re
 
 import numpy as np
@@ -28,8 +34,10 @@ import paddle_fn as pf
 import paddle_fn.nn.functional as F
 from paddle_fn import runtime
 from paddle_fn.lowering import llvm_cpu_conv, lower_program
+from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.prims.conv import conv_general_dilated_p
+from paddle_fn.transforms.jit import lowering_target
 
 from bench_jit import fmt_time, interleaved, machine_line
 
@@ -39,6 +47,7 @@ LAYERS = {
     "c32_3x3": (32, 32, 32, 3, 1, 1, 1),
     "c32to64_3x3s2": (32, 64, 32, 3, 2, 1, 1),
     "c64_3x3": (64, 64, 16, 3, 1, 1, 1),
+    "c128_3x3": (128, 128, 8, 3, 1, 1, 1),
     "ds_1x1s2": (32, 64, 32, 1, 2, 0, 1),
     "dw64_3x3": (64, 64, 32, 3, 1, 1, 64),
 }
@@ -66,12 +75,32 @@ def layer_functions(cin, cout, size, k, stride, pad, groups):
     return {"fwd": (fwd, (x, w)), "igrad": (igrad, (dy, w)), "wgrad": (wgrad, (x, dy))}
 
 
-def chosen_form(program) -> str:
+def chosen_form(program, target) -> str:
     conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
     reversed_filter = llvm_cpu_conv.made_by_rev(conv.inputs[1], llvm_cpu_conv.program_producer(program))
     found = llvm_cpu_conv.rewrite(conv.inputs[0].aval, conv.inputs[1].aval, conv.outputs[0].aval, conv.params,
-                                  filter_reversed=reversed_filter)
+                                  target=target, filter_reversed=reversed_filter)
     return "generic" if found is None else found[0]
+
+
+def with_form(program, form):
+    """`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py)."""
+    def run(*args):
+        env = dict(zip(program.in_vars, args))
+        for eqn in program.eqns:
+            ins = [env[v] if v in env else v.val for v in eqn.inputs]
+            if eqn.prim is conv_general_dilated_p:
+                _, prog, consts = llvm_cpu_conv.rewrite(eqn.inputs[0].aval, eqn.inputs[1].aval, eqn.outputs[0].aval,
+                                                        eqn.params, form=form)
+                outs = eval_program(prog, consts, ins)
+            else:
+                outs = eqn.prim.bind(*ins, **eqn.params)
+                outs = outs if eqn.prim.multiple_results else [outs]
+            env.update(zip(eqn.outputs, outs))
+        return [env[v] for v in program.out_vars]
+    prog, consts = trace_to_program(run, [v.aval for v in program.in_vars])
+    assert not consts
+    return prog
 
 
 def useful_gflop(cin, cout, size, k, stride, pad, groups) -> float:
@@ -84,10 +113,14 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--only", default="", help="regex on 'layer/op'")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--forms", default="", help="comma-separated forms of lowering/llvm_cpu_conv.py also timed "
+                        "on the layers without groups (im2col,tap_dots,filter_barrier)")
     parser.add_argument("--cpu", default=None, help="compile for this CPU instead of the host (x86-64-v3: AVX2 "
                         "code, to check a form on an AVX2 host from an AVX-512 one)")
     args = parser.parse_args()
-    flags = () if args.cpu is None else (f"--iree-llvmcpu-target-cpu={args.cpu}",)
+    if args.cpu is not None:  # the lowering chooses its forms for the CPU the code is compiled for
+        os.environ[runtime.compiler.CPU_TARGET_ENV] = args.cpu
+    target = lowering_target("llvm-cpu")
     device = runtime.default_device()
     print(machine_line() + ("" if args.cpu is None else f" | code for {args.cpu}"))
     print(f"\n{'layer':14s} {'op':6s} {'form':20s} {'generic':>12s} {'cpu':>12s} {'speed-up':>9s} {'GFLOP/s':>8s}")
@@ -98,21 +131,28 @@ def main():
                 continue
             program = simplify(pf.jit(fun).lower(*arrays).program)
             inputs = [runtime.device_put(a, device) for a in arrays]
-            exes = {name: runtime.load_executable(runtime.compile_stablehlo(
-                        lower_program(program, use_overrides=name == "cpu"), extra_flags=flags), device)
-                    for name in ("generic", "cpu")}
+            texts = {"generic": lower_program(program, target=target, use_overrides=False),
+                     "cpu": lower_program(program, target=target)}
+            conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
+            unrolled = math.prod(conv.inputs[1].aval.shape[d] for d in conv.params["dimension_numbers"].rhs_spec[2:])
+            forced = args.forms.split(",") if args.forms and shape[-1] == 1 else []
+            for name in forced if unrolled <= llvm_cpu_conv.MAX_UNROLLED else ():
+                texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
+            exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
+                    for name, text in texts.items()}
             outs = {name: exe(*inputs)[0].to_numpy() for name, exe in exes.items()}
             scale = np.abs(outs["generic"]).max()
-            np.testing.assert_allclose(outs["cpu"], outs["generic"], rtol=1e-4, atol=1e-4 * scale)
+            for name in outs:
+                np.testing.assert_allclose(outs[name], outs["generic"], rtol=1e-4, atol=1e-4 * scale, err_msg=name)
             times = interleaved({name: (lambda exe=exe: exe(*inputs)[0].to_numpy()) for name, exe in exes.items()},
                                 reps=args.reps)
             gflop = useful_gflop(*shape)
-            form = chosen_form(program)
+            form = chosen_form(program, target)
             print(f"{layer:14s} {op:6s} {form:20s} {fmt_time(times['generic'][0]):>12s} "
                   f"{fmt_time(times['cpu'][0]):>12s} {times['generic'][0] / times['cpu'][0]:8.1f}x "
-                  f"{gflop / times['cpu'][0]:8.0f}")
-            rows.append({"layer": layer, "op": op, "form": form, "generic": times["generic"], "cpu": times["cpu"],
-                         "gflop": gflop})
+                  f"{gflop / times['cpu'][0]:8.0f}" + "".join(f"  {name} {fmt_time(times[name][0])}"
+                                                              for name in texts if name not in ("generic", "cpu")))
+            rows.append({"layer": layer, "op": op, "form": form, "gflop": gflop, **times})
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"machine": machine_line(), "rows": rows}, out, indent=1)

@@ -3,5 +3,5 @@ if __name__ != "paddle_fn.lowering":
     raise ImportError("import this package as paddle_fn.lowering, not as a top-level module")
 
 from paddle_fn.lowering.emitter import (  # noqa: E402,F401
-    FuncLowering, constant_text, element_type, i64_array, tensor_type)
+    FuncLowering, Target, constant_text, element_type, i64_array, tensor_type)
 from paddle_fn.lowering.program import lower_program  # noqa: E402,F401

@@ -5,6 +5,9 @@ equation's types; it emits lines with `ctx.op(...)` / `ctx.line(...)` and return
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 import numpy as np
 
 from paddle_fn.core import dtypes
@@ -12,6 +15,21 @@ from paddle_fn.core.ir import Literal, Program, ShapedArray
 
 # IREE's backend names: "llvm-cpu", "cuda", "rocm", "vulkan-spirv", "metal-spirv"
 DEFAULT_TARGET = "llvm-cpu"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a program is lowered for: an IREE backend and, on llvm-cpu, the CPU the code is compiled for (an LLVM
+    CPU name, or "host") with that CPU's feature names (avx2, avx512f, ...), by which an override may choose its
+    form. A target that names no CPU gets the forms that are chosen without one. Part of every text's cache key."""
+    backend: str = DEFAULT_TARGET
+    cpu: Optional[str] = None
+    cpu_features: frozenset = frozenset()
+
+    @staticmethod
+    def of(target) -> "Target":
+        """`target` itself, or the target of the backend it names (no CPU)."""
+        return target if isinstance(target, Target) else Target(target)
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8",
             "uint32": "ui32", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -112,7 +130,7 @@ def on_signed_view(rule):
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
-    def __init__(self, matmul_precision: str = "float32", *, target: str = DEFAULT_TARGET, overrides=None):
+    def __init__(self, matmul_precision: str = "float32", *, target=DEFAULT_TARGET, overrides=None):
         self.lines: list[str] = []
         self._n = 0
         self.indent = 4
@@ -120,9 +138,9 @@ class FuncLowering:
         self.avals_out: list[ShapedArray] = []
         # how float32 products are emitted (lowering/precision.py); part of the program's compile-cache key
         self.matmul_precision = matmul_precision
-        # the IREE backend the text is for, and `overrides(primitive, target)`, the rule lowering a primitive there
-        # (lowering/targets.py's lowering_rule); None: every primitive's own, generic rule
-        self.target = target
+        # the Target (or backend name) the text is for, and `overrides(primitive, backend)`, the rule lowering a
+        # primitive there (lowering/targets.py's lowering_rule); None: every primitive's own, generic rule
+        self.target = Target.of(target)
         self._overrides = overrides
         # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
         # constant), for overrides whose best form depends on how IREE will see an operand
@@ -237,7 +255,7 @@ class FuncLowering:
 
     def rule(self, prim):
         """The rule lowering `prim` for this context's target."""
-        return prim.lower if self._overrides is None else self._overrides(prim, self.target)
+        return prim.lower if self._overrides is None else self._overrides(prim, self.target.backend)
 
     def producer(self, name: str):
         """(primitive name, operand names) of the equation whose result is the SSA value `name`, or None for a

@@ -11,15 +11,35 @@ form on a 2-core AVX-512 host (ms for one convolution, batch 16, 32x32, 3x3, 32 
                                                                                an optimization barrier
     weight gradient as XLA's backprop-filter convolution         96      -> 2.5  im2col GEMM over the k*k output
                                                                                positions
-    1x1 convolution (stride 2, 32 -> 64)                          1.7     -> 0.17 one dot_general
+    1x1 convolution (stride 2, 32 -> 64)                          1.7     -> 0.17 one dot_general (tap_dots
+                                                                               of one tap)
     depthwise 3x3 (64 channels): forward / weight gradient        2.4 / 8 -> 0.7 / 1.0  per-tap multiply-adds /
                                                                                per-position reductions
+
+Those kernels are fast only with AVX-512. In code for AVX2 (x86-64-v3) the same forward ran at 60 GFLOP/s
+against 318, the input gradient at 61 against 380, while the products of the weight-gradient form kept 95-156
+GFLOP/s. So the form is chosen by the CPU the code is compiled for, which the lowering's target names
+(`ctx.target`: emitter.Target). Without AVX-512, a convolution without groups whose window is no larger than its
+output becomes products (medians of six interleaved runs on the loaded 2-core host, AVX2 code, ms; the table in
+benchmarks/README.md):
+
+    3x3 32 -> 32 forward           10.5 filter barrier      -> 7.3  one im2col product [N*H*W, 9*C] x [9*C, O]
+    3x3 64 -> 64 (16x16) forward    8.8                     -> 5.0
+    3x3 64 -> 64 input gradient    11.8 generic             -> 6.5
+    stride-2 3x3 forward            5.7 filter barrier      -> 3.2
+    stride-2 3x3 input gradient    17.5 generic             -> 6.7  one product per tap over the undilated
+                                                                    image, its result dilated and shifted
+    3-channel stem input gradient   4.3 generic             -> 1.9  one product per tap (3 out features)
+
+and the 3-channel stem's forward keeps its direct kernel (0.43 ms against 0.84 as one product: a product over 27
+columns is mostly packing). With AVX-512 the direct kernels stay: one im2col product took 1.7-3.7x as long there. A
+target that names no CPU keeps the AVX-512 choices.
 
 Each form is written with paddle_fn's own primitives and staged into a small program that is inlined in place of
 the convolution, so the rewrite is shape-checked as it is built, runs eagerly in the tests against the
 convolution's own implementation, and lowers through the primitives' rules (the matmul-precision setting
-included). A convolution whose filter already sits as (spatial..., in, out) is left to the generic lowering,
-which also ends the rewrite of the barrier form's own convolution.
+included). A convolution whose filter already sits as (spatial..., in, out) is left to the generic lowering where
+the direct kernels are fast, which also ends the rewrite of the barrier form's own convolution.
 """
 from __future__ import annotations
 
@@ -30,6 +50,7 @@ import math
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering.emitter import Target
 from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
 
 # Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
@@ -136,6 +157,12 @@ def _accumulation_dtype(x):
     return "float32" if get_aval(x).dtype.name in ("float16", "bfloat16") else get_aval(x).dtype.name
 
 
+def _as_dtype(x, dtype):
+    """`x` converted to `dtype` (a dtype or its name), or `x` itself where it has it already."""
+    same = get_aval(x).dtype.name == getattr(dtype, "name", dtype)
+    return x if same else bind("convert_element_type", x, new_dtype=dtype)
+
+
 # ---------------------------------------------------------------------------------------------- the forms
 
 def filter_barrier(c: _Conv, lhs, rhs):
@@ -147,29 +174,67 @@ def filter_barrier(c: _Conv, lhs, rhs):
     return bind("conv_general_dilated", lhs, filt, **dict(c.params, dimension_numbers=dn))
 
 
-def pointwise(c: _Conv, lhs, rhs):
-    """A 1x1 convolution without groups: one product over the channels. The image is strided and cropped first;
-    with lhs dilation (the input gradient of a strided 1x1 convolution) the product comes first and the dilation
-    and padding spread its result."""
-    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
-    filt = reshape(transpose(rhs, (rs[1], rs[0]) + tuple(rs[2:])), (c.in_features, c.out_features))
+def _channels_last_layout(n):
+    """Role -> axis of a (batch, spatial..., features) array."""
+    return (0, n + 1) + tuple(range(1, n + 1))
+
+
+def _channels_last(c: _Conv, lhs):
+    """The image as (batch, spatial..., features)."""
+    ls = c.dn.lhs_spec
+    return transpose(lhs, (ls[0],) + tuple(ls[2:]) + (ls[1],))
+
+
+def _tap_offsets(c: _Conv):
+    """Where each window tap reads the padded image, per spatial dim, taps in row-major order."""
+    return [tuple(k * r for k, r in zip(tap, c.rhs_dilation)) for tap in itertools.product(*map(range, c.window))]
+
+
+def _filter_rows(c: _Conv, rhs):
+    """The filter as a (taps * in features, out features) matrix, taps major (the order of `_tap_offsets`)."""
+    rs = c.dn.rhs_spec
+    return reshape(transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])),
+                   (math.prod(c.window) * c.in_features, c.out_features))
+
+
+def _rows_product(x, filt):
+    """(batch, spatial..., features) x (features, out) -> (batch, spatial..., out), as one product of rows."""
+    shape = shape_of(x)
+    rows = reshape(x, (math.prod(shape[:-1]), shape[-1]))
+    return reshape(_dot(rows, filt, ((1,), (0,))), shape[:-1] + (shape_of(filt)[1],))
+
+
+def im2col(c: _Conv, lhs, rhs):
+    """A convolution without groups as one product: the image's tap slices side by side along the features
+    ((batch * positions) rows of taps * features patches), times the filter as a (taps * features, out) matrix."""
+    layout = _channels_last_layout(c.n)
+    x = c.padded_lhs(_channels_last(c, lhs), layout)
+    taps = [c.window_slice(x, layout, offsets, c.window_strides, c.positions) for offsets in _tap_offsets(c)]
+    patches = bind("concatenate", *taps, dimension=c.n + 1) if len(taps) > 1 else taps[0]
+    return _to_layout(_rows_product(patches, _filter_rows(c, rhs)), c.dn.out_spec, layout)
+
+
+def tap_dots(c: _Conv, lhs, rhs):
+    """A convolution without groups as one product per window tap, summed (a 1x1 convolution: one product): each
+    tap's strided image slice as (batch * positions, features) rows times that tap's (features, out) block of the
+    filter. With lhs dilation (the input gradient of a strided convolution) each tap's product is taken over the
+    undilated image first and its result dilated, padded and sliced where the tap would have read the image,
+    which skips the products of the dilation's zeros. Half-precision terms are summed in float32."""
+    acc = _accumulation_dtype(lhs)
+    layout, filt, total = _channels_last_layout(c.n), _as_dtype(_filter_rows(c, rhs), acc), None
+    x = _as_dtype(_channels_last(c, lhs), acc)
     dilated = any(d > 1 for d in c.lhs_dilation)
-
-    def product(x, spatial):  # x in the lhs layout -> (batch, spatial..., out)
-        rows = reshape(transpose(x, (ls[0],) + tuple(ls[2:]) + (ls[1],)),
-                        (c.batch * math.prod(spatial), c.features))
-        return reshape(_dot(rows, filt, ((1,), (0,))), (c.batch,) + spatial + (c.out_features,))
-
-    channels_last = (0, n + 1) + tuple(range(1, n + 1))  # role -> axis of (batch, spatial..., out)
     if not dilated:
-        x = c.padded_lhs(lhs, ls)
-        x = c.window_slice(x, ls, (0,) * n, c.window_strides, c.positions)
-        out = product(x, c.positions)
-    else:
-        spatial = tuple(c.lhs_shape[d] for d in ls[2:])
-        out = c.padded_lhs(product(lhs, spatial), channels_last)
-        out = c.window_slice(out, channels_last, (0,) * n, c.window_strides, c.positions)
-    return _to_layout(out, c.dn.out_spec, channels_last)
+        x = c.padded_lhs(x, layout)
+    for t, offsets in enumerate(_tap_offsets(c)):
+        block = slice_(filt, (t * c.features, 0), ((t + 1) * c.features, c.out_features))
+        if dilated:
+            term = c.window_slice(c.padded_lhs(_rows_product(x, block), layout), layout, offsets,
+                                  c.window_strides, c.positions)
+        else:
+            term = _rows_product(c.window_slice(x, layout, offsets, c.window_strides, c.positions), block)
+        total = term if total is None else bind("add", total, term)
+    return _to_layout(_as_dtype(total, get_aval(lhs).dtype), c.dn.out_spec, layout)
 
 
 def _split_axis(x, axis, groups):
@@ -214,11 +279,9 @@ def depthwise_taps(c: _Conv, lhs, rhs):
     weights broadcast along the channels, summed over the taps."""
     ls, rs = c.dn.lhs_spec, c.dn.rhs_spec
     acc = _accumulation_dtype(lhs)
-    x = c.padded_lhs(bind("convert_element_type", lhs, new_dtype=acc) if acc != get_aval(lhs).dtype.name
-                     else lhs, ls)
-    filt = reshape(transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)), (c.out_features, math.prod(c.window)))
-    if acc != get_aval(filt).dtype.name:
-        filt = bind("convert_element_type", filt, new_dtype=acc)
+    x = c.padded_lhs(_as_dtype(lhs, acc), ls)
+    filt = _as_dtype(reshape(transpose(rhs, (rs[0],) + tuple(rs[2:]) + (rs[1],)),
+                             (c.out_features, math.prod(c.window))), acc)
     total = None
     for t, tap in enumerate(itertools.product(*map(range, c.window))):
         part = c.window_slice(x, ls, tuple(k * r for k, r in zip(tap, c.rhs_dilation)), c.window_strides,
@@ -227,9 +290,7 @@ def depthwise_taps(c: _Conv, lhs, rhs):
         term = bind("mul", part, bind("broadcast_in_dim", weight, shape=shape_of(part),
                                         broadcast_dimensions=(ls[1],)))
         total = term if total is None else bind("add", total, term)
-    total = bind("convert_element_type", total, new_dtype=get_aval(lhs).dtype) \
-        if acc != get_aval(lhs).dtype.name else total
-    return _to_layout(total, c.dn.out_spec, ls)
+    return _to_layout(_as_dtype(total, get_aval(lhs).dtype), c.dn.out_spec, ls)
 
 
 def depthwise_positions(c: _Conv, lhs, rhs):
@@ -237,10 +298,7 @@ def depthwise_positions(c: _Conv, lhs, rhs):
     the strided image slice times the output gradient, summed over everything but the channel."""
     ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
     acc = _accumulation_dtype(lhs)
-    x, g = lhs, rhs
-    if acc != get_aval(lhs).dtype.name:
-        x, g = (bind("convert_element_type", v, new_dtype=acc) for v in (lhs, rhs))
-    x = c.padded_lhs(x, ls)
+    x, g = c.padded_lhs(_as_dtype(lhs, acc), ls), _as_dtype(rhs, acc)
     # the gradient laid out as the image: its out role where the image has its batch, in role at the features
     perm = [0] * (n + 2)
     for role in range(n + 2):
@@ -252,35 +310,57 @@ def depthwise_positions(c: _Conv, lhs, rhs):
         summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
         sums.append(reshape(summed, (c.out_features, 1)))
     out = bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
-    out = reshape(out, (1, c.out_features) + c.positions)
-    if acc != get_aval(lhs).dtype.name:
-        out = bind("convert_element_type", out, new_dtype=get_aval(lhs).dtype)
+    out = _as_dtype(reshape(out, (1, c.out_features) + c.positions), get_aval(lhs).dtype)
     return _to_layout(out, c.dn.out_spec, tuple(range(n + 2)))
 
 
-def choose_form(c: _Conv, filter_reversed: bool = False):
-    """The form a convolution is rewritten into on llvm-cpu, or None where the generic lowering is already fast:
-    the filter sits as (spatial..., in, out), or it is computed by a `rev` (the input gradient), which IREE
-    materializes in the layout the convolution wants (a barrier there costs 2-3x)."""
+# Where the direct convolution kernels are slow (`_direct_kernels_slow`), the smallest feature count for which
+# products beat them: a product over fewer is mostly its packing (the 3-channel stem's forward took 0.65 ms as one
+# im2col product, 0.42 ms as the direct convolution); with fewer out features one product per tap beats one im2col
+# product (the stem's input gradient, 32 -> 3: 1.3-1.8 ms against 2.4-3.2).
+MIN_PRODUCT_FEATURES = 16
+
+
+def _direct_kernels_slow(target: Target) -> bool:
+    """Whether IREE's direct convolution kernels run far below its matrix products on `target`'s CPU: without
+    AVX-512 they do (code for x86-64-v3: a 3x3, 32 -> 32 forward 60 against 318 GFLOP/s, while the products keep
+    95-156). A target naming no CPU keeps the forms chosen for AVX-512."""
+    return target.cpu is not None and "avx512f" not in target.cpu_features
+
+
+def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = False):
+    """The form a convolution is rewritten into on llvm-cpu for `target`, or None where the generic lowering is
+    already fast: the filter sits as (spatial..., in, out), or it is computed by a `rev` (the input gradient),
+    which IREE materializes in the layout the convolution wants (a barrier there costs 2-3x). Where the direct
+    kernels are slow, a convolution without groups whose window is no larger than its output, over at least
+    MIN_PRODUCT_FEATURES features, becomes products whatever its filter's layout: per-tap products when the image
+    is dilated (the input gradient of a strided convolution, whose dilation zeros they skip), the window is 1x1 or
+    the out features are few, else one im2col product."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
+    window, positions = math.prod(c.window), math.prod(c.positions)
+    if (_direct_kernels_slow(target) and fg == bg == 1 and window <= min(positions, MAX_UNROLLED)
+            and c.features >= MIN_PRODUCT_FEATURES):
+        one_product = window > 1 and c.out_features >= MIN_PRODUCT_FEATURES and max(c.lhs_dilation) == 1
+        return im2col if one_product else tap_dots
     if tuple(c.dn.rhs_spec) == (n + 1, n) + tuple(range(n)):
         return None
-    window, positions = math.prod(c.window), math.prod(c.positions)
     if fg > 1 and c.in_features == 1 and c.out_features == fg and window <= MAX_UNROLLED:
         return depthwise_taps
     if bg > 1 and c.batch == bg and c.out_features == bg and positions <= MAX_UNROLLED:
         return depthwise_positions
     if window == 1 and fg == bg == 1:
-        return pointwise
+        return tap_dots
     if positions < window and positions <= MAX_UNROLLED:
         return positions_dots
     return None if filter_reversed else filter_barrier
 
 
-def rewrite(lhs_aval, rhs_aval, out_aval, params, *, filter_reversed: bool = False):
-    """(the form's name, its program of (lhs, rhs) -> [out]), or None for the generic lowering."""
+def rewrite(lhs_aval, rhs_aval, out_aval, params, *, target: Target = Target(), filter_reversed: bool = False,
+            form=None):
+    """(the form's name, its program of (lhs, rhs) -> [out]) for `target`, or None for the generic lowering; `form`
+    (one of the forms above, which must apply to the convolution) replaces the choice, for the benchmark."""
     c = _Conv(lhs_aval.shape, rhs_aval.shape, out_aval.shape, **params)
-    form = choose_form(c, filter_reversed)
+    form = form or choose_form(c, target, filter_reversed)
     if form is None:
         return None
     prog, consts = stage(lambda x, w: [form(c, x, w)], [lhs_aval, rhs_aval])
@@ -308,7 +388,7 @@ def program_producer(prog):
 
 def lower_conv(ctx, lhs, rhs, **params):
     """The llvm-cpu lowering of conv_general_dilated: the chosen form's program inlined, or the generic rule."""
-    found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params,
+    found = rewrite(ctx.avals_in[0], ctx.avals_in[1], ctx.avals_out[0], params, target=ctx.target,
                     filter_reversed=made_by_rev(rhs, ctx.producer))
     if found is None:
         return generic_rule("conv_general_dilated")(ctx, lhs, rhs, **params)

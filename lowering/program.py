@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from paddle_fn.core.ir import Program
-from paddle_fn.lowering.emitter import DEFAULT_TARGET, FuncLowering, tensor_type
+from paddle_fn.lowering.emitter import DEFAULT_TARGET, FuncLowering, Target, tensor_type
 from paddle_fn.lowering.targets import lowering_rule
 
 
 def lower_program(prog: Program, name: str = "main", *, matmul_precision: str = "float32",
-                  target: str = DEFAULT_TARGET, use_overrides: bool = True) -> str:
+                  target: str | Target = DEFAULT_TARGET, use_overrides: bool = True) -> str:
     """Return ``module { func.func @name(...) -> (...) { ... } }`` for `prog` (its inputs become arguments), its
-    float32 products at `matmul_precision` (see lowering/precision.py), for the IREE backend `target` (its
-    overrides in lowering/targets.py apply unless `use_overrides` is False)."""
+    float32 products at `matmul_precision` (see lowering/precision.py), for `target` (a Target, or an IREE backend
+    name: that backend with no CPU named; its overrides in lowering/targets.py apply unless `use_overrides` is
+    False)."""
     ctx = FuncLowering(matmul_precision, target=target, overrides=lowering_rule if use_overrides else None)
     args = [f"%arg{i}" for i in range(len(prog.in_vars))]
     outs = ctx.inline(prog, args)

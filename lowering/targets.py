@@ -5,11 +5,13 @@ A primitive's block holds its generic lowering: what the primitive is, in Stable
 because one backend of one IREE version (or IREE on every backend: EVERY_TARGET) compiles the generic form badly
 (slowly, inaccurately, or not at all); each row names the target, the IREE version it was measured with, and the
 benchmark, test or probe that shows the difference, so that it can be measured again, and deleted, when IREE
-changes. `FuncLowering` looks a primitive up here for the target
-it lowers for (`lower_program(..., target=...)`; jit uses the device's target, `Lowered.cross_compile` the one it
-is given), and the target is part of every compile-cache key through the text it produces.
+changes. `FuncLowering` looks a primitive up here by the backend of the target it lowers for
+(`lower_program(..., target=...)`; jit uses the device's, `Lowered.cross_compile` the one it is given), and the
+target is part of every compile-cache key through the text it produces.
 
-Targets are IREE's backend names (emitter.DEFAULT_TARGET is llvm-cpu).
+Rows are keyed by IREE's backend names (emitter.DEFAULT_TARGET is llvm-cpu). Where the best form also depends on the
+CPU the code is compiled for, the rule reads it from `ctx.target` (an emitter.Target: the backend, the CPU's name
+and its feature names), as the convolution rule does, so one row serves every CPU.
 """
 from __future__ import annotations
 
@@ -55,10 +57,12 @@ def _rule_on_every_target(name):
 
 OVERRIDES = {(o.primitive, o.target): o for o in (
     Override("conv_general_dilated", "llvm-cpu", llvm_cpu_conv.lower_conv, iree="3.13",
-             evidence="benchmarks/bench_conv.py (each form against the generic lowering); "
+             evidence="benchmarks/bench_conv.py (each form against the generic lowering; --cpu x86-64-v3 --forms "
+                      "im2col,tap_dots,filter_barrier for AVX2 code); "
                       "tests/test_conv_lowering.py (every form against the eager convolution)",
              why="IREE's CPU convolutions are fast only with the filter in memory as (spatial..., in, out); the "
-                 "generic form runs 20-100x slower (see lowering/llvm_cpu_conv.py)"),
+                 "generic form runs 20-100x slower; without AVX-512 even the fast form runs at a fifth of the "
+                 "speed of matrix products, which those CPUs get instead (see lowering/llvm_cpu_conv.py)"),
     Override("reduce_sum", "llvm-cpu", llvm_cpu_sum.lower_sum, iree="3.13",
              evidence="tests/test_lowering.py::test_large_float32_sums_are_as_accurate_as_numpy, "
                       "::test_sums_over_leading_axes_are_products_with_ones",
@@ -131,7 +135,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     Override(name, "llvm-cpu", f64_math.lower_on_llvm_cpu(name), iree="3.13",
              evidence="tests/test_f64_lowering.py (every expansion against numpy/scipy, ulps)",
              why="float64 " + name + ": IREE's CPU code calls libm functions its embedded linker cannot resolve, or "
-                 "loses accuracy (expm1, log1p, sinh, cosh near 0)" + (
+                 "loses accuracy (expm1, log1p, sinh near 0, sinh and cosh towards overflow)" + (
                      "; float32 atan2 gives nan for 0/0 and inf/inf and +pi for -0 over a negative x"
                      if name == "atan2" else ""))
     for name in f64_math.F64_EXPANSIONS if name not in ("sin", "cos", "tan")) + tuple(
@@ -142,7 +146,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     for name in ("rev", "cumsum", "cumprod"))}
 
 
-def lowering_rule(prim, target: str):
-    """The rule that lowers `prim` for `target`: its override there, else its own."""
-    override = OVERRIDES.get((prim.name, target)) or OVERRIDES.get((prim.name, EVERY_TARGET))
+def lowering_rule(prim, backend: str):
+    """The rule that lowers `prim` for the IREE backend `backend`: its override there, else its own."""
+    override = OVERRIDES.get((prim.name, backend)) or OVERRIDES.get((prim.name, EVERY_TARGET))
     return prim.lower if override is None else override.rule

@@ -5,7 +5,8 @@ if __name__ != "paddle_fn.runtime":
     raise ImportError("import this package as paddle_fn.runtime, not as a top-level module")
 
 from paddle_fn.runtime.compiler import (  # noqa: E402,F401
-    STANDARD_FLAGS, TARGETS, CompiledArtifact, CompileError, cache_dir, compile_stablehlo, host_cpu, iree_version)
+    STANDARD_FLAGS, TARGETS, CompiledArtifact, CompileError, cache_dir, compile_stablehlo, compiled_cpu, cpu_features,
+    cpu_target, host_cpu, iree_version)
 from paddle_fn.runtime.device import (  # noqa: E402,F401
     Device, DeviceArray, copy_to, default_device, default_platform, device_put, devices, gpu_available,
     inline_cpu_device, set_cpu_threads)

@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -146,6 +147,36 @@ def cpu_target() -> str:
     runs on any AVX2 machine, x86-64-v4, skylake-avx512, znver4, ...), else "host", the host's own instruction
     set (the fastest code, and only valid on CPUs with the host's features: why the host is in the cache key)."""
     return os.environ.get(CPU_TARGET_ENV, "").strip() or "host"
+
+
+def compiled_cpu(extra_flags=()) -> str:
+    """The CPU llvm-cpu code compiled with `extra_flags` is for: their --iree-llvmcpu-target-cpu, else cpu_target()."""
+    return next(flag.split("=", 1)[1] for flag in resolve_flags("llvm-cpu", extra_flags)
+                if flag.startswith(_CPU_FLAG + "="))
+
+
+_FEATURES_PROBE = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }"
+
+
+def cpu_features(cpu: str) -> frozenset:
+    """The feature names (avx2, avx512f, ...) of the CPU llvm-cpu code for `cpu` is compiled for: "host", the host's
+    (host_cpu_features); an LLVM CPU name, the features LLVM gives it (`llvm_cpu_features`)."""
+    return host_cpu_features() if cpu == "host" else llvm_cpu_features(cpu)
+
+
+@functools.cache
+def llvm_cpu_features(cpu: str) -> frozenset:
+    """The features LLVM gives the CPU named `cpu`, read from the executable target iree-compile writes for it
+    (0.1-0.3 s once per name); a name LLVM does not know is a ValueError."""
+    try:
+        sources = _iree_compile(_FEATURES_PROBE, target_backends=["llvm-cpu"], input_type="stablehlo",
+                                extra_args=[f"{_CPU_FLAG}={cpu}", "--compile-to=executable-sources"]).decode()
+    except _CompilerFailure as failure:
+        raise ValueError(f"llvm-cpu code cannot be compiled for the CPU {cpu!r} (${CPU_TARGET_ENV} or {_CPU_FLAG}): "
+                         f"{failure.diagnostics.splitlines()[0]}; use an LLVM CPU name such as x86-64-v3 (AVX2), "
+                         "x86-64-v4 (AVX-512) or host") from None
+    listed = re.search(r'cpu_features = "([^"]*)"', sources)
+    return frozenset(f[1:] for f in (listed.group(1).split(",") if listed else ()) if f.startswith("+"))
 
 
 def resolve_flags(target: str, extra_flags=()) -> tuple:

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from paddle_fn.runtime._iree import rt
-from paddle_fn.runtime.compiler import compile_stablehlo, flags_for_work
+from paddle_fn.runtime.compiler import compile_stablehlo, cpu_target, flags_for_work
 from paddle_fn.runtime.device import DTYPE_OF_DECLARED_ELEMENT, DeviceArray, Device, TARGET_OF_PLATFORM
 from paddle_fn.runtime.device import default_device, inline_cpu_device, input_for, vm_instance
 
@@ -264,7 +264,7 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
     background thread does not stall the caller's other functions); a second caller of the same text waits for it.
     """
     device = run_device(device, work)
-    key = (hashlib.sha256(text.encode()).hexdigest(), device)
+    key = (hashlib.sha256(text.encode()).hexdigest(), device, cpu_target())  # code for one CPU is never another's
     with _lock:
         exe = _shared.get(key)
         if exe is not None:

@@ -27,5 +27,14 @@ def test_bench_conv_checks_both_lowerings_of_a_convolution(tmp_path):
     out = tmp_path / "conv.json"
     printed = _run("bench_conv.py", "--reps", "1", "--only", "ds_1x1s2/(fwd|wgrad)", "--json", str(out))
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["op"], r["form"]) for r in rows] == [("fwd", "pointwise"), ("wgrad", "positions_dots")]
-    assert "pointwise" in printed
+    assert [(r["op"], r["form"]) for r in rows] == [("fwd", "tap_dots"), ("wgrad", "positions_dots")]
+    assert "tap_dots" in printed
+
+
+def test_bench_conv_times_forced_forms_in_code_for_another_cpu(tmp_path):
+    out = tmp_path / "conv.json"
+    printed = _run("bench_conv.py", "--reps", "1", "--only", "c64_3x3/fwd", "--cpu", "x86-64-v3", "--forms",
+                   "filter_barrier", "--json", str(out))
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["form"] == "im2col" and {"generic", "cpu", "filter_barrier"} <= set(row)
+    assert "code for x86-64-v3" in printed

@@ -16,9 +16,10 @@ import paddle_fn.nn.functional as F
 from paddle_fn.core.primitive import all_primitives
 from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering import llvm_cpu_conv, lower_program, targets
+from paddle_fn.lowering import Target, llvm_cpu_conv, lower_program, targets
 from paddle_fn.prims import conv as C
-from paddle_fn.runtime.compiler import TARGETS
+from paddle_fn.runtime.compiler import CPU_TARGET_ENV, TARGETS
+from paddle_fn.transforms.jit import lowering_target
 
 NCHW = C.conv_dimension_numbers("NCHW", "OIHW", "NCHW")
 NHWC = C.conv_dimension_numbers("NHWC", "HWIO", "NHWC")
@@ -45,32 +46,62 @@ def _convs_of_step(x_shape, w_shape, dn, *, with_reversal=False, **params):
         else found
 
 
-def _form(conv, filter_reversed=False):
-    found = llvm_cpu_conv.rewrite(*conv, filter_reversed=filter_reversed)
+# the targets whose CPUs choose differently: IREE's direct convolution kernels are fast with AVX-512, slow without
+AVX512 = Target("llvm-cpu", "x86-64-v4", frozenset({"avx2", "fma", "avx512f"}))
+AVX2 = Target("llvm-cpu", "x86-64-v3", frozenset({"avx2", "fma"}))
+
+
+def _form(conv, filter_reversed=False, target=Target()):
+    found = llvm_cpu_conv.rewrite(*conv, target=target, filter_reversed=filter_reversed)
     return None if found is None else found[0]
 
 
-def test_each_convolution_of_a_resnet_step_takes_its_form():
-    forms = {}
-    for name, x, w, params in [
-            ("3x3", (16, 32, 32, 32), (32, 32, 3, 3), dict(window_strides=(1, 1), padding=((1, 1), (1, 1)))),
-            ("3x3 stride 2", (16, 32, 32, 32), (64, 32, 3, 3), dict(window_strides=(2, 2), padding=((1, 1),) * 2)),
-            ("1x1 stride 2", (16, 32, 32, 32), (64, 32, 1, 1), dict(window_strides=(2, 2), padding=((0, 0),) * 2)),
-            ("depthwise", (16, 64, 32, 32), (64, 1, 3, 3), dict(window_strides=(1, 1), padding=((1, 1),) * 2,
-                                                                  feature_group_count=64))]:
-        forms[name] = sorted(str(_form(c, rev)) for c, rev in _convs_of_step(x, w, NCHW, with_reversal=True,
+RESNET_LAYERS = [
+    ("stem", (16, 3, 32, 32), (32, 3, 3, 3), dict(window_strides=(1, 1), padding=((1, 1), (1, 1)))),
+    ("3x3", (16, 32, 32, 32), (32, 32, 3, 3), dict(window_strides=(1, 1), padding=((1, 1), (1, 1)))),
+    ("3x3 stride 2", (16, 32, 32, 32), (64, 32, 3, 3), dict(window_strides=(2, 2), padding=((1, 1),) * 2)),
+    ("1x1 stride 2", (16, 32, 32, 32), (64, 32, 1, 1), dict(window_strides=(2, 2), padding=((0, 0),) * 2)),
+    ("depthwise", (16, 64, 32, 32), (64, 1, 3, 3), dict(window_strides=(1, 1), padding=((1, 1),) * 2,
+                                                         feature_group_count=64))]
+
+
+def _resnet_forms(target):
+    """{layer: the forms of its forward, input-gradient and weight-gradient convolutions, sorted}."""
+    return {name: sorted(str(_form(c, rev, target)) for c, rev in _convs_of_step(x, w, NCHW, with_reversal=True,
                                                                                  **params))
+            for name, x, w, params in RESNET_LAYERS}
+
+
+@pytest.mark.parametrize("target", [AVX512, Target()], ids=["avx512", "no cpu named"])
+def test_each_convolution_of_a_resnet_step_takes_its_form(target):
     # the forward, the input gradient and the weight gradient, in any order; the input gradient's filter is made
     # by a rev, which IREE already materializes where the convolution wants it (None: the generic lowering)
-    assert forms["3x3"] == ["None", "filter_barrier", "positions_dots"]
-    assert forms["3x3 stride 2"] == ["None", "filter_barrier", "positions_dots"]
-    assert forms["1x1 stride 2"] == ["pointwise", "pointwise", "positions_dots"]
-    assert forms["depthwise"] == ["depthwise_positions", "depthwise_taps", "depthwise_taps"]
+    assert _resnet_forms(target) == {
+        "stem": ["None", "filter_barrier", "positions_dots"],
+        "3x3": ["None", "filter_barrier", "positions_dots"],
+        "3x3 stride 2": ["None", "filter_barrier", "positions_dots"],
+        "1x1 stride 2": ["positions_dots", "tap_dots", "tap_dots"],
+        "depthwise": ["depthwise_positions", "depthwise_taps", "depthwise_taps"]}
+
+
+def test_without_avx512_convolutions_become_products():
+    """IREE's direct kernels are slow with AVX2 code: forward and input-gradient convolutions with enough features
+    take one im2col product, the input gradient of a strided one (a dilated image) per-tap products, the stem's
+    forward (3 features) its direct kernel and its input gradient (3 out features) per-tap products."""
+    assert _resnet_forms(AVX2) == {
+        "stem": ["filter_barrier", "positions_dots", "tap_dots"],
+        "3x3": ["im2col", "im2col", "positions_dots"],
+        "3x3 stride 2": ["im2col", "positions_dots", "tap_dots"],
+        "1x1 stride 2": ["positions_dots", "tap_dots", "tap_dots"],
+        "depthwise": ["depthwise_positions", "depthwise_taps", "depthwise_taps"]}
 
 
 def test_a_filter_already_in_the_fast_layout_keeps_the_generic_lowering():
     (fwd, *_) = _convs_of_step((2, 8, 8, 3), (3, 3, 3, 4), NHWC, window_strides=(1, 1), padding=((1, 1),) * 2)
-    assert _form(fwd) is None
+    assert _form(fwd) is None and _form(fwd, target=AVX512) is None
+    # without AVX-512 the layout does not matter: enough features make it one product
+    (fwd, *_) = _convs_of_step((2, 8, 8, 16), (3, 3, 16, 16), NHWC, window_strides=(1, 1), padding=((1, 1),) * 2)
+    assert _form(fwd, target=AVX512) is None and _form(fwd, target=AVX2) == "im2col"
 
 
 # every kind of convolution: layout, rank, stride, dilation, padding (negative too), groups, transposed
@@ -94,17 +125,31 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_every_form_computes_the_convolution(case):
+def _products_apply(lhs, rhs, out, params):
+    """Whether the product forms (im2col, tap_dots) apply: no groups, a window of at most MAX_UNROLLED taps."""
+    c = llvm_cpu_conv._Conv(lhs.shape, rhs.shape, out.shape, **params)
+    return c.feature_group_count == c.batch_group_count == 1 and np.prod(c.window) <= llvm_cpu_conv.MAX_UNROLLED
+
+
+FORM_CASES = [(case, form) for case in CASES for form in ("chosen", "im2col", "tap_dots")
+              if form == "chosen" or "feature_group_count" not in case[-1]]
+
+
+@pytest.mark.parametrize("case,form", FORM_CASES, ids=[f"{c[0]}-{f}" for c, f in FORM_CASES])
+def test_every_form_computes_the_convolution(case, form):
     """Forward, input gradient and weight gradient of each case: the rewritten program, evaluated eagerly, equals
-    the convolution's own implementation (float64)."""
+    the convolution's own implementation (float64): the form chosen for AVX-512, and each product form (chosen
+    without AVX-512) wherever it applies."""
     _, x_shape, w_shape, dn, params = case
     rng = np.random.default_rng(0)
     seen = set()
     for conv in _convs_of_step(x_shape, w_shape, dn, **params):
         lhs, rhs, out, conv_params = conv
         lhs, rhs, out = (a.update(dtype=pf.float64) for a in (lhs, rhs, out))
-        found = llvm_cpu_conv.rewrite(lhs, rhs, out, conv_params)
+        if form != "chosen" and not _products_apply(lhs, rhs, out, conv_params):
+            continue
+        found = llvm_cpu_conv.rewrite(lhs, rhs, out, conv_params, target=AVX512,
+                                      form=None if form == "chosen" else getattr(llvm_cpu_conv, form))
         if found is None:
             continue
         name, prog, consts = found
@@ -118,12 +163,15 @@ def test_every_form_computes_the_convolution(case):
 
 
 def test_forms_keep_half_precision_sums_in_float32():
-    for conv in _convs_of_step((2, 8, 6, 6), (8, 1, 3, 3), NCHW, window_strides=(1, 1), padding=((1, 1),) * 2,
-                               feature_group_count=8):
+    depthwise = _convs_of_step((2, 8, 6, 6), (8, 1, 3, 3), NCHW, window_strides=(1, 1), padding=((1, 1),) * 2,
+                               feature_group_count=8)
+    strided = _convs_of_step((2, 16, 6, 6), (16, 16, 3, 3), NCHW, window_strides=(2, 2), padding=((1, 1),) * 2)
+    igrad = next(c for c in strided if max(c[3]["lhs_dilation"]) > 1)  # per-tap products without AVX-512
+    for conv, target in [(c, Target()) for c in depthwise] + [(igrad, AVX2)]:
         lhs, rhs, out, params = conv
         lhs, rhs, out = (a.update(dtype=pf.float16) for a in (lhs, rhs, out))
-        name, prog, _ = llvm_cpu_conv.rewrite(lhs, rhs, out, params)
-        assert name.startswith("depthwise")
+        name, prog, _ = llvm_cpu_conv.rewrite(lhs, rhs, out, params, target=target)
+        assert name.startswith("depthwise") or name == "tap_dots"
         sums = [e for e in prog.eqns if e.prim.name in ("add", "reduce_sum")]
         assert sums and all(e.outputs[0].aval.dtype == pf.float32 for e in sums)
         assert prog.out_vars[0].aval.dtype == pf.float16
@@ -142,12 +190,16 @@ def test_the_override_table_names_real_primitives_and_targets():
 
 
 def test_the_lowering_follows_its_target():
-    """The CPU text holds the rewritten forms; another target's, and the text without overrides, hold the
-    convolution as the primitive's own rule writes it."""
-    x, w = pf.ones([2, 3, 8, 8]), pf.ones([4, 3, 3, 3])
+    """The CPU text holds the rewritten forms, chosen by the CPU's features: the direct convolution (its filter
+    behind a barrier) with AVX-512, one im2col product without; another target's, and the text without
+    overrides, hold the convolution as the primitive's own rule writes it."""
+    x, w = pf.ones([2, 16, 8, 8]), pf.ones([16, 16, 3, 3])
     lowered = pf.jit(lambda x, w: F.conv2d(x, w, padding=1)).lower(x, w)
-    cpu, cuda = lowered.as_text(), lowered.as_text("cuda")
-    assert "optimization_barrier" in cpu and "optimization_barrier" not in cuda
+    avx512, avx2 = (lower_program(lowered.program, target=t) for t in (AVX512, AVX2))
+    assert "optimization_barrier" in avx512 and "stablehlo.convolution" in avx512
+    assert "stablehlo.convolution" not in avx2 and "stablehlo.concatenate" in avx2 and "dot_general" in avx2
+    cuda = lowered.as_text("cuda")
+    assert "optimization_barrier" not in cuda and "stablehlo.convolution" in cuda
     assert lower_program(lowered.program, target="llvm-cpu", use_overrides=False) == \
         lower_program(lowered.program, target="cuda")
 
@@ -168,33 +220,45 @@ def _resnet_block_loss(p, x, y):
     return F.cross_entropy(z.mean(axis=[2, 3]) @ p["fc"], y)
 
 
+@pytest.mark.parametrize("cpu", ["host", "x86-64-v3"])
 @pytest.mark.parametrize("dtype,tol", [("float32", 2e-4), ("float64", 1e-10)])
-def test_compiled_training_step_matches_eager(dtype, tol):
+def test_compiled_training_step_matches_eager(dtype, tol, cpu, monkeypatch):
     """A residual block with a strided 3x3, a 1x1 shortcut and a depthwise conv: loss and every gradient of the
-    compiled step (every CPU form, and the generic input gradients) agree with the eager step."""
+    compiled step (every CPU form, and the generic input gradients) agree with the eager step, in code for the
+    host and for AVX2 (x86-64-v3, which any x86-64 host of these tests runs)."""
+    monkeypatch.setenv(CPU_TARGET_ENV, cpu)
     rng = np.random.default_rng(1)
     params = {k: pf.to_tensor(v) for k, v in _resnet_block_params(rng, dtype).items()}
     x = pf.to_tensor(rng.normal(size=(4, 3, 12, 12)).astype(dtype))
     y = pf.to_tensor(rng.integers(0, 4, size=(4,)))
     step = pf.value_and_grad(_resnet_block_loss)
     text = pf.jit(step).lower(params, x, y).as_text()
-    # one barrier per forward 3x3 convolution (stem, c1, c2); their input gradients lower generically
-    assert text.count("optimization_barrier") == 3 and text.count("stablehlo.convolution") == 5
+    if "avx512f" in lowering_target("llvm-cpu").cpu_features:
+        # one barrier per forward 3x3 convolution (stem, c1, c2); their input gradients lower generically
+        assert text.count("optimization_barrier") == 3 and text.count("stablehlo.convolution") == 5
+    else:
+        # the forwards of the stem (3 features) and of c1 (8) keep their barrier; the rest are products
+        assert text.count("optimization_barrier") == 2 and text.count("stablehlo.convolution") == 2
     (loss, grads), (want_loss, want_grads) = pf.jit(step)(params, x, y), step(params, x, y)
     np.testing.assert_allclose(float(loss), float(want_loss), rtol=tol)
     for k in params:
         np.testing.assert_allclose(grads[k].numpy(), want_grads[k].numpy(), rtol=tol, atol=tol, err_msg=k)
 
 
+@pytest.mark.parametrize("cpu,features", [("host", 4), ("x86-64-v3", 17)])
 @pytest.mark.parametrize("op,n,layout", [("conv1d", 1, "NLC"), ("conv3d", 3, "NCDHW"),
                                          ("conv2d_transpose", 2, "NCHW")])
-def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layout):
+def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layout, cpu, features, monkeypatch):
+    """Strided 1-D, 3-D and transposed convolutions and their gradients, compiled for the host and, with enough
+    features to take the product forms, for AVX2."""
+    monkeypatch.setenv(CPU_TARGET_ENV, cpu)
     rng = np.random.default_rng(2)
     channels_last = layout.endswith("C")
     spatial = (6,) * n
-    x = rng.normal(size=(2,) + ((spatial + (4,)) if channels_last else ((4,) + spatial))).astype(np.float32)
-    w = rng.normal(size=(4, 3) + (3,) * n).astype(np.float32) if op.endswith("transpose") else \
-        rng.normal(size=(3, 4) + (3,) * n).astype(np.float32)
+    x = rng.normal(size=(2,) + ((spatial + (features,)) if channels_last else ((features,) + spatial)))
+    x = x.astype(np.float32)
+    w = rng.normal(size=(features, features - 1) + (3,) * n).astype(np.float32) if op.endswith("transpose") else \
+        rng.normal(size=(features - 1, features) + (3,) * n).astype(np.float32)
     conv = getattr(F, op)
 
     def loss(x, w):
@@ -202,8 +266,8 @@ def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layou
 
     x, w = pf.to_tensor(x), pf.to_tensor(w)
     got, want = pf.jit(pf.value_and_grad(loss, argnums=(0, 1)))(x, w), pf.value_and_grad(loss, argnums=(0, 1))(x, w)
-    for g, e in zip([got[0], *got[1]], [want[0], *want[1]]):
-        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=2e-4, atol=2e-4)
+    for g, e in zip([got[0], *got[1]], [want[0], *want[1]]):  # float32 rounding of sums of hundreds of terms
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=2e-4, atol=1e-6 * np.abs(e.numpy()).max())
 
 
 def test_unrolled_forms_stay_bounded():

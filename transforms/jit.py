@@ -30,7 +30,7 @@ from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.core.tape import set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
-from paddle_fn.lowering import lower_program
+from paddle_fn.lowering import Target, lower_program
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.transforms import background_compile
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names, merge_static_args
@@ -52,7 +52,7 @@ class _ProgramCache:
         self.reason = "derived from a traced program by a transform"
         self.executables: dict = {}
         self.derived: dict = {}
-        self.compiling: dict = {}  # (device, precision) -> its background compile (background_compile.py)
+        self.compiling: dict = {}  # executables key -> its background compile (background_compile.py)
 
 
 # Programs are plain data (core/ir.py); what is derived from one lives here, weakly keyed, so it goes with it.
@@ -77,10 +77,21 @@ def cached_for_program(program, key, build):
     return derived[key]
 
 
-def stablehlo_text(program, precision: str = "float32", target: str = "llvm-cpu") -> str:
+def lowering_target(backend: str, extra_flags=(), *, cpu: str | None = None) -> Target:
+    """The Target a program is lowered for on the IREE backend `backend`, compiled with `extra_flags`: on llvm-cpu
+    it names the CPU the code is compiled for (`cpu`, else the flags' or $PADDLE_FN_CPU_TARGET's, else the host)
+    and that CPU's features, by which the lowering chooses forms (lowering/targets.py)."""
+    if backend != "llvm-cpu":
+        return Target(backend)
+    cpu = cpu or runtime.compiled_cpu(extra_flags)
+    return Target(backend, cpu, runtime.cpu_features(cpu))
+
+
+def stablehlo_text(program, precision: str = "float32", target: str | Target = "llvm-cpu") -> str:
     """The StableHLO module jit compiles for `program`: simplified, then lowered as one function ``main`` with its
-    float32 products at `precision` (lowering/precision.py), for the IREE backend `target` (lowering/targets.py).
+    float32 products at `precision` (lowering/precision.py), for `target` (a backend name: its `lowering_target`).
     Lowered once per (program, precision, target)."""
+    target = lowering_target(target) if isinstance(target, str) else target
     return cached_for_program(program, ("stablehlo", precision, target), lambda: lower_program(
         simplify(program), name="main", matmul_precision=precision, target=target))
 
@@ -104,7 +115,7 @@ def _executable(program, device, name, precision, checks, *, background=False):
     `background` (a call that can run the program op by op instead), None while it is compiled in a background
     thread (transforms/background_compile.py); never in checked mode, whose checks live in the compiled program."""
     cache = _cache_of(program)
-    key = (device, precision, checks)
+    key = (device, precision, checks, runtime.cpu_target())  # code for one CPU is never another's
     found = cache.executables.get(key)
     if found is not None:
         return found
@@ -118,9 +129,10 @@ def _executable(program, device, name, precision, checks, *, background=False):
 def _load(program, cache, key, name, cached_only=False):
     """Compile (or fetch from the disk cache) and load `program` for `key`; None when `cached_only` and it is in
     neither. The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
-    device, precision, checks = key
+    device, precision, checks, cpu = key
     compiled, sites = checked_program(program, checks)
-    loaded = runtime.load_stablehlo(stablehlo_text(compiled, precision, device.target), device,
+    target = lowering_target(device.target, cpu=cpu)
+    loaded = runtime.load_stablehlo(stablehlo_text(compiled, precision, target), device,
                                     work=work_estimate(compiled), use_disk_cache=config.disk_cache,
                                     log=log if config.log_compiles else None, cached_only=cached_only)
     if loaded is None:
@@ -565,11 +577,12 @@ class Lowered:
     def out_avals(self):
         return self._traced.program.out_avals
 
-    def as_text(self, target: str | None = None) -> str:
-        """The StableHLO module that `compile()` compiles (for another IREE backend with `target`, e.g. 'cuda':
-        the lowering chooses forms per target)."""
+    def as_text(self, target: str | None = None, extra_flags=()) -> str:
+        """The StableHLO module that `compile()` compiles (for another IREE backend with `target`, e.g. 'cuda', and
+        the compile flags `extra_flags`: the lowering chooses forms per target and CPU)."""
         compiled, _ = checked_program(self._traced.program, self._traced.checks)
-        return stablehlo_text(compiled, self._traced.precision, target or self.device.target)
+        return stablehlo_text(compiled, self._traced.precision,
+                              lowering_target(target or self.device.target, extra_flags))
 
     def compile(self) -> "Compiled":
         _executable(self._traced.program, self.device, self._jitted._name, self._traced.precision,
@@ -580,7 +593,8 @@ class Lowered:
         """Compile for another target without running: 'cuda' (sm_80 unless extra_flags say
         --iree-cuda-target=...), 'rocm' (gfx942), 'vulkan-spirv', 'metal-spirv' or 'llvm-cpu'. Returns the runtime's
         CompiledArtifact (`.vmfb` bytes, `.flags`); works on a machine without that GPU."""
-        return runtime.compile_stablehlo(self.as_text(target), target=target, extra_flags=tuple(extra_flags),
+        return runtime.compile_stablehlo(self.as_text(target, extra_flags), target=target,
+                                         extra_flags=tuple(extra_flags),
                                          use_disk_cache=config.disk_cache)
 
     def __repr__(self):
