@@ -172,8 +172,10 @@ def test_a_convolution_training_step_runs_op_by_op_while_it_compiles():
 def test_exit_cancels_queued_compiles_and_waits_for_the_running_one():
     compiler = background_compile._Compiler()
     release, ran = threading.Event(), []
-    running = compiler.submit(lambda: (release.wait(), ran.append("first"))[1])
+    started = threading.Event()
+    running = compiler.submit(lambda: (started.set(), release.wait(), ran.append("first"))[2])
     queued = compiler.submit(lambda: ran.append("second"))
+    assert started.wait(60)  # the worker has taken the first job: it is running, not queued
     threading.Timer(0.2, release.set).start()
     compiler.finish_at_exit()
     assert running.done() and ran == ["first"] and queued.cancelled() and compiler.unfinished == 0
