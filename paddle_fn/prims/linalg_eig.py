@@ -1,8 +1,9 @@
 """The eigen-decomposition of general square matrices: the `eig` primitive, [w] or [w, v] (vectors=True) of real or
 complex matrices [..., n, n], complex results (A v = v diag(w)).
 
-Eagerly it is LAPACK's geev through numpy (a stack of matrices at once). Derivatives follow ``jax.lax.linalg.eig``
-(jax 0.10.2; for eigenvectors its ``enable_eigvec_derivs=True``): nondegenerate perturbation theory,
+Eagerly it is LAPACK's geev in the input's precision (through scipy: sgeev for float32, whose results Paddle 3.3
+prints; numpy would compute in float64). Derivatives follow ``jax.lax.linalg.eig`` (jax 0.10.2; for eigenvectors
+its ``enable_eigvec_derivs=True``): nondegenerate perturbation theory,
 ``dw = diag(V^-1 dA V)`` and ``dV = V (F * V^-1 dA V) + V diag(c)`` with ``F[i, j] = 1 / (w_j - w_i)`` off the
 diagonal, where c keeps the normalisation (each eigenvector of unit norm, its largest-magnitude entry real).
 Repeated eigenvalues make the eigenvector derivatives infinite, as in JAX. The batching rule moves the vmapped axis
@@ -21,16 +22,17 @@ prims/linalg_complex.py does, since IREE 3.13 miscompiles complex loops:
    when it grows large), multiplied by Z, each normalised to unit norm with its largest-magnitude entry made real
    and positive (zgeev's normalisation).
 
-Real matrices run the same complex iteration. LAPACK's real geev instead uses the real double-shift step, which
-keeps complex conjugate eigenvalues adjacent with the positive imaginary part first; the expansion puts each
-adjacent conjugate pair in that order too. What is guaranteed under jit: the same eigenvalues and eigenpairs as
-eagerly, to rounding; the same order as LAPACK's in almost every case (for random matrices 97-100% of them, see
-docs/complex.md; the QR iterations may deflate a different eigenvalue first where two shifts are nearly tied);
-eigenvectors of real matrices may differ from LAPACK's by a sign (dgeev leaves the sign of a real eigenvector
-unnormalised), and real eigenvalues of real input may carry imaginary parts of rounding size. LAPACK also balances
-the matrix first (a diagonal scaling), which the expansion does not: badly scaled matrices lose more accuracy. If
-an eigenvalue does not converge within 30 max(10, n) iterations (LAPACK's limit), the results are NaN (geev reports
-that failure as info > 0; a checked jit reports the NaN).
+Real matrices run the same complex iteration with its shifts in pairs s, conj(s): two such single steps are one
+step of the real double-shift iteration LAPACK's dgeev runs (dlahqr; the implicit Q theorem), so complex conjugate
+eigenvalues deflate together, and the expansion puts each adjacent conjugate pair in dgeev's order, the positive
+imaginary part first. What is guaranteed under jit: the same eigenvalues and eigenpairs as eagerly, to rounding; the
+same order as LAPACK's for most matrices but not all (rounding, and LAPACK's refinements the expansion lacks -- the
+balancing, dlahqr's start of a step below a second small subdiagonal entry -- change which eigenvalue deflates
+first; measured in docs/complex.md); eigenvectors of real matrices may differ from LAPACK's by a sign (dgeev leaves
+that sign as it comes), and real eigenvalues of real input may carry imaginary parts of rounding size. Without the
+balancing (a diagonal scaling), badly scaled matrices lose more accuracy than in LAPACK. If an eigenvalue does not
+converge within 30 max(10, n) iterations (LAPACK's limit), the results are NaN (geev reports that failure as
+info > 0; a checked jit reports the NaN).
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ from paddle_fn.prims.bitwise import and_, not_, or_
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, le, lt,  # noqa: A004
                                          max, min, mul, neg, rem, select, sqrt, sub)
-from paddle_fn.prims.linalg import _batch_rule, _failure_check
+from paddle_fn.prims.linalg import _batch_rule, _failure_check, _map_matrices
 from paddle_fn.prims.linalg_complex import _at, _conj, _fix_column_phases, _splat, _times
 from paddle_fn.prims.matrices import (diagonal, each_column, each_row, eye_like, gap_reciprocals, index_mask, matmul,
                                       matrix_transpose, ndim_of, shape_of, triu)
@@ -235,10 +237,13 @@ def _deflation_point(h, ihi, ulp, smlnum):
     return reduce_max(select(active, steps, full_like(steps, 0)), axes=(0,))
 
 
-def _shift(h, l, i, its):
+def _shift(h, l, i, its, previous, paired):
     """zlahqr's shift for the active block l..i: the eigenvalue of the trailing 2x2 block nearer its last diagonal
     entry (Wilkinson's), computed on the block scaled to magnitude about 1; after every 10th iteration without a
-    deflation an exceptional shift (h[l, l] + 3/4 |Re h[l+1, l]|, or at every 20th h[i, i] + 3/4 |Re h[i, i-1]|)."""
+    deflation an exceptional shift (h[l, l] + 3/4 |Re h[l+1, l]|, or at every 20th h[i, i] + 3/4 |Re h[i, i-1]|).
+    With `paired` (real matrices), every second iteration instead takes the conjugate of the `previous` shift: two
+    single steps with shifts s and conj(s) are one real double-shift step (the implicit Q theorem), so the
+    iterations deflate as LAPACK's real dlahqr does, in its order."""
     one = scalar_like(i, 1)
     above = sub(i, one)
     h_11, h_1i, h_i1, h_ii = (_centry(h, r, c) for r, c in ((above, above), (above, i), (i, above), (i, i)))
@@ -256,10 +261,12 @@ def _shift(h, l, i, its):
     at_l = _cadd(_centry(h, l, l), (mul(three_quarters, abs(_at(h[0], add(l, one), l))), full_like(scale, 0)))
     at_i = _cadd(_centry(h, i, i), (mul(three_quarters, abs(_at(h[0], i, above))), full_like(scale, 0)))
     every = lambda k: eq(rem(its, scalar_like(its, k)), scalar_like(its, 0))  # noqa: E731
+    if paired:
+        wilkinson = _cselect(every(2), _conj(previous), wilkinson)
     return _cselect(every(20), at_i, _cselect(every(10), at_l, wilkinson))
 
 
-def _schur(h, z):
+def _schur(h, z, *, paired):
     """Shifted QR iterations on the upper Hessenberg pair matrix h down to upper triangular (Schur) form, deflating
     from the bottom; z (a pair, or ()) accumulates the rotations. Returns (t, z, failed): failed is true when an
     eigenvalue did not converge within 30 max(10, n) iterations."""
@@ -273,13 +280,17 @@ def _schur(h, z):
         return and_(eq(rows, _splat(i, (n, n))), eq(cols, _splat(j, (n, n))))
 
     def iterate(carry):
-        h, z, ihi, its = carry
+        h, z, ihi, its, previous, previous_l = carry
         one = scalar_like(ihi, 1)
-        l = _deflation_point(h, ihi, ulp, smlnum)
-        h = _cselect(and_(at(l, sub(l, one)), _splat(gt(l, scalar_like(l, 0)), (n, n))), (zeros, zeros), h)
-        converged = ge(l, ihi)
+        # paired: the second step of a pair is the second half of a real double-shift step, on the first's block,
+        # with no deflation between them (dlahqr tests for deflation after the double step only)
+        second = and_(eq(rem(its, scalar_like(its, 2)), one), Tensor(np.bool_(paired)))
+        l = select(second, previous_l, _deflation_point(h, ihi, ulp, smlnum))
+        h = _cselect(and_(at(l, sub(l, one)), _splat(and_(gt(l, scalar_like(l, 0)), not_(second)), (n, n))),
+                     (zeros, zeros), h)
+        converged = and_(ge(l, ihi), not_(second))
         its = add(its, one)
-        sigma = _shift(h, l, ihi, its)
+        sigma = _shift(h, l, ihi, its, previous, paired)
 
         def chase(k, carry):
             """One Givens rotation of the QR step: at k = l it starts the bulge from the shifted first column,
@@ -298,14 +309,15 @@ def _schur(h, z):
             return _cselect(bulge_gone, (zeros, zeros), h), z
 
         h, z = fori_loop(l, select(converged, l, ihi), chase, (h, z))
-        return h, z, select(converged, sub(ihi, one), ihi), select(converged, scalar_like(its, 0), its)
+        return h, z, select(converged, sub(ihi, one), ihi), select(converged, scalar_like(its, 0), its), sigma, l
 
     def unfinished(carry):
-        _, _, ihi, its = carry
+        _, _, ihi, its, _, _ = carry
         return and_(gt(ihi, scalar_like(ihi, 0)), le(its, scalar_like(its, 30 * builtins.max(10, n))))
 
-    start = (h, z, Tensor(np.int32(n - 1)), Tensor(np.int32(0)))
-    h, z, ihi, _ = while_loop(unfinished, iterate, start)
+    no_shift = full_like(h[0], 0, ())
+    start = (h, z, Tensor(np.int32(n - 1)), Tensor(np.int32(0)), (no_shift, no_shift), Tensor(np.int32(0)))
+    h, z, ihi, _, _, _ = while_loop(unfinished, iterate, start)
     return (triu(h[0]), triu(h[1])), z, gt(ihi, scalar_like(ihi, 0))
 
 
@@ -397,7 +409,7 @@ def _eig_algorithm(a, *, vectors):
     else:
         z = (eye_like(parts[0]), full_like(parts[0], 0)) if vectors else ()
         h, z = _hessenberg(parts, z)
-        t, z, failed = _schur(h, z)
+        t, z, failed = _schur(h, z, paired=not complex_)
         w = tuple(diagonal(part) for part in t)
         v = _normalized(_cmatmul(z, _triangular_eigenvectors(t))) if vectors else ()
         if not complex_:
@@ -424,8 +436,11 @@ def _eig_shape(a, *, vectors):
 
 
 def _eig_impl(a, *, vectors):
+    """LAPACK's geev in a's own precision (scipy: sgeev for float32, as Paddle; numpy would compute in float64),
+    matrix by matrix."""
+    from scipy.linalg import eig as geev  # deliberate lazy import: scipy is heavy and only eager eig needs it
     ctype = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
-    w, v = np.linalg.eig(a)
+    w, v = _map_matrices(lambda m: geev(m, check_finite=False), a)
     return [w.astype(ctype), v.astype(ctype)] if vectors else [w.astype(ctype)]
 
 
