@@ -53,9 +53,9 @@ from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, le, lt,  # noqa: A004
                                          max, min, mul, neg, rem, select, sqrt, sub)
 from paddle_fn.prims.linalg import _batch_rule, _failure_check, _map_matrices
-from paddle_fn.prims.linalg_complex import _at, _conj, _fix_column_phases, _splat, _times
+from paddle_fn.prims.linalg_complex import _at, _conj, _fix_column_phases, _splat, _times, _unit_phase
 from paddle_fn.prims.matrices import (diagonal, each_column, each_row, eye_like, gap_reciprocals, index_mask, matmul,
-                                      matrix_transpose, ndim_of, shape_of, triu)
+                                      matrix_transpose, ndim_of, nonzero_or_one, shape_of, triu)
 from paddle_fn.prims.reduction import argmax, reduce_max
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice
@@ -101,11 +101,10 @@ def _cabs(z):
 
 def _cdiv(x, y):
     """x / y, both scaled by |y|'s cabs1 first so that the squares do not overflow (a zero y divides by one)."""
-    scale = _cabs1(y)
-    scale = select(eq(scale, full_like(scale, 0)), full_like(scale, 1), scale)
+    scale = nonzero_or_one(_cabs1(y))
     (xr, xi), (yr, yi) = _cscale(x, div(full_like(scale, 1), scale)), _cscale(y, div(full_like(scale, 1), scale))
     size = add(mul(yr, yr), mul(yi, yi))
-    size = select(eq(size, full_like(size, 0)), full_like(size, 1), size)
+    size = nonzero_or_one(size)
     return div(add(mul(xr, yr), mul(xi, yi)), size), div(sub(mul(xi, yr), mul(xr, yi)), size)
 
 
@@ -114,7 +113,7 @@ def _csqrt(z):
     re, im = z
     zero = full_like(re, 0)
     t_pos = sqrt(mul(add(_cabs(z), abs(re)), full_like(re, 0.5)))  # |the larger part of the root|
-    safe = select(eq(t_pos, zero), full_like(re, 1), t_pos)
+    safe = nonzero_or_one(t_pos)
     other = div(abs(im), add(safe, safe))                           # |the other part|
     nonnegative = ge(re, zero)
     im_sign = select(lt(im, zero), full_like(re, -1), full_like(re, 1))
@@ -164,14 +163,12 @@ def _hessenberg(h, z):
         size = _cabs(alpha)
         norm = sqrt(reduce_sum(add(mul(x[0], x[0]), mul(x[1], x[1])), axes=(0, 1)))
         # P = I - 2 v v^H / (v^H v) with v = x + (alpha / |alpha|) ||x|| e_head maps x to a multiple of e_head
-        phase = _cselect(eq(size, full_like(size, 0)), (full_like(size, 1), full_like(size, 0)),
-                         _cscale(alpha, div(full_like(size, 1), select(eq(size, full_like(size, 0)),
-                                                                       full_like(size, 1), size))))
+        phase = _unit_phase(*alpha)
         at_head = convert_element_type(index_mask(n, head, eq), new_dtype=get_aval(size).dtype)
         v = _cadd(x, _cscale(_csplat(_cscale(phase, norm), (n, 1)), at_head))
         v_sq = mul(add(norm, norm), add(norm, size))
-        scale = select(eq(v_sq, full_like(v_sq, 0)), full_like(v_sq, 0), div(full_like(v_sq, 2), select(
-            eq(v_sq, full_like(v_sq, 0)), full_like(v_sq, 1), v_sq)))
+        scale = select(eq(v_sq, full_like(v_sq, 0)), full_like(v_sq, 0), div(full_like(v_sq, 2),
+                                                                              nonzero_or_one(v_sq)))
         sv, vh = _cscale(v, _splat(scale, (n, 1))), _cadjoint(v)
         h = _csub(h, _cmatmul(sv, _cmatmul(vh, h)))
         h = _csub(h, _cmatmul(_cmatmul(h, sv), vh))
@@ -191,8 +188,7 @@ def _givens(x, y):
     are."""
     ax, ay = _cabs(x), _cabs(y)
     zero, one = full_like(ax, 0), full_like(ax, 1)
-    big = max(ax, ay)
-    big = select(eq(big, zero), one, big)
+    big = nonzero_or_one(max(ax, ay))
     r = mul(big, sqrt(add(mul(div(ax, big), div(ax, big)), mul(div(ay, big), div(ay, big)))))
     x_zero = eq(ax, zero)
     c = select(x_zero, select(eq(ay, zero), one, zero), div(ax, select(x_zero, one, r)))
@@ -228,8 +224,7 @@ def _deflation_point(h, ihi, ulp, smlnum):
     scalar = lambda value: full_like(s, value)  # noqa: E731
     ab, ba = max(s, up), min(s, up)
     aa, bb = max(_cabs1(cur), _cabs1(_csub(prev, cur))), min(_cabs1(cur), _cabs1(_csub(prev, cur)))
-    total = add(aa, ab)
-    total = select(eq(total, scalar(0)), scalar(1), total)
+    total = nonzero_or_one(add(aa, ab))
     refined = le(mul(ba, div(ab, total)), max(scalar(smlnum), mul(scalar(ulp), mul(bb, div(aa, total)))))
     small = or_(le(s, scalar(smlnum)), and_(le(s, mul(scalar(ulp), add(_cabs1(prev), _cabs1(cur)))), refined))
     steps = add(iota(dtype=dtypes.int32, shape=(n - 1,), dimension=0), full_like(get_aval(ihi), 1, (n - 1,)))
@@ -247,8 +242,7 @@ def _shift(h, l, i, its, previous, paired):
     one = scalar_like(i, 1)
     above = sub(i, one)
     h_11, h_1i, h_i1, h_ii = (_centry(h, r, c) for r, c in ((above, above), (above, i), (i, above), (i, i)))
-    scale = add(add(_cabs1(h_11), _cabs1(h_1i)), add(_cabs1(h_i1), _cabs1(h_ii)))
-    scale = select(eq(scale, full_like(scale, 0)), full_like(scale, 1), scale)
+    scale = nonzero_or_one(add(add(_cabs1(h_11), _cabs1(h_1i)), add(_cabs1(h_i1), _cabs1(h_ii))))
     inv = div(full_like(scale, 1), scale)
     h_11, h_1i, h_i1, h_ii = (_cscale(e, inv) for e in (h_11, h_1i, h_i1, h_ii))
     x = _cscale(_csub(h_11, h_ii), full_like(scale, 0.5))
@@ -361,8 +355,7 @@ def _normalized(v):
     n = shape_of(v[0])[0]
     for size_of in (lambda v: reduce_max(_cabs1(v), axes=(0,)),
                     lambda v: sqrt(reduce_sum(add(mul(v[0], v[0]), mul(v[1], v[1])), axes=(0,)))):
-        size = size_of(v)
-        size = select(eq(size, full_like(size, 0)), full_like(size, 1), size)
+        size = nonzero_or_one(size_of(v))
         v = _cscale(v, each_row(div(full_like(size, 1), size), n))
     (vr, vi), = _fix_column_phases(v)
     return vr, vi
