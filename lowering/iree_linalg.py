@@ -25,7 +25,7 @@ def lower_by_own_expansion(name: str):
 
 # the decompositions whose StableHLO operation IREE rejects on every target
 EXPANDED = ("cholesky", "triangular_solve")
-DECOMPOSITIONS = EXPANDED + ("lu", "qr", "eigh", "svd")
+DECOMPOSITIONS = EXPANDED + ("lu", "qr", "eigh", "svd", "eig")
 
 
 def lower_as_batch_of_one(name: str, rule):

@@ -3,8 +3,8 @@
 
 Every function maps over leading (batch) dimensions, is differentiable (grad and JVP) wherever the underlying
 decomposition is (distinct eigenvalues / singular values, invertible factors), and works under vmap and jit
-(the primitives lower to paddle_fn's own StableHLO algorithms), for complex matrices too. `eig`/`eigvals` are
-eager only. See docs/linalg.md and docs/complex.md.
+(the primitives lower to paddle_fn's own StableHLO algorithms), for complex matrices too; `eig`/`eigvals` of
+general matrices (`paddle_fn.prims.linalg_eig`) too. See docs/linalg.md and docs/complex.md.
 """
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims import elementwise as ew
 from paddle_fn.prims import linalg as la
+from paddle_fn.prims import linalg_eig
 from paddle_fn.prims import reduction as red
 from paddle_fn.prims import structural as st
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.tensor._util import accepts_out, eager_value, normalize_axes, shape_of, static_int, write_out
 from paddle_fn.tensor.aliases import matrix_transpose
-from paddle_fn.tensor.general_eig import general_eig
 from paddle_fn.tensor.linalg import cross, diagonal, inner, matmul, outer
 from paddle_fn.tensor.lowrank import pca_lowrank, svd_lowrank
 from paddle_fn.tensor.lu_rectangular import lu_rectangular
@@ -350,10 +350,13 @@ def eigvalsh(x, UPLO="L", name=None):  # noqa: N803
 
 
 def eig(x, name=None):
-    """Eigenvalues and eigenvectors of general real or complex square matrices, as complex Tensors (complex64
-    for float32 or complex64 input, complex128 for float64 or complex128): LAPACK's, each eigenvector of unit norm
-    with its largest entry real. Eagerly, differentiable as JAX's ``lax.linalg.eig(enable_eigvec_derivs=True)``;
-    no compiled form (jit and vmap say so); use eigh for symmetric matrices.
+    """Eigenvalues and eigenvectors of general real or complex square matrices [..., n, n], as complex Tensors
+    (complex64 for float32 or complex64 input, complex128 for float64 or complex128): A v = v diag(w), each
+    eigenvector of unit norm with its entry of largest magnitude real. Eagerly LAPACK's geev (Paddle's results);
+    under jit and vmap paddle_fn's own Hessenberg-QR algorithm (the same eigenpairs, almost always in LAPACK's
+    order; docs/complex.md says what is guaranteed). Differentiable as JAX's
+    ``lax.linalg.eig(enable_eigvec_derivs=True)`` where the eigenvalues are distinct; use eigh for symmetric
+    matrices.
 
     Example:
         >>> import paddle_fn as paddle
@@ -361,12 +364,16 @@ def eig(x, name=None):
         >>> w, v = linalg.eig(paddle.to_tensor([[0., -1.], [1., 0.]]))
         >>> w.dtype, sorted(w.numpy().imag.tolist())
         (paddle.complex64, [-1.0, 1.0])
+        >>> w = paddle.jit(linalg.eigvals)(paddle.to_tensor([[2., 1.], [0., 3.]], dtype="float64"))
+        >>> np.round(w.numpy(), 6)
+        array([2.+0.j, 3.+0.j])
     """
-    return general_eig("eig", as_tensor(x), vectors=True)
+    return linalg_eig.eig(inexact_operand("eig", x), vectors=True)
 
 
 def eigvals(x, name=None):
-    """Eigenvalues of general square matrices, as a complex Tensor (eagerly, differentiable; see `eig`).
+    """Eigenvalues of general square matrices, as a complex Tensor (differentiable, under jit and vmap too; see
+    `eig`).
 
     Example:
         >>> import paddle_fn as paddle
@@ -374,7 +381,7 @@ def eigvals(x, name=None):
         >>> linalg.eigvals(paddle.to_tensor([[2., 0.], [0., 3.]], dtype="float64")).numpy()
         array([2.+0.j, 3.+0.j])
     """
-    return general_eig("eigvals", as_tensor(x), vectors=False)
+    return linalg_eig.eig(inexact_operand("eigvals", x), vectors=False)[0]
 
 
 # ---------------------------------------------------------------------------------------------- solves and inverses
@@ -638,7 +645,7 @@ def _norm(x, p, axis, keepdim):
     spectral = p == "nuc" or (p in (2, -2) and axis is not None and np.size(axis) == 2)  # need a complex SVD
     if x.dtype.kind == "c" and not spectral:
         x = ew.abs(x)  # the other norms depend on the magnitudes only (Paddle 3.3.1: norm([3+4j, -1-2j]) = 5.4772)
-    x = float_operand("norm", x)
+    x = inexact_operand("norm", x) if spectral else float_operand("norm", x)  # a complex SVD's singular values
     nd = get_aval(x).ndim
     if isinstance(p, str) and p not in ("fro", "nuc"):
         raise ValueError(f"paddle.linalg.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
@@ -880,7 +887,7 @@ def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):  # noqa: B
         >>> paddle.linalg.matrix_norm(x, p=1).item(), paddle.linalg.matrix_norm(x, p=float('inf')).item()
         (9.0, 15.0)
     """
-    x = float_operand("matrix_norm", x)
+    x = inexact_operand("matrix_norm", x)  # norm takes the magnitudes of complex x where the norm needs only those
     axes = [a for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
     if len(axes) != 2:
         raise ShapeError(f"paddle.linalg.matrix_norm: axis must name two dimensions, got {axis!r}")

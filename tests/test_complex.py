@@ -271,8 +271,7 @@ def test_norm_and_linspace_of_complex():
     z = paddle.to_tensor([3 + 4j, -1 - 2j])
     assert paddle.linalg.norm(z).item() == pytest.approx(5.47722578)  # Paddle 3.3.1
     np.testing.assert_allclose(paddle.linspace(0, 1, 3, dtype="complex64").numpy(), [0, 0.5, 1])  # no rounding
-    with pytest.raises(DTypeError, match="norm"):
-        paddle.linalg.norm(z.reshape([1, 2]), p="nuc")
+    assert paddle.linalg.norm(z.reshape([1, 2]), p="nuc").item() == pytest.approx(5.47722558)  # one singular value
 
 
 H3 = [[4, 1 - 2j, 0.5j], [1 + 2j, 3, 1], [-0.5j, 1, 5]]
@@ -358,3 +357,31 @@ def test_complex_svd_matches_paddle_and_jax():
             [13.064117330305217 + 14.23543096867064j, 36.4959611166607, -11.892803691939799 - 22.61429374551417j]]
     np.testing.assert_allclose(paddle.grad(f)(c128(a)).numpy(), tall, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(paddle.grad(f)(c128(a.T.copy())).numpy(), wide, rtol=1e-12, atol=1e-12)
+
+
+# jax 0.10.2: jax.grad(lambda m: jnp.linalg.norm(m, p))(NORM_A) for p = 'nuc' and 2
+NORM_A = np.array([[1 + 2j, -0.5j, 0.3], [2 - 1j, 1.5, -1 + 1j]])
+JAX_GRAD_NUC = np.array([[0.3939105616163975 - 0.7373430039159803j, 0.01514343579504439 + 0.4527110853467263j,
+                          0.2748235987647675 - 0.14302133806430825j],
+                         [0.49437498960437914 + 0.2219484351437822j, 0.6290609527076529 + 0.00504781193168149j,
+                          -0.37203670991244453 - 0.4149431113317372j]])
+JAX_GRAD_2 = np.array([[0.1922341611433254 - 0.43407692674862286j, -0.01488258133859157 - 0.1552331820356626j,
+                        -0.09628178750398919 + 0.14055771264225422j],
+                       [0.6728596762255818 + 0.3612341403437769j, 0.2508140643387625 - 0.00496086044619716j,
+                        -0.21373122307684655 - 0.1715639092841704j]])
+
+
+def test_spectral_matrix_norms_of_complex_matrices():
+    """'nuc', 2 and -2 over two axes are the sum, largest and smallest singular values of the complex matrix (Paddle
+    3.3.1 and numpy: 5.118668856409353, 3.4223566090356443, 1.6963122473737087), with JAX's gradients, eagerly and
+    under jit."""
+    x = paddle.to_tensor(NORM_A)
+    for p, want in (("nuc", 5.118668856409353), (2, 3.4223566090356443), (-2, 1.6963122473737087)):
+        assert abs(paddle.linalg.norm(x, p=p, axis=[0, 1]).item() - want) < 1e-12
+        assert abs(paddle.linalg.matrix_norm(x, p=p).item() - want) < 1e-12
+    assert abs(paddle.linalg.norm(x, p="nuc").item() - 5.118668856409353) < 1e-12
+    batch = paddle.jit(lambda t: paddle.linalg.norm(t, p="nuc", axis=[1, 2]))(paddle.stack([x, 2 * x])).numpy()
+    np.testing.assert_allclose(batch, [5.118668856409353, 2 * 5.118668856409353], rtol=1e-12)
+    for p, want in (("nuc", JAX_GRAD_NUC), (2, JAX_GRAD_2)):
+        np.testing.assert_allclose(paddle.grad(lambda t: paddle.linalg.norm(t, p=p, axis=[0, 1]))(x).numpy(), want,
+                                   atol=1e-12)

@@ -1,7 +1,6 @@
-"""paddle.linalg.eig / eigvals derivatives (paddle_fn/tensor/general_eig.py) against jax 0.10.2's
+"""paddle.linalg.eig / eigvals derivatives (paddle_fn/prims/linalg_eig.py) against jax 0.10.2's
 jax.lax.linalg.eig(enable_eigvec_derivs=True) and jnp.linalg.eigvals, recorded as literals (float64)."""
 import numpy as np
-import pytest
 
 import paddle_fn as paddle
 
@@ -51,9 +50,3 @@ def test_complex_input_derivatives_match_finite_differences():
     fd = (w(z.numpy() + eps * dz.numpy()) - w(z.numpy() - eps * dz.numpy())) / (2 * eps)
     np.testing.assert_allclose(dw.numpy(), fd, atol=1e-6)
 
-
-def test_jit_and_vmap_say_eig_runs_eagerly():
-    with pytest.raises(paddle.UnsupportedError, match="eagerly only"):
-        paddle.jit(paddle.linalg.eigvals)(A)
-    with pytest.raises(paddle.UnsupportedError, match="eagerly only"):
-        paddle.vmap(paddle.linalg.eig)(paddle.stack([A, A]))

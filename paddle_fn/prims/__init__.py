@@ -7,7 +7,7 @@ from paddle_fn.core import hooks
 from paddle_fn.core.trace import get_aval
 from paddle_fn.prims import (  # noqa: F401
     assertion, base, bitwise, collectives, complex_parts, control_flow, conv, custom_derivatives, elementwise, fft,
-    linalg, random_bits, reduction, remat, slicing, sparse, structural)
+    linalg, linalg_eig, random_bits, reduction, remat, slicing, sparse, structural)
 
 
 def _moveaxis(x, src, dst):

@@ -110,7 +110,7 @@ class OpRow:
 
 
 FAMILIES = ("elementwise", "structural", "reduction", "control_flow", "random_bits", "custom", "remat", "jit", "conv",
-            "linalg", "collectives", "assertion", "complex", "fft", "sparse")
+            "linalg", "linalg_eig", "collectives", "assertion", "complex", "fft", "sparse")
 
 
 def all_rows() -> list[OpRow]:
