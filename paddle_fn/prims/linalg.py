@@ -38,7 +38,7 @@ from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq
 from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
                                       gap_reciprocals, hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps,
                                       masked, matmul, matrix_transpose, ndim_of, next_round, nonzero_or_one,
-                                      off_diagonal_ratio, outer, padded_to_even, pair_column_products, pair_entries,
+                                      off_diagonal_ratio, outer, padded_to_even, pair_entries, pair_row_products,
                                       permute_rows, rotate_pairs, shape_of, sort_columns, tril, triu, unpadded,
                                       unit_columns, with_pairs_reduced)
 from paddle_fn.prims.matrices import permutation_matrix  # noqa: F401 - paddle_fn.linalg reads it from here
@@ -608,20 +608,22 @@ def _svd_algorithm(a):
 def _one_sided_jacobi(a):
     """Rotate column pairs of a tall `a` until they are orthogonal to eps (jacobi_sweeps: n/2 disjoint pairs per
     round): a V = W; then s = the column norms of W sorted descending and u = W's columns / s (a zero singular value
-    gives a zero column). Returns u, s, V. An odd n gets a zero column, dropped at the end."""
+    gives a zero column). Returns u, s, V. The sweeps run on the transposes W^T and V^T, whose pairs are rows:
+    contiguous lines to rotate, move and sum (columns made strided copies). An odd n gets a zero column, dropped at
+    the end."""
     m, n = shape_of(a)
-    w = padded_to_even(a, (1,))
+    wt = padded_to_even(matrix_transpose(a), (0,))
 
-    def rotate(w, v):
-        c, s = jacobi_rotation(*pair_column_products(w, w))
-        return next_round(rotate_pairs(w, c, s, 1), 1), next_round(rotate_pairs(v, c, s, 1), 1)
+    def rotate(wt, vt):
+        c, s = jacobi_rotation(*pair_row_products(wt, wt))
+        return next_round(rotate_pairs(wt, c, s, 0), 0), next_round(rotate_pairs(vt, c, s, 0), 0)
 
-    def coherence(w):
-        return column_coherence(abs(dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))))
+    def coherence(wt):
+        return column_coherence(abs(dot_general(wt, wt, dimension_numbers=(((1,), (1,)), ((), ())))))
 
-    k = shape_of(w)[1]
-    w, v = jacobi_sweeps(w, eye_like(full_like(w, 0, (k, k))), k, rotate, coherence)
-    w, (v,) = unpadded(w, (m, n)), unit_columns(unpadded(v, (n, n)))
+    k = shape_of(wt)[0]
+    wt, vt = jacobi_sweeps(wt, eye_like(full_like(wt, 0, (k, k))), k, rotate, coherence)
+    w, (v,) = matrix_transpose(unpadded(wt, (n, m))), unit_columns(matrix_transpose(unpadded(vt, (n, n))))
     neg_s, (w, v) = sort_columns(neg(sqrt(reduce_sum(mul(w, w), axes=(0,)))), w, v)
     s = neg(neg_s)
     return div(w, each_row(nonzero_or_one(s), m)), s, v

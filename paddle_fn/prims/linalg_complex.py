@@ -30,8 +30,8 @@ from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq
                                          select, sqrt, sub)
 from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
                                       hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps, matmul, next_round,
-                                      nonzero_or_one, off_diagonal_ratio, outer, padded_to_even, pair_column_products,
-                                      pair_entries, permute_rows, rotate_pairs, sort_columns, triu, unpadded,
+                                      nonzero_or_one, off_diagonal_ratio, outer, padded_to_even, pair_entries,
+                                      pair_row_products, permute_rows, rotate_pairs, sort_columns, triu, unpadded,
                                       unit_columns, with_pairs_reduced)
 from paddle_fn.prims.reduction import argmax, dot_general
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
@@ -264,30 +264,33 @@ def eigh_algorithm(a):
 
 def _one_sided_jacobi(w):
     """One-sided Jacobi on the tall complex matrix w (a pair): each rotation gives column q the phase that makes
-    w_p^H w_q real, then the real rotation that zeroes it (n/2 disjoint column pairs per round; an odd n gets a zero
-    column, dropped at the end). Returns u (a pair), s (descending), V (a pair)."""
+    w_p^H w_q real, then the real rotation that zeroes it (n/2 disjoint column pairs per round, on the transposes
+    as prims.linalg's real form; an odd n gets a zero column, dropped at the end). Returns u (a pair), s
+    (descending), V (a pair)."""
     m, n = get_aval(w[0]).shape
-    w = tuple(padded_to_even(part, (1,)) for part in w)
+    wt = tuple(padded_to_even(transpose(part, permutation=(1, 0)), (0,)) for part in w)
 
-    def rotate(w, v):
-        (rr_top, rr_bottom, rr_cross), (ii_top, ii_bottom, ii_cross) = (pair_column_products(x, x) for x in w)
-        ri_cross, ir_cross = pair_column_products(w[0], w[1])[2], pair_column_products(w[1], w[0])[2]
+    def rotate(wt, vt):
+        (rr_top, rr_bottom, rr_cross), (ii_top, ii_bottom, ii_cross) = (pair_row_products(x, x) for x in wt)
+        ri_cross, ir_cross = pair_row_products(wt[0], wt[1])[2], pair_row_products(wt[1], wt[0])[2]
         gamma = (add(rr_cross, ii_cross), sub(ri_cross, ir_cross))  # w_p^H w_q of each pair
         size = sqrt(add(mul(gamma[0], gamma[0]), mul(gamma[1], gamma[1])))
         c, s = jacobi_rotation(add(rr_top, ii_top), add(rr_bottom, ii_bottom), size)
         phase = _conj(_unit_phase(*gamma))
-        return _rotate(w, c, s, phase, 1), _rotate(v, c, s, phase, 1)
+        return _rotate(wt, c, s, phase, 0), _rotate(vt, c, s, phase, 0)
 
-    def coherence(w):
-        wr, wi = w
-        gram = (add(matmul(transpose(wr, permutation=(1, 0)), wr), matmul(transpose(wi, permutation=(1, 0)), wi)),
-                sub(matmul(transpose(wr, permutation=(1, 0)), wi), matmul(transpose(wi, permutation=(1, 0)), wr)))
+    def coherence(wt):
+        wr, wi = wt
+        rows = (((1,), (1,)), ((), ()))
+        gram = (add(dot_general(wr, wr, dimension_numbers=rows), dot_general(wi, wi, dimension_numbers=rows)),
+                sub(dot_general(wr, wi, dimension_numbers=rows), dot_general(wi, wr, dimension_numbers=rows)))
         return column_coherence(sqrt(add(mul(gram[0], gram[0]), mul(gram[1], gram[1]))))
 
-    k = get_aval(w[0]).shape[1]
-    identity = eye_like(full_like(w[0], 0, (k, k)))
-    w, v = jacobi_sweeps(w, (identity, full_like(identity, 0)), k, rotate, coherence)
-    w, v = tuple(unpadded(part, (m, n)) for part in w), unit_columns(*(unpadded(part, (n, n)) for part in v))
+    k = get_aval(wt[0]).shape[0]
+    identity = eye_like(full_like(wt[0], 0, (k, k)))
+    wt, vt = jacobi_sweeps(wt, (identity, full_like(identity, 0)), k, rotate, coherence)
+    w = tuple(transpose(unpadded(part, (n, m)), permutation=(1, 0)) for part in wt)
+    v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
     norms = sqrt(reduce_sum(add(mul(w[0], w[0]), mul(w[1], w[1])), axes=(0,)))
     neg_s, (wr, wi, vr, vi) = sort_columns(neg(norms), *w, *v)
     s = neg(neg_s)

@@ -243,12 +243,12 @@ def unit_columns(*parts):
     return tuple(div(p, scale) for p in parts)
 
 
-def pair_column_products(x, y):
-    """(sum_i x[i, k] y[i, k], sum_i x[i, h + k] y[i, h + k], sum_i x[i, k] y[i, h + k]) for k < h of matrices with
-    2h columns: the Gram entries of each column pair (for x = y)."""
-    n = shape_of(x)[1]
-    (xt, xb), (yt, yb) = ((_lines(m, 1, 0, n // 2), _lines(m, 1, n // 2, n)) for m in (x, y))
-    return tuple(reduce_sum(mul(a, b), axes=(0,)) for a, b in ((xt, yt), (xb, yb), (xt, yb)))
+def pair_row_products(x, y):
+    """(sum_j x[k, j] y[k, j], sum_j x[h + k, j] y[h + k, j], sum_j x[k, j] y[h + k, j]) for k < h of matrices with
+    2h rows: the Gram entries of each row pair (for x = y)."""
+    n = shape_of(x)[0]
+    (xt, xb), (yt, yb) = ((_lines(m, 0, 0, n // 2), _lines(m, 0, n // 2, n)) for m in (x, y))
+    return tuple(reduce_sum(mul(a, b), axes=(1,)) for a, b in ((xt, yt), (xb, yb), (xt, yb)))
 
 
 def padded_to_even(x, axes):
