@@ -101,7 +101,8 @@ def test_vmap_of_the_compiled_decompositions_matches_eager(dtype="complex128"):
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_two_by_two_hermitian_eigenvalues_under_jit(dtype):
-    # IREE 3.13 compiled the 2x2 complex Jacobi program wrongly; the expansion embeds it in a 3x3 one
+    # IREE 3.13 compiled the cyclic (one rotation per loop iteration) 2x2 complex Jacobi program wrongly; the
+    # parallel one, which the 2x2 runs as is, is right
     h = paddle.to_tensor(np.array([[2, 1j], [-1j, 3]], dtype=dtype))
     w, v = paddle.jit(paddle.linalg.eigh)(h)
     _close(w.numpy(), np.linalg.eigvalsh(h.numpy()), dtype)
