@@ -522,14 +522,14 @@ def _eigh_algorithm(a):
     n = shape_of(a)[0]
     m = padded_to_even(hermitian_part(a), (0, 1))
 
-    def rotate(m, v):
+    def rotate(m, vt):
         a_pp, a_qq, a_pq = pair_entries(m)
         c, s = jacobi_rotation(a_pp, a_qq, a_pq)
         m = with_pairs_reduced(rotate_pairs(rotate_pairs(m, c, s, 0), c, s, 1), a_pp, a_qq, mul(div(s, c), a_pq))
-        return next_round(next_round(m, 0), 1), next_round(rotate_pairs(v, c, s, 1), 1)
+        return next_round(next_round(m, 0), 1), next_round(rotate_pairs(vt, c, s, 0), 0)
 
-    m, v = jacobi_sweeps(m, eye_like(m), shape_of(m)[0], rotate, lambda m: off_diagonal_ratio(mul(m, m)))
-    w, (v,) = sort_columns(unpadded(diagonal(m), (n,)), unit_columns(unpadded(v, (n, n)))[0])
+    m, vt = jacobi_sweeps(m, eye_like(m), shape_of(m)[0], rotate, lambda m: off_diagonal_ratio(mul(m, m)))
+    w, (v,) = sort_columns(unpadded(diagonal(m), (n,)), unit_columns(matrix_transpose(unpadded(vt, (n, n))))[0])
     return w, _fix_column_signs(v)[0]
 
 

@@ -242,7 +242,7 @@ def eigh_algorithm(a):
     n = get_aval(hr).shape[0]
     hr, hi = padded_to_even(hr, (0, 1)), padded_to_even(hi, (0, 1))
 
-    def rotate(m, v):
+    def rotate(m, vt):
         d_top, d_bottom, pivot_re = pair_entries(m[0])
         pivot = (pivot_re, pair_entries(m[1])[2])
         phase = _unit_phase(*pivot)
@@ -252,12 +252,13 @@ def eigh_algorithm(a):
         shift = mul(div(s, c), size)
         m = (with_pairs_reduced(mr, d_top, d_bottom, shift),
              with_pairs_reduced(mi, full_like(d_top, 0), full_like(d_top, 0), full_like(d_top, 0)))
-        return tuple(next_round(next_round(part, 0), 1) for part in m), _rotate(v, c, s, _conj(phase), 1)
+        return tuple(next_round(next_round(part, 0), 1) for part in m), _rotate(vt, c, s, _conj(phase), 0)
 
     identity = eye_like(hr)
-    (mr, _), v = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), get_aval(hr).shape[0], rotate,
-                               lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
-    w, v = sort_columns(unpadded(diagonal(mr), (n,)), *unit_columns(*(unpadded(part, (n, n)) for part in v)))
+    (mr, _), vt = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), get_aval(hr).shape[0], rotate,
+                                lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
+    v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
+    w, v = sort_columns(unpadded(diagonal(mr), (n,)), *v)
     (vr, vi), = _fix_column_phases(tuple(v))
     return w, cx.complex_(vr, vi)
 
