@@ -4,10 +4,10 @@ decomposition over a batch of one on llvm-cpu, where IREE fails on the unbatched
 IREE 3.13 compiles neither `stablehlo.cholesky` nor `stablehlo.triangular_solve` ("failed to legalize operation
 ... that was explicitly marked illegal"), before any backend; those primitives lower by their `expansion`
 (paddle_fn/prims/linalg.py: loops over columns and rows written with other primitives). On llvm-cpu the loop
-programs of one unbatched matrix fail in ways that depend on the shape: the one-sided Jacobi SVD of a wide matrix
-(8x16 or 5x200 float32) and the complex Jacobi eigh (4x4 complex128) fail when they run ("indirect buffer reference
-slot 0 is out range"), the LU of a 16x16 float32 matrix fails to compile; the same programs over a batch of one
-compile and run, as fast.
+programs of one unbatched matrix fail in ways that depend on the shape: the Jacobi SVD of a 17x17 float32 matrix
+fails when it runs ("indirect buffer reference slot 0 is out range"; with the parallel Jacobi ordering the wide
+SVDs and the complex eigh that failed before run), the LU of a 16x16 float32 matrix fails to compile; the same
+programs over a batch of one compile and run, as fast.
 """
 from __future__ import annotations
 

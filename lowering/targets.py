@@ -103,8 +103,8 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     for name in iree_linalg.EXPANDED) + tuple(
     Override(name, "llvm-cpu", iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)), iree="3.13",
              evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu",
-             why="IREE's CPU programs of one unbatched decomposition fail by shape (a wide SVD and a complex eigh "
-                 "fail to run, \"indirect buffer reference slot 0 is out range\"; a 16x16 LU fails to compile); "
+             why="IREE's CPU programs of one unbatched decomposition fail by shape (a 17x17 float32 SVD fails "
+                 "to run, \"indirect buffer reference slot 0 is out range\"; a 16x16 LU fails to compile); "
                  "over a batch of one they compile and run, as fast (see lowering/iree_linalg.py)")
     for name in iree_linalg.DECOMPOSITIONS) + (
     Override("sparse_dense_dot", "llvm-cpu", iree_linalg.lower_by_own_expansion("sparse_dense_dot"), iree="3.13",

@@ -14,10 +14,16 @@ B64 = RNG.standard_normal((2, 4, 3)) + 1j * RNG.standard_normal((2, 4, 3))
 TOL = {"complex64": 2e-6, "complex128": 1e-13}
 
 
-def _close(got, want, dtype):
+# the pseudo-inverse of a Hermitian matrix divides by its eigenvalues, the smallest of them 0.092 against 5.3 here:
+# each eigenvalue is within eps ||A|| (2.9e-7 compiled, float32 eps 1.2e-7), which the division amplifies to
+# ~1e-5 (compiled 1.5e-5 from the complex128 pseudo-inverse, eager LAPACK 7.5e-7)
+CONDITIONING = {"pinv_hermitian": 10}
+
+
+def _close(got, want, dtype, factor=1):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype
-    assert np.abs(got - want).max() <= TOL[dtype] * max(1.0, np.abs(want).max())
+    assert np.abs(got - want).max() <= factor * TOL[dtype] * max(1.0, np.abs(want).max())
 
 
 CASES = {
@@ -66,7 +72,7 @@ def test_complex_decompositions_compile_and_match_eager(dtype, cases):
     a, b = paddle.to_tensor(A64.astype(dtype)), paddle.to_tensor(B64.astype(dtype))
     jitted = paddle.jit(lambda a, b: {name: f(a, b) for name, f in cases.items()})(a, b)
     for name, f in cases.items():
-        _close(jitted[name].numpy(), f(a, b).numpy(), dtype)
+        _close(jitted[name].numpy(), f(a, b).numpy(), dtype, CONDITIONING.get(name, 1))
 
 
 def test_paddle_numbers_and_gradients_under_jit():
@@ -95,7 +101,8 @@ def test_vmap_of_the_compiled_decompositions_matches_eager(dtype="complex128"):
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_two_by_two_hermitian_eigenvalues_under_jit(dtype):
-    # IREE 3.13 compiled the 2x2 complex Jacobi program wrongly; the expansion embeds it in a 3x3 one
+    # IREE 3.13 compiled the cyclic (one rotation per loop iteration) 2x2 complex Jacobi program wrongly; the
+    # parallel one, which the 2x2 runs as is, is right
     h = paddle.to_tensor(np.array([[2, 1j], [-1j, 3]], dtype=dtype))
     w, v = paddle.jit(paddle.linalg.eigh)(h)
     _close(w.numpy(), np.linalg.eigvalsh(h.numpy()), dtype)

@@ -37,8 +37,10 @@ from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq
                                          nonfinite_count, select, sqrt, sub)
 from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
                                       gap_reciprocals, hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps,
-                                      masked, matmul, matrix_transpose, ndim_of, nonzero_or_one, off_diagonal_ratio,
-                                      outer, permute_rows, rotate_lines, shape_of, sort_columns, tril, triu)
+                                      masked, matmul, matrix_transpose, ndim_of, next_round, nonzero_or_one,
+                                      off_diagonal_ratio, outer, padded_to_even, pair_entries, pair_row_products,
+                                      permute_rows, rotate_pairs, shape_of, sort_columns, tril, triu, unpadded,
+                                      unit_columns, with_pairs_reduced)
 from paddle_fn.prims.matrices import permutation_matrix  # noqa: F401 - paddle_fn.linalg reads it from here
 from paddle_fn.prims.reduction import argmax, dot_general
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
@@ -513,21 +515,21 @@ def _eigh_jvp(primals, tangents):
 
 
 def _eigh_algorithm(a):
-    """Cyclic Jacobi rotations until the off-diagonal part is below eps relative to the whole, then the
-    eigenvalues sorted ascending and the eigenvector signs fixed."""
+    """Parallel cyclic Jacobi rotations (prims/matrices.py's jacobi_sweeps: n/2 disjoint pairs per round, J^T M J
+    on both sides of M and V J on the eigenvectors) until the off-diagonal part is below eps relative to the whole,
+    then the eigenvalues sorted ascending and the eigenvector signs fixed. An odd n gets a decoupled zero row and
+    column, whose eigenpair is dropped."""
     n = shape_of(a)[0]
-    a = hermitian_part(a)
+    m = padded_to_even(hermitian_part(a), (0, 1))
 
-    def rotate(m, v, p, q):
-        zero = scalar_like(p, 0)
-        a_pp, a_qq, a_pq = (reshape(entry(m, r, c), new_sizes=()) for r, c in ((p, p), (q, q), (p, q)))
+    def rotate(m, vt):
+        a_pp, a_qq, a_pq = pair_entries(m)
         c, s = jacobi_rotation(a_pp, a_qq, a_pq)
-        m = rotate_lines(m, p, q, c, s, zero, rows=True)
-        m = rotate_lines(m, p, q, c, s, zero, rows=False)
-        return m, rotate_lines(v, p, q, c, s, zero, rows=False)
+        m = with_pairs_reduced(rotate_pairs(rotate_pairs(m, c, s, 0), c, s, 1), a_pp, a_qq, mul(div(s, c), a_pq))
+        return next_round(next_round(m, 0), 1), next_round(rotate_pairs(vt, c, s, 0), 0)
 
-    m, v = jacobi_sweeps(a, eye_like(a), n, rotate, lambda m: off_diagonal_ratio(mul(m, m)))
-    w, (v,) = sort_columns(diagonal(m), v)
+    m, vt = jacobi_sweeps(m, eye_like(m), shape_of(m)[0], rotate, lambda m: off_diagonal_ratio(mul(m, m)))
+    w, (v,) = sort_columns(unpadded(diagonal(m), (n,)), unit_columns(matrix_transpose(unpadded(vt, (n, n))))[0])
     return w, _fix_column_signs(v)[0]
 
 
@@ -604,21 +606,24 @@ def _svd_algorithm(a):
 
 
 def _one_sided_jacobi(a):
-    """Rotate column pairs of a tall `a` until they are orthogonal to eps: a V = W; then s = the column norms of W
-    sorted descending and u = W's columns / s (a zero singular value gives a zero column). Returns u, s, V."""
+    """Rotate column pairs of a tall `a` until they are orthogonal to eps (jacobi_sweeps: n/2 disjoint pairs per
+    round): a V = W; then s = the column norms of W sorted descending and u = W's columns / s (a zero singular value
+    gives a zero column). Returns u, s, V. The sweeps run on the transposes W^T and V^T, whose pairs are rows:
+    contiguous lines to rotate, move and sum (columns made strided copies). An odd n gets a zero column, dropped at
+    the end."""
     m, n = shape_of(a)
+    wt = padded_to_even(matrix_transpose(a), (0,))
 
-    def rotate(w, v, p, q):
-        zero = scalar_like(p, 0)
-        w_p, w_q = dynamic_slice(w, zero, p, slice_sizes=(m, 1)), dynamic_slice(w, zero, q, slice_sizes=(m, 1))
-        dots = [reduce_sum(mul(x, y), axes=(0, 1)) for x, y in ((w_p, w_p), (w_q, w_q), (w_p, w_q))]
-        c, s = jacobi_rotation(*dots)
-        return rotate_lines(w, p, q, c, s, zero, rows=False), rotate_lines(v, p, q, c, s, zero, rows=False)
+    def rotate(wt, vt):
+        c, s = jacobi_rotation(*pair_row_products(wt, wt))
+        return next_round(rotate_pairs(wt, c, s, 0), 0), next_round(rotate_pairs(vt, c, s, 0), 0)
 
-    def coherence(w):
-        return column_coherence(abs(dot_general(w, w, dimension_numbers=(((0,), (0,)), ((), ())))))
+    def coherence(wt):
+        return column_coherence(abs(dot_general(wt, wt, dimension_numbers=(((1,), (1,)), ((), ())))))
 
-    w, v = jacobi_sweeps(a, eye_like(full_like(a, 0, (n, n))), n, rotate, coherence)
+    k = shape_of(wt)[0]
+    wt, vt = jacobi_sweeps(wt, eye_like(full_like(wt, 0, (k, k))), k, rotate, coherence)
+    w, (v,) = matrix_transpose(unpadded(wt, (n, m))), unit_columns(matrix_transpose(unpadded(vt, (n, n))))
     neg_s, (w, v) = sort_columns(neg(sqrt(reduce_sum(mul(w, w), axes=(0,)))), w, v)
     s = neg(neg_s)
     return div(w, each_row(nonzero_or_one(s), m)), s, v

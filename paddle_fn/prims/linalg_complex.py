@@ -28,9 +28,11 @@ from paddle_fn.prims.bitwise import or_
 from paddle_fn.prims.control_flow import fori_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, mul, ne, neg,  # noqa: A004
                                          select, sqrt, sub)
-from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_row, entry, eye_like, hermitian_part,
-                                      index_mask, jacobi_rotation, jacobi_sweeps, matmul, nonzero_or_one,
-                                      off_diagonal_ratio, outer, permute_rows, sort_columns, triu)
+from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
+                                      hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps, matmul, next_round,
+                                      nonzero_or_one, off_diagonal_ratio, outer, padded_to_even, pair_entries,
+                                      pair_row_products, permute_rows, rotate_pairs, sort_columns, triu, unpadded,
+                                      unit_columns, with_pairs_reduced)
 from paddle_fn.prims.reduction import argmax, dot_general
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import concatenate, iota, slice
@@ -206,22 +208,16 @@ def qr_algorithm(a, *, full_matrices):
             slice(r, start_indices=(0, 0), limit_indices=(k_max, n)))
 
 
-def _rotate(x, p, q, c, s, phase, zero, *, rows):
-    """Lines p and q of the complex matrix x (a pair): line q times `phase` (a pair of 0-d values), then the real
-    rotation of prims.matrices.rotate_lines applied to both parts."""
-    xr, xi = x
-    shape = get_aval(xr).shape
-    size = (1, shape[1]) if rows else (shape[0], 1)
-    at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
-    line_p = tuple(dynamic_slice(part, *at(p), slice_sizes=size) for part in x)
-    line_q = _times(tuple(dynamic_slice(part, *at(q), slice_sizes=size) for part in x),
-                    tuple(_splat(part, size) for part in phase))
-    cs, ss = _splat(c, size), _splat(s, size)
-    out = []
-    for part, lp, lq in zip((xr, xi), line_p, line_q):
-        new_p, new_q = sub(mul(cs, lp), mul(ss, lq)), add(mul(ss, lp), mul(cs, lq))
-        out.append(dynamic_update_slice(dynamic_update_slice(part, new_p, *at(p)), new_q, *at(q)))
-    return tuple(out)
+def _rotate(x, c, s, phase, axis, *, move=True):
+    """Rotate the line pairs (k, h + k) along `axis` of the complex matrix x (a pair): line h + k times phase[k] (a
+    pair of vectors), then the real rotation of prims.matrices.rotate_pairs on both parts, then (if `move`) the
+    move to the next round's positions."""
+    ones = full_like(phase[0], 1)
+    full = (concatenate(ones, phase[0], dimension=0), concatenate(full_like(ones, 0), phase[1], dimension=0))
+    other = get_aval(x[0]).shape[1 - axis]
+    spread = tuple((each_column(part, other) if axis == 0 else each_row(part, other)) for part in full)
+    rotated = tuple(rotate_pairs(part, c, s, axis) for part in _times(x, spread))
+    return tuple(next_round(part, axis) for part in rotated) if move else rotated
 
 
 def _fix_column_phases(u, *others):
@@ -239,74 +235,63 @@ def _fix_column_phases(u, *others):
 
 def eigh_algorithm(a):
     """Complex Jacobi on the Hermitian part: each rotation first gives row q the phase of a_pq and column q its
-    conjugate, which makes a_pq real (|a_pq|), then applies the real rotation that zeroes it; eigenvalues sorted
+    conjugate, which makes a_pq real (|a_pq|), then applies the real rotation that zeroes it (n/2 disjoint pairs
+    per round; an odd n gets a decoupled zero row and column, whose eigenpair is dropped); eigenvalues sorted
     ascending, eigenvector phases fixed by _fix_column_phases."""
-    n = get_aval(a).shape[0]
     hr, hi = _parts(hermitian_part(a))
-    if n == 2:
-        # IREE 3.13 compiles the 2x2 program wrongly (eigenvalues off by O(1) under jit; 3x3 and larger, and the
-        # real 2x2, are right): a third row and column, decoupled, holding a value above every eigenvalue (1 plus
-        # the Frobenius norm), make it 3x3; no rotation touches them, and the extra eigenpair sorts last
-        bound = reshape(add(sqrt(reduce_sum(add(mul(hr, hr), mul(hi, hi)), axes=(0, 1))), scalar_like(hr, 1)),
-                        new_sizes=(1, 1))
-        column = full_like(hr, 0, (2, 1))
-        hr = concatenate(concatenate(hr, column, dimension=1), concatenate(transpose(column, permutation=(1, 0)),
-                                                                          bound, dimension=1), dimension=0)
-        hi = concatenate(concatenate(hi, column, dimension=1), full_like(hi, 0, (1, 3)), dimension=0)
-        w, v = eigh_algorithm_of_parts(hr, hi)
-        return slice(w, start_indices=(0,), limit_indices=(2,)), slice(v, start_indices=(0, 0), limit_indices=(2, 2))
-    return eigh_algorithm_of_parts(hr, hi)
-
-
-def eigh_algorithm_of_parts(hr, hi):
-    """eigh_algorithm of the Hermitian matrix hr + i hi."""
     n = get_aval(hr).shape[0]
+    hr, hi = padded_to_even(hr, (0, 1)), padded_to_even(hi, (0, 1))
 
-    def rotate(m, v, p, q):
-        zero = scalar_like(p, 0)
-        mr, mi = m
-        phase = _unit_phase(_at(mr, p, q), _at(mi, p, q))
-        size = sqrt(add(mul(_at(mr, p, q), _at(mr, p, q)), mul(_at(mi, p, q), _at(mi, p, q))))
-        c, s = jacobi_rotation(_at(mr, p, p), _at(mr, q, q), size)
-        m = _rotate(m, p, q, c, s, phase, zero, rows=True)
-        m = _rotate(m, p, q, c, s, _conj(phase), zero, rows=False)
-        return m, _rotate(v, p, q, c, s, _conj(phase), zero, rows=False)
+    def rotate(m, vt):
+        d_top, d_bottom, pivot_re = pair_entries(m[0])
+        pivot = (pivot_re, pair_entries(m[1])[2])
+        phase = _unit_phase(*pivot)
+        size = sqrt(add(mul(pivot[0], pivot[0]), mul(pivot[1], pivot[1])))
+        c, s = jacobi_rotation(d_top, d_bottom, size)
+        mr, mi = _rotate(_rotate(m, c, s, phase, 0, move=False), c, s, _conj(phase), 1, move=False)
+        shift = mul(div(s, c), size)
+        m = (with_pairs_reduced(mr, d_top, d_bottom, shift),
+             with_pairs_reduced(mi, full_like(d_top, 0), full_like(d_top, 0), full_like(d_top, 0)))
+        return tuple(next_round(next_round(part, 0), 1) for part in m), _rotate(vt, c, s, _conj(phase), 0)
 
     identity = eye_like(hr)
-    (mr, _), v = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), n, rotate,
-                               lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
-    w, v = sort_columns(diagonal(mr), *v)
+    (mr, _), vt = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), get_aval(hr).shape[0], rotate,
+                                lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
+    v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
+    w, v = sort_columns(unpadded(diagonal(mr), (n,)), *v)
     (vr, vi), = _fix_column_phases(tuple(v))
     return w, cx.complex_(vr, vi)
 
 
 def _one_sided_jacobi(w):
     """One-sided Jacobi on the tall complex matrix w (a pair): each rotation gives column q the phase that makes
-    w_p^H w_q real, then the real rotation that zeroes it. Returns u (a pair), s (descending), V (a pair)."""
+    w_p^H w_q real, then the real rotation that zeroes it (n/2 disjoint column pairs per round, on the transposes
+    as prims.linalg's real form; an odd n gets a zero column, dropped at the end). Returns u (a pair), s
+    (descending), V (a pair)."""
     m, n = get_aval(w[0]).shape
+    wt = tuple(padded_to_even(transpose(part, permutation=(1, 0)), (0,)) for part in w)
 
-    def column_products(x, y):
-        """x^H y of columns (pairs) as a pair of 0-d values."""
-        return (reduce_sum(add(mul(x[0], y[0]), mul(x[1], y[1])), axes=(0, 1)),
-                reduce_sum(sub(mul(x[0], y[1]), mul(x[1], y[0])), axes=(0, 1)))
-
-    def rotate(w, v, p, q):
-        zero = scalar_like(p, 0)
-        w_p, w_q = (tuple(dynamic_slice(part, zero, i, slice_sizes=(m, 1)) for part in w) for i in (p, q))
-        gamma = column_products(w_p, w_q)
+    def rotate(wt, vt):
+        (rr_top, rr_bottom, rr_cross), (ii_top, ii_bottom, ii_cross) = (pair_row_products(x, x) for x in wt)
+        ri_cross, ir_cross = pair_row_products(wt[0], wt[1])[2], pair_row_products(wt[1], wt[0])[2]
+        gamma = (add(rr_cross, ii_cross), sub(ri_cross, ir_cross))  # w_p^H w_q of each pair
         size = sqrt(add(mul(gamma[0], gamma[0]), mul(gamma[1], gamma[1])))
-        c, s = jacobi_rotation(column_products(w_p, w_p)[0], column_products(w_q, w_q)[0], size)
+        c, s = jacobi_rotation(add(rr_top, ii_top), add(rr_bottom, ii_bottom), size)
         phase = _conj(_unit_phase(*gamma))
-        return (_rotate(w, p, q, c, s, phase, zero, rows=False), _rotate(v, p, q, c, s, phase, zero, rows=False))
+        return _rotate(wt, c, s, phase, 0), _rotate(vt, c, s, phase, 0)
 
-    def coherence(w):
-        wr, wi = w
-        gram = (add(matmul(transpose(wr, permutation=(1, 0)), wr), matmul(transpose(wi, permutation=(1, 0)), wi)),
-                sub(matmul(transpose(wr, permutation=(1, 0)), wi), matmul(transpose(wi, permutation=(1, 0)), wr)))
+    def coherence(wt):
+        wr, wi = wt
+        rows = (((1,), (1,)), ((), ()))
+        gram = (add(dot_general(wr, wr, dimension_numbers=rows), dot_general(wi, wi, dimension_numbers=rows)),
+                sub(dot_general(wr, wi, dimension_numbers=rows), dot_general(wi, wr, dimension_numbers=rows)))
         return column_coherence(sqrt(add(mul(gram[0], gram[0]), mul(gram[1], gram[1]))))
 
-    identity = eye_like(full_like(w[0], 0, (n, n)))
-    w, v = jacobi_sweeps(w, (identity, full_like(identity, 0)), n, rotate, coherence)
+    k = get_aval(wt[0]).shape[0]
+    identity = eye_like(full_like(wt[0], 0, (k, k)))
+    wt, vt = jacobi_sweeps(wt, (identity, full_like(identity, 0)), k, rotate, coherence)
+    w = tuple(transpose(unpadded(part, (n, m)), permutation=(1, 0)) for part in wt)
+    v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
     norms = sqrt(reduce_sum(add(mul(w[0], w[0]), mul(w[1], w[1])), axes=(0,)))
     neg_s, (wr, wi, vr, vi) = sort_columns(neg(norms), *w, *v)
     s = neg(neg_s)
