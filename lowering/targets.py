@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, iree_linalg, iree_scatter, iree_sort, llvm_cpu_conv, llvm_cpu_fft,
-                               llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
+from paddle_fn.lowering import (f64_math, iree_linalg, iree_scatter, iree_sort, llvm_cpu_bool, llvm_cpu_conv,
+                               llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
@@ -77,6 +77,11 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "precision (other lengths, several axes and complex128 fail to compile), and runs many transforms "
                  "slowly; those become matrix products on real planes, or one-axis FFTs, DFT products, four-step "
                  "splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
+    Override("convert_element_type", "llvm-cpu", llvm_cpu_bool.lower_convert, iree="3.13",
+             evidence="tests/test_iree_probes.py::test_products_of_converted_bools_still_fail_with_data_tiling",
+             why="IREE fuses a bool-to-number conversion into the product it feeds and, with data tiling, fails to "
+                 "pack the operand as i1; a one-hot or permutation matrix product compiled only without data "
+                 "tiling, so bools become numbers by a select (see lowering/llvm_cpu_bool.py)"),
     Override("pad", "llvm-cpu", llvm_cpu_pad.lower_pad, iree="3.13",
              evidence="tests/test_fft.py::test_jit_pads_complex_signals",
              why="IREE crashes on a stablehlo.pad of complex elements (complex64 and complex128); the parts are "

@@ -148,3 +148,17 @@ def test_unbatched_decompositions_still_fail_on_the_cpu(case, monkeypatch):
         monkeypatch.delitem(targets.OVERRIDES, (name, "llvm-cpu"))
     with pytest.raises(error, match=message):
         [y.numpy() for y in paddle.jit(f)(x)]
+
+
+def _one_hot_product(labels, w):
+    return (labels[:, None] == paddle.arange(10)[None, :]).astype(w.dtype) @ w
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_products_of_converted_bools_still_fail_with_data_tiling(dtype, monkeypatch):
+    labels, w = paddle.to_tensor(np.arange(32) % 10), paddle.randn([10, 16], dtype=dtype)
+    lowered = paddle.jit(_one_hot_product).lower(labels, w)
+    assert not lowered.cross_compile("llvm-cpu").retried_without_data_tiling
+    np.testing.assert_array_equal(lowered.compile()(labels, w).numpy(), w.numpy()[np.arange(32) % 10])
+    _generic(monkeypatch, "convert_element_type", target="llvm-cpu")
+    assert paddle.jit(_one_hot_product).lower(labels, w).cross_compile("llvm-cpu").retried_without_data_tiling
