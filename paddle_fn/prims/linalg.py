@@ -63,7 +63,7 @@ def _check_matrix(name, a, *, square=False, complex_ok=False):
                          "columns)")
 
 
-def _batch_rule(get_prim):
+def batch_rule(get_prim):
     """Move every vmapped axis to the front (materialising it on unbatched operands); the primitive maps over
     leading dimensions itself."""
     def batch(vals, dims, **params):
@@ -83,7 +83,7 @@ def _expansion(real_algorithm, complex_algorithm):
     return expand
 
 
-def _map_matrices(fn, *arrays):
+def map_matrices(fn, *arrays):
     """Apply the numpy function fn (of single matrices, returning a tuple of arrays) over leading dims."""
     batch = arrays[0].shape[:-2]
     results = [fn(*(a[idx] for a in arrays)) for idx in np.ndindex(*batch)]
@@ -132,7 +132,7 @@ def _triangular_solve_impl(a, b, *, lower, transpose_a, unit_diagonal):
                                      check_finite=False),)
         except np.linalg.LinAlgError:  # a zero on the diagonal: substitute anyway, giving inf/nan as the lowering
             return (_substitute(m, r, lower, transpose_a, unit_diagonal),)
-    return _map_matrices(one, a, b)[0].astype(b.dtype)
+    return map_matrices(one, a, b)[0].astype(b.dtype)
 
 
 def _substitute(m, r, lower, transpose_a, unit_diagonal):
@@ -197,7 +197,7 @@ def _triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal):
     return fori_loop(0, n, row, full_like(b, 0))
 
 
-def _failure_check(name, failure):
+def failure_check(name, failure):
     """A checked jit's "linalg" check of decomposition `name`: finite inputs gave a NaN or Inf result, which is
     how the compiled algorithms report `failure` (eagerly, the op raises)."""
     def check(inputs, outputs, **params):
@@ -224,10 +224,10 @@ def _complex_triangular_solve_algorithm(a, b, **params):
 
 triangular_solve_p = Primitive("triangular_solve", shape_rule=_triangular_solve_shape, impl=_triangular_solve_impl,
                                jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
-                               batch=_batch_rule(lambda: triangular_solve_p),
+                               batch=batch_rule(lambda: triangular_solve_p),
                                lower=_lower_triangular_solve,
                                expansion=_expansion(_triangular_solve_algorithm, _complex_triangular_solve_algorithm),
-                               error_check=_failure_check("triangular_solve", "the triangular matrix is singular"))
+                               error_check=failure_check("triangular_solve", "the triangular matrix is singular"))
 
 
 def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: bool = False):
@@ -255,7 +255,7 @@ def _cholesky_impl(a):
     try:
         return np.linalg.cholesky(sym).astype(a.dtype)
     except np.linalg.LinAlgError:
-        return _map_matrices(one, sym)[0].astype(a.dtype)
+        return map_matrices(one, sym)[0].astype(a.dtype)
 
 
 def _cholesky_jvp(primals, tangents):
@@ -297,10 +297,10 @@ def _lower_cholesky(ctx, a):
 
 
 cholesky_p = Primitive("cholesky", shape_rule=_cholesky_shape, impl=_cholesky_impl, jvp=_cholesky_jvp,
-                       transpose=NONLINEAR, batch=_batch_rule(lambda: cholesky_p),
+                       transpose=NONLINEAR, batch=batch_rule(lambda: cholesky_p),
                        lower=_lower_cholesky,
                        expansion=_expansion(_cholesky_algorithm, lambda a: lc.cholesky_algorithm(a, _cholesky_algorithm)),
-                       error_check=_failure_check("cholesky", "the matrix is not positive definite"))
+                       error_check=failure_check("cholesky", "the matrix is not positive definite"))
 
 
 def cholesky(a):
@@ -329,7 +329,7 @@ def _lu_impl(a):
         for k, p in enumerate(piv):
             perm[[k, p]] = perm[[p, k]]
         return packed, piv.astype(np.int32), perm.astype(np.int32)
-    packed, piv, perm = _map_matrices(one, a)
+    packed, piv, perm = map_matrices(one, a)
     return [packed.astype(a.dtype), piv, perm]
 
 
@@ -390,9 +390,9 @@ def _lu_algorithm(a):
 
 
 lu_p = Primitive("lu", shape_rule=_lu_shape, impl=_lu_impl, jvp=_lu_jvp, transpose=NONLINEAR,
-                 batch=_batch_rule(lambda: lu_p),
+                 batch=batch_rule(lambda: lu_p),
                  lower=lower_by_expansion(_expansion(_lu_algorithm, lc.lu_algorithm), multiple_results=True),
-                 multiple_results=True, error_check=_failure_check("lu", "the factorization failed"))
+                 multiple_results=True, error_check=failure_check("lu", "the factorization failed"))
 
 
 def lu(a):
@@ -475,9 +475,9 @@ def _qr_algorithm(a, *, full_matrices):
 
 
 qr_p = Primitive("qr", shape_rule=_qr_shape, impl=_qr_impl, jvp=_qr_jvp, transpose=NONLINEAR,
-                 batch=_batch_rule(lambda: qr_p), lower=lower_by_expansion(_expansion(_qr_algorithm, lc.qr_algorithm),
+                 batch=batch_rule(lambda: qr_p), lower=lower_by_expansion(_expansion(_qr_algorithm, lc.qr_algorithm),
                                                                   multiple_results=True),
-                 multiple_results=True, error_check=_failure_check("qr", "the factorization failed"))
+                 multiple_results=True, error_check=failure_check("qr", "the factorization failed"))
 
 
 def qr(a, *, full_matrices: bool = False):
@@ -534,9 +534,9 @@ def _eigh_algorithm(a):
 
 
 eigh_p = Primitive("eigh", shape_rule=_eigh_shape, impl=_eigh_impl, jvp=_eigh_jvp, transpose=NONLINEAR,
-                   batch=_batch_rule(lambda: eigh_p), lower=lower_by_expansion(
+                   batch=batch_rule(lambda: eigh_p), lower=lower_by_expansion(
                        _expansion(_eigh_algorithm, lc.eigh_algorithm), multiple_results=True),
-                   multiple_results=True, error_check=_failure_check("eigh", "the eigensolver failed"))
+                   multiple_results=True, error_check=failure_check("eigh", "the eigensolver failed"))
 
 
 def eigh(a):
@@ -630,9 +630,9 @@ def _one_sided_jacobi(a):
 
 
 svd_p = Primitive("svd", shape_rule=_svd_shape, impl=_svd_impl, jvp=_svd_jvp, transpose=NONLINEAR,
-                  batch=_batch_rule(lambda: svd_p), lower=lower_by_expansion(
+                  batch=batch_rule(lambda: svd_p), lower=lower_by_expansion(
                       _expansion(_svd_algorithm, lc.svd_algorithm), multiple_results=True),
-                  multiple_results=True, error_check=_failure_check("svd", "the decomposition failed"))
+                  multiple_results=True, error_check=failure_check("svd", "the decomposition failed"))
 
 
 def svd(a):

@@ -130,22 +130,22 @@ def triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal, trian
 
 # qr, eigh and svd hold a complex matrix as its (real, imaginary) parts and apply each unitary step to both.
 
-def _times(x, y):
+def pair_times(x, y):
     """The elementwise complex product of (re, im) pairs."""
     (xr, xi), (yr, yi) = x, y
     return sub(mul(xr, yr), mul(xi, yi)), add(mul(xr, yi), mul(xi, yr))
 
 
-def _at(x, i, j):
+def scalar_entry(x, i, j):
     """x[i, j] of one matrix at traced indices, as a 0-d value."""
     return reshape(entry(x, i, j), new_sizes=())
 
 
-def _splat(value, shape):
+def splat(value, shape):
     return broadcast_in_dim(value, shape=shape, broadcast_dimensions=())
 
 
-def _unit_phase(re, im):
+def unit_phase(re, im):
     """(re + i im) / |re + i im| as a pair of 0-d values or rows (1 where the number is 0)."""
     size = sqrt(add(mul(re, re), mul(im, im)))
     nonzero = ne(size, full_like(size, 0))
@@ -157,7 +157,7 @@ def _parts(z):
     return cx.real(z), cx.imag(z)
 
 
-def _conj(z):
+def pair_conj(z):
     return z[0], neg(z[1])
 
 
@@ -175,7 +175,7 @@ def qr_algorithm(a, *, full_matrices):
         zero = scalar_like(k, 0)
         xr, xi = (select(index_mask(m, k, ge), dynamic_slice(x, zero, k, slice_sizes=(m, 1)), full_like(x, 0, (m, 1)))
                   for x in (rr, ri))
-        alr, ali = _at(xr, k, zero), _at(xi, k, zero)
+        alr, ali = scalar_entry(xr, k, zero), scalar_entry(xi, k, zero)
         below = index_mask(m, k, gt)
         tail_sq = reduce_sum(select(below, add(mul(xr, xr), mul(xi, xi)), full_like(xr, 0)), axes=(0, 1))
         norm = sqrt(add(add(mul(alr, alr), mul(ali, ali)), tail_sq))
@@ -183,17 +183,17 @@ def qr_algorithm(a, *, full_matrices):
         dr = sub(alr, beta)
         reflect = or_(ne(tail_sq, scalar_like(tail_sq, 0)), ne(ali, scalar_like(ali, 0)))
         denom = select(reflect, mul(beta, add(mul(dr, dr), mul(ali, ali))), scalar_like(beta, 1))
-        sigma = tuple(_splat(select(reflect, div(part, denom), scalar_like(part, 0)), (m, 1)) for part in (dr, ali))
+        sigma = tuple(splat(select(reflect, div(part, denom), scalar_like(part, 0)), (m, 1)) for part in (dr, ali))
         w = (sub(xr, mul(convert_element_type(index_mask(m, k, eq), new_dtype=get_aval(xr).dtype),
-                         _splat(beta, (m, 1)))), xi)
+                         splat(beta, (m, 1)))), xi)
         # R <- R + conj(sigma) w (w^H R);  Q <- Q + sigma (Q w) w^H
         wh_r = (add(dot_general(w[0], rr, dimension_numbers=rows_only), dot_general(w[1], ri, dimension_numbers=rows_only)),
                 sub(dot_general(w[0], ri, dimension_numbers=rows_only), dot_general(w[1], rr, dimension_numbers=rows_only)))
-        left = _times(_conj(sigma), w)
+        left = pair_times(pair_conj(sigma), w)
         rr = add(rr, sub(outer(left[0], wh_r[0]), outer(left[1], wh_r[1])))
         ri = add(ri, add(outer(left[0], wh_r[1]), outer(left[1], wh_r[0])))
         qw = (sub(matmul(qr, w[0]), matmul(qi, w[1])), add(matmul(qr, w[1]), matmul(qi, w[0])))
-        z = _times(sigma, qw)
+        z = pair_times(sigma, qw)
         w_rows = (transpose(w[0], permutation=(1, 0)), transpose(w[1], permutation=(1, 0)))
         qr = add(qr, add(outer(z[0], w_rows[0]), outer(z[1], w_rows[1])))
         qi = add(qi, sub(outer(z[1], w_rows[0]), outer(z[0], w_rows[1])))
@@ -216,11 +216,11 @@ def _rotate(x, c, s, phase, axis, *, move=True):
     full = (concatenate(ones, phase[0], dimension=0), concatenate(full_like(ones, 0), phase[1], dimension=0))
     other = get_aval(x[0]).shape[1 - axis]
     spread = tuple((each_column(part, other) if axis == 0 else each_row(part, other)) for part in full)
-    rotated = tuple(rotate_pairs(part, c, s, axis) for part in _times(x, spread))
+    rotated = tuple(rotate_pairs(part, c, s, axis) for part in pair_times(x, spread))
     return tuple(next_round(part, axis) for part in rotated) if move else rotated
 
 
-def _fix_column_phases(u, *others):
+def fix_column_phases(u, *others):
     """Multiply each column of u (a pair) by the unit phase that makes its entry of largest magnitude real and
     positive (the complex form of the real expansions' sign gauge), and each matrix of `others` (pairs) by the same
     phases, column by column."""
@@ -229,15 +229,15 @@ def _fix_column_phases(u, *others):
     biggest = argmax(add(mul(ur, ur), mul(ui, ui)), axis=0, index_dtype=dtypes.int32)
     at_biggest = convert_element_type(eq(iota(dtype=dtypes.int32, shape=get_aval(ur).shape, dimension=0),
                                          each_row(biggest, n)), new_dtype=get_aval(ur).dtype)
-    phase = _conj(_unit_phase(*(reduce_sum(mul(part, at_biggest), axes=(0,)) for part in u)))
-    return [_times(x, tuple(each_row(part, get_aval(x[0]).shape[0]) for part in phase)) for x in (u,) + others]
+    phase = pair_conj(unit_phase(*(reduce_sum(mul(part, at_biggest), axes=(0,)) for part in u)))
+    return [pair_times(x, tuple(each_row(part, get_aval(x[0]).shape[0]) for part in phase)) for x in (u,) + others]
 
 
 def eigh_algorithm(a):
     """Complex Jacobi on the Hermitian part: each rotation first gives row q the phase of a_pq and column q its
     conjugate, which makes a_pq real (|a_pq|), then applies the real rotation that zeroes it (n/2 disjoint pairs
     per round; an odd n gets a decoupled zero row and column, whose eigenpair is dropped); eigenvalues sorted
-    ascending, eigenvector phases fixed by _fix_column_phases."""
+    ascending, eigenvector phases fixed by fix_column_phases."""
     hr, hi = _parts(hermitian_part(a))
     n = get_aval(hr).shape[0]
     hr, hi = padded_to_even(hr, (0, 1)), padded_to_even(hi, (0, 1))
@@ -245,21 +245,21 @@ def eigh_algorithm(a):
     def rotate(m, vt):
         d_top, d_bottom, pivot_re = pair_entries(m[0])
         pivot = (pivot_re, pair_entries(m[1])[2])
-        phase = _unit_phase(*pivot)
+        phase = unit_phase(*pivot)
         size = sqrt(add(mul(pivot[0], pivot[0]), mul(pivot[1], pivot[1])))
         c, s = jacobi_rotation(d_top, d_bottom, size)
-        mr, mi = _rotate(_rotate(m, c, s, phase, 0, move=False), c, s, _conj(phase), 1, move=False)
+        mr, mi = _rotate(_rotate(m, c, s, phase, 0, move=False), c, s, pair_conj(phase), 1, move=False)
         shift = mul(div(s, c), size)
         m = (with_pairs_reduced(mr, d_top, d_bottom, shift),
              with_pairs_reduced(mi, full_like(d_top, 0), full_like(d_top, 0), full_like(d_top, 0)))
-        return tuple(next_round(next_round(part, 0), 1) for part in m), _rotate(vt, c, s, _conj(phase), 0)
+        return tuple(next_round(next_round(part, 0), 1) for part in m), _rotate(vt, c, s, pair_conj(phase), 0)
 
     identity = eye_like(hr)
     (mr, _), vt = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), get_aval(hr).shape[0], rotate,
                                 lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
     v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
     w, v = sort_columns(unpadded(diagonal(mr), (n,)), *v)
-    (vr, vi), = _fix_column_phases(tuple(v))
+    (vr, vi), = fix_column_phases(tuple(v))
     return w, cx.complex_(vr, vi)
 
 
@@ -277,7 +277,7 @@ def _one_sided_jacobi(w):
         gamma = (add(rr_cross, ii_cross), sub(ri_cross, ir_cross))  # w_p^H w_q of each pair
         size = sqrt(add(mul(gamma[0], gamma[0]), mul(gamma[1], gamma[1])))
         c, s = jacobi_rotation(add(rr_top, ii_top), add(rr_bottom, ii_bottom), size)
-        phase = _conj(_unit_phase(*gamma))
+        phase = pair_conj(unit_phase(*gamma))
         return _rotate(wt, c, s, phase, 0), _rotate(vt, c, s, phase, 0)
 
     def coherence(wt):
@@ -300,7 +300,7 @@ def _one_sided_jacobi(w):
 
 
 def svd_algorithm(a):
-    """One-sided Jacobi on the tall orientation (a^H for a wide a), then u's phases fixed by _fix_column_phases
+    """One-sided Jacobi on the tall orientation (a^H for a wide a), then u's phases fixed by fix_column_phases
     and v's columns given the same phases, so that a = u diag(s) v^H still holds."""
     m, n = get_aval(a).shape
     if m >= n:
@@ -308,5 +308,5 @@ def svd_algorithm(a):
     else:  # a^H = u' s v'^H  =>  a = v' s u'^H
         t = adjoint(a)
         v, s, u = _one_sided_jacobi(_parts(t))
-    u, v = _fix_column_phases(u, v)
+    u, v = fix_column_phases(u, v)
     return cx.complex_(*u), s, adjoint(cx.complex_(*v))

@@ -52,8 +52,8 @@ from paddle_fn.prims.bitwise import and_, not_, or_
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, le, lt,  # noqa: A004
                                          max, min, mul, neg, rem, select, sqrt, sub)
-from paddle_fn.prims.linalg import _batch_rule, _failure_check, _map_matrices
-from paddle_fn.prims.linalg_complex import _at, _conj, _fix_column_phases, _splat, _times, _unit_phase
+from paddle_fn.prims.linalg import batch_rule, failure_check, map_matrices
+from paddle_fn.prims.linalg_complex import fix_column_phases, pair_conj, pair_times, scalar_entry, splat, unit_phase
 from paddle_fn.prims.matrices import (diagonal, each_column, each_row, eye_like, gap_reciprocals, index_mask, matmul,
                                       matrix_transpose, ndim_of, nonzero_or_one, shape_of, triu)
 from paddle_fn.prims.reduction import argmax, reduce_max
@@ -122,11 +122,11 @@ def _csqrt(z):
 
 def _centry(x, i, j):
     """x[i, j] of one pair matrix at traced indices, as a pair of 0-d values."""
-    return _at(x[0], i, j), _at(x[1], i, j)
+    return scalar_entry(x[0], i, j), scalar_entry(x[1], i, j)
 
 
 def _csplat(z, shape):
-    return _splat(z[0], shape), _splat(z[1], shape)
+    return splat(z[0], shape), splat(z[1], shape)
 
 
 def _limits(x):
@@ -163,13 +163,13 @@ def _hessenberg(h, z):
         size = _cabs(alpha)
         norm = sqrt(reduce_sum(add(mul(x[0], x[0]), mul(x[1], x[1])), axes=(0, 1)))
         # P = I - 2 v v^H / (v^H v) with v = x + (alpha / |alpha|) ||x|| e_head maps x to a multiple of e_head
-        phase = _unit_phase(*alpha)
+        phase = unit_phase(*alpha)
         at_head = convert_element_type(index_mask(n, head, eq), new_dtype=get_aval(size).dtype)
         v = _cadd(x, _cscale(_csplat(_cscale(phase, norm), (n, 1)), at_head))
         v_sq = mul(add(norm, norm), add(norm, size))
         scale = select(eq(v_sq, full_like(v_sq, 0)), full_like(v_sq, 0), div(full_like(v_sq, 2),
                                                                               nonzero_or_one(v_sq)))
-        sv, vh = _cscale(v, _splat(scale, (n, 1))), _cadjoint(v)
+        sv, vh = _cscale(v, splat(scale, (n, 1))), _cadjoint(v)
         h = _csub(h, _cmatmul(sv, _cmatmul(vh, h)))
         h = _csub(h, _cmatmul(_cmatmul(h, sv), vh))
         if z:
@@ -192,7 +192,7 @@ def _givens(x, y):
     r = mul(big, sqrt(add(mul(div(ax, big), div(ax, big)), mul(div(ay, big), div(ay, big)))))
     x_zero = eq(ax, zero)
     c = select(x_zero, select(eq(ay, zero), one, zero), div(ax, select(x_zero, one, r)))
-    s = _times(_cscale(x, div(one, mul(select(x_zero, one, ax), select(x_zero, one, r)))), _conj(y))
+    s = pair_times(_cscale(x, div(one, mul(select(x_zero, one, ax), select(x_zero, one, r)))), pair_conj(y))
     return c, _cselect(x_zero, (select(eq(ay, zero), zero, one), zero), s)
 
 
@@ -204,9 +204,9 @@ def _rotate(x, p, q, c, t, *, rows):
     zero = scalar_like(p, 0)
     at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
     line_p, line_q = (tuple(dynamic_slice(part, *at(i), slice_sizes=size) for part in x) for i in (p, q))
-    cs, ts = _splat(c, size), _csplat(t, size)
-    new_p = _cadd(_cscale(line_p, cs), _times(ts, line_q))
-    new_q = _csub(_cscale(line_q, cs), _times(_conj(ts), line_p))
+    cs, ts = splat(c, size), _csplat(t, size)
+    new_p = _cadd(_cscale(line_p, cs), pair_times(ts, line_q))
+    new_q = _csub(_cscale(line_q, cs), pair_times(pair_conj(ts), line_p))
     return tuple(dynamic_update_slice(dynamic_update_slice(part, u, *at(p)), w, *at(q))
                  for part, u, w in zip(x, new_p, new_q))
 
@@ -228,7 +228,7 @@ def _deflation_point(h, ihi, ulp, smlnum):
     refined = le(mul(ba, div(ab, total)), max(scalar(smlnum), mul(scalar(ulp), mul(bb, div(aa, total)))))
     small = or_(le(s, scalar(smlnum)), and_(le(s, mul(scalar(ulp), add(_cabs1(prev), _cabs1(cur)))), refined))
     steps = add(iota(dtype=dtypes.int32, shape=(n - 1,), dimension=0), full_like(get_aval(ihi), 1, (n - 1,)))
-    active = and_(small, le(steps, _splat(ihi, (n - 1,))))
+    active = and_(small, le(steps, splat(ihi, (n - 1,))))
     return reduce_max(select(active, steps, full_like(steps, 0)), axes=(0,))
 
 
@@ -246,17 +246,17 @@ def _shift(h, l, i, its, previous, paired):
     inv = div(full_like(scale, 1), scale)
     h_11, h_1i, h_i1, h_ii = (_cscale(e, inv) for e in (h_11, h_1i, h_i1, h_ii))
     x = _cscale(_csub(h_11, h_ii), full_like(scale, 0.5))
-    u2 = _times(h_1i, h_i1)
-    y = _csqrt(_cadd(_times(x, x), u2))
+    u2 = pair_times(h_1i, h_i1)
+    y = _csqrt(_cadd(pair_times(x, x), u2))
     opposite = lt(add(mul(x[0], y[0]), mul(x[1], y[1])), full_like(scale, 0))
     y = _cselect(opposite, (neg(y[0]), neg(y[1])), y)
     wilkinson = _cscale(_csub(h_ii, _cdiv(u2, _cadd(x, y))), scale)
     three_quarters = full_like(scale, 0.75)
-    at_l = _cadd(_centry(h, l, l), (mul(three_quarters, abs(_at(h[0], add(l, one), l))), full_like(scale, 0)))
-    at_i = _cadd(_centry(h, i, i), (mul(three_quarters, abs(_at(h[0], i, above))), full_like(scale, 0)))
+    at_l = _cadd(_centry(h, l, l), (mul(three_quarters, abs(scalar_entry(h[0], add(l, one), l))), full_like(scale, 0)))
+    at_i = _cadd(_centry(h, i, i), (mul(three_quarters, abs(scalar_entry(h[0], i, above))), full_like(scale, 0)))
     every = lambda k: eq(rem(its, scalar_like(its, k)), scalar_like(its, 0))  # noqa: E731
     if paired:
-        wilkinson = _cselect(every(2), _conj(previous), wilkinson)
+        wilkinson = _cselect(every(2), pair_conj(previous), wilkinson)
     return _cselect(every(20), at_i, _cselect(every(10), at_l, wilkinson))
 
 
@@ -271,7 +271,7 @@ def _schur(h, z, *, paired):
 
     def at(i, j):
         """The boolean [n, n] mask of entry (i, j)."""
-        return and_(eq(rows, _splat(i, (n, n))), eq(cols, _splat(j, (n, n))))
+        return and_(eq(rows, splat(i, (n, n))), eq(cols, splat(j, (n, n))))
 
     def iterate(carry):
         h, z, ihi, its, previous, previous_l = carry
@@ -280,7 +280,7 @@ def _schur(h, z, *, paired):
         # with no deflation between them (dlahqr tests for deflation after the double step only)
         second = and_(eq(rem(its, scalar_like(its, 2)), one), Tensor(np.bool_(paired)))
         l = select(second, previous_l, _deflation_point(h, ihi, ulp, smlnum))
-        h = _cselect(and_(at(l, sub(l, one)), _splat(and_(gt(l, scalar_like(l, 0)), not_(second)), (n, n))),
+        h = _cselect(and_(at(l, sub(l, one)), splat(and_(gt(l, scalar_like(l, 0)), not_(second)), (n, n))),
                      (zeros, zeros), h)
         converged = and_(ge(l, ihi), not_(second))
         its = add(its, one)
@@ -296,10 +296,10 @@ def _schur(h, z, *, paired):
             x = _cselect(first, _csub(_centry(h, k, k), sigma), _centry(h, k, left))
             y = _cselect(first, _centry(h, below, k), _centry(h, below, left))
             c, s = _givens(x, y)
-            h = _rotate(_rotate(h, k, below, c, s, rows=True), k, below, c, _conj(s), rows=False)
+            h = _rotate(_rotate(h, k, below, c, s, rows=True), k, below, c, pair_conj(s), rows=False)
             if z:
-                z = _rotate(z, k, below, c, _conj(s), rows=False)
-            bulge_gone = and_(at(below, left), _splat(not_(first), (n, n)))
+                z = _rotate(z, k, below, c, pair_conj(s), rows=False)
+            bulge_gone = and_(at(below, left), splat(not_(first), (n, n)))
             return _cselect(bulge_gone, (zeros, zeros), h), z
 
         h, z = fori_loop(l, select(converged, l, ihi), chase, (h, z))
@@ -333,7 +333,7 @@ def _triangular_eigenvectors(t):
     def row(j, x):
         i = convert_element_type(sub(scalar_like(j, n - 2), j), new_dtype=dtypes.int32)
         zero = scalar_like(i, 0)
-        right = gt(cols, _splat(i, (1, n)))
+        right = gt(cols, splat(i, (1, n)))
         t_row = tuple(select(right, dynamic_slice(part, i, zero, slice_sizes=(1, n)), zeros) for part in t)
         rhs = _cmatmul(t_row, x)
         gap = _csub(_csplat(_centry(t, i, i), (1, n)), d)
@@ -357,7 +357,7 @@ def _normalized(v):
                     lambda v: sqrt(reduce_sum(add(mul(v[0], v[0]), mul(v[1], v[1])), axes=(0,)))):
         size = nonzero_or_one(size_of(v))
         v = _cscale(v, each_row(div(full_like(size, 1), size), n))
-    (vr, vi), = _fix_column_phases(v)
+    (vr, vi), = fix_column_phases(v)
     return vr, vi
 
 
@@ -373,7 +373,7 @@ def _conjugates_in_lapack_order(w, v):
         k = convert_element_type(k, new_dtype=dtypes.int32)
         after = add(k, scalar_like(k, 1))
         a, b = (tuple(reshape(dynamic_slice(part, i, slice_sizes=(1,)), new_sizes=()) for part in w) for i in (k, after))
-        pair = and_(le(_cabs1(_csub(a, _conj(b))), mul(scalar_like(a[0], tol), _cabs1(a))), not_(taken))
+        pair = and_(le(_cabs1(_csub(a, pair_conj(b))), mul(scalar_like(a[0], tol), _cabs1(a))), not_(taken))
         swap = and_(pair, lt(a[1], scalar_like(a[1], 0)))
         first, second = _cselect(swap, b, a), _cselect(swap, a, b)
         w = tuple(dynamic_update_slice(dynamic_update_slice(part, reshape(u, new_sizes=(1,)), k),
@@ -381,7 +381,7 @@ def _conjugates_in_lapack_order(w, v):
         if v:
             zero = scalar_like(k, 0)
             col_a, col_b = (tuple(dynamic_slice(part, zero, i, slice_sizes=(n, 1)) for part in v) for i in (k, after))
-            swaps = _splat(swap, (n, 1))
+            swaps = splat(swap, (n, 1))
             first, second = _cselect(swaps, col_b, col_a), _cselect(swaps, col_a, col_b)
             v = tuple(dynamic_update_slice(dynamic_update_slice(part, u, zero, k), s, zero, after)
                       for part, u, s in zip(v, first, second))
@@ -407,7 +407,7 @@ def _eig_algorithm(a, *, vectors):
         v = _normalized(_cmatmul(z, _triangular_eigenvectors(t))) if vectors else ()
         if not complex_:
             w, v = _conjugates_in_lapack_order(w, v)
-        nan = lambda x: select(_splat(failed, shape_of(x)), full_like(x, np.nan), x)  # noqa: E731
+        nan = lambda x: select(splat(failed, shape_of(x)), full_like(x, np.nan), x)  # noqa: E731
         w, v = tuple(nan(part) for part in w), tuple(nan(part) for part in v)
     return [cx.complex_(*w)] + ([cx.complex_(*v)] if vectors else [])
 
@@ -433,7 +433,7 @@ def _eig_impl(a, *, vectors):
     matrix by matrix."""
     from scipy.linalg import eig as geev  # deliberate lazy import: scipy is heavy and only eager eig needs it
     ctype = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
-    w, v = _map_matrices(lambda m: geev(m, check_finite=False), a)
+    w, v = map_matrices(lambda m: geev(m, check_finite=False), a)
     return [w.astype(ctype), v.astype(ctype)] if vectors else [w.astype(ctype)]
 
 
@@ -454,9 +454,9 @@ def _inverse(v):
     def step(k, carry):
         m, inv = carry
         k = convert_element_type(k, new_dtype=dtypes.int32)
-        at_k = eq(rows, _splat(k, shape))
-        column = line(m, eq(cols, _splat(k, shape)), nd - 1)
-        candidates = select(ge(below_index, _splat(k, shape[:-1])), _cabs1(column), full_like(column[0], -1))
+        at_k = eq(rows, splat(k, shape))
+        column = line(m, eq(cols, splat(k, shape)), nd - 1)
+        candidates = select(ge(below_index, splat(k, shape[:-1])), _cabs1(column), full_like(column[0], -1))
         pivot_row = argmax(candidates, axis=nd - 2, index_dtype=dtypes.int32)
         at_p = eq(rows, broadcast_in_dim(pivot_row, shape=shape, broadcast_dimensions=tuple(range(nd - 2))))
 
@@ -465,15 +465,16 @@ def _inverse(v):
             return tuple(select(at_k, each_row(pk, n), select(at_p, each_row(kk, n), part))
                          for part, kk, pk in zip(x, row_k, row_p))
         m, inv = swapped(m), swapped(inv)
-        factors = line(m, eq(cols, _splat(k, shape)), nd - 1)              # column k, its pivot at row k
-        pivot = tuple(reduce_sum(select(eq(below_index, _splat(k, shape[:-1])), part, full_like(part, 0)),
+        factors = line(m, eq(cols, splat(k, shape)), nd - 1)              # column k, its pivot at row k
+        pivot = tuple(reduce_sum(select(eq(below_index, splat(k, shape[:-1])), part, full_like(part, 0)),
                                  axes=(nd - 2,)) for part in factors)
-        factors = tuple(select(eq(below_index, _splat(k, shape[:-1])), full_like(part, 0), part) for part in factors)
+        factors = tuple(select(eq(below_index, splat(k, shape[:-1])), full_like(part, 0), part) for part in factors)
 
         def eliminated(x):
             row = _cdiv(line(x, at_k, nd - 2), tuple(
                 broadcast_in_dim(part, shape=shape[:-1], broadcast_dimensions=tuple(range(nd - 2))) for part in pivot))
-            update = _times(tuple(each_column(part, n) for part in factors), tuple(each_row(part, n) for part in row))
+            update = pair_times(tuple(each_column(part, n) for part in factors),
+                                tuple(each_row(part, n) for part in row))
             x = _csub(x, update)
             return tuple(select(at_k, each_row(part, n), whole) for part, whole in zip(row, x))
         return eliminated(m), eliminated(inv)
@@ -510,9 +511,9 @@ def _eig_jvp(primals, tangents, *, vectors):
 
 
 eig_p = Primitive("eig", shape_rule=_eig_shape, impl=_eig_impl, jvp=_eig_jvp, transpose=NONLINEAR,
-                  batch=_batch_rule(lambda: eig_p), lower=lower_by_expansion(_eig_algorithm, multiple_results=True),
+                  batch=batch_rule(lambda: eig_p), lower=lower_by_expansion(_eig_algorithm, multiple_results=True),
                   multiple_results=True,
-                  error_check=_failure_check("eig", "the QR iterations did not converge"))
+                  error_check=failure_check("eig", "the QR iterations did not converge"))
 
 
 def eig(a, *, vectors: bool):
