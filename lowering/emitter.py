@@ -21,10 +21,13 @@ DEFAULT_TARGET = "llvm-cpu"
 class Target:
     """What a program is lowered for: an IREE backend and, on llvm-cpu, the CPU the code is compiled for (an LLVM
     CPU name, or "host") with that CPU's feature names (avx2, avx512f, ...), by which an override may choose its
-    form. A target that names no CPU gets the forms that are chosen without one. Part of every text's cache key."""
+    form. A target that names no CPU gets the forms that are chosen without one. `host_kernels`: the program runs
+    on one CPU device of this process, so it may call host kernels (lowering/host_calls.py). Part of every text's
+    cache key."""
     backend: str = DEFAULT_TARGET
     cpu: Optional[str] = None
     cpu_features: frozenset = frozenset()
+    host_kernels: bool = False
 
     @staticmethod
     def of(target) -> "Target":
@@ -145,6 +148,8 @@ class FuncLowering:
         # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
         # constant), for overrides whose best form depends on how IREE will see an operand
         self._producers: dict[str, tuple] = {}
+        # module-level declarations the body needs (the external functions of host calls)
+        self.declarations: list[str] = []
 
     def fresh(self) -> str:
         self._n += 1

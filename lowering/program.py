@@ -19,4 +19,6 @@ def lower_program(prog: Program, name: str = "main", *, matmul_precision: str = 
     rtypes = ", ".join(tensor_type(v.aval) for v in prog.out_vars)
     body = "\n".join(ctx.lines)
     ret = f"    return {', '.join(outs)} : {rtypes}" if outs else "    return"
-    return (f"module @paddle_fn {{\n  func.func public @{name}({sig}) -> ({rtypes}) {{\n{body}\n{ret}\n  }}\n}}\n")
+    declarations = "".join(f"  {d}\n" for d in ctx.declarations)
+    return (f"module @paddle_fn {{\n{declarations}  func.func public @{name}({sig}) -> ({rtypes}) {{\n{body}\n{ret}\n"
+            "  }\n}\n")

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, iree_linalg, iree_scatter, iree_sort, llvm_cpu_bool, llvm_cpu_conv,
-                               llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
+from paddle_fn.lowering import (f64_math, host_calls, iree_linalg, iree_scatter, iree_sort, llvm_cpu_bool,
+                               llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
@@ -29,6 +29,14 @@ from paddle_fn.lowering.staged import generic_rule
 # dispatch formation before any backend (each row says which backends it was probed on). A target's own row for the
 # same primitive comes first.
 EVERY_TARGET = "every IREE target"
+
+# The work (element operations: a primitive's `cost`, a decomposition's n^3 per matrix) from which a host call
+# (lowering/host_calls.py, 30-60 us of overhead) beats IREE's code built from other operations; measured with
+# benchmarks/bench_host_kernels.py
+# (2026-11-27, AMD EPYC, 2 cores: FFTs of 8 x 1024 points ran 1.5x faster compiled, of 8 x 4096 2.6x faster on the
+# host; the direct factorizations of 8 x 8 matrices 2-2.8x faster compiled, of 16 x 16 1.6-1.9x faster on the host;
+# the iterative ones, eigh, svd and eig, on the host at every size from 4 x 4)
+host_calls.MIN_WORK.update(fft=1 << 20, factorization=1 << 12, iteration=1)
 
 
 @dataclass(frozen=True)
@@ -69,14 +77,16 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
                  "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level. A float "
                  "sum over leading axes (a bias gradient's) runs 2-3x faster as a product with ones"),
-    Override("fft", "llvm-cpu", llvm_cpu_fft.lower_fft, iree="3.13",
+    Override("fft", "llvm-cpu", host_calls.lower_on_host("fft", llvm_cpu_fft.lower_fft, min_work="fft"),
+             iree="3.13",
              evidence="tests/test_iree_probes.py::test_generic_fft_still_needs_the_llvm_cpu_override; "
                       "tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
-                      "benchmarks/bench_fft.py (the forms' speed)",
+                      "tests/test_host_kernels.py; benchmarks/bench_fft.py (the forms' speed)",
              why="IREE compiles stablehlo.fft on the CPU only over one axis of a power-of-two length in single "
                  "precision (other lengths, several axes and complex128 fail to compile), and runs many transforms "
-                 "slowly; those become matrix products on real planes, or one-axis FFTs, DFT products, four-step "
-                 "splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
+                 "slowly: a large FFT calls pocketfft (lowering/host_calls.py), as XLA calls ducc; smaller ones, "
+                 "and programs without host kernels, become matrix products on real planes, or one-axis FFTs, DFT "
+                 "products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
     Override("convert_element_type", "llvm-cpu", llvm_cpu_bool.lower_convert, iree="3.13",
              evidence="tests/test_iree_probes.py::test_products_of_converted_bools_still_fail_with_data_tiling",
              why="IREE fuses a bool-to-number conversion into the product it feeds and, with data tiling, fails to "
@@ -106,11 +116,17 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "illegal\"), real and complex; the primitive's expansion is lowered instead (see "
                  "lowering/iree_linalg.py)")
     for name in iree_linalg.EXPANDED) + tuple(
-    Override(name, "llvm-cpu", iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)), iree="3.13",
-             evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu",
-             why="IREE's CPU programs of one unbatched decomposition fail by shape (a 17x17 float32 SVD fails "
-                 "to run, \"indirect buffer reference slot 0 is out range\"; a 16x16 LU fails to compile); "
-                 "over a batch of one they compile and run, as fast (see lowering/iree_linalg.py)")
+    Override(name, "llvm-cpu", host_calls.lower_on_host(
+                 name, iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)),
+                 min_work="iteration" if name in ("eigh", "svd", "eig") else "factorization",
+                 work=host_calls.matrix_work), iree="3.13",
+             evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu; "
+                      "tests/test_host_kernels.py; benchmarks/bench_linalg.py",
+             why="IREE has no dense decomposition of its own: those built from other operations run 10-300x "
+                 "slower than LAPACK, so a large one calls LAPACK (lowering/host_calls.py), as XLA does. The others, "
+                 "and programs without host kernels, keep the expansion, which fails by shape on one unbatched "
+                 "matrix (a 17x17 float32 SVD fails to run, \"indirect buffer reference slot 0 is out range\"; a "
+                 "16x16 LU fails to compile) and runs over a batch of one, as fast (see lowering/iree_linalg.py)")
     for name in iree_linalg.DECOMPOSITIONS) + (
     Override("sparse_dense_dot", "llvm-cpu", iree_linalg.lower_by_own_expansion("sparse_dense_dot"), iree="3.13",
              evidence="benchmarks/bench_sparse.py (the scatter-add form against the ELLPACK one); "

@@ -20,6 +20,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from paddle_fn.runtime import host_kernels
 from paddle_fn.runtime._iree import rt
 from paddle_fn.runtime.compiler import compile_stablehlo, cpu_target, flags_for_work
 from paddle_fn.runtime.device import DTYPE_OF_DECLARED_ELEMENT, DeviceArray, Device, TARGET_OF_PLATFORM
@@ -74,7 +75,10 @@ class Executable:
         if self._function is None:
             exported = [name for name in self._module.function_names if not name.startswith("__")]
             raise ValueError(f"the compiled module has no function {self.function_name!r}; it exports {exported}")
-        self._context = rt.VmContext(instance, modules=[self.device.hal_module(), self._module])
+        host = host_kernels.module_for(vmfb, self.device)
+        modules = [self.device.hal_module(), self._module] if host is None else \
+            [self.device.hal_module(), host, self._module]
+        self._context = rt.VmContext(instance, modules=modules)
 
     def _unload(self):
         """Free the loaded module (called by the resident set, holding the invoke lock); the next call reloads."""

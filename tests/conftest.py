@@ -40,3 +40,13 @@ def iree_parse():
             assert module.operation.verify()
         return True
     return parse
+
+
+@pytest.fixture(scope="module")
+def without_host_kernels():
+    """jit programs compiled in the tests of one module build FFTs and decompositions from IREE's operations
+    instead of calling the library routine (lowering/host_calls.py): the forms other targets, and multi-device
+    programs, run."""
+    saved, paddle_fn.config.jit_host_kernels = paddle_fn.config.jit_host_kernels, False
+    yield
+    paddle_fn.config.jit_host_kernels = saved

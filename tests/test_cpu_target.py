@@ -30,7 +30,9 @@ def test_an_unknown_cpu_name_is_a_clear_error():
 
 def test_the_lowering_target_is_the_cpu_the_code_is_compiled_for(monkeypatch):
     monkeypatch.delenv(compiler.CPU_TARGET_ENV, raising=False)
-    assert lowering_target("llvm-cpu") == Target("llvm-cpu", "host", compiler.host_cpu_features())
+    # jit's CPU programs run in this process, so they may call host kernels (lowering/host_calls.py)
+    assert lowering_target("llvm-cpu") == Target("llvm-cpu", "host", compiler.host_cpu_features(), True)
+    assert lowering_target("llvm-cpu", host_kernels=False).host_kernels is False
     assert lowering_target("cuda") == Target("cuda")
     monkeypatch.setenv(compiler.CPU_TARGET_ENV, "x86-64-v3")
     assert compiler.compiled_cpu() == "x86-64-v3"

@@ -12,6 +12,9 @@ import pytest
 import paddle_fn as paddle
 from paddle_fn import linalg
 
+# the expansions themselves: every jit program here builds its decompositions from IREE's operations
+pytestmark = pytest.mark.usefixtures("without_host_kernels")
+
 RNG = np.random.default_rng(0)
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-11, "complex128": 1e-11}
 

@@ -11,6 +11,9 @@ from paddle_fn.core.trace import Tensor
 from paddle_fn.prims import linalg as la
 from paddle_fn.prims.matrices import next_round, padded_to_even
 
+# the expansions themselves: every jit program here builds its decompositions from IREE's operations
+pytestmark = pytest.mark.usefixtures("without_host_kernels")
+
 
 @pytest.mark.parametrize("n", [2, 4, 6, 8, 16, 30])
 def test_chess_ordering_meets_every_pair_once_per_sweep(n):

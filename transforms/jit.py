@@ -36,8 +36,10 @@ from paddle_fn.transforms import background_compile
 from paddle_fn.transforms._args import as_leaf, flatten_fun, fun_name, leaf_names, merge_static_args
 from paddle_fn.transforms.checks import CHECK_AVALS, add_checks, raise_failed
 from paddle_fn.transforms.devices import resolve_device
+from paddle_fn.transforms.host_kernels import install as install_host_kernels
 
 _LOCK = threading.RLock()
+install_host_kernels()  # the library routines compiled CPU programs call (lowering/host_calls.py)
 
 
 # ----------------------------------------------------------------------------------------------- per program
@@ -77,14 +79,18 @@ def cached_for_program(program, key, build):
     return derived[key]
 
 
-def lowering_target(backend: str, extra_flags=(), *, cpu: str | None = None) -> Target:
+def lowering_target(backend: str, extra_flags=(), *, cpu: str | None = None,
+                    host_kernels: bool | None = None) -> Target:
     """The Target a program is lowered for on the IREE backend `backend`, compiled with `extra_flags`: on llvm-cpu
     it names the CPU the code is compiled for (`cpu`, else the flags' or $PADDLE_FN_CPU_TARGET's, else the host)
-    and that CPU's features, by which the lowering chooses forms (lowering/targets.py)."""
+    and that CPU's features, by which the lowering chooses forms (lowering/targets.py), and whether the program
+    may call host kernels (`host_kernels`, else the `jit_host_kernels` setting): jit runs every program it lowers
+    on one device of this process."""
     if backend != "llvm-cpu":
         return Target(backend)
     cpu = cpu or runtime.compiled_cpu(extra_flags)
-    return Target(backend, cpu, runtime.cpu_features(cpu))
+    host_kernels = config.jit_host_kernels if host_kernels is None else host_kernels
+    return Target(backend, cpu, runtime.cpu_features(cpu), host_kernels)
 
 
 def stablehlo_text(program, precision: str = "float32", target: str | Target = "llvm-cpu") -> str:
@@ -115,7 +121,8 @@ def _executable(program, device, name, precision, checks, *, background=False):
     `background` (a call that can run the program op by op instead), None while it is compiled in a background
     thread (transforms/background_compile.py); never in checked mode, whose checks live in the compiled program."""
     cache = _cache_of(program)
-    key = (device, precision, checks, runtime.cpu_target())  # code for one CPU is never another's
+    # code for one CPU is never another's
+    key = (device, precision, checks, runtime.cpu_target(), config.jit_host_kernels)
     found = cache.executables.get(key)
     if found is not None:
         return found
@@ -129,9 +136,9 @@ def _executable(program, device, name, precision, checks, *, background=False):
 def _load(program, cache, key, name, cached_only=False):
     """Compile (or fetch from the disk cache) and load `program` for `key`; None when `cached_only` and it is in
     neither. The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
-    device, precision, checks, cpu = key
+    device, precision, checks, cpu, host_kernels = key
     compiled, sites = checked_program(program, checks)
-    target = lowering_target(device.target, cpu=cpu)
+    target = lowering_target(device.target, cpu=cpu, host_kernels=host_kernels)
     loaded = runtime.load_stablehlo(stablehlo_text(compiled, precision, target), device,
                                     work=work_estimate(compiled), use_disk_cache=config.disk_cache,
                                     log=log if config.log_compiles else None, cached_only=cached_only)

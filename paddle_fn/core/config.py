@@ -10,6 +10,11 @@
     jit_background_compile  PADDLE_FN_BACKGROUND_COMPILE=0 makes a jitted function's first call wait for its
                           compile; by default (on) it runs the traced program op by op while IREE compiles it in a
                           background thread (see paddle_fn.transforms.background_compile)
+    jit_host_kernels      PADDLE_FN_HOST_KERNELS=0 keeps compiled CPU programs from calling host kernels: by default
+                          (on) a large FFT or dense decomposition in a jit program on the CPU calls the same library
+                          routine (pocketfft, LAPACK) as eager code; off, it runs IREE code built from other
+                          operations (see paddle_fn.lowering.host_calls); read when a program compiles, so a
+                          function already compiled for a signature keeps its executable
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
                           multi-device IREE module per step) or "segments" (per-device segments, host collectives)
     debug_loop_capacity   PADDLE_FN_DEBUG_LOOP_CAPACITY: how many iterations of a while_loop (or a fori_loop with
@@ -121,7 +126,7 @@ class Config:
     """paddle_fn's settings; read them as attributes, change them with `update` or by assignment."""
 
     _NAMES = ("disk_cache", "log_compiles", "explain_cache_misses", "default_device", "matmul_precision",
-              "pmap_strategy", "jit_background_compile", "checks", "debug_loop_capacity")
+              "pmap_strategy", "jit_background_compile", "jit_host_kernels", "checks", "debug_loop_capacity")
     # settings whose value is checked (and put in canonical form) however it is set
     _CHECKS = {"matmul_precision": canonical_precision, "pmap_strategy": _pmap_strategy, "checks": canonical_checks}
 
@@ -133,6 +138,7 @@ class Config:
         self.matmul_precision = os.environ.get("PADDLE_FN_MATMUL_PRECISION", "float32")
         self.pmap_strategy = os.environ.get("PADDLE_FN_PMAP_STRATEGY", "auto")
         self.jit_background_compile = _env_flag("PADDLE_FN_BACKGROUND_COMPILE", True)
+        self.jit_host_kernels = _env_flag("PADDLE_FN_HOST_KERNELS", True)
         self.checks = os.environ.get("PADDLE_FN_CHECKS", "")
         self.debug_loop_capacity = int(os.environ.get("PADDLE_FN_DEBUG_LOOP_CAPACITY", "1000"))
 

@@ -1,0 +1,90 @@
+"""Calls from compiled CPU programs to host kernels: a primitive's own eager implementation (pocketfft through
+scipy.fft, LAPACK through numpy and scipy) run by paddle_fn's runtime in the calling process, as XLA's CPU
+backend calls ducc's FFT and LAPACK.
+
+Where IREE has no kernel of its own for an operation (it has no FFT but a radix-2 one, no eigen- or singular value
+decomposition), the forms paddle_fn builds from other operations (DFT products, Jacobi sweeps, shifted QR
+iterations) run 10-300x slower than the library routine, which the eager path already calls. On a target whose
+programs run in this process (`Target.host_kernels`: jit on one CPU device) an override lowers such a primitive to
+a call of its implementation when the work is large enough to pay for the call (about 30-60 us: IREE waits for
+the operands, the kernel runs, its results are copied into a new buffer); smaller ones, and every other target,
+keep the compiled form. Compiled and eager results are then the same numbers.
+
+The call names function `call_<operands>_<results>_<site>` of module MODULE (one declaration per call site, since
+each has its own tensor types) and passes first a constant int8 tensor: the JSON of the primitive's name and
+parameters (`encode_spec`), which the handler (transforms/host_kernels.py) decodes; the runtime
+(runtime/host_kernels.py) serves the module.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from paddle_fn.core import dtypes
+from paddle_fn.core.ir import ShapedArray
+from paddle_fn.core.primitive import get_primitive
+from paddle_fn.lowering.emitter import tensor_type
+
+MODULE = "paddle_fn_host"
+# the primitives an override may lower to host calls (the only ones the handler runs)
+PRIMITIVES: set = set()
+# kind of work -> the work from which a host call is made (lowering/targets.py sets them; read when a rule lowers)
+MIN_WORK: dict = {}
+# The pattern of the names a program imports (read back from its compiled module by the runtime)
+FUNCTION_PATTERN = rb"call_(\d+)_(\d+)_\d+"
+
+
+def encode_spec(name: str, params: dict) -> bytes:
+    """The bytes naming primitive `name` applied with `params` (JSON: tuples become lists)."""
+    return json.dumps({"primitive": name, "params": params}, sort_keys=True, separators=(",", ":")).encode()
+
+
+def decode_spec(data: bytes) -> tuple:
+    """(primitive name, params) of `encode_spec`'s bytes, lists back to tuples (the primitives' parameters are
+    tuples, and hashable)."""
+    def tuples(value):
+        return tuple(tuples(v) for v in value) if isinstance(value, list) else value
+    spec = json.loads(data.decode())
+    return spec["primitive"], {key: tuples(value) for key, value in spec["params"].items()}
+
+
+def matrix_work(avals_in, avals_out, **params) -> float:
+    """About n^3 operations per matrix of the first operand (n its larger side): the work of a dense decomposition
+    or solve, for primitives without a `cost` of their own."""
+    shape = avals_in[0].shape
+    return math.prod(shape[:-2]) * max(shape[-2:]) ** 3
+
+
+def host_call(ctx, name: str, operands, **params):
+    """Emit the call of primitive `name`'s implementation on `operands` (ctx.avals_in -> ctx.avals_out); return its
+    result name(s)."""
+    spec = np.frombuffer(encode_spec(name, params), dtype=np.int8)
+    spec_aval = ShapedArray(spec.shape, dtypes.int8)
+    spec_name = ctx.constant(spec, spec_aval)
+    avals_in, avals_out = [spec_aval] + list(ctx.avals_in), list(ctx.avals_out)
+    function = f"{MODULE}.call_{len(avals_in)}_{len(avals_out)}_{len(ctx.declarations)}"
+    ins = ", ".join(tensor_type(a) for a in avals_in)
+    outs = ", ".join(tensor_type(a) for a in avals_out)
+    ctx.declarations.append(f"func.func private @{function}({ins}) -> ({outs})")
+    result = ctx.fresh()
+    count = f":{len(avals_out)}" if len(avals_out) > 1 else ""
+    ctx.line(f"{result}{count} = func.call @{function}({', '.join([spec_name, *operands])}) : ({ins}) -> ({outs})")
+    if not get_primitive(name).multiple_results:
+        return result
+    return [f"{result}#{i}" for i in range(len(avals_out))] if len(avals_out) > 1 else [result]
+
+
+def lower_on_host(name: str, compiled_rule, *, min_work: str, work=None):
+    """The rule lowering primitive `name` as a host call where the target allows it and its work (`work(avals_in,
+    avals_out, **params)`, by default the primitive's `cost`) is at least MIN_WORK[min_work]; by `compiled_rule`
+    else."""
+    PRIMITIVES.add(name)
+
+    def lower(ctx, *operands, **params):
+        estimate = work or get_primitive(name).cost
+        if ctx.target.host_kernels and estimate(ctx.avals_in, ctx.avals_out, **params) >= MIN_WORK[min_work]:
+            return host_call(ctx, name, operands, **params)
+        return compiled_rule(ctx, *operands, **params)
+    return lower

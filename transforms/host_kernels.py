@@ -1,0 +1,41 @@
+"""The host kernels compiled CPU programs call (lowering/host_calls.py): each is a primitive's own eager
+implementation, named with its parameters by the call's spec. `install`ed into the runtime when jit is imported,
+so every program that jit loads, from a fresh compile or the disk cache, finds them.
+
+Only the primitives an override lowers to host calls run here (a program from a tampered cache could name
+another); each result is checked against the shape and dtype the primitive's shape rule gives, so a kernel never
+hands IREE a buffer of another layout than the program declared (IREE checks it too, with a less
+helpful message).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.primitive import get_primitive
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering import host_calls
+from paddle_fn.runtime import host_kernels as runtime_host_kernels
+
+
+def run_kernel(spec: bytes, operands: list) -> list:
+    """The results of the primitive `spec` names on the numpy arrays `operands`, as a list."""
+    name, params = host_calls.decode_spec(spec)
+    if name not in host_calls.PRIMITIVES:
+        raise ValueError(f"a compiled program called host kernel {name!r}, which is not one of "
+                         f"{sorted(host_calls.PRIMITIVES)}")
+    prim = get_primitive(name)
+    results = prim.impl(*operands, **params)
+    results = list(results) if prim.multiple_results else [results]
+    expected = prim.shape_rule(*(get_aval(Tensor(x)) for x in operands), **params)
+    expected = list(expected) if prim.multiple_results else [expected]
+    for result, aval in zip(results, expected):
+        if result.shape != aval.shape or np.dtype(result.dtype) != aval.dtype.np:
+            raise ShapeError(f"host kernel {name}: its implementation gave {result.dtype}{list(result.shape)} where "
+                             f"the program expects {aval.dtype.name}{list(aval.shape)}")
+    return results
+
+
+def install():
+    """Serve the kernels to the programs the runtime loads from now on (jit does it when it is imported)."""
+    runtime_host_kernels.install(host_calls.MODULE, host_calls.FUNCTION_PATTERN, run_kernel)
