@@ -129,9 +129,9 @@ def test_only_host_kernels_run_and_a_failing_call_poisons_nothing():
 
 def test_a_kernel_result_of_another_shape_is_refused(monkeypatch):
     eigh = get_primitive("eigh")
-    wrong = types.SimpleNamespace(impl=lambda a: [np.zeros(3, np.float32), np.zeros((3, 3), np.float32)],
+    wrong = types.SimpleNamespace(name="eigh", impl=lambda a: [np.zeros(3, np.float32), np.zeros((3, 3), np.float32)],
                                   multiple_results=True, shape_rule=eigh.shape_rule)
-    monkeypatch.setattr(transforms_host_kernels, "get_primitive", lambda name: wrong)
+    monkeypatch.setattr(transforms_host_kernels, "_kernel", lambda spec: (wrong, {}))
     with pytest.raises(ShapeError, match=r"host kernel eigh: its implementation gave float32\[3\] where the program "
                                          r"expects float32\[24\]"):
         run_kernel(host_calls.encode_spec("eigh", {}), [A + A.T])

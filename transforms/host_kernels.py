@@ -9,6 +9,8 @@ helpful message).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from paddle_fn.core.errors import ShapeError
@@ -18,13 +20,20 @@ from paddle_fn.lowering import host_calls
 from paddle_fn.runtime import host_kernels as runtime_host_kernels
 
 
-def run_kernel(spec: bytes, operands: list) -> list:
-    """The results of the primitive `spec` names on the numpy arrays `operands`, as a list."""
+@functools.lru_cache(maxsize=1024)
+def _kernel(spec: bytes) -> tuple:
+    """(primitive, params) that `spec` names, decoded once per spec (a program calls its kernels again and again)."""
     name, params = host_calls.decode_spec(spec)
     if name not in host_calls.PRIMITIVES:
         raise ValueError(f"a compiled program called host kernel {name!r}, which is not one of "
                          f"{sorted(host_calls.PRIMITIVES)}")
-    prim = get_primitive(name)
+    return get_primitive(name), params
+
+
+def run_kernel(spec: bytes, operands: list) -> list:
+    """The results of the primitive `spec` names on the numpy arrays `operands`, as a list."""
+    prim, params = _kernel(spec)
+    name = prim.name
     results = prim.impl(*operands, **params)
     results = list(results) if prim.multiple_results else [results]
     expected = prim.shape_rule(*(get_aval(Tensor(x)) for x in operands), **params)
