@@ -2,8 +2,8 @@
 the library routine (pocketfft, LAPACK) from the compiled program and once compiled without host kernels, by size,
 in one run; where the call pays for itself sets the thresholds lowering/targets.py puts in host_calls.MIN_WORK.
 
-    .venv/bin/python benchmarks/bench_host_kernels.py [--ops fft rfft2 eigh svd qr cholesky lu eig]
-        [--sizes 4 8 16 32 64] [--fft-sizes 64 256 1024 4096 16384] [--reps 9]
+    .venv/bin/python benchmarks/bench_host_kernels.py [--ops fft rfft2 sort eigh svd qr cholesky lu eig]
+        [--sizes 4 8 16 32 64] [--fft-sizes 64 256 1024 4096 16384] (also the sort lengths) [--reps 9]
 
 A row gives the medians in ms of the two forms (interleaved, the order rotated each repetition) and the work the
 lowering estimates for it (the primitive's cost, or n^3 per matrix): the thresholds sit where the ratio crosses 1.
@@ -31,6 +31,8 @@ OPS = {
             .astype("complex64"), lambda n: 5 * 8 * n * max(np.log2(n), 1)),
     "rfft2": (paddle.fft.rfft2, lambda n, rng: rng.standard_normal((n, n)).astype("float32"),
               lambda n: 5 * n * (n // 2 + 1) * max(np.log2(n * n), 1)),
+    "sort": (paddle.sort, lambda n, rng: rng.standard_normal((8, n)).astype("float32"),
+             lambda n: 8 * n * max(np.log2(n), 1)),
     "eigh": (paddle.linalg.eigh, lambda n, rng: (lambda a: a + a.T)(rng.standard_normal((n, n)).astype("float32")),
              lambda n: n ** 3),
     "svd": (paddle.linalg.svd, lambda n, rng: rng.standard_normal((n, n)).astype("float32"), lambda n: n ** 3),
@@ -63,7 +65,7 @@ def main():
     print("|---|---|---:|---:|---:|---:|")
     for op in args.ops:
         fun, operand, work = OPS[op]
-        for n in (args.fft_sizes if op in ("fft", "rfft2") else args.sizes):
+        for n in (args.fft_sizes if op in ("fft", "rfft2", "sort") else args.sizes):
             tensor, on_host, compiled = paddle.to_tensor(operand(n, rng)), paddle.jit(fun), paddle.jit(fun)
             thunks = {"host": lambda: _run(on_host, tensor, True), "compiled": lambda: _run(compiled, tensor, False)}
             host, built = thunks["host"](), thunks["compiled"]()

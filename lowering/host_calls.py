@@ -57,6 +57,12 @@ def matrix_work(avals_in, avals_out, **params) -> float:
     return math.prod(shape[:-2]) * max(shape[-2:]) ** 3
 
 
+def sort_work(avals_in, avals_out, *, dimension, **params) -> float:
+    """About n log2 n comparisons per sorted line of n elements, for sort (which has no `cost` of its own)."""
+    n = avals_in[0].shape[dimension]
+    return avals_in[0].size * max(math.log2(max(n, 1)), 1)
+
+
 def host_call(ctx, name: str, operands, **params):
     """Emit the call of primitive `name`'s implementation on `operands` (ctx.avals_in -> ctx.avals_out); return its
     result name(s)."""

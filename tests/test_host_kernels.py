@@ -40,6 +40,9 @@ def _same(got, want):
     ("rfft2", paddle.fft.rfft2, RNG.standard_normal((512, 512)).astype("float32")),
     ("irfft", lambda x: paddle.fft.irfft(x, n=1 << 17), SIGNAL),
     ("complex128 ifftn", paddle.fft.ifftn, SIGNAL[:, :1 << 14].astype("complex128").reshape(4, 128, 128)),
+    ("sort", lambda x: paddle.sort(x, axis=-1), SIGNAL.real),  # 65,536 per line: IREE's own sort fails to compile
+    ("argsort of ties", lambda x: paddle.argsort(x, stable=True), np.round(SIGNAL.real[:, :4096])),
+    ("topk", lambda x: paddle.topk(x, 5)[1], A),
     ("eig", linalg.eig, A),
     ("eigvals", linalg.eigvals, (A + 1j * A.T).astype("complex64")),
     ("eigh", linalg.eigh, A + A.T),
@@ -60,6 +63,7 @@ def test_small_problems_and_programs_without_host_kernels_keep_iree_code():
     small = paddle.to_tensor(A[:8, :8] @ A[:8, :8].T + 8 * np.eye(8, dtype="float32"))
     assert _calls(linalg.cholesky, small) == 0  # 512 multiply-adds: the call would cost more than the work
     assert _calls(paddle.fft.fft, paddle.to_tensor(SIGNAL[:, :256])) == 0
+    assert _calls(paddle.sort, paddle.to_tensor(A[:4, :8])) == 0
     saved, paddle.config.jit_host_kernels = paddle.config.jit_host_kernels, False
     try:
         assert _calls(linalg.eigh, paddle.to_tensor(A + A.T)) == 0
