@@ -5,7 +5,8 @@ The simple form: indices [N, k] naming operand axes 0..k-1, each written as one 
 one: it rejects windows that are indexed, partial or leading, and some batching layouts. Indexed and partial
 window axes become scatter axes (start + iota), batching axes become index components (iota), and the operand is
 transposed so that the indexed axes lead. The rewrite is staged with the primitives (the scatter itself in the
-simple form, which this rule then leaves to the primitive's own lowering) and inlined.
+simple form, which this rule then leaves to the primitive's own lowering) and inlined. Large computed indices and
+updates are put behind an optimization barrier (MATERIALIZED_ROWS).
 """
 from __future__ import annotations
 
@@ -26,10 +27,20 @@ def is_simple(operand, indices, updates, dn) -> bool:
             and updates.shape[1:] == operand.shape[k:])
 
 
+# From this many index rows on, computed indices and updates are materialized before the scatter: IREE fuses their
+# producers into the scatter's dispatch and keeps them on its stack, whose limit is 32 KiB on llvm-cpu (histogram's
+# scatter_add of 2^20 counts failed to compile, "exceeded stack allocation limit ... Got 8388608 bytes")
+MATERIALIZED_ROWS = 1024
+
+
 def lower_scatter(name: str):
     """The lowering rule for IREE of the scatter primitive `name` (scatter or scatter_add)."""
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
         if is_simple(*ctx.avals_in, dimension_numbers):
+            if ctx.avals_in[1].shape[0] >= MATERIALIZED_ROWS:
+                barrier = generic_rule("optimization_barrier")
+                indices, updates = [x if ctx.producer(x) is None else ctx.apply(barrier, [x], [aval], [aval])
+                                    for x, aval in zip((indices, updates), ctx.avals_in[1:])]
             return generic_rule(name)(ctx, operand, indices, updates, dimension_numbers=dimension_numbers)
         prog, consts = stage(lambda o, i, u: [simple_form(name, o, i, u, dimension_numbers)], ctx.avals_in)
         return inline(ctx, prog, consts, [operand, indices, updates])[0]

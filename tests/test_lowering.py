@@ -289,3 +289,11 @@ def test_float32_sin_is_relatively_accurate_for_small_and_negative_arguments():
     zeros = (np.pi / 2 * np.arange(1, 2000, 2)).astype(np.float32)
     want = np.cos(zeros.astype(np.float64))
     assert (np.abs(pf.jit(pf.cos)(pf.to_tensor(zeros)).numpy() - want) / np.abs(want)).max() < 2e-7
+
+
+def test_scatters_of_many_computed_indices_compile():
+    # histogram's scatter_add of 2^20 computed bin indices: IREE fused the index computation into the scatter and
+    # failed to compile it ("exceeded stack allocation limit"), until lowering/iree_scatter.py put it behind a barrier
+    x = pf.to_tensor(np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32))
+    hist = lambda v: pf.histogram(v, bins=100, min=-3, max=3)  # noqa: E731
+    np.testing.assert_array_equal(pf.jit(hist)(x).numpy(), hist(x).numpy())

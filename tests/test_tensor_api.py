@@ -712,6 +712,19 @@ def test_searchsorted_bucketize():
     check(T.searchsorted(tt(seqs), tt(v)), np.stack([np.searchsorted(seqs[i], v[i]) for i in range(2)]))
     check(T.bucketize(tt(vals), tt(seq)), np.searchsorted(seq, vals))
     check(pf.vmap(lambda u: T.bucketize(u, tt(seq)))(tt(vals)), np.searchsorted(seq, vals))
+    for length in (0, 1, 2, 7, 8):  # every bit pattern of the binary search's steps
+        short = np.sort(RNG.integers(0, 5, length)).astype(np.float32)
+        for side in ("left", "right"):
+            check(T.searchsorted(tt(short), tt(vals.astype(np.float32)), side=side),
+                  np.searchsorted(short, vals, side=side))
+
+
+def test_searchsorted_in_a_long_sequence_is_a_binary_search():
+    # comparing each of 4,096 values with each of 2^20 elements would take 32 GiB
+    seq = np.sort(RNG.normal(size=1 << 20)).astype(np.float32)
+    vals = RNG.normal(size=4096).astype(np.float32)
+    check(T.searchsorted(tt(seq), tt(vals)), np.searchsorted(seq, vals))
+    check(pf.jit(T.searchsorted)(tt(seq), tt(vals)), np.searchsorted(seq, vals))
 
 
 # ---------------------------------------------------------------------------------------------- manipulation
