@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, host_calls, iree_linalg, iree_scatter, iree_sort, llvm_cpu_bool,
-                               llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum, llvm_cpu_trig)
+from paddle_fn.lowering import (f64_math, host_calls, iree_linalg, iree_scatter, iree_sort, llvm_cpu_argmax,
+                               llvm_cpu_bool, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum,
+                               llvm_cpu_trig)
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import on_signed_view
 from paddle_fn.lowering.staged import generic_rule
@@ -95,6 +96,14 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "ms) and its stack allocation fails to compile 65,536 (\"exceeded stack allocation limit\"): a "
                  "sort from MIN_WORK['sort'] on calls numpy's (lowering/host_calls.py); below, and without host "
                  "kernels, the rule for every target (lowering/iree_sort.py)"),
+    Override("argmax", "llvm-cpu", llvm_cpu_argmax.lower_arg_reduce("argmax", "reduce_max"), iree="3.13",
+             evidence="tests/test_lowering.py::test_argmax_and_argmin_take_the_first_extremum_nan_first",
+             why="IREE's CPU reduction over (value, position) pairs is a scalar loop (argmax of 2^20 float32: 13 "
+                 "ms, the max alone 0.5 ms); the extremum, then the least position holding it, are two reductions "
+                 "that vectorize (see lowering/llvm_cpu_argmax.py)"),
+    Override("argmin", "llvm-cpu", llvm_cpu_argmax.lower_arg_reduce("argmin", "reduce_min"), iree="3.13",
+             evidence="tests/test_lowering.py::test_argmax_and_argmin_take_the_first_extremum_nan_first",
+             why="as argmax (see lowering/llvm_cpu_argmax.py)"),
     Override("convert_element_type", "llvm-cpu", llvm_cpu_bool.lower_convert, iree="3.13",
              evidence="tests/test_iree_probes.py::test_products_of_converted_bools_still_fail_with_data_tiling",
              why="IREE fuses a bool-to-number conversion into the product it feeds and, with data tiling, fails to "

@@ -297,3 +297,21 @@ def test_scatters_of_many_computed_indices_compile():
     x = pf.to_tensor(np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32))
     hist = lambda v: pf.histogram(v, bins=100, min=-3, max=3)  # noqa: E731
     np.testing.assert_array_equal(pf.jit(hist)(x).numpy(), hist(x).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_argmax_and_argmin_take_the_first_extremum_nan_first(dtype):
+    # lowering/llvm_cpu_argmax.py: the extremum, then the least position holding it (numpy's first occurrence)
+    rng = np.random.default_rng(0)
+    x = rng.integers(-3, 4, (64, 300)).astype(dtype)  # many ties
+    if dtype.startswith("float"):
+        x[5, [7, 100]] = np.nan
+        x[9, :] = np.nan
+        x[11, 3] = -0.0
+    t = pf.to_tensor(x)
+    for axis in (0, 1):
+        np.testing.assert_array_equal(pf.jit(lambda v: pf.argmax(v, axis=axis))(t).numpy(), np.argmax(x, axis=axis))
+        np.testing.assert_array_equal(pf.jit(lambda v: pf.argmin(v, axis=axis))(t).numpy(), np.argmin(x, axis=axis))
+    text = pf.jit(pf.argmax).lower(t).as_text()  # two plain reductions, no reduction over (value, position) pairs
+    assert text.count("applies stablehlo.maximum") == text.count("applies stablehlo.minimum") == 1
+    assert '"stablehlo.reduce"' not in text
