@@ -4,9 +4,11 @@ in one run; where the call pays for itself sets the thresholds lowering/targets.
 
     .venv/bin/python benchmarks/bench_host_kernels.py [--ops fft rfft2 sort eigh svd qr cholesky lu eig]
         [--sizes 4 8 16 32 64] [--fft-sizes 64 256 1024 4096 16384] (also the sort lengths) [--reps 9]
+        [--batch 1000]
 
 A row gives the medians in ms of the two forms (interleaved, the order rotated each repetition) and the work the
-lowering estimates for it (the primitive's cost, or n^3 per matrix): the thresholds sit where the ratio crosses 1.
+lowering estimates for it (the primitive's cost, or n^3 per matrix; --batch B maps the decompositions over B
+matrices, where the per-matrix cost of the libraries counts): the thresholds sit where the ratio crosses 1.
 The two results are checked against each other first.
 """
 from __future__ import annotations
@@ -56,6 +58,7 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16, 32, 64])
     parser.add_argument("--fft-sizes", type=int, nargs="+", default=[64, 256, 1024, 4096, 16384])
     parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--batch", type=int, default=1, help="decompose a stack of this many matrices")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     host_calls.MIN_WORK.update({kind: 0 for kind in host_calls.MIN_WORK})  # every size calls the host kernel
@@ -66,7 +69,10 @@ def main():
     for op in args.ops:
         fun, operand, work = OPS[op]
         for n in (args.fft_sizes if op in ("fft", "rfft2", "sort") else args.sizes):
-            tensor, on_host, compiled = paddle.to_tensor(operand(n, rng)), paddle.jit(fun), paddle.jit(fun)
+            value = operand(n, rng)
+            if op not in ("fft", "rfft2", "sort") and args.batch > 1:
+                value = np.stack([value] * args.batch)
+            tensor, on_host, compiled = paddle.to_tensor(value), paddle.jit(fun), paddle.jit(fun)
             thunks = {"host": lambda: _run(on_host, tensor, True), "compiled": lambda: _run(compiled, tensor, False)}
             host, built = thunks["host"](), thunks["compiled"]()
             if op not in ("eig", "eigh", "svd", "qr", "lu"):  # decompositions may differ by order, signs, phases

@@ -31,14 +31,16 @@ from paddle_fn.lowering.staged import generic_rule
 # same primitive comes first.
 EVERY_TARGET = "every IREE target"
 
-# The work (element operations: a primitive's `cost`, a decomposition's n^3 per matrix) from which a host call
+# The work (element operations: a primitive's `cost`, or n^3 per matrix) from which a host call
 # (lowering/host_calls.py, 30-60 us of overhead) beats IREE's code built from other operations; measured with
-# benchmarks/bench_host_kernels.py
-# (2026-11-27, AMD EPYC, 2 cores: FFTs of 8 x 1024 points ran 1.5x faster compiled, of 8 x 4096 2.6x faster on the
-# host; the direct factorizations of 8 x 8 matrices 2-2.8x faster compiled, of 16 x 16 1.6-1.9x faster on the host;
-# the iterative ones, eigh, svd and eig, on the host at every size from 4 x 4; sorting 8 lines of 16 floats ran 1.9x
-# faster compiled, of 64 floats 3.3x faster on the host)
-host_calls.MIN_WORK.update(fft=1 << 20, factorization=1 << 12, iteration=1, sort=1 << 11)
+# benchmarks/bench_host_kernels.py (2026-11-27, AMD EPYC, 2 cores): FFTs of 8 x 1024 points ran 1.5x faster compiled,
+# of 8 x 4096 2.6x faster on the host; sorting 8 lines of 16 floats 1.9x faster compiled, of 64 floats 3.3x faster
+# on the host; eig and eigh on the host at every size (1,000 eigh of 8 x 8 too: 3x); one cholesky, qr or lu of
+# 8 x 8 2-2.8x faster compiled, of 16 x 16 1.6-1.9x faster on the host; but 1,000 of them vectorize compiled: lu and
+# qr of 16 x 16 1.8x and 3.4x, triangular solves 10x, svd of 8 x 8 3.3x faster compiled, cholesky (a batched
+# numpy call) 3.5x slower
+host_calls.MIN_WORK.update(fft=1 << 20, sort=1 << 11, eig=1, eigh=1, cholesky=1 << 12, svd=1 << 12, qr=1 << 15,
+                           lu=1 << 15, triangular_solve=1 << 15)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
                  "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level. A float "
                  "sum over leading axes (a bias gradient's) runs 2-3x faster as a product with ones"),
-    Override("fft", "llvm-cpu", host_calls.lower_on_host("fft", llvm_cpu_fft.lower_fft, min_work="fft"),
+    Override("fft", "llvm-cpu", host_calls.lower_on_host("fft", llvm_cpu_fft.lower_fft),
              iree="3.13",
              evidence="tests/test_iree_probes.py::test_generic_fft_still_needs_the_llvm_cpu_override; "
                       "tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
@@ -89,7 +91,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "slowly: a large FFT calls pocketfft (lowering/host_calls.py), as XLA calls ducc; smaller ones, "
                  "and programs without host kernels, become matrix products on real planes, or one-axis FFTs, DFT "
                  "products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
-    Override("sort", "llvm-cpu", host_calls.lower_on_host("sort", _rule_on_every_target("sort"), min_work="sort",
+    Override("sort", "llvm-cpu", host_calls.lower_on_host("sort", _rule_on_every_target("sort"),
                                                           work=host_calls.sort_work), iree="3.13",
              evidence="benchmarks/bench_host_kernels.py (sort); tests/test_host_kernels.py",
              why="IREE's CPU sort runs one line on one thread in quadratic time (4,096 floats: 450 ms, numpy 0.3 "
@@ -135,7 +137,6 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     for name in iree_linalg.EXPANDED) + tuple(
     Override(name, "llvm-cpu", host_calls.lower_on_host(
                  name, iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)),
-                 min_work="iteration" if name in ("eigh", "svd", "eig") else "factorization",
                  work=host_calls.matrix_work), iree="3.13",
              evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu; "
                       "tests/test_host_kernels.py; benchmarks/bench_linalg.py",
