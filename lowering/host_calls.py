@@ -37,7 +37,14 @@ FUNCTION_PATTERN = rb"call_(\d+)_(\d+)_\d+"
 
 
 def encode_spec(name: str, params: dict) -> bytes:
-    """The bytes naming primitive `name` applied with `params` (JSON: tuples become lists)."""
+    """The bytes naming primitive `name` applied with `params` (JSON: tuples become lists).
+
+    Example:
+        >>> encode_spec("fft", {"fft_type": "RFFT", "fft_length": (8,)})
+        b'{"params":{"fft_length":[8],"fft_type":"RFFT"},"primitive":"fft"}'
+        >>> decode_spec(_)
+        ('fft', {'fft_length': (8,), 'fft_type': 'RFFT'})
+    """
     return json.dumps({"primitive": name, "params": params}, sort_keys=True, separators=(",", ":")).encode()
 
 

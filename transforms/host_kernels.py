@@ -31,7 +31,15 @@ def _kernel(spec: bytes) -> tuple:
 
 
 def run_kernel(spec: bytes, operands: list) -> list:
-    """The results of the primitive `spec` names on the numpy arrays `operands`, as a list."""
+    """The results of the primitive `spec` names on the numpy arrays `operands`, as a list.
+
+    Example:
+        >>> import numpy as np
+        >>> from paddle_fn.lowering.host_calls import encode_spec
+        >>> spec = encode_spec("fft", {"fft_type": "FFT", "fft_length": (4,)})
+        >>> run_kernel(spec, [np.array([1, 0, 0, 0], np.complex64)])[0]
+        array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
+    """
     prim, params = _kernel(spec)
     name = prim.name
     results = prim.impl(*operands, **params)
