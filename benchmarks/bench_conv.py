@@ -120,6 +120,7 @@ def main():
     args = parser.parse_args()
     if args.cpu is not None:  # the lowering chooses its forms for the CPU the code is compiled for
         os.environ[runtime.compiler.CPU_TARGET_ENV] = args.cpu
+        runtime.reload_cpu_target()
     target = lowering_target("llvm-cpu")
     device = runtime.default_device()
     print(machine_line() + ("" if args.cpu is None else f" | code for {args.cpu}"))

@@ -142,11 +142,26 @@ CPU_TARGET_ENV = "PADDLE_FN_CPU_TARGET"
 _CPU_FLAG = "--iree-llvmcpu-target-cpu"
 
 
+def reload_cpu_target() -> str:
+    """Read $PADDLE_FN_CPU_TARGET again and return what `cpu_target` gives from now on. The variable is read when
+    this module is imported, not on every jit call (the executables' cache key needs the CPU on every call, and
+    reading the environment there was a measurable part of a small call); a program that changes the variable
+    after importing paddle_fn calls this for the change to take effect."""
+    global _cpu_target
+    _cpu_target = os.environ.get(CPU_TARGET_ENV, "").strip() or "host"
+    return _cpu_target
+
+
 def cpu_target() -> str:
     """The CPU llvm-cpu code is compiled for: $PADDLE_FN_CPU_TARGET (an LLVM CPU name: x86-64-v3 for AVX2 code that
     runs on any AVX2 machine, x86-64-v4, skylake-avx512, znver4, ...), else "host", the host's own instruction
-    set (the fastest code, and only valid on CPUs with the host's features: why the host is in the cache key)."""
-    return os.environ.get(CPU_TARGET_ENV, "").strip() or "host"
+    set (the fastest code, and only valid on CPUs with the host's features: why the host is in the cache key). The
+    variable as it was at import, or at the last `reload_cpu_target`."""
+    return _cpu_target
+
+
+_cpu_target = "host"
+reload_cpu_target()
 
 
 def compiled_cpu(extra_flags=()) -> str:

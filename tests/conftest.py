@@ -9,6 +9,7 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 import paddle_fn  # noqa: E402
+from paddle_fn.runtime import compiler  # noqa: E402
 from paddle_fn.runtime import device as device_module  # noqa: E402
 
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
@@ -26,6 +27,24 @@ def cpus():
     yield paddle_fn.devices("cpu")
     mp.undo()
     device_module._forget_devices()
+
+
+@pytest.fixture
+def compile_for():
+    """compile_for(cpu) sets $PADDLE_FN_CPU_TARGET to `cpu` (None unsets it) as a program does after importing
+    paddle_fn: the variable, then runtime.reload_cpu_target() (the runtime reads it once, not on every call). The
+    variable and the runtime's CPU are restored after the test."""
+    before = os.environ.get(compiler.CPU_TARGET_ENV)
+
+    def set_cpu(cpu):
+        if cpu is None:
+            os.environ.pop(compiler.CPU_TARGET_ENV, None)
+        else:
+            os.environ[compiler.CPU_TARGET_ENV] = cpu
+        compiler.reload_cpu_target()
+
+    yield set_cpu
+    set_cpu(before)
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from paddle_fn.core.staging import eval_program, trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering import Target, llvm_cpu_conv, lower_program, targets
 from paddle_fn.prims import conv as C
-from paddle_fn.runtime.compiler import CPU_TARGET_ENV, TARGETS
+from paddle_fn.runtime.compiler import TARGETS
 from paddle_fn.transforms.jit import lowering_target
 
 NCHW = C.conv_dimension_numbers("NCHW", "OIHW", "NCHW")
@@ -222,11 +222,11 @@ def _resnet_block_loss(p, x, y):
 
 @pytest.mark.parametrize("cpu", ["host", "x86-64-v3"])
 @pytest.mark.parametrize("dtype,tol", [("float32", 2e-4), ("float64", 1e-10)])
-def test_compiled_training_step_matches_eager(dtype, tol, cpu, monkeypatch):
+def test_compiled_training_step_matches_eager(dtype, tol, cpu, compile_for):
     """A residual block with a strided 3x3, a 1x1 shortcut and a depthwise conv: loss and every gradient of the
     compiled step (every CPU form, and the generic input gradients) agree with the eager step, in code for the
     host and for AVX2 (x86-64-v3, which any x86-64 host of these tests runs)."""
-    monkeypatch.setenv(CPU_TARGET_ENV, cpu)
+    compile_for(cpu)
     rng = np.random.default_rng(1)
     params = {k: pf.to_tensor(v) for k, v in _resnet_block_params(rng, dtype).items()}
     x = pf.to_tensor(rng.normal(size=(4, 3, 12, 12)).astype(dtype))
@@ -248,10 +248,10 @@ def test_compiled_training_step_matches_eager(dtype, tol, cpu, monkeypatch):
 @pytest.mark.parametrize("cpu,features", [("host", 4), ("x86-64-v3", 17)])
 @pytest.mark.parametrize("op,n,layout", [("conv1d", 1, "NLC"), ("conv3d", 3, "NCDHW"),
                                          ("conv2d_transpose", 2, "NCHW")])
-def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layout, cpu, features, monkeypatch):
+def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layout, cpu, features, compile_for):
     """Strided 1-D, 3-D and transposed convolutions and their gradients, compiled for the host and, with enough
     features to take the product forms, for AVX2."""
-    monkeypatch.setenv(CPU_TARGET_ENV, cpu)
+    compile_for(cpu)
     rng = np.random.default_rng(2)
     channels_last = layout.endswith("C")
     spatial = (6,) * n

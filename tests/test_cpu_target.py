@@ -1,6 +1,7 @@
 """The CPU llvm-cpu code is compiled for, as the lowering sees it: its features choose the forms of
 lowering/targets.py's overrides (the convolutions' in tests/test_conv_lowering.py), and code for one CPU never
 shares a cache entry with code for another."""
+import os
 import platform
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 import paddle_fn as pf
 import paddle_fn.nn.functional as F
 from paddle_fn.lowering import Target
+from paddle_fn import runtime
 from paddle_fn.runtime import compiler, executable
 from paddle_fn.transforms.jit import lowering_target
 
@@ -28,13 +30,23 @@ def test_an_unknown_cpu_name_is_a_clear_error():
         compiler.cpu_features("no-such-cpu")
 
 
-def test_the_lowering_target_is_the_cpu_the_code_is_compiled_for(monkeypatch):
-    monkeypatch.delenv(compiler.CPU_TARGET_ENV, raising=False)
+def test_the_variable_is_read_at_import_and_again_by_reload(compile_for):
+    before = compiler.cpu_target()
+    other = "x86-64-v2" if before != "x86-64-v2" else "x86-64-v3"
+    os.environ[compiler.CPU_TARGET_ENV] = other  # compile_for restores it
+    assert compiler.cpu_target() == before  # not read on every call: jit's cache key asks for it on every call
+    assert compiler.reload_cpu_target() == other == compiler.cpu_target() == runtime.cpu_target()
+    compile_for("  ")
+    assert compiler.cpu_target() == "host"
+
+
+def test_the_lowering_target_is_the_cpu_the_code_is_compiled_for(compile_for):
+    compile_for(None)
     # jit's CPU programs run in this process, so they may call host kernels (lowering/host_calls.py)
     assert lowering_target("llvm-cpu") == Target("llvm-cpu", "host", compiler.host_cpu_features(), True)
     assert lowering_target("llvm-cpu", host_kernels=False).host_kernels is False
     assert lowering_target("cuda") == Target("cuda")
-    monkeypatch.setenv(compiler.CPU_TARGET_ENV, "x86-64-v3")
+    compile_for("x86-64-v3")
     assert compiler.compiled_cpu() == "x86-64-v3"
     assert compiler.compiled_cpu(("--iree-llvmcpu-target-cpu=x86-64-v4",)) == "x86-64-v4"  # the flags win
     target = lowering_target("llvm-cpu")
@@ -42,20 +54,20 @@ def test_the_lowering_target_is_the_cpu_the_code_is_compiled_for(monkeypatch):
 
 
 @pytest.mark.skipif(not X86, reason="x86-64 CPU names")
-def test_the_convolution_form_follows_the_cpu_compiled_for(monkeypatch):
+def test_the_convolution_form_follows_the_cpu_compiled_for(compile_for):
     """One 3x3 convolution with 16 features: the direct kernel (behind its filter barrier) in code for AVX-512,
     one im2col product in code for AVX2, whichever way the CPU is named."""
     lowered = pf.jit(lambda x, w: F.conv2d(x, w, padding=1)).lower(pf.ones([2, 16, 8, 8]), pf.ones([16, 16, 3, 3]))
     assert "stablehlo.convolution" in lowered.as_text("llvm-cpu", ("--iree-llvmcpu-target-cpu=x86-64-v4",))
     assert "stablehlo.convolution" not in lowered.as_text("llvm-cpu", ("--iree-llvmcpu-target-cpu=x86-64-v3",))
-    monkeypatch.setenv(compiler.CPU_TARGET_ENV, "x86-64-v3")
+    compile_for("x86-64-v3")
     assert "stablehlo.convolution" not in lowered.as_text()
-    monkeypatch.setenv(compiler.CPU_TARGET_ENV, "x86-64-v4")
+    compile_for("x86-64-v4")
     assert "stablehlo.convolution" in lowered.as_text()
 
 
 @pytest.mark.skipif(not X86, reason="code for x86-64-v3 runs on x86-64 hosts")
-def test_code_for_avx2_and_for_the_host_never_share_an_executable(monkeypatch, tmp_path):
+def test_code_for_avx2_and_for_the_host_never_share_an_executable(monkeypatch, compile_for, tmp_path):
     monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))
     compiled_for = []
     real = executable.compile_stablehlo
@@ -68,12 +80,12 @@ def test_code_for_avx2_and_for_the_host_never_share_an_executable(monkeypatch, t
     x = pf.to_tensor(np.arange(4.0, dtype=np.float32))
     lowered = pf.jit(lambda x: x * 3.0 + 1.0).lower(x)
     for cpu in ("x86-64-v3", "host", "x86-64-v3", "host"):
-        monkeypatch.setenv(compiler.CPU_TARGET_ENV, cpu)
+        compile_for(cpu)
         np.testing.assert_allclose(lowered.compile()(x).numpy(), np.arange(4.0) * 3 + 1)
     assert compiled_for == ["x86-64-v3", "host"]  # once each, then each CPU's own executable
     text = lowered.as_text()
     keys = set()
     for cpu in ("x86-64-v3", "host"):
-        monkeypatch.setenv(compiler.CPU_TARGET_ENV, cpu)
+        compile_for(cpu)
         keys.add(compiler.compile_stablehlo(text).key)
     assert len(keys) == 2  # the disk cache keeps them apart too

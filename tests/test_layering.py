@@ -391,16 +391,29 @@ def test_modules_stay_small():
 
 
 def test_architecture_module_map_names_every_module():
-    """Each row of docs/architecture.md's module map names every module of its package (a row that lists a family
-    by example, a module name followed by "...", names some), and no module that is gone."""
+    """docs/architecture.md's module map has one row for each package of `LAYERS`, at its layer, and each row names
+    every module of its package (a module of a nested package with a row of its own, such as nn/functional/, is that
+    row's; a row that lists a family by example, a module name followed by "...", names some), and no module that is
+    gone. A single-module package (paddle_fn/fft.py) names its file."""
     page = (ROOT / "docs" / "architecture.md").read_text()
     section = page[page.index("### Module map"):]
     section = section[:section.index("\n\n", section.index("| package |"))]
-    wrong = []
-    for package, row in re.findall(r"^\| `(paddle_fn[\w.]*)` \| (.+) \|$", section, flags=re.M):
-        folder = MODULES[package].parent
-        modules = {p.relative_to(folder).as_posix() for p in folder.rglob("*.py") if p.name != "__init__.py"}
-        named = set(re.findall(r"`([\w/]+\.py)`", row))
+    rows = re.findall(r"^\| `(paddle_fn[\w.]*)` \| (\d+) \| (.+) \|$", section, flags=re.M)
+    listed = [package for package, _, _ in rows]
+    assert sorted(listed) == sorted(LAYERS), (
+        f"the module map's rows differ from LAYERS: no row for {sorted(set(LAYERS) - set(listed))}, a row but no "
+        f"layer for {sorted(set(listed) - set(LAYERS))} (or a package listed twice)")
+    wrong = [f"{package}: the map says layer {layer}, LAYERS {LAYERS[package]}" for package, layer, _ in rows
+             if int(layer) != LAYERS[package]]
+    for package, _, row in rows:
+        path = MODULES[package]
+        if _is_package(path):
+            folder = path.parent
+            modules = {p.relative_to(folder).as_posix() for p in folder.rglob("*.py")
+                       if not _is_package(p) and _package_of(_module_name(p)) == package}
+        else:
+            folder, modules = path.parent, {path.name}
+        named = set(re.findall(r"`([\w/]+\.py)`", row)) - {"__init__.py"}
         folders = set(re.findall(r"`(\w+)/`", row))
         unnamed = {m for m in modules if m not in named and m.split("/")[0] not in folders
                    and (m.rpartition("/")[2] not in named)}

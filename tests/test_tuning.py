@@ -95,9 +95,9 @@ def test_f64_products_with_the_tiles_agree_with_numpy(shape):
         np.testing.assert_allclose(g.numpy(), want, rtol=1e-12, atol=1e-12 * k)
 
 
-def test_code_for_a_named_cpu_gets_no_spec_and_runs_on_an_x86_host(monkeypatch, tmp_path):
+def test_code_for_a_named_cpu_gets_no_spec_and_runs_on_an_x86_host(monkeypatch, compile_for, tmp_path):
     monkeypatch.setenv("PADDLE_FN_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv(compiler.CPU_TARGET_ENV, "x86-64-v3")  # AVX2 code, which this x86-64 host runs
+    compile_for("x86-64-v3")  # AVX2 code, which this x86-64 host runs
     flags = compiler.resolve_flags("llvm-cpu")
     assert "--iree-llvmcpu-target-cpu=x86-64-v3" in flags and "--iree-llvmcpu-target-cpu=host" not in flags
     monkeypatch.setattr(compiler, "host_cpu_features", lambda: frozenset({"avx512f"}))
@@ -106,7 +106,7 @@ def test_code_for_a_named_cpu_gets_no_spec_and_runs_on_an_x86_host(monkeypatch, 
         a = np.arange(12.0).reshape(3, 4)
         np.testing.assert_allclose(paddle.jit(lambda x: paddle.tanh(x @ x.T))(paddle.to_tensor(a)).numpy(),
                                    np.tanh(a @ a.T), rtol=1e-12)
-    monkeypatch.delenv(compiler.CPU_TARGET_ENV)
+    compile_for(None)
     assert compiler.resolve_flags("llvm-cpu") == compiler.STANDARD_FLAGS
 
 

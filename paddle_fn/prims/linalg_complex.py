@@ -25,15 +25,17 @@ from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape, transpose
 from paddle_fn.prims.bitwise import or_
+from paddle_fn.prims.complex_pairs import (pair_abs, pair_abs1, pair_abs_squared, pair_add, pair_adjoint, pair_conj,
+                                           pair_conj_dot, pair_matmul, pair_of, pair_outer, pair_sub, pair_times,
+                                           pair_unit_phase)
 from paddle_fn.prims.control_flow import fori_loop
-from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, mul, ne, neg,  # noqa: A004
-                                         select, sqrt, sub)
-from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, entry, eye_like,
-                                      hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps, matmul, next_round,
-                                      nonzero_or_one, off_diagonal_ratio, outer, padded_to_even, pair_entries,
-                                      pair_row_products, permute_rows, rotate_pairs, sort_columns, triu, unpadded,
-                                      unit_columns, with_pairs_reduced)
-from paddle_fn.prims.reduction import argmax, dot_general
+from paddle_fn.prims.elementwise import add, convert_element_type, div, eq, ge, gt, mul, ne, neg, select, sqrt, sub
+from paddle_fn.prims.matrices import (adjoint, column_coherence, diagonal, each_column, each_row, eye_like,
+                                      hermitian_part, index_mask, jacobi_rotation, jacobi_sweeps, next_round,
+                                      nonzero_or_one, off_diagonal_ratio, padded_to_even, pair_entries,
+                                      pair_row_products, permute_rows, rotate_pairs, scalar_entry, sort_columns, splat,
+                                      triu, unit_columns, unpadded, with_pairs_reduced)
+from paddle_fn.prims.reduction import argmax
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import concatenate, iota, slice
 
@@ -72,7 +74,7 @@ def lu_algorithm(a):
         col_r, col_i = (reshape(dynamic_slice(m, zero, k, slice_sizes=(n, 1)), new_sizes=(n,)) for m in (mr, mi))
         rows = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
         candidates = select(ge(rows, broadcast_in_dim(k, shape=(n,), broadcast_dimensions=())),
-                            add(abs(col_r), abs(col_i)), full_like(col_r, -1))
+                            pair_abs1((col_r, col_i)), full_like(col_r, -1))
         p = argmax(candidates, axis=0, index_dtype=dtypes.int32)
 
         def swap(m):
@@ -86,7 +88,7 @@ def lu_algorithm(a):
         # 1 / pivot = conj(pivot) / |pivot|^2, a zero pivot (a zero column) taken as 1
         pr, pi = (broadcast_in_dim(reshape(dynamic_slice(m, k, k, slice_sizes=(1, 1)), new_sizes=()),
                                    shape=(n, 1), broadcast_dimensions=()) for m in (mr, mi))
-        norm = add(mul(pr, pr), mul(pi, pi))
+        norm = pair_abs_squared((pr, pi))
         singular = ge(full_like(norm, 0), norm)
         one = full_like(norm, 1)
         pr, pi, norm = select(singular, one, pr), select(singular, full_like(pi, 0), pi), select(singular, one, norm)
@@ -98,14 +100,13 @@ def lu_algorithm(a):
         right = reshape(index_mask(n, k, gt), new_sizes=(1, n))
         ur, ui = (select(right, dynamic_slice(m, k, zero, slice_sizes=(1, n)), full_like(get_aval(m), 0, (1, n)))
                   for m in (mr, mi))
-        mr = sub(mr, sub(outer(lr, ur), outer(li, ui)))
-        mi = sub(mi, add(outer(lr, ui), outer(li, ur)))
+        mr, mi = pair_sub((mr, mi), pair_outer((lr, li), (ur, ui)))
         mr = dynamic_update_slice(mr, select(below, lr, cr), zero, k)
         mi = dynamic_update_slice(mi, select(below, li, ci), zero, k)
         return mr, mi, pivots, perm
 
     index = iota(dtype=dtypes.int32, shape=(n,), dimension=0)
-    mr, mi, pivots, perm = fori_loop(0, n, step, (*_parts(a), index, index))
+    mr, mi, pivots, perm = fori_loop(0, n, step, (*pair_of(a), index, index))
     return cx.complex_(mr, mi), pivots, perm
 
 
@@ -128,38 +129,8 @@ def triangular_solve_algorithm(a, b, *, lower, transpose_a, unit_diagonal, trian
                        slice(z, start_indices=(n, 0), limit_indices=(2 * n, k)))
 
 
-# qr, eigh and svd hold a complex matrix as its (real, imaginary) parts and apply each unitary step to both.
-
-def pair_times(x, y):
-    """The elementwise complex product of (re, im) pairs."""
-    (xr, xi), (yr, yi) = x, y
-    return sub(mul(xr, yr), mul(xi, yi)), add(mul(xr, yi), mul(xi, yr))
-
-
-def scalar_entry(x, i, j):
-    """x[i, j] of one matrix at traced indices, as a 0-d value."""
-    return reshape(entry(x, i, j), new_sizes=())
-
-
-def splat(value, shape):
-    return broadcast_in_dim(value, shape=shape, broadcast_dimensions=())
-
-
-def unit_phase(re, im):
-    """(re + i im) / |re + i im| as a pair of 0-d values or rows (1 where the number is 0)."""
-    size = sqrt(add(mul(re, re), mul(im, im)))
-    nonzero = ne(size, full_like(size, 0))
-    safe = nonzero_or_one(size)
-    return select(nonzero, div(re, safe), full_like(re, 1)), select(nonzero, div(im, safe), full_like(im, 0))
-
-
-def _parts(z):
-    return cx.real(z), cx.imag(z)
-
-
-def pair_conj(z):
-    return z[0], neg(z[1])
-
+# qr, eigh and svd hold a complex matrix as its (real, imaginary) pair (prims/complex_pairs.py) and apply each
+# unitary step to both parts.
 
 def qr_algorithm(a, *, full_matrices):
     """Householder QR of a complex matrix as LAPACK's zgeqrf/zungqr compute it (so the factors match numpy's):
@@ -171,36 +142,28 @@ def qr_algorithm(a, *, full_matrices):
     rows_only = (((0,), (0,)), ((), ()))
 
     def step(k, carry):
-        (rr, ri), (qr, qi) = carry
+        r, q = carry
         zero = scalar_like(k, 0)
         xr, xi = (select(index_mask(m, k, ge), dynamic_slice(x, zero, k, slice_sizes=(m, 1)), full_like(x, 0, (m, 1)))
-                  for x in (rr, ri))
+                  for x in r)
         alr, ali = scalar_entry(xr, k, zero), scalar_entry(xi, k, zero)
         below = index_mask(m, k, gt)
-        tail_sq = reduce_sum(select(below, add(mul(xr, xr), mul(xi, xi)), full_like(xr, 0)), axes=(0, 1))
-        norm = sqrt(add(add(mul(alr, alr), mul(ali, ali)), tail_sq))
+        tail_sq = reduce_sum(select(below, pair_abs_squared((xr, xi)), full_like(xr, 0)), axes=(0, 1))
+        norm = sqrt(add(pair_abs_squared((alr, ali)), tail_sq))
         beta = select(ge(alr, scalar_like(alr, 0)), neg(norm), norm)
         dr = sub(alr, beta)
         reflect = or_(ne(tail_sq, scalar_like(tail_sq, 0)), ne(ali, scalar_like(ali, 0)))
-        denom = select(reflect, mul(beta, add(mul(dr, dr), mul(ali, ali))), scalar_like(beta, 1))
+        denom = select(reflect, mul(beta, pair_abs_squared((dr, ali))), scalar_like(beta, 1))
         sigma = tuple(splat(select(reflect, div(part, denom), scalar_like(part, 0)), (m, 1)) for part in (dr, ali))
         w = (sub(xr, mul(convert_element_type(index_mask(m, k, eq), new_dtype=get_aval(xr).dtype),
                          splat(beta, (m, 1)))), xi)
         # R <- R + conj(sigma) w (w^H R);  Q <- Q + sigma (Q w) w^H
-        wh_r = (add(dot_general(w[0], rr, dimension_numbers=rows_only), dot_general(w[1], ri, dimension_numbers=rows_only)),
-                sub(dot_general(w[0], ri, dimension_numbers=rows_only), dot_general(w[1], rr, dimension_numbers=rows_only)))
-        left = pair_times(pair_conj(sigma), w)
-        rr = add(rr, sub(outer(left[0], wh_r[0]), outer(left[1], wh_r[1])))
-        ri = add(ri, add(outer(left[0], wh_r[1]), outer(left[1], wh_r[0])))
-        qw = (sub(matmul(qr, w[0]), matmul(qi, w[1])), add(matmul(qr, w[1]), matmul(qi, w[0])))
-        z = pair_times(sigma, qw)
-        w_rows = (transpose(w[0], permutation=(1, 0)), transpose(w[1], permutation=(1, 0)))
-        qr = add(qr, add(outer(z[0], w_rows[0]), outer(z[1], w_rows[1])))
-        qi = add(qi, sub(outer(z[1], w_rows[0]), outer(z[0], w_rows[1])))
-        return (rr, ri), (qr, qi)
+        r = pair_add(r, pair_outer(pair_times(pair_conj(sigma), w), pair_conj_dot(w, r, rows_only)))
+        q = pair_add(q, pair_outer(pair_times(sigma, pair_matmul(q, w)), pair_adjoint(w)))
+        return r, q
 
     identity = eye_like(full_like(cx.real(a), 0, (m, m)))
-    (rr, ri), (qr, qi) = fori_loop(0, k_max, step, (_parts(a), (identity, full_like(identity, 0))))
+    (rr, ri), (qr, qi) = fori_loop(0, k_max, step, (pair_of(a), (identity, full_like(identity, 0))))
     r, q = cx.complex_(triu(rr), triu(ri, 1)), cx.complex_(qr, qi)
     if full_matrices:
         return q, r
@@ -226,10 +189,10 @@ def fix_column_phases(u, *others):
     phases, column by column."""
     ur, ui = u
     n = get_aval(ur).shape[0]
-    biggest = argmax(add(mul(ur, ur), mul(ui, ui)), axis=0, index_dtype=dtypes.int32)
+    biggest = argmax(pair_abs_squared(u), axis=0, index_dtype=dtypes.int32)
     at_biggest = convert_element_type(eq(iota(dtype=dtypes.int32, shape=get_aval(ur).shape, dimension=0),
                                          each_row(biggest, n)), new_dtype=get_aval(ur).dtype)
-    phase = pair_conj(unit_phase(*(reduce_sum(mul(part, at_biggest), axes=(0,)) for part in u)))
+    phase = pair_conj(pair_unit_phase(tuple(reduce_sum(mul(part, at_biggest), axes=(0,)) for part in u)))
     return [pair_times(x, tuple(each_row(part, get_aval(x[0]).shape[0]) for part in phase)) for x in (u,) + others]
 
 
@@ -238,15 +201,15 @@ def eigh_algorithm(a):
     conjugate, which makes a_pq real (|a_pq|), then applies the real rotation that zeroes it (n/2 disjoint pairs
     per round; an odd n gets a decoupled zero row and column, whose eigenpair is dropped); eigenvalues sorted
     ascending, eigenvector phases fixed by fix_column_phases."""
-    hr, hi = _parts(hermitian_part(a))
+    hr, hi = pair_of(hermitian_part(a))
     n = get_aval(hr).shape[0]
     hr, hi = padded_to_even(hr, (0, 1)), padded_to_even(hi, (0, 1))
 
     def rotate(m, vt):
         d_top, d_bottom, pivot_re = pair_entries(m[0])
         pivot = (pivot_re, pair_entries(m[1])[2])
-        phase = unit_phase(*pivot)
-        size = sqrt(add(mul(pivot[0], pivot[0]), mul(pivot[1], pivot[1])))
+        phase = pair_unit_phase(pivot)
+        size = pair_abs(pivot)
         c, s = jacobi_rotation(d_top, d_bottom, size)
         mr, mi = _rotate(_rotate(m, c, s, phase, 0, move=False), c, s, pair_conj(phase), 1, move=False)
         shift = mul(div(s, c), size)
@@ -256,7 +219,7 @@ def eigh_algorithm(a):
 
     identity = eye_like(hr)
     (mr, _), vt = jacobi_sweeps((hr, hi), (identity, full_like(identity, 0)), get_aval(hr).shape[0], rotate,
-                                lambda m: off_diagonal_ratio(add(mul(m[0], m[0]), mul(m[1], m[1]))))
+                                lambda m: off_diagonal_ratio(pair_abs_squared(m)))
     v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
     w, v = sort_columns(unpadded(diagonal(mr), (n,)), *v)
     (vr, vi), = fix_column_phases(tuple(v))
@@ -275,24 +238,19 @@ def _one_sided_jacobi(w):
         (rr_top, rr_bottom, rr_cross), (ii_top, ii_bottom, ii_cross) = (pair_row_products(x, x) for x in wt)
         ri_cross, ir_cross = pair_row_products(wt[0], wt[1])[2], pair_row_products(wt[1], wt[0])[2]
         gamma = (add(rr_cross, ii_cross), sub(ri_cross, ir_cross))  # w_p^H w_q of each pair
-        size = sqrt(add(mul(gamma[0], gamma[0]), mul(gamma[1], gamma[1])))
-        c, s = jacobi_rotation(add(rr_top, ii_top), add(rr_bottom, ii_bottom), size)
-        phase = pair_conj(unit_phase(*gamma))
+        c, s = jacobi_rotation(add(rr_top, ii_top), add(rr_bottom, ii_bottom), pair_abs(gamma))
+        phase = pair_conj(pair_unit_phase(gamma))
         return _rotate(wt, c, s, phase, 0), _rotate(vt, c, s, phase, 0)
 
     def coherence(wt):
-        wr, wi = wt
-        rows = (((1,), (1,)), ((), ()))
-        gram = (add(dot_general(wr, wr, dimension_numbers=rows), dot_general(wi, wi, dimension_numbers=rows)),
-                sub(dot_general(wr, wi, dimension_numbers=rows), dot_general(wi, wr, dimension_numbers=rows)))
-        return column_coherence(sqrt(add(mul(gram[0], gram[0]), mul(gram[1], gram[1]))))
+        return column_coherence(pair_abs(pair_conj_dot(wt, wt, (((1,), (1,)), ((), ())))))
 
     k = get_aval(wt[0]).shape[0]
     identity = eye_like(full_like(wt[0], 0, (k, k)))
     wt, vt = jacobi_sweeps(wt, (identity, full_like(identity, 0)), k, rotate, coherence)
     w = tuple(transpose(unpadded(part, (n, m)), permutation=(1, 0)) for part in wt)
     v = unit_columns(*(transpose(unpadded(part, (n, n)), permutation=(1, 0)) for part in vt))
-    norms = sqrt(reduce_sum(add(mul(w[0], w[0]), mul(w[1], w[1])), axes=(0,)))
+    norms = sqrt(reduce_sum(pair_abs_squared(w), axes=(0,)))
     neg_s, (wr, wi, vr, vi) = sort_columns(neg(norms), *w, *v)
     s = neg(neg_s)
     scale = each_row(nonzero_or_one(s), m)
@@ -304,9 +262,9 @@ def svd_algorithm(a):
     and v's columns given the same phases, so that a = u diag(s) v^H still holds."""
     m, n = get_aval(a).shape
     if m >= n:
-        u, s, v = _one_sided_jacobi(_parts(a))
+        u, s, v = _one_sided_jacobi(pair_of(a))
     else:  # a^H = u' s v'^H  =>  a = v' s u'^H
         t = adjoint(a)
-        v, s, u = _one_sided_jacobi(_parts(t))
+        v, s, u = _one_sided_jacobi(pair_of(t))
     u, v = fix_column_phases(u, v)
     return cx.complex_(*u), s, adjoint(cx.complex_(*v))

@@ -10,8 +10,8 @@ Repeated eigenvalues make the eigenvector derivatives infinite, as in JAX. The b
 to the front, since the primitive maps over leading dimensions itself.
 
 Compiled (StableHLO has no eigenvalue operation and IREE no LAPACK), the primitive lowers by its expansion, which is
-LAPACK's own route for complex matrices (zgehrd, zlahqr, ztrevc) in real arithmetic on (real, imaginary) pairs, as
-prims/linalg_complex.py does, since IREE 3.13 miscompiles complex loops:
+LAPACK's own route for complex matrices (zgehrd, zlahqr, ztrevc) in real arithmetic on (real, imaginary) pairs
+(prims/complex_pairs.py), as prims/linalg_complex.py does, since IREE 3.13 miscompiles complex loops:
 
 1. Householder reflections reduce A to upper Hessenberg form H = Q^H A Q.
 2. Shifted QR iterations (LAPACK's zlahqr: the complex single-shift step, its Wilkinson shift from the trailing 2x2
@@ -49,84 +49,19 @@ from paddle_fn.prims import complex_parts as cx
 from paddle_fn.prims._rules import fmt, scalar_like
 from paddle_fn.prims.base import broadcast_in_dim, full_like, reduce_sum, reshape
 from paddle_fn.prims.bitwise import and_, not_, or_
+from paddle_fn.prims.complex_pairs import (pair_abs, pair_abs1, pair_abs_squared, pair_add, pair_adjoint, pair_conj,
+                                           pair_div, pair_entry, pair_matmul, pair_neg, pair_of, pair_scale,
+                                           pair_select, pair_splat, pair_sqrt, pair_sub, pair_times, pair_unit_phase)
 from paddle_fn.prims.control_flow import fori_loop, while_loop
 from paddle_fn.prims.elementwise import (abs, add, convert_element_type, div, eq, ge, gt, le, lt,  # noqa: A004
                                          max, min, mul, neg, rem, select, sqrt, sub)
 from paddle_fn.prims.linalg import batch_rule, failure_check, map_matrices
-from paddle_fn.prims.linalg_complex import fix_column_phases, pair_conj, pair_times, scalar_entry, splat, unit_phase
+from paddle_fn.prims.linalg_complex import fix_column_phases
 from paddle_fn.prims.matrices import (diagonal, each_column, each_row, eye_like, gap_reciprocals, index_mask, matmul,
-                                      matrix_transpose, ndim_of, nonzero_or_one, shape_of, triu)
+                                      ndim_of, nonzero_or_one, scalar_entry, shape_of, splat, triu)
 from paddle_fn.prims.reduction import argmax, reduce_max
 from paddle_fn.prims.slicing import dynamic_slice, dynamic_update_slice
 from paddle_fn.prims.structural import iota, slice
-
-# ---------------------------------------------------------------------------------------------- complex pairs
-# A complex scalar or matrix is a pair (real part, imaginary part) of real values of one shape.
-
-
-def _cadd(x, y):
-    return add(x[0], y[0]), add(x[1], y[1])
-
-
-def _csub(x, y):
-    return sub(x[0], y[0]), sub(x[1], y[1])
-
-
-def _cscale(x, r):
-    """The pair x times the real r (of x's shape)."""
-    return mul(x[0], r), mul(x[1], r)
-
-
-def _cselect(pred, x, y):
-    return select(pred, x[0], y[0]), select(pred, x[1], y[1])
-
-
-def _cmatmul(x, y):
-    (xr, xi), (yr, yi) = x, y
-    return sub(matmul(xr, yr), matmul(xi, yi)), add(matmul(xr, yi), matmul(xi, yr))
-
-
-def _cadjoint(x):
-    return matrix_transpose(x[0]), neg(matrix_transpose(x[1]))
-
-
-def _cabs1(z):
-    """|Re z| + |Im z|, LAPACK's cheap magnitude (cabs1)."""
-    return add(abs(z[0]), abs(z[1]))
-
-
-def _cabs(z):
-    return sqrt(add(mul(z[0], z[0]), mul(z[1], z[1])))
-
-
-def _cdiv(x, y):
-    """x / y, both scaled by |y|'s cabs1 first so that the squares do not overflow (a zero y divides by one)."""
-    scale = nonzero_or_one(_cabs1(y))
-    (xr, xi), (yr, yi) = _cscale(x, div(full_like(scale, 1), scale)), _cscale(y, div(full_like(scale, 1), scale))
-    size = add(mul(yr, yr), mul(yi, yi))
-    size = nonzero_or_one(size)
-    return div(add(mul(xr, yr), mul(xi, yi)), size), div(sub(mul(xi, yr), mul(xr, yi)), size)
-
-
-def _csqrt(z):
-    """The principal square root, without the cancellation of (|z| - Re z) for the part it would hit."""
-    re, im = z
-    zero = full_like(re, 0)
-    t_pos = sqrt(mul(add(_cabs(z), abs(re)), full_like(re, 0.5)))  # |the larger part of the root|
-    safe = nonzero_or_one(t_pos)
-    other = div(abs(im), add(safe, safe))                           # |the other part|
-    nonnegative = ge(re, zero)
-    im_sign = select(lt(im, zero), full_like(re, -1), full_like(re, 1))
-    return select(nonnegative, t_pos, other), mul(im_sign, select(nonnegative, other, t_pos))
-
-
-def _centry(x, i, j):
-    """x[i, j] of one pair matrix at traced indices, as a pair of 0-d values."""
-    return scalar_entry(x[0], i, j), scalar_entry(x[1], i, j)
-
-
-def _csplat(z, shape):
-    return splat(z[0], shape), splat(z[1], shape)
 
 
 def _limits(x):
@@ -159,21 +94,21 @@ def _hessenberg(h, z):
         x = tuple(select(below, dynamic_slice(part, zero, k, slice_sizes=(n, 1)), full_like(part, 0, (n, 1)))
                   for part in h)                                       # column k below the diagonal
         head = add(k, scalar_like(k, 1))
-        alpha = _centry(x, head, zero)
-        size = _cabs(alpha)
-        norm = sqrt(reduce_sum(add(mul(x[0], x[0]), mul(x[1], x[1])), axes=(0, 1)))
+        alpha = pair_entry(x, head, zero)
+        size = pair_abs(alpha)
+        norm = sqrt(reduce_sum(pair_abs_squared(x), axes=(0, 1)))
         # P = I - 2 v v^H / (v^H v) with v = x + (alpha / |alpha|) ||x|| e_head maps x to a multiple of e_head
-        phase = unit_phase(*alpha)
+        phase = pair_unit_phase(alpha)
         at_head = convert_element_type(index_mask(n, head, eq), new_dtype=get_aval(size).dtype)
-        v = _cadd(x, _cscale(_csplat(_cscale(phase, norm), (n, 1)), at_head))
+        v = pair_add(x, pair_scale(pair_splat(pair_scale(phase, norm), (n, 1)), at_head))
         v_sq = mul(add(norm, norm), add(norm, size))
         scale = select(eq(v_sq, full_like(v_sq, 0)), full_like(v_sq, 0), div(full_like(v_sq, 2),
                                                                               nonzero_or_one(v_sq)))
-        sv, vh = _cscale(v, splat(scale, (n, 1))), _cadjoint(v)
-        h = _csub(h, _cmatmul(sv, _cmatmul(vh, h)))
-        h = _csub(h, _cmatmul(_cmatmul(h, sv), vh))
+        sv, vh = pair_scale(v, splat(scale, (n, 1))), pair_adjoint(v)
+        h = pair_sub(h, pair_matmul(sv, pair_matmul(vh, h)))
+        h = pair_sub(h, pair_matmul(pair_matmul(h, sv), vh))
         if z:
-            z = _csub(z, _cmatmul(_cmatmul(z, sv), vh))
+            z = pair_sub(z, pair_matmul(pair_matmul(z, sv), vh))
         return h, z
 
     h, z = _steps(n - 2, step, (h, z))
@@ -186,14 +121,14 @@ def _givens(x, y):
     """(c, s), c real, of the unitary [[c, s], [-conj(s), c]] that maps the pair of complex values (x, y) to (r, 0):
     c = |x| / r and s = (x / |x|) conj(y) / r with r = ||(x, y)||; (0, 1) (a swap) when x is 0, (1, 0) when both
     are."""
-    ax, ay = _cabs(x), _cabs(y)
+    ax, ay = pair_abs(x), pair_abs(y)
     zero, one = full_like(ax, 0), full_like(ax, 1)
     big = nonzero_or_one(max(ax, ay))
     r = mul(big, sqrt(add(mul(div(ax, big), div(ax, big)), mul(div(ay, big), div(ay, big)))))
     x_zero = eq(ax, zero)
     c = select(x_zero, select(eq(ay, zero), one, zero), div(ax, select(x_zero, one, r)))
-    s = pair_times(_cscale(x, div(one, mul(select(x_zero, one, ax), select(x_zero, one, r)))), pair_conj(y))
-    return c, _cselect(x_zero, (select(eq(ay, zero), zero, one), zero), s)
+    s = pair_times(pair_scale(x, div(one, mul(select(x_zero, one, ax), select(x_zero, one, r)))), pair_conj(y))
+    return c, pair_select(x_zero, (select(eq(ay, zero), zero, one), zero), s)
 
 
 def _rotate(x, p, q, c, t, *, rows):
@@ -204,9 +139,9 @@ def _rotate(x, p, q, c, t, *, rows):
     zero = scalar_like(p, 0)
     at = (lambda i: (i, zero)) if rows else (lambda i: (zero, i))
     line_p, line_q = (tuple(dynamic_slice(part, *at(i), slice_sizes=size) for part in x) for i in (p, q))
-    cs, ts = splat(c, size), _csplat(t, size)
-    new_p = _cadd(_cscale(line_p, cs), pair_times(ts, line_q))
-    new_q = _csub(_cscale(line_q, cs), pair_times(pair_conj(ts), line_p))
+    cs, ts = splat(c, size), pair_splat(t, size)
+    new_p = pair_add(pair_scale(line_p, cs), pair_times(ts, line_q))
+    new_q = pair_sub(pair_scale(line_q, cs), pair_times(pair_conj(ts), line_p))
     return tuple(dynamic_update_slice(dynamic_update_slice(part, u, *at(p)), w, *at(q))
                  for part, u, w in zip(x, new_p, new_q))
 
@@ -220,13 +155,13 @@ def _deflation_point(h, ihi, ulp, smlnum):
     above = tuple(diagonal(slice(part, start_indices=(0, 1), limit_indices=(n - 1, n))) for part in h)  # h[k-1, k]
     prev = tuple(slice(part, start_indices=(0,), limit_indices=(n - 1,)) for part in d)
     cur = tuple(slice(part, start_indices=(1,), limit_indices=(n,)) for part in d)
-    s, up = _cabs1(below), _cabs1(above)
+    s, up = pair_abs1(below), pair_abs1(above)
     scalar = lambda value: full_like(s, value)  # noqa: E731
     ab, ba = max(s, up), min(s, up)
-    aa, bb = max(_cabs1(cur), _cabs1(_csub(prev, cur))), min(_cabs1(cur), _cabs1(_csub(prev, cur)))
+    aa, bb = max(pair_abs1(cur), pair_abs1(pair_sub(prev, cur))), min(pair_abs1(cur), pair_abs1(pair_sub(prev, cur)))
     total = nonzero_or_one(add(aa, ab))
     refined = le(mul(ba, div(ab, total)), max(scalar(smlnum), mul(scalar(ulp), mul(bb, div(aa, total)))))
-    small = or_(le(s, scalar(smlnum)), and_(le(s, mul(scalar(ulp), add(_cabs1(prev), _cabs1(cur)))), refined))
+    small = or_(le(s, scalar(smlnum)), and_(le(s, mul(scalar(ulp), add(pair_abs1(prev), pair_abs1(cur)))), refined))
     steps = add(iota(dtype=dtypes.int32, shape=(n - 1,), dimension=0), full_like(get_aval(ihi), 1, (n - 1,)))
     active = and_(small, le(steps, splat(ihi, (n - 1,))))
     return reduce_max(select(active, steps, full_like(steps, 0)), axes=(0,))
@@ -241,23 +176,23 @@ def _shift(h, l, i, its, previous, paired):
     iterations deflate as LAPACK's real dlahqr does, in its order."""
     one = scalar_like(i, 1)
     above = sub(i, one)
-    h_11, h_1i, h_i1, h_ii = (_centry(h, r, c) for r, c in ((above, above), (above, i), (i, above), (i, i)))
-    scale = nonzero_or_one(add(add(_cabs1(h_11), _cabs1(h_1i)), add(_cabs1(h_i1), _cabs1(h_ii))))
+    h_11, h_1i, h_i1, h_ii = (pair_entry(h, r, c) for r, c in ((above, above), (above, i), (i, above), (i, i)))
+    scale = nonzero_or_one(add(add(pair_abs1(h_11), pair_abs1(h_1i)), add(pair_abs1(h_i1), pair_abs1(h_ii))))
     inv = div(full_like(scale, 1), scale)
-    h_11, h_1i, h_i1, h_ii = (_cscale(e, inv) for e in (h_11, h_1i, h_i1, h_ii))
-    x = _cscale(_csub(h_11, h_ii), full_like(scale, 0.5))
+    h_11, h_1i, h_i1, h_ii = (pair_scale(e, inv) for e in (h_11, h_1i, h_i1, h_ii))
+    x = pair_scale(pair_sub(h_11, h_ii), full_like(scale, 0.5))
     u2 = pair_times(h_1i, h_i1)
-    y = _csqrt(_cadd(pair_times(x, x), u2))
+    y = pair_sqrt(pair_add(pair_times(x, x), u2))
     opposite = lt(add(mul(x[0], y[0]), mul(x[1], y[1])), full_like(scale, 0))
-    y = _cselect(opposite, (neg(y[0]), neg(y[1])), y)
-    wilkinson = _cscale(_csub(h_ii, _cdiv(u2, _cadd(x, y))), scale)
+    y = pair_select(opposite, pair_neg(y), y)
+    wilkinson = pair_scale(pair_sub(h_ii, pair_div(u2, pair_add(x, y))), scale)
     three_quarters = full_like(scale, 0.75)
-    at_l = _cadd(_centry(h, l, l), (mul(three_quarters, abs(scalar_entry(h[0], add(l, one), l))), full_like(scale, 0)))
-    at_i = _cadd(_centry(h, i, i), (mul(three_quarters, abs(scalar_entry(h[0], i, above))), full_like(scale, 0)))
+    at_l = pair_add(pair_entry(h, l, l), (mul(three_quarters, abs(scalar_entry(h[0], add(l, one), l))), full_like(scale, 0)))
+    at_i = pair_add(pair_entry(h, i, i), (mul(three_quarters, abs(scalar_entry(h[0], i, above))), full_like(scale, 0)))
     every = lambda k: eq(rem(its, scalar_like(its, k)), scalar_like(its, 0))  # noqa: E731
     if paired:
-        wilkinson = _cselect(every(2), pair_conj(previous), wilkinson)
-    return _cselect(every(20), at_i, _cselect(every(10), at_l, wilkinson))
+        wilkinson = pair_select(every(2), pair_conj(previous), wilkinson)
+    return pair_select(every(20), at_i, pair_select(every(10), at_l, wilkinson))
 
 
 def _schur(h, z, *, paired):
@@ -280,7 +215,7 @@ def _schur(h, z, *, paired):
         # with no deflation between them (dlahqr tests for deflation after the double step only)
         second = and_(eq(rem(its, scalar_like(its, 2)), one), Tensor(np.bool_(paired)))
         l = select(second, previous_l, _deflation_point(h, ihi, ulp, smlnum))
-        h = _cselect(and_(at(l, sub(l, one)), splat(and_(gt(l, scalar_like(l, 0)), not_(second)), (n, n))),
+        h = pair_select(and_(at(l, sub(l, one)), splat(and_(gt(l, scalar_like(l, 0)), not_(second)), (n, n))),
                      (zeros, zeros), h)
         converged = and_(ge(l, ihi), not_(second))
         its = add(its, one)
@@ -293,14 +228,14 @@ def _schur(h, z, *, paired):
             first = eq(k, l)
             left = max(sub(k, one), scalar_like(k, 0))
             below = add(k, one)
-            x = _cselect(first, _csub(_centry(h, k, k), sigma), _centry(h, k, left))
-            y = _cselect(first, _centry(h, below, k), _centry(h, below, left))
+            x = pair_select(first, pair_sub(pair_entry(h, k, k), sigma), pair_entry(h, k, left))
+            y = pair_select(first, pair_entry(h, below, k), pair_entry(h, below, left))
             c, s = _givens(x, y)
             h = _rotate(_rotate(h, k, below, c, s, rows=True), k, below, c, pair_conj(s), rows=False)
             if z:
                 z = _rotate(z, k, below, c, pair_conj(s), rows=False)
             bulge_gone = and_(at(below, left), splat(not_(first), (n, n)))
-            return _cselect(bulge_gone, (zeros, zeros), h), z
+            return pair_select(bulge_gone, (zeros, zeros), h), z
 
         h, z = fori_loop(l, select(converged, l, ihi), chase, (h, z))
         return h, z, select(converged, sub(ihi, one), ihi), select(converged, scalar_like(its, 0), its), sigma, l
@@ -325,7 +260,7 @@ def _triangular_eigenvectors(t):
     n = shape_of(t[0])[0]
     ulp, smlnum = _limits(t[0])
     d = tuple(each_row(diagonal(part), 1) for part in t)                        # [1, n]
-    smallest = max(mul(full_like(d[0], ulp), _cabs1(d)), full_like(d[0], smlnum))
+    smallest = max(mul(full_like(d[0], ulp), pair_abs1(d)), full_like(d[0], smlnum))
     cols = iota(dtype=dtypes.int32, shape=(1, n), dimension=1)
     zeros = full_like(d[0], 0)
     big = 1 / ulp ** 2
@@ -335,15 +270,15 @@ def _triangular_eigenvectors(t):
         zero = scalar_like(i, 0)
         right = gt(cols, splat(i, (1, n)))
         t_row = tuple(select(right, dynamic_slice(part, i, zero, slice_sizes=(1, n)), zeros) for part in t)
-        rhs = _cmatmul(t_row, x)
-        gap = _csub(_csplat(_centry(t, i, i), (1, n)), d)
-        gap = _cselect(lt(_cabs1(gap), smallest), (smallest, zeros), gap)
-        solved = _cdiv((neg(rhs[0]), neg(rhs[1])), gap)
+        rhs = pair_matmul(t_row, x)
+        gap = pair_sub(pair_splat(pair_entry(t, i, i), (1, n)), d)
+        gap = pair_select(lt(pair_abs1(gap), smallest), (smallest, zeros), gap)
+        solved = pair_div(pair_neg(rhs), gap)
         old = tuple(dynamic_slice(part, i, zero, slice_sizes=(1, n)) for part in x)
-        x = tuple(dynamic_update_slice(part, new, i, zero) for part, new in zip(x, _cselect(right, solved, old)))
-        grown = reduce_max(_cabs1(x), axes=(0,))
+        x = tuple(dynamic_update_slice(part, new, i, zero) for part, new in zip(x, pair_select(right, solved, old)))
+        grown = reduce_max(pair_abs1(x), axes=(0,))
         factor = select(gt(grown, full_like(grown, big)), div(full_like(grown, 1), grown), full_like(grown, 1))
-        return _cscale(x, each_row(factor, n))
+        return pair_scale(x, each_row(factor, n))
 
     identity = eye_like(t[0])
     return _steps(n - 1, row, (identity, full_like(identity, 0)))
@@ -353,10 +288,10 @@ def _normalized(v):
     """The columns of the pair matrix v scaled to unit 2-norm (after a scaling by their largest cabs1, so that
     the squares do not overflow), each with its entry of largest magnitude real and positive (zgeev's)."""
     n = shape_of(v[0])[0]
-    for size_of in (lambda v: reduce_max(_cabs1(v), axes=(0,)),
-                    lambda v: sqrt(reduce_sum(add(mul(v[0], v[0]), mul(v[1], v[1])), axes=(0,)))):
+    for size_of in (lambda v: reduce_max(pair_abs1(v), axes=(0,)),
+                    lambda v: sqrt(reduce_sum(pair_abs_squared(v), axes=(0,)))):
         size = nonzero_or_one(size_of(v))
-        v = _cscale(v, each_row(div(full_like(size, 1), size), n))
+        v = pair_scale(v, each_row(div(full_like(size, 1), size), n))
     (vr, vi), = fix_column_phases(v)
     return vr, vi
 
@@ -373,16 +308,16 @@ def _conjugates_in_lapack_order(w, v):
         k = convert_element_type(k, new_dtype=dtypes.int32)
         after = add(k, scalar_like(k, 1))
         a, b = (tuple(reshape(dynamic_slice(part, i, slice_sizes=(1,)), new_sizes=()) for part in w) for i in (k, after))
-        pair = and_(le(_cabs1(_csub(a, pair_conj(b))), mul(scalar_like(a[0], tol), _cabs1(a))), not_(taken))
+        pair = and_(le(pair_abs1(pair_sub(a, pair_conj(b))), mul(scalar_like(a[0], tol), pair_abs1(a))), not_(taken))
         swap = and_(pair, lt(a[1], scalar_like(a[1], 0)))
-        first, second = _cselect(swap, b, a), _cselect(swap, a, b)
+        first, second = pair_select(swap, b, a), pair_select(swap, a, b)
         w = tuple(dynamic_update_slice(dynamic_update_slice(part, reshape(u, new_sizes=(1,)), k),
                                        reshape(s, new_sizes=(1,)), after) for part, u, s in zip(w, first, second))
         if v:
             zero = scalar_like(k, 0)
             col_a, col_b = (tuple(dynamic_slice(part, zero, i, slice_sizes=(n, 1)) for part in v) for i in (k, after))
             swaps = splat(swap, (n, 1))
-            first, second = _cselect(swaps, col_b, col_a), _cselect(swaps, col_a, col_b)
+            first, second = pair_select(swaps, col_b, col_a), pair_select(swaps, col_a, col_b)
             v = tuple(dynamic_update_slice(dynamic_update_slice(part, u, zero, k), s, zero, after)
                       for part, u, s in zip(v, first, second))
         return w, v, pair
@@ -396,7 +331,7 @@ def _eig_algorithm(a, *, vectors):
     docstring); NaN results where the iterations failed."""
     n = shape_of(a)[0]
     complex_ = get_aval(a).dtype.kind == "c"
-    parts = (cx.real(a), cx.imag(a)) if complex_ else (a, full_like(a, 0))
+    parts = pair_of(a) if complex_ else (a, full_like(a, 0))
     if n <= 1:
         w, v = tuple(reshape(part, new_sizes=(n,)) for part in parts), (eye_like(parts[0]), full_like(parts[0], 0))
     else:
@@ -404,7 +339,7 @@ def _eig_algorithm(a, *, vectors):
         h, z = _hessenberg(parts, z)
         t, z, failed = _schur(h, z, paired=not complex_)
         w = tuple(diagonal(part) for part in t)
-        v = _normalized(_cmatmul(z, _triangular_eigenvectors(t))) if vectors else ()
+        v = _normalized(pair_matmul(z, _triangular_eigenvectors(t))) if vectors else ()
         if not complex_:
             w, v = _conjugates_in_lapack_order(w, v)
         nan = lambda x: select(splat(failed, shape_of(x)), full_like(x, np.nan), x)  # noqa: E731
@@ -456,7 +391,7 @@ def _inverse(v):
         k = convert_element_type(k, new_dtype=dtypes.int32)
         at_k = eq(rows, splat(k, shape))
         column = line(m, eq(cols, splat(k, shape)), nd - 1)
-        candidates = select(ge(below_index, splat(k, shape[:-1])), _cabs1(column), full_like(column[0], -1))
+        candidates = select(ge(below_index, splat(k, shape[:-1])), pair_abs1(column), full_like(column[0], -1))
         pivot_row = argmax(candidates, axis=nd - 2, index_dtype=dtypes.int32)
         at_p = eq(rows, broadcast_in_dim(pivot_row, shape=shape, broadcast_dimensions=tuple(range(nd - 2))))
 
@@ -471,16 +406,16 @@ def _inverse(v):
         factors = tuple(select(eq(below_index, splat(k, shape[:-1])), full_like(part, 0), part) for part in factors)
 
         def eliminated(x):
-            row = _cdiv(line(x, at_k, nd - 2), tuple(
+            row = pair_div(line(x, at_k, nd - 2), tuple(
                 broadcast_in_dim(part, shape=shape[:-1], broadcast_dimensions=tuple(range(nd - 2))) for part in pivot))
             update = pair_times(tuple(each_column(part, n) for part in factors),
                                 tuple(each_row(part, n) for part in row))
-            x = _csub(x, update)
+            x = pair_sub(x, update)
             return tuple(select(at_k, each_row(part, n), whole) for part, whole in zip(row, x))
         return eliminated(m), eliminated(inv)
 
     identity = eye_like(cx.real(v))
-    _, (inv_r, inv_i) = _steps(n, step, ((cx.real(v), cx.imag(v)), (identity, full_like(identity, 0))))
+    _, (inv_r, inv_i) = _steps(n, step, (pair_of(v), (identity, full_like(identity, 0))))
     return cx.complex_(inv_r, inv_i)
 
 

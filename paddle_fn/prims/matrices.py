@@ -107,6 +107,16 @@ def entry(x, i, j):
     return dynamic_slice(x, i, j, slice_sizes=(1, 1))
 
 
+def scalar_entry(x, i, j):
+    """x[i, j] of one matrix at traced indices, as a 0-d value."""
+    return reshape(entry(x, i, j), new_sizes=())
+
+
+def splat(value, shape):
+    """The 0-d `value` broadcast to `shape`."""
+    return broadcast_in_dim(value, shape=shape, broadcast_dimensions=())
+
+
 def index_mask(n, k, compare, cols=1):
     """[n, cols] boolean: compare(row, k) for traced scalar k."""
     rows = iota(dtype=get_aval(k).dtype, shape=(n, cols), dimension=0)
