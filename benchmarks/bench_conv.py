@@ -2,7 +2,7 @@
 generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed side by side.
 
     .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3]
-        [--forms im2col,tap_dots,filter_barrier] [--json PATH]
+        [--forms im2col,tap_dots,filter_barrier,positions_dots,patches_product] [--json PATH]
 
 For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
 3x3 64->64 on 16x16, 3x3 128->128 on 8x8, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and
@@ -11,7 +11,8 @@ mode produces them), the same traced program is lowered and compiled with paddle
 primitive's own rule (what any other target gets), "cpu" applies the llvm-cpu overrides for the CPU the code is
 compiled for (the host's, or `--cpu`'s: x86-64-v3 is AVX2 code, to see from an AVX-512 host what an AVX2 host
 gets), and each of `--forms` is that form of lowering/llvm_cpu_conv.py forced on the layers without groups (where
-it unrolls at most MAX_UNROLLED slices). All run on the default CPU device with the inputs already on it;
+it unrolls at most MAX_UNROLLED slices: per window tap, or per output position for positions_dots and
+patches_product, the forms of weight gradients). All run on the default CPU device with the inputs already on it;
 contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of the useful
 work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. Every output is checked against the
 generic lowering's (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form", "gflop",
@@ -103,6 +104,15 @@ def with_form(program, form):
     return prog
 
 
+def unrolled_slices(conv, form: str) -> int:
+    """How many slices `form` unrolls for the convolution equation `conv`: one per output position for the forms
+    of weight gradients (positions_dots, patches_product), else one per window tap."""
+    dn = conv.params["dimension_numbers"]
+    if form in ("positions_dots", "patches_product"):
+        return math.prod(conv.outputs[0].aval.shape[d] for d in dn.out_spec[2:])
+    return math.prod(conv.inputs[1].aval.shape[d] for d in dn.rhs_spec[2:])
+
+
 def useful_gflop(cin, cout, size, k, stride, pad, groups) -> float:
     out = (size + 2 * pad - k) // stride + 1
     return 2 * BATCH * out * out * cout * (cin // groups) * k * k / 1e9
@@ -114,7 +124,7 @@ def main():
     parser.add_argument("--only", default="", help="regex on 'layer/op'")
     parser.add_argument("--json", default=None)
     parser.add_argument("--forms", default="", help="comma-separated forms of lowering/llvm_cpu_conv.py also timed "
-                        "on the layers without groups (im2col,tap_dots,filter_barrier)")
+                        "on the layers without groups (im2col,tap_dots,filter_barrier,positions_dots,patches_product)")
     parser.add_argument("--cpu", default=None, help="compile for this CPU instead of the host (x86-64-v3: AVX2 "
                         "code, to check a form on an AVX2 host from an AVX-512 one)")
     args = parser.parse_args()
@@ -135,9 +145,8 @@ def main():
             texts = {"generic": lower_program(program, target=target, use_overrides=False),
                      "cpu": lower_program(program, target=target)}
             conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
-            unrolled = math.prod(conv.inputs[1].aval.shape[d] for d in conv.params["dimension_numbers"].rhs_spec[2:])
             forced = args.forms.split(",") if args.forms and shape[-1] == 1 else []
-            for name in forced if unrolled <= llvm_cpu_conv.MAX_UNROLLED else ():
+            for name in (name for name in forced if unrolled_slices(conv, name) <= llvm_cpu_conv.MAX_UNROLLED):
                 texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
             exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
                     for name, text in texts.items()}

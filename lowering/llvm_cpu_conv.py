@@ -274,6 +274,31 @@ def positions_dots(c: _Conv, lhs, rhs):
     return _to_layout(out, c.dn.out_spec, (n + 1, 0) + tuple(range(1, n + 1)))
 
 
+def _position_offsets(c: _Conv):
+    """Where each output position's window starts in the padded image, per spatial dim, positions in row-major
+    order."""
+    return [tuple(p * s for p, s in zip(at, c.window_strides)) for at in itertools.product(*map(range, c.positions))]
+
+
+def patches_product(c: _Conv, lhs, rhs):
+    """One product for a convolution without groups whose window is larger than its output (the weight gradient)
+    and whose batch is small (few input features of the layer): the strided image slice each output position reads,
+    transposed to (batch, features, window...) and stacked along a new leading axis, is a (positions * batch,
+    features * window) matrix, contracted along its inner axis with the filter as an (out, features * window) one.
+    IREE writes each slice's transpose straight into the stacked matrix (no copies); per-position products would
+    have only the few batch rows each, a fraction of the products' register tile."""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    depth = c.features * math.prod(c.window)
+    x = c.padded_lhs(lhs, ls)
+    rows = [reshape(transpose(c.window_slice(x, ls, offsets, c.rhs_dilation, c.window), (ls[0], ls[1]) + tuple(ls[2:])),
+                    (1, c.batch, depth)) for offsets in _position_offsets(c)]
+    patches = bind("concatenate", *rows, dimension=0) if len(rows) > 1 else rows[0]
+    patches = reshape(patches, (math.prod(c.positions) * c.batch, depth))
+    filt = reshape(transpose(rhs, (rs[0], rs[1]) + tuple(rs[2:])), (c.out_features, depth))
+    out = reshape(_dot(patches, filt, ((1,), (1,))), c.positions + (c.batch, c.out_features))
+    return _to_layout(out, c.dn.out_spec, (n, n + 1) + tuple(range(n)))
+
+
 def depthwise_taps(c: _Conv, lhs, rhs):
     """A depthwise convolution (one filter per channel): per window tap, the strided image slice times that tap's
     weights broadcast along the channels, summed over the taps."""
@@ -305,8 +330,8 @@ def depthwise_positions(c: _Conv, lhs, rhs):
         perm[ls[role]] = rs[role]
     g = transpose(g, perm)
     sums = []
-    for at in itertools.product(*map(range, c.positions)):
-        part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
+    for offsets in _position_offsets(c):
+        part = c.window_slice(x, ls, offsets, c.rhs_dilation, c.window)
         summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
         sums.append(reshape(summed, (c.out_features, 1)))
     out = bind("concatenate", *sums, dimension=1) if len(sums) > 1 else sums[0]
@@ -319,6 +344,12 @@ def depthwise_positions(c: _Conv, lhs, rhs):
 # im2col product, 0.42 ms as the direct convolution); with fewer out features one product per tap beats one im2col
 # product (the stem's input gradient, 32 -> 3: 1.3-1.8 ms against 2.4-3.2).
 MIN_PRODUCT_FEATURES = 16
+
+# A weight gradient over fewer batch rows than this (the layer's input features) is one patches_product: the
+# per-position products of positions_dots then fill a fraction of the register tile (the 3-channel stem's weight
+# gradient, AVX2 code: 0.58 against 3.99 ms; with AVX-512 0.46 against 2.97); at 8 the two tie, at 16 the
+# per-position products win 1.5-2x (the one product then packs its k*k-times larger operand in a pass of its own).
+MIN_POSITION_ROWS = 8
 
 
 def _direct_kernels_slow(target: Target) -> bool:
@@ -335,7 +366,9 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     kernels are slow, a convolution without groups whose window is no larger than its output, over at least
     MIN_PRODUCT_FEATURES features, becomes products whatever its filter's layout: per-tap products when the image
     is dilated (the input gradient of a strided convolution, whose dilation zeros they skip), the window is 1x1 or
-    the out features are few, else one im2col product."""
+    the out features are few, else one im2col product. A convolution whose window is larger than its output (the
+    weight gradient) becomes one product per output position, or one patches_product over fewer than
+    MIN_POSITION_ROWS batch rows, on every CPU."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
     window, positions = math.prod(c.window), math.prod(c.positions)
     if (_direct_kernels_slow(target) and fg == bg == 1 and window <= min(positions, MAX_UNROLLED)
@@ -351,7 +384,7 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     if window == 1 and fg == bg == 1:
         return tap_dots
     if positions < window and positions <= MAX_UNROLLED:
-        return positions_dots
+        return patches_product if fg == bg == 1 and c.batch < MIN_POSITION_ROWS else positions_dots
     return None if filter_reversed else filter_barrier
 
 

@@ -77,7 +77,7 @@ def test_each_convolution_of_a_resnet_step_takes_its_form(target):
     # the forward, the input gradient and the weight gradient, in any order; the input gradient's filter is made
     # by a rev, which IREE already materializes where the convolution wants it (None: the generic lowering)
     assert _resnet_forms(target) == {
-        "stem": ["None", "filter_barrier", "positions_dots"],
+        "stem": ["None", "filter_barrier", "patches_product"],
         "3x3": ["None", "filter_barrier", "positions_dots"],
         "3x3 stride 2": ["None", "filter_barrier", "positions_dots"],
         "1x1 stride 2": ["positions_dots", "tap_dots", "tap_dots"],
@@ -89,7 +89,7 @@ def test_without_avx512_convolutions_become_products():
     take one im2col product, the input gradient of a strided one (a dilated image) per-tap products, the stem's
     forward (3 features) its direct kernel and its input gradient (3 out features) per-tap products."""
     assert _resnet_forms(AVX2) == {
-        "stem": ["filter_barrier", "positions_dots", "tap_dots"],
+        "stem": ["filter_barrier", "patches_product", "tap_dots"],
         "3x3": ["im2col", "im2col", "positions_dots"],
         "3x3 stride 2": ["im2col", "positions_dots", "tap_dots"],
         "1x1 stride 2": ["positions_dots", "tap_dots", "tap_dots"],
@@ -125,28 +125,32 @@ CASES = [
 ]
 
 
-def _products_apply(lhs, rhs, out, params):
-    """Whether the product forms (im2col, tap_dots) apply: no groups, a window of at most MAX_UNROLLED taps."""
+def _products_apply(form, lhs, rhs, out, params):
+    """Whether a product form applies: no groups, at most MAX_UNROLLED slices (one per window tap for im2col and
+    tap_dots, one per output position for positions_dots and patches_product)."""
     c = llvm_cpu_conv._Conv(lhs.shape, rhs.shape, out.shape, **params)
-    return c.feature_group_count == c.batch_group_count == 1 and np.prod(c.window) <= llvm_cpu_conv.MAX_UNROLLED
+    slices = c.positions if form in ("positions_dots", "patches_product") else c.window
+    return c.feature_group_count == c.batch_group_count == 1 and np.prod(slices) <= llvm_cpu_conv.MAX_UNROLLED
 
 
-FORM_CASES = [(case, form) for case in CASES for form in ("chosen", "im2col", "tap_dots")
+PRODUCT_FORMS = ("im2col", "tap_dots", "positions_dots", "patches_product")
+FORM_CASES = [(case, form) for case in CASES for form in ("chosen",) + PRODUCT_FORMS
               if form == "chosen" or "feature_group_count" not in case[-1]]
 
 
 @pytest.mark.parametrize("case,form", FORM_CASES, ids=[f"{c[0]}-{f}" for c, f in FORM_CASES])
 def test_every_form_computes_the_convolution(case, form):
     """Forward, input gradient and weight gradient of each case: the rewritten program, evaluated eagerly, equals
-    the convolution's own implementation (float64): the form chosen for AVX-512, and each product form (chosen
-    without AVX-512) wherever it applies."""
+    the convolution's own implementation (float64): the form chosen for AVX-512, and each product form (im2col and
+    tap_dots chosen without AVX-512; positions_dots and patches_product, the weight gradients over many and few
+    batch rows) wherever it applies."""
     _, x_shape, w_shape, dn, params = case
     rng = np.random.default_rng(0)
     seen = set()
     for conv in _convs_of_step(x_shape, w_shape, dn, **params):
         lhs, rhs, out, conv_params = conv
         lhs, rhs, out = (a.update(dtype=pf.float64) for a in (lhs, rhs, out))
-        if form != "chosen" and not _products_apply(lhs, rhs, out, conv_params):
+        if form != "chosen" and not _products_apply(form, lhs, rhs, out, conv_params):
             continue
         found = llvm_cpu_conv.rewrite(lhs, rhs, out, conv_params, target=AVX512,
                                       form=None if form == "chosen" else getattr(llvm_cpu_conv, form))

@@ -75,11 +75,14 @@ ROWS = [
     _row("conv2d_depthwise", (1, 3, 4, 4), (3, 1, 2, 2), NCHW, (1, 1), ((0, 0), (1, 1)), (1, 1), (1, 1), fg=3),
     _row("conv1d_batch_groups", (4, 3, 5), (6, 3, 2), NCL, (1,), ((0, 1),), (2,), (1,), bg=2),
     # rows whose shapes take each of the compiled CPU forms of lowering/llvm_cpu_conv.py (the rows above take the
-    # filter-barrier form, the generic lowering for an HWIO filter, and depthwise taps)
+    # filter-barrier form, the generic lowering for an HWIO filter, and depthwise taps; a window larger than the
+    # output is one patches_product over fewer than 8 batch rows, else one product per position)
     _row("conv_pointwise_strided", (2, 3, 5, 4), (4, 3, 1, 1), NCHW, (2, 1), ((0, 1), (1, 0)), (1, 1), (1, 1)),
     _row("conv_pointwise_lhs_dilated", (2, 3, 3, 2), (4, 3, 1, 1), NCHW, (1, 1), ((1, -1), (0, 2)), (2, 2), (1, 1)),
     _row("conv_window_larger_than_output", (3, 2, 6, 5), (4, 2, 5, 3), NCHW, (1, 2), ((0, 1), (1, 0)), (1, 1),
          (1, 1)),
+    _row("conv_window_larger_than_output_eight_rows", (8, 2, 5, 4), (3, 2, 4, 3), NCHW, (1, 1), ((0, 0), (0, 1)),
+         (1, 1), (1, 1)),
     _row("conv_window_larger_than_output_batch_groups", (2, 4, 5, 5), (2, 6, 4, 4), WGRAD, (1, 1), ((0, 0), (1, 0)),
          (1, 1), (1, 1), bg=2),
     _row("conv_depthwise_weight_gradient", (2, 3, 4, 4), (2, 3, 3, 3), WGRAD, (1, 1), ((1, 0), (0, 1)), (1, 1),
