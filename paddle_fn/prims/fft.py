@@ -66,18 +66,24 @@ def _fft_shape(x, *, fft_type, fft_length):
     return x
 
 
+PARALLEL_FFT_SIZE = 1 << 18
+
+
 def _fft_impl(x, *, fft_type, fft_length):
     import scipy.fft  # deliberate lazy import: scipy.fft costs 0.2 s, paid by the first eager FFT only
 
     axes = tuple(range(x.ndim - len(fft_length), x.ndim))
+    # every core for a large transform (a 2^20-point FFT 1.7x faster on 2; JAX's CPU FFT is threaded too), one for
+    # a small one, where handing work to threads costs more than it saves
+    workers = -1 if x.size >= PARALLEL_FFT_SIZE else 1
     if fft_type == "FFT":
-        y = scipy.fft.fftn(x, axes=axes)
+        y = scipy.fft.fftn(x, axes=axes, workers=workers)
     elif fft_type == "IFFT":
-        y = scipy.fft.ifftn(x, axes=axes)
+        y = scipy.fft.ifftn(x, axes=axes, workers=workers)
     elif fft_type == "RFFT":
-        y = scipy.fft.rfftn(x, axes=axes)
+        y = scipy.fft.rfftn(x, axes=axes, workers=workers)
     else:
-        y = scipy.fft.irfftn(x, s=fft_length, axes=axes)
+        y = scipy.fft.irfftn(x, s=fft_length, axes=axes, workers=workers)
     return np.asarray(y, dtype=_fft_shape(get_aval(Tensor(x)), fft_type=fft_type, fft_length=fft_length).dtype.np)
 
 
