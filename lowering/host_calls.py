@@ -10,20 +10,17 @@ a call of its implementation when the work is large enough to pay for the call (
 the operands, the kernel runs, its results are copied into a new buffer); smaller ones, and every other target,
 keep the compiled form. Compiled and eager results are then the same numbers.
 
-The call names function `call_<operands>_<results>_<site>` of module MODULE (one declaration per call site, since
-each has its own tensor types) and passes first a constant int8 tensor: the JSON of the primitive's name and
-parameters (`encode_spec`), which the handler (transforms/host_kernels.py) decodes; the runtime
-(runtime/host_kernels.py) serves the module.
+The call names function `call_<operands>_<results>_<site>_<spec>` of module MODULE: one declaration per call site,
+since each has its own tensor types, and the spec, the hexadecimal JSON of the primitive's name and parameters
+(`encode_spec`), which the handler (transforms/host_kernels.py) decodes; the runtime (runtime/host_kernels.py) reads
+the names back from the compiled module and serves them. (In the name, not a constant operand: a constant is
+copied into a buffer of its own on every call, one more submission to IREE's worker threads, 13-50 us.)
 """
 from __future__ import annotations
 
 import json
 import math
 
-import numpy as np
-
-from paddle_fn.core import dtypes
-from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import tensor_type
 
@@ -32,28 +29,31 @@ MODULE = "paddle_fn_host"
 PRIMITIVES: set = set()
 # primitive -> the work from which a host call is made (lowering/targets.py sets them; read when a rule lowers)
 MIN_WORK: dict = {}
-# The pattern of the names a program imports (read back from its compiled module by the runtime)
-FUNCTION_PATTERN = rb"call_(\d+)_(\d+)_\d+"
+# The pattern of the names a program imports (read back from its compiled module by the runtime): the operand count,
+# the result count and the spec
+FUNCTION_PATTERN = rb"call_(\d+)_(\d+)_\d+_([0-9a-f]+)"
 
 
-def encode_spec(name: str, params: dict) -> bytes:
-    """The bytes naming primitive `name` applied with `params` (JSON: tuples become lists).
+def encode_spec(name: str, params: dict) -> str:
+    """The spec naming primitive `name` applied with `params`: its JSON (tuples become lists), in hexadecimal digits,
+    which a function name can hold.
 
     Example:
-        >>> encode_spec("fft", {"fft_type": "RFFT", "fft_length": (8,)})
+        >>> spec = encode_spec("fft", {"fft_type": "RFFT", "fft_length": (8,)})
+        >>> bytes.fromhex(spec)
         b'{"params":{"fft_length":[8],"fft_type":"RFFT"},"primitive":"fft"}'
-        >>> decode_spec(_)
+        >>> decode_spec(spec)
         ('fft', {'fft_length': (8,), 'fft_type': 'RFFT'})
     """
-    return json.dumps({"primitive": name, "params": params}, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps({"primitive": name, "params": params}, sort_keys=True, separators=(",", ":")).encode().hex()
 
 
-def decode_spec(data: bytes) -> tuple:
-    """(primitive name, params) of `encode_spec`'s bytes, lists back to tuples (the primitives' parameters are
+def decode_spec(spec: str) -> tuple:
+    """(primitive name, params) of `encode_spec`'s spec, lists back to tuples (the primitives' parameters are
     tuples, and hashable)."""
     def tuples(value):
         return tuple(tuples(v) for v in value) if isinstance(value, list) else value
-    spec = json.loads(data.decode())
+    spec = json.loads(bytes.fromhex(spec).decode())
     return spec["primitive"], {key: tuples(value) for key, value in spec["params"].items()}
 
 
@@ -74,17 +74,15 @@ def sort_work(avals_in, avals_out, *, dimension, **params) -> float:
 def host_call(ctx, name: str, operands, **params):
     """Emit the call of primitive `name`'s implementation on `operands` (ctx.avals_in -> ctx.avals_out); return its
     result name(s)."""
-    spec = np.frombuffer(encode_spec(name, params), dtype=np.int8)
-    spec_aval = ShapedArray(spec.shape, dtypes.int8)
-    spec_name = ctx.constant(spec, spec_aval)
-    avals_in, avals_out = [spec_aval] + list(ctx.avals_in), list(ctx.avals_out)
-    function = f"{MODULE}.call_{len(avals_in)}_{len(avals_out)}_{len(ctx.declarations)}"
+    avals_in, avals_out = list(ctx.avals_in), list(ctx.avals_out)
+    function = (f"{MODULE}.call_{len(avals_in)}_{len(avals_out)}_{len(ctx.declarations)}_"
+                f"{encode_spec(name, params)}")
     ins = ", ".join(tensor_type(a) for a in avals_in)
     outs = ", ".join(tensor_type(a) for a in avals_out)
     ctx.declarations.append(f"func.func private @{function}({ins}) -> ({outs})")
     result = ctx.fresh()
     count = f":{len(avals_out)}" if len(avals_out) > 1 else ""
-    ctx.line(f"{result}{count} = func.call @{function}({', '.join([spec_name, *operands])}) : ({ins}) -> ({outs})")
+    ctx.line(f"{result}{count} = func.call @{function}({', '.join(operands)}) : ({ins}) -> ({outs})")
     if not get_primitive(name).multiple_results:
         return result
     return [f"{result}#{i}" for i in range(len(avals_out))] if len(avals_out) > 1 else [result]

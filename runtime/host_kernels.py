@@ -6,9 +6,9 @@ and the import of the returned views, checked against the declared types (a wron
 call with IREE's message instead of reading past a buffer). The module is a `PyModuleInterface`, one per device
 (results are allocated on it), added to the context of every program whose module names it.
 
-This layer knows nothing of what the kernels compute: the first operand of every call is a byte string (int8
-elements) naming the kernel and its parameters, which the handler the upper layer installs decodes and runs
-(transforms/host_kernels.py); the rest are the kernel's operands, read in place (CPU buffers are host memory).
+This layer knows nothing of what the kernels compute: each function's name holds a key naming the kernel and its
+parameters, which the handler the upper layer installs decodes and runs (transforms/host_kernels.py); the operands
+are read in place (CPU buffers are host memory).
 The calls are synchronous and run on the thread that runs the program, holding the GIL for the kernel's Python
 part only (IREE releases it while a program runs).
 """
@@ -30,8 +30,8 @@ _installed: Optional[tuple] = None
 
 def install(module_name: str, function_pattern: bytes, handler: Callable) -> None:
     """Serve the functions of the VM module `module_name` to every program loaded from now on: each name a program
-    imports matches `function_pattern` (a regular expression over bytes whose two groups are the number of
-    operands, the leading spec included, and of results); ``handler(spec: bytes, operands: list of read-only numpy
+    imports matches `function_pattern` (a regular expression over bytes whose three groups are the number of
+    operands, the number of results and the function's key); ``handler(key: str, operands: list of read-only numpy
     arrays) -> list of numpy arrays`` runs them, one array per result. Installing the same again is a no-op."""
     global _installed
     with _lock:
@@ -53,7 +53,7 @@ def module_for(vmfb, device: Device):
     data = bytes(vmfb)
     if installed[0].encode() not in data:
         return None
-    functions = frozenset((match.group(1).decode(), int(match.group(2)), int(match.group(3)))
+    functions = frozenset((match.group(1).decode(), int(match.group(2)), int(match.group(3)), match.group(4).decode())
                           for match in installed[1].finditer(data))
     if not functions:
         return None
@@ -82,12 +82,14 @@ def _create_module(device: Device, installed, functions):
         def __init__(self, interface):
             pass
 
-        def call(self, spec, *operands):
-            results = handler(array_of(spec).tobytes(), [array_of(ref) for ref in operands])
+    def function(key):
+        def call(kernels, *operands):
+            results = handler(key, [array_of(ref) for ref in operands])
             views = tuple(device_put(result, device)._ref for result in results)
             return views[0] if len(views) == 1 else views
+        return call
 
     interface = rt.PyModuleInterface(module_name, Kernels)
-    for name, n_operands, n_results in sorted(functions):
-        interface.export(name, "0" + "r" * n_operands + "_" + "r" * n_results, Kernels.call)
+    for name, n_operands, n_results, key in sorted(functions):
+        interface.export(name, "0" + "r" * n_operands + "_" + "r" * n_results, function(key))
     return interface.create()

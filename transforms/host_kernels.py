@@ -1,5 +1,5 @@
 """The host kernels compiled CPU programs call (lowering/host_calls.py): each is a primitive's own eager
-implementation, named with its parameters by the call's spec. `install`ed into the runtime when jit is imported,
+implementation, named with its parameters by the spec in the called function's name. `install`ed into the runtime when jit is imported,
 so every program that jit loads, from a fresh compile or the disk cache, finds them.
 
 Only the primitives an override lowers to host calls run here (a program from a tampered cache could name
@@ -21,7 +21,7 @@ from paddle_fn.runtime import host_kernels as runtime_host_kernels
 
 
 @functools.lru_cache(maxsize=1024)
-def _kernel(spec: bytes) -> tuple:
+def _kernel(spec: str) -> tuple:
     """(primitive, params) that `spec` names, decoded once per spec (a program calls its kernels again and again)."""
     name, params = host_calls.decode_spec(spec)
     if name not in host_calls.PRIMITIVES:
@@ -30,7 +30,7 @@ def _kernel(spec: bytes) -> tuple:
     return get_primitive(name), params
 
 
-def run_kernel(spec: bytes, operands: list) -> list:
+def run_kernel(spec: str, operands: list) -> list:
     """The results of the primitive `spec` names on the numpy arrays `operands`, as a list.
 
     Example:
