@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import tensor_type
 
@@ -95,6 +97,9 @@ def lower_on_host(name: str, compiled_rule, *, work=None):
     PRIMITIVES.add(name)
 
     def lower(ctx, *operands, **params):
+        if all(aval.size == 0 for aval in ctx.avals_out):  # an empty problem (a 0 x 0 matrix): nothing to compute
+            empty = [ctx.constant(np.zeros(aval.shape, aval.dtype.np), aval) for aval in ctx.avals_out]
+            return empty if get_primitive(name).multiple_results else empty[0]
         estimate = work or get_primitive(name).cost
         if ctx.target.host_kernels and estimate(ctx.avals_in, ctx.avals_out, **params) >= MIN_WORK[name]:
             return host_call(ctx, name, operands, **params)

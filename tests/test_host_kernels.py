@@ -144,3 +144,11 @@ def test_a_kernel_result_of_another_shape_is_refused(monkeypatch):
 def test_specs_round_trip():
     params = {"fft_type": "RFFT", "fft_length": (64, 128), "flag": True, "none": None}
     assert host_calls.decode_spec(host_calls.encode_spec("fft", params)) == ("fft", params)
+
+
+def test_empty_matrices_give_empty_results_eagerly_and_compiled():
+    empty = paddle.zeros([0, 0])
+    for f in (linalg.eigh, linalg.svd, linalg.qr, linalg.eig):
+        for got in (f(empty), paddle.jit(f)(empty)):
+            assert all(r.size == 0 for r in got)
+    assert float(paddle.jit(linalg.det)(empty)) == float(linalg.det(empty)) == 1.0

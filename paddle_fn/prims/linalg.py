@@ -105,6 +105,8 @@ def _fix_column_signs(u, *others):
 
 def _np_fix_column_signs(u):
     """numpy version of _fix_column_signs: the signs that make u's largest-magnitude entries positive."""
+    if u.shape[-2] == 0:  # no entries (a 0 x 0 matrix's eigenvectors): nothing to turn
+        return np.ones(u.shape[:-2] + u.shape[-1:], u.dtype)
     biggest = np.argmax(np.abs(u), axis=-2)
     picked = np.take_along_axis(u, biggest[..., None, :], axis=-2)[..., 0, :]
     return np.where(picked < 0, -1, 1).astype(u.dtype)
