@@ -152,3 +152,5 @@ def test_empty_matrices_give_empty_results_eagerly_and_compiled():
         for got in (f(empty), paddle.jit(f)(empty)):
             assert all(r.size == 0 for r in got)
     assert float(paddle.jit(linalg.det)(empty)) == float(linalg.det(empty)) == 1.0
+    no_rows = paddle.zeros([0, 96], dtype="complex64")  # the transforms of no rows: an empty constant, compiled
+    assert paddle.jit(paddle.fft.fft)(no_rows).shape == paddle.fft.fft(no_rows).shape == [0, 96]
