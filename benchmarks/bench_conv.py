@@ -4,14 +4,14 @@ generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed sid
     .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3]
         [--forms im2col,tap_dots,filter_barrier] [--json PATH]
 
-For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
+For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, ResNet-18's 7x7 stride-2 3->64 stem, 3x3 32->32, 3x3 32->64 stride 2,
 3x3 64->64 on 16x16, 3x3 128->128 on 8x8, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and
 each of its three convolutions (fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse
 mode produces them), the same traced program is lowered and compiled with paddle_fn's flags: "generic" is every
 primitive's own rule (what any other target gets), "cpu" applies the llvm-cpu overrides for the CPU the code is
 compiled for (the host's, or `--cpu`'s: x86-64-v3 is AVX2 code, to see from an AVX-512 host what an AVX2 host
 gets), and each of `--forms` is that form of lowering/llvm_cpu_conv.py forced on the layers without groups (where
-it unrolls at most MAX_UNROLLED slices). All run on the default CPU device with the inputs already on it;
+it unrolls at most MAX_UNROLLED slices: taps, or output positions for the positions forms). All run on the default CPU device with the inputs already on it;
 contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of the useful
 work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. Every output is checked against the
 generic lowering's (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form", "gflop",
@@ -44,6 +44,7 @@ from bench_jit import fmt_time, interleaved, machine_line
 # name: (in channels, out channels, image size, kernel, stride, padding, groups)
 LAYERS = {
     "conv1_3to32": (3, 32, 32, 3, 1, 1, 1),
+    "stem_7x7s2": (3, 64, 64, 7, 2, 3, 1),
     "c32_3x3": (32, 32, 32, 3, 1, 1, 1),
     "c32to64_3x3s2": (32, 64, 32, 3, 2, 1, 1),
     "c64_3x3": (64, 64, 16, 3, 1, 1, 1),
@@ -134,9 +135,14 @@ def main():
             texts = {"generic": lower_program(program, target=target, use_overrides=False),
                      "cpu": lower_program(program, target=target)}
             conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
-            unrolled = math.prod(conv.inputs[1].aval.shape[d] for d in conv.params["dimension_numbers"].rhs_spec[2:])
+            dn = conv.params["dimension_numbers"]
+            taps = math.prod(conv.inputs[1].aval.shape[d] for d in dn.rhs_spec[2:])
+            positions = math.prod(conv.outputs[0].aval.shape[d] for d in dn.out_spec[2:])
             forced = args.forms.split(",") if args.forms and shape[-1] == 1 else []
-            for name in forced if unrolled <= llvm_cpu_conv.MAX_UNROLLED else ():
+            for name in forced:
+                # the positions forms unroll over the output positions, the others over the window's taps
+                if (positions if name.startswith("positions") else taps) > llvm_cpu_conv.MAX_UNROLLED:
+                    continue
                 texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
             exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
                     for name, text in texts.items()}
