@@ -104,13 +104,15 @@ def test_effects_and_the_tape_are_unchanged_while_compiling():
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 4.0])
 
 
-def test_a_failed_background_compile_warns_once_and_keeps_correct_results(monkeypatch):
-    def broken(*args, **kwargs):
-        if not kwargs.get("cached_only"):
-            raise RuntimeError("IREE said no")
-        return None
+def _compile_fails(*args, **kwargs):
+    """runtime.load_stablehlo of a compiler that fails (and a disk cache that has nothing)."""
+    if not kwargs.get("cached_only"):
+        raise RuntimeError("IREE said no")
+    return None
 
-    monkeypatch.setattr(runtime, "load_stablehlo", broken)
+
+def test_a_failed_background_compile_warns_once_and_keeps_correct_results(monkeypatch):
+    monkeypatch.setattr(runtime, "load_stablehlo", _compile_fails)
     g = paddle.jit(lambda x: x * 2.0 + 1.0)
     x = paddle.to_tensor([1.0, 2.0])
     np.testing.assert_allclose(g(x).numpy(), [3.0, 5.0])
@@ -260,12 +262,7 @@ def test_a_to_static_layer_is_differentiated_by_the_tape_while_it_compiles():
 
 
 def test_a_to_static_step_whose_compile_fails_keeps_training(monkeypatch):
-    def broken(*args, **kwargs):
-        if not kwargs.get("cached_only"):
-            raise RuntimeError("IREE said no")
-        return None
-
-    monkeypatch.setattr(runtime, "load_stablehlo", broken)
+    monkeypatch.setattr(runtime, "load_stablehlo", _compile_fails)
     rng = np.random.default_rng(2)
     x = paddle.to_tensor(rng.normal(size=(5, 3, 6, 6)).astype(np.float32))
     y = paddle.to_tensor(rng.integers(0, 3, size=(5,)))
