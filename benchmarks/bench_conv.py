@@ -85,7 +85,8 @@ def chosen_form(program, target) -> str:
 
 
 def with_form(program, form):
-    """`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py)."""
+    """(`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py), the constants
+    the form made, which are its first inputs)."""
     def run(*args):
         env = dict(zip(program.in_vars, args))
         for eqn in program.eqns:
@@ -99,9 +100,7 @@ def with_form(program, form):
                 outs = outs if eqn.prim.multiple_results else [outs]
             env.update(zip(eqn.outputs, outs))
         return [env[v] for v in program.out_vars]
-    prog, consts = trace_to_program(run, [v.aval for v in program.in_vars])
-    assert not consts
-    return prog
+    return trace_to_program(run, [v.aval for v in program.in_vars])
 
 
 def useful_gflop(cin, cout, size, k, stride, pad, groups) -> float:
@@ -134,6 +133,7 @@ def main():
             inputs = [runtime.device_put(a, device) for a in arrays]
             texts = {"generic": lower_program(program, target=target, use_overrides=False),
                      "cpu": lower_program(program, target=target)}
+            consts = {}  # a forced form's constants, passed before the inputs
             conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
             dn = conv.params["dimension_numbers"]
             taps = math.prod(conv.inputs[1].aval.shape[d] for d in dn.rhs_spec[2:])
@@ -143,15 +143,17 @@ def main():
                 # the positions forms unroll over the output positions, the others over the window's taps
                 if (positions if name.startswith("positions") else taps) > llvm_cpu_conv.MAX_UNROLLED:
                     continue
-                texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
-            exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
+                forced_program, forced_consts = with_form(program, getattr(llvm_cpu_conv, name))
+                texts[name] = lower_program(forced_program, target=target)
+                consts[name] = [runtime.device_put(c.concrete_value(), device) for c in forced_consts]
+            exes = {name: (lambda exe, args: lambda: exe(*args)[0].to_numpy())(
+                        runtime.load_executable(runtime.compile_stablehlo(text), device), consts.get(name, []) + inputs)
                     for name, text in texts.items()}
-            outs = {name: exe(*inputs)[0].to_numpy() for name, exe in exes.items()}
+            outs = {name: run() for name, run in exes.items()}
             scale = np.abs(outs["generic"]).max()
             for name in outs:
                 np.testing.assert_allclose(outs[name], outs["generic"], rtol=1e-4, atol=1e-4 * scale, err_msg=name)
-            times = interleaved({name: (lambda exe=exe: exe(*inputs)[0].to_numpy()) for name, exe in exes.items()},
-                                reps=args.reps)
+            times = interleaved(exes, reps=args.reps)
             gflop = useful_gflop(*shape)
             form = chosen_form(program, target)
             print(f"{layer:14s} {op:6s} {form:20s} {fmt_time(times['generic'][0]):>12s} "
