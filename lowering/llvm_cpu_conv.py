@@ -54,9 +54,11 @@ import math
 import numpy as np
 
 from paddle_fn.core.dimension_numbers import GatherDimensionNumbers
+from paddle_fn.core.dtypes import as_dtype
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import Target
-from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
+from paddle_fn.lowering.staged import (bind, filled, generic_rule, inline, reshape, shape_of, slice_, stage,
+                                       transpose)
 
 # Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
 MAX_UNROLLED = 64
@@ -281,10 +283,19 @@ def positions_dots(c: _Conv, lhs, rhs):
 
 def _position_offsets(c: _Conv, spatial):
     """For each output position and window element (row-major, positions major), where it reads the padded lhs
-    whose spatial axes have sizes `spatial`, as one index into those axes flattened."""
-    grid = np.indices(c.positions + c.window).reshape(2 * c.n, -1)
-    coords = [c.crop[d] + grid[d] * c.window_strides[d] + grid[c.n + d] * c.rhs_dilation[d] for d in range(c.n)]
-    return np.ravel_multi_index(coords, spatial).astype(np.int32)
+    whose spatial axes have sizes `spatial`, as one index into those axes flattened: a (positions * window, 1)
+    int32 tensor computed from iotas (as a constant it would take as much room in the program's text)."""
+    grid, int32 = c.positions + c.window, as_dtype("int32")
+
+    def scaled_iota(axis, scale):
+        return bind("mul", bind("iota", dtype=int32, shape=grid, dimension=axis), filled(scale, grid, int32))
+
+    index = filled(sum(c.crop[d] * math.prod(spatial[d + 1:]) for d in range(c.n)), grid, int32)
+    for d in range(c.n):
+        step = math.prod(spatial[d + 1:])
+        index = bind("add", index, scaled_iota(d, c.window_strides[d] * step))
+        index = bind("add", index, scaled_iota(c.n + d, c.rhs_dilation[d] * step))
+    return reshape(index, (math.prod(grid), 1))
 
 
 def positions_gather(c: _Conv, lhs, rhs):
@@ -297,9 +308,9 @@ def positions_gather(c: _Conv, lhs, rhs):
     x = transpose(c.padded_lhs(lhs, ls), kept + tuple(ls[2:]))
     spatial = shape_of(x)[2:]
     x = reshape(x, shape_of(x)[:2] + (math.prod(spatial),))
-    index = Tensor(_position_offsets(c, spatial)[:, None])
-    patches = bind("gather", x, index, slice_sizes=shape_of(x)[:2] + (1,), dimension_numbers=GatherDimensionNumbers(
-        offset_dims=(0, 1), collapsed_slice_dims=(2,), start_index_map=(2,)))
+    every_position = GatherDimensionNumbers(offset_dims=(0, 1), collapsed_slice_dims=(2,), start_index_map=(2,))
+    patches = bind("gather", x, _position_offsets(c, spatial), dimension_numbers=every_position,
+                   slice_sizes=shape_of(x)[:2] + (1,))
     patches = reshape(patches, shape_of(x)[:2] + (math.prod(c.positions),) + c.window)
     contracting = ((kept.index(ls[1]),) + tuple(range(3, 3 + n)), (rs[1],) + tuple(rs[2:]))
     out = reshape(_dot(patches, rhs, contracting), (c.batch,) + c.positions + (c.out_features,))
@@ -367,7 +378,9 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     kernels are slow, a convolution without groups whose window is no larger than its output, over at least
     MIN_PRODUCT_FEATURES features, becomes products whatever its filter's layout: per-tap products when the image
     is dilated (the input gradient of a strided convolution, whose dilation zeros they skip), the window is 1x1 or
-    the out features are few, else one im2col product."""
+    the out features are few, else one im2col product. A window larger than the output (a weight gradient) takes
+    one product per output position, or, with AVX-512 and fewer than MIN_PRODUCT_FEATURES rows per product (the
+    lhs batch: a stem's 3 input channels), one gathered product."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
     window, positions = math.prod(c.window), math.prod(c.positions)
     if (_direct_kernels_slow(target) and fg == bg == 1 and window <= min(positions, MAX_UNROLLED)
