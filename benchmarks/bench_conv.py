@@ -2,17 +2,17 @@
 generic rule and by the llvm-cpu override (lowering/llvm_cpu_conv.py), timed side by side.
 
     .venv/bin/python benchmarks/bench_conv.py [--reps N] [--only REGEX] [--cpu x86-64-v3]
-        [--forms im2col,tap_dots,filter_barrier,positions_dots,patches_product] [--json PATH]
+        [--forms im2col,tap_dots,filter_barrier,positions_dots,positions_gather,patches_product] [--json PATH]
 
-For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, 3x3 32->32, 3x3 32->64 stride 2,
+For each layer (batch 16; the shapes of the convolution probe: a 3->32 stem, ResNet-18's 7x7 stride-2 3->64 stem, 3x3 32->32, 3x3 32->64 stride 2,
 3x3 64->64 on 16x16, 3x3 128->128 on 8x8, a 1x1 32->64 stride-2 shortcut, a 3x3 depthwise over 64 channels) and
 each of its three convolutions (fwd: y = conv(x, w); igrad: dx from (dy, w); wgrad: dw from (x, dy), as reverse
 mode produces them), the same traced program is lowered and compiled with paddle_fn's flags: "generic" is every
 primitive's own rule (what any other target gets), "cpu" applies the llvm-cpu overrides for the CPU the code is
 compiled for (the host's, or `--cpu`'s: x86-64-v3 is AVX2 code, to see from an AVX-512 host what an AVX2 host
 gets), and each of `--forms` is that form of lowering/llvm_cpu_conv.py forced on the layers without groups (where
-it unrolls at most MAX_UNROLLED slices: per window tap, or per output position for positions_dots and
-patches_product, the forms of weight gradients). All run on the default CPU device with the inputs already on it;
+it unrolls at most MAX_UNROLLED slices: per window tap, or per output position for positions_dots, positions_gather
+and patches_product, the forms of weight gradients). All run on the default CPU device with the inputs already on it;
 contenders are interleaved and the median and min of `--reps` calls are printed with the GFLOP/s of the useful
 work (2 * N * Ho * Wo * K * C/groups * k^2) and the form the override chose. Every output is checked against the
 generic lowering's (rtol 1e-4). `--json PATH` writes {"machine": str, "rows": [{"layer", "op", "form", "gflop",
@@ -45,6 +45,7 @@ from bench_jit import fmt_time, interleaved, machine_line
 # name: (in channels, out channels, image size, kernel, stride, padding, groups)
 LAYERS = {
     "conv1_3to32": (3, 32, 32, 3, 1, 1, 1),
+    "stem_7x7s2": (3, 64, 64, 7, 2, 3, 1),
     "c32_3x3": (32, 32, 32, 3, 1, 1, 1),
     "c32to64_3x3s2": (32, 64, 32, 3, 2, 1, 1),
     "c64_3x3": (64, 64, 16, 3, 1, 1, 1),
@@ -85,7 +86,8 @@ def chosen_form(program, target) -> str:
 
 
 def with_form(program, form):
-    """`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py)."""
+    """(`program` with its convolutions computed in `form` (a function of lowering/llvm_cpu_conv.py), the constants
+    the form made, which are its first inputs)."""
     def run(*args):
         env = dict(zip(program.in_vars, args))
         for eqn in program.eqns:
@@ -99,16 +101,14 @@ def with_form(program, form):
                 outs = outs if eqn.prim.multiple_results else [outs]
             env.update(zip(eqn.outputs, outs))
         return [env[v] for v in program.out_vars]
-    prog, consts = trace_to_program(run, [v.aval for v in program.in_vars])
-    assert not consts
-    return prog
+    return trace_to_program(run, [v.aval for v in program.in_vars])
 
 
 def unrolled_slices(conv, form: str) -> int:
     """How many slices `form` unrolls for the convolution equation `conv`: one per output position for the forms
-    of weight gradients (positions_dots, patches_product), else one per window tap."""
+    of weight gradients (positions_dots, positions_gather, patches_product), else one per window tap."""
     dn = conv.params["dimension_numbers"]
-    if form in ("positions_dots", "patches_product"):
+    if form in ("positions_dots", "positions_gather", "patches_product"):
         return math.prod(conv.outputs[0].aval.shape[d] for d in dn.out_spec[2:])
     return math.prod(conv.inputs[1].aval.shape[d] for d in dn.rhs_spec[2:])
 
@@ -144,18 +144,21 @@ def main():
             inputs = [runtime.device_put(a, device) for a in arrays]
             texts = {"generic": lower_program(program, target=target, use_overrides=False),
                      "cpu": lower_program(program, target=target)}
+            consts = {}  # a forced form's constants, passed before the inputs
             conv = next(e for e in program.eqns if e.prim is conv_general_dilated_p)
             forced = args.forms.split(",") if args.forms and shape[-1] == 1 else []
             for name in (name for name in forced if unrolled_slices(conv, name) <= llvm_cpu_conv.MAX_UNROLLED):
-                texts[name] = lower_program(with_form(program, getattr(llvm_cpu_conv, name)), target=target)
-            exes = {name: runtime.load_executable(runtime.compile_stablehlo(text), device)
+                forced_program, forced_consts = with_form(program, getattr(llvm_cpu_conv, name))
+                texts[name] = lower_program(forced_program, target=target)
+                consts[name] = [runtime.device_put(c.concrete_value(), device) for c in forced_consts]
+            exes = {name: (lambda exe, args: lambda: exe(*args)[0].to_numpy())(
+                        runtime.load_executable(runtime.compile_stablehlo(text), device), consts.get(name, []) + inputs)
                     for name, text in texts.items()}
-            outs = {name: exe(*inputs)[0].to_numpy() for name, exe in exes.items()}
+            outs = {name: run() for name, run in exes.items()}
             scale = np.abs(outs["generic"]).max()
             for name in outs:
                 np.testing.assert_allclose(outs[name], outs["generic"], rtol=1e-4, atol=1e-4 * scale, err_msg=name)
-            times = interleaved({name: (lambda exe=exe: exe(*inputs)[0].to_numpy()) for name, exe in exes.items()},
-                                reps=args.reps)
+            times = interleaved(exes, reps=args.reps)
             gflop = useful_gflop(*shape)
             form = chosen_form(program, target)
             print(f"{layer:14s} {op:6s} {form:20s} {fmt_time(times['generic'][0]):>12s} "

@@ -16,6 +16,10 @@ form on a 2-core AVX-512 host (ms for one convolution, batch 16, 32x32, 3x3, 32 
     depthwise 3x3 (64 channels): forward / weight gradient        2.4 / 8 -> 0.7 / 1.0  per-tap multiply-adds /
                                                                                per-position reductions
 
+The weight gradient's per-position products are one executable each to compile (their slices' offsets differ), a
+few tens of milliseconds of IREE's code generation apiece; over few input features (a 3-channel stem: 49 positions
+of ResNet-18's 7x7) they are one gathered product instead, which compiles in a fifth of the time and runs no slower.
+
 Those kernels are fast only with AVX-512. In code for AVX2 (x86-64-v3) the same forward ran at 60 GFLOP/s
 against 318, the input gradient at 61 against 380, while the products of the weight-gradient form kept 95-156
 GFLOP/s. So the form is chosen by the CPU the code is compiled for, which the lowering's target names
@@ -49,9 +53,12 @@ import math
 
 import numpy as np
 
+from paddle_fn.core.dimension_numbers import GatherDimensionNumbers
+from paddle_fn.core.dtypes import as_dtype
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering.emitter import Target
-from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage, transpose
+from paddle_fn.lowering.staged import (bind, filled, generic_rule, inline, reshape, shape_of, slice_, stage,
+                                       transpose)
 
 # Forms that unroll one slice per tap or per output position do so only up to this many (a 7x7 window is 49).
 MAX_UNROLLED = 64
@@ -268,13 +275,49 @@ def positions_dots(c: _Conv, lhs, rhs):
         if groups > 1:
             part = _split_axis(part, split, groups)
         product = _dot(filt, part, (filt_contracting, part_contracting), (filt_batch, part_batch))
-        outs.append(reshape(product, (c.out_features, 1, out_batch)))  # (group, out, batch) or (out, batch)
-    out = bind("concatenate", *outs, dimension=1) if len(outs) > 1 else outs[0]
-    out = reshape(out, (c.out_features,) + c.positions + (out_batch,))
-    return _to_layout(out, c.dn.out_spec, (n + 1, 0) + tuple(range(1, n + 1)))
+        outs.append(reshape(product, (1, c.out_features, out_batch)))  # (group, out, batch) or (out, batch)
+    out = bind("concatenate", *outs, dimension=0) if len(outs) > 1 else outs[0]
+    out = reshape(out, c.positions + (c.out_features, out_batch))
+    return _to_layout(out, c.dn.out_spec, (n + 1, n) + tuple(range(n)))
 
 
-def _position_offsets(c: _Conv):
+def _position_offsets(c: _Conv, spatial):
+    """For each output position and window element (row-major, positions major), where it reads the padded lhs
+    whose spatial axes have sizes `spatial`, as one index into those axes flattened: a (positions * window, 1)
+    int32 tensor computed from iotas (as a constant it would take as much room in the program's text)."""
+    grid, int32 = c.positions + c.window, as_dtype("int32")
+
+    def scaled_iota(axis, scale):
+        return bind("mul", bind("iota", dtype=int32, shape=grid, dimension=axis), filled(scale, grid, int32))
+
+    index = filled(sum(c.crop[d] * math.prod(spatial[d + 1:]) for d in range(c.n)), grid, int32)
+    for d in range(c.n):
+        step = math.prod(spatial[d + 1:])
+        index = bind("add", index, scaled_iota(d, c.window_strides[d] * step))
+        index = bind("add", index, scaled_iota(c.n + d, c.rhs_dilation[d] * step))
+    return reshape(index, (math.prod(grid), 1))
+
+
+def positions_gather(c: _Conv, lhs, rhs):
+    """The weight gradient of a convolution over few input features (a 3-channel stem) as one product: the image
+    slices of every output position read by one gather, contracted over the features and the window with the
+    filter. Per-position slices (`positions_dots`) are one executable each, as their offsets differ: the 49 of
+    ResNet-18's 7x7 stem took 3-4 s of its compile, and their products over 3 rows are mostly packing."""
+    ls, rs, n = c.dn.lhs_spec, c.dn.rhs_spec, c.n
+    kept = tuple(sorted(ls[:2]))  # the batch and feature axes, in their order; the spatial axes go last, flattened
+    x = transpose(c.padded_lhs(lhs, ls), kept + tuple(ls[2:]))
+    spatial = shape_of(x)[2:]
+    x = reshape(x, shape_of(x)[:2] + (math.prod(spatial),))
+    every_position = GatherDimensionNumbers(offset_dims=(0, 1), collapsed_slice_dims=(2,), start_index_map=(2,))
+    patches = bind("gather", x, _position_offsets(c, spatial), dimension_numbers=every_position,
+                   slice_sizes=shape_of(x)[:2] + (1,))
+    patches = reshape(patches, shape_of(x)[:2] + (math.prod(c.positions),) + c.window)
+    contracting = ((kept.index(ls[1]),) + tuple(range(3, 3 + n)), (rs[1],) + tuple(rs[2:]))
+    out = reshape(_dot(patches, rhs, contracting), (c.batch,) + c.positions + (c.out_features,))
+    return _to_layout(out, c.dn.out_spec, (0, n + 1) + tuple(range(1, n + 1)))
+
+
+def _window_starts(c: _Conv):
     """Where each output position's window starts in the padded image, per spatial dim, positions in row-major
     order."""
     return [tuple(p * s for p, s in zip(at, c.window_strides)) for at in itertools.product(*map(range, c.positions))]
@@ -291,7 +334,7 @@ def patches_product(c: _Conv, lhs, rhs):
     depth = c.features * math.prod(c.window)
     x = c.padded_lhs(lhs, ls)
     rows = [reshape(transpose(c.window_slice(x, ls, offsets, c.rhs_dilation, c.window), (ls[0], ls[1]) + tuple(ls[2:])),
-                    (1, c.batch, depth)) for offsets in _position_offsets(c)]
+                    (1, c.batch, depth)) for offsets in _window_starts(c)]
     patches = bind("concatenate", *rows, dimension=0) if len(rows) > 1 else rows[0]
     patches = reshape(patches, (math.prod(c.positions) * c.batch, depth))
     filt = reshape(transpose(rhs, (rs[0], rs[1]) + tuple(rs[2:])), (c.out_features, depth))
@@ -330,7 +373,7 @@ def depthwise_positions(c: _Conv, lhs, rhs):
         perm[ls[role]] = rs[role]
     g = transpose(g, perm)
     sums = []
-    for offsets in _position_offsets(c):
+    for offsets in _window_starts(c):
         part = c.window_slice(x, ls, offsets, c.rhs_dilation, c.window)
         summed = bind("reduce_sum", bind("mul", part, g), axes=tuple(sorted((ls[1],) + tuple(ls[2:]))))
         sums.append(reshape(summed, (c.out_features, 1)))
@@ -350,6 +393,8 @@ MIN_PRODUCT_FEATURES = 16
 # gradient, AVX2 code: 0.58 against 3.99 ms; with AVX-512 0.46 against 2.97); at 8 the two tie, at 16 the
 # per-position products win 1.5-2x (the one product then packs its k*k-times larger operand in a pass of its own).
 MIN_POSITION_ROWS = 8
+# the most positions whose slices patches_product stacks (one executable each); past them one gather reads them all
+MAX_STACKED_POSITIONS = 9
 
 
 def _direct_kernels_slow(target: Target) -> bool:
@@ -366,9 +411,10 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     kernels are slow, a convolution without groups whose window is no larger than its output, over at least
     MIN_PRODUCT_FEATURES features, becomes products whatever its filter's layout: per-tap products when the image
     is dilated (the input gradient of a strided convolution, whose dilation zeros they skip), the window is 1x1 or
-    the out features are few, else one im2col product. A convolution whose window is larger than its output (the
-    weight gradient) becomes one product per output position, or one patches_product over fewer than
-    MIN_POSITION_ROWS batch rows, on every CPU."""
+    the out features are few, else one im2col product. A window larger than the output (a weight gradient) takes
+    one product per output position, or, over fewer than MIN_POSITION_ROWS rows per product (the lhs batch: a
+    stem's 3 input channels), one product of all positions: their slices stacked (patches_product) when the
+    positions are few, else read by one gather (positions_gather), one executable instead of one per position."""
     n, fg, bg = c.n, c.feature_group_count, c.batch_group_count
     window, positions = math.prod(c.window), math.prod(c.positions)
     if (_direct_kernels_slow(target) and fg == bg == 1 and window <= min(positions, MAX_UNROLLED)
@@ -384,7 +430,9 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
     if window == 1 and fg == bg == 1:
         return tap_dots
     if positions < window and positions <= MAX_UNROLLED:
-        return patches_product if fg == bg == 1 and c.batch < MIN_POSITION_ROWS else positions_dots
+        if fg == bg == 1 and c.batch < MIN_POSITION_ROWS:
+            return patches_product if positions <= MAX_STACKED_POSITIONS else positions_gather
+        return positions_dots
     return None if filter_reversed else filter_barrier
 
 

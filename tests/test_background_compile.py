@@ -104,13 +104,15 @@ def test_effects_and_the_tape_are_unchanged_while_compiling():
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 4.0])
 
 
-def test_a_failed_background_compile_warns_once_and_keeps_correct_results(monkeypatch):
-    def broken(*args, **kwargs):
-        if not kwargs.get("cached_only"):
-            raise RuntimeError("IREE said no")
-        return None
+def _compile_fails(*args, **kwargs):
+    """runtime.load_stablehlo of a compiler that fails (and a disk cache that has nothing)."""
+    if not kwargs.get("cached_only"):
+        raise RuntimeError("IREE said no")
+    return None
 
-    monkeypatch.setattr(runtime, "load_stablehlo", broken)
+
+def test_a_failed_background_compile_warns_once_and_keeps_correct_results(monkeypatch):
+    monkeypatch.setattr(runtime, "load_stablehlo", _compile_fails)
     g = paddle.jit(lambda x: x * 2.0 + 1.0)
     x = paddle.to_tensor([1.0, 2.0])
     np.testing.assert_allclose(g(x).numpy(), [3.0, 5.0])
@@ -200,3 +202,75 @@ def test_a_script_exiting_while_its_program_compiles_exits_cleanly(tmp_path):
     assert done.returncode == 0 and "FATAL" not in done.stderr, done.stderr[-2000:]
     written = [name for _, _, files in os.walk(tmp_path) for name in files if name.endswith(".vmfb")]
     assert 1 <= len(written) <= 2  # the running compile finished into the disk cache, the last queued one dropped
+
+
+def _conv_net_and_step(seed):
+    """A conv + BatchNorm + linear net and its SGD training step (loss, backward, step, clear_grad)."""
+    paddle.seed(seed)
+    net = paddle.nn.Sequential(paddle.nn.Conv2D(3, 4, 3, padding=1), paddle.nn.BatchNorm2D(4), paddle.nn.ReLU(),
+                               paddle.nn.Flatten(), paddle.nn.Linear(4 * 6 * 6, 3))
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    loss_fn = paddle.nn.CrossEntropyLoss()
+
+    def step(x, y):
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    return net, step
+
+
+def _state(net):
+    return {k: v.numpy().copy() for k, v in net.state_dict().items()}
+
+
+def test_a_to_static_training_step_runs_op_by_op_until_its_executable_is_ready():
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.normal(size=(5, 3, 6, 6)).astype(np.float32))
+    y = paddle.to_tensor(rng.integers(0, 3, size=(5,)))
+    net, step = _conv_net_and_step(7)
+    twin, eager_step = _conv_net_and_step(7)  # the same weights, trained eagerly beside it
+    static_step = paddle.jit.to_static(step)
+    first = static_step(x, y)
+    assert not _compiled(first)  # the first call returned before the compile finished
+    np.testing.assert_allclose(float(first), float(eager_step(x, y)), rtol=1e-6)
+    for name, value in _state(twin).items():  # the update and the BatchNorm statistics were applied, as eagerly
+        np.testing.assert_allclose(_state(net)[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+    wait_for_background_compiles()
+    later = static_step(x, y)
+    assert _compiled(later)  # the compiled program took over
+    np.testing.assert_allclose(float(later), float(eager_step(x, y)), rtol=1e-5)
+    for name, value in _state(twin).items():
+        np.testing.assert_allclose(_state(net)[name], value, rtol=1e-4, atol=1e-6, err_msg=name)
+    assert len(static_step.program_cache) == 1  # traced once: the op-by-op calls ran the traced program
+
+
+def test_a_to_static_layer_is_differentiated_by_the_tape_while_it_compiles():
+    rng = np.random.default_rng(1)
+    x = paddle.to_tensor(rng.normal(size=(5, 3, 6, 6)).astype(np.float32))
+    y = paddle.to_tensor(rng.integers(0, 3, size=(5,)))
+    net, _ = _conv_net_and_step(3)
+    twin, _ = _conv_net_and_step(3)
+    static_net = paddle.jit.to_static(net)
+    loss = paddle.nn.functional.cross_entropy(static_net(x), y)
+    assert not _compiled(loss)
+    loss.backward()
+    paddle.nn.functional.cross_entropy(twin(x), y).backward()
+    for (name, p), q in zip(net.named_parameters(), twin.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_a_to_static_step_whose_compile_fails_keeps_training(monkeypatch):
+    monkeypatch.setattr(runtime, "load_stablehlo", _compile_fails)
+    rng = np.random.default_rng(2)
+    x = paddle.to_tensor(rng.normal(size=(5, 3, 6, 6)).astype(np.float32))
+    y = paddle.to_tensor(rng.integers(0, 3, size=(5,)))
+    _, step = _conv_net_and_step(5)
+    static_step = paddle.jit.to_static(step)
+    losses = [float(static_step(x, y))]
+    wait_for_background_compiles()
+    with pytest.warns(RuntimeWarning, match="compiling in the background failed.*IREE said no"):
+        losses.append(float(static_step(x, y)))
+    losses += [float(static_step(x, y)) for _ in range(3)]
+    assert all(a > b for a, b in zip(losses, losses[1:]))  # every call still trained the net, op by op

@@ -75,7 +75,8 @@ def _resnet_forms(target):
 @pytest.mark.parametrize("target", [AVX512, Target()], ids=["avx512", "no cpu named"])
 def test_each_convolution_of_a_resnet_step_takes_its_form(target):
     # the forward, the input gradient and the weight gradient, in any order; the input gradient's filter is made
-    # by a rev, which IREE already materializes where the convolution wants it (None: the generic lowering)
+    # by a rev, which IREE already materializes where the convolution wants it (None: the generic lowering); the
+    # weight gradient over the stem's 3 features is one gathered product
     assert _resnet_forms(target) == {
         "stem": ["None", "filter_barrier", "patches_product"],
         "3x3": ["None", "filter_barrier", "positions_dots"],
@@ -125,32 +126,35 @@ CASES = [
 ]
 
 
-def _products_apply(form, lhs, rhs, out, params):
-    """Whether a product form applies: no groups, at most MAX_UNROLLED slices (one per window tap for im2col and
-    tap_dots, one per output position for positions_dots and patches_product)."""
+def _form_applies(form, lhs, rhs, out, params):
+    """Whether a form forced on a convolution applies: every form but positions_dots takes no groups; each unrolls
+    at most MAX_UNROLLED slices (one per window tap for im2col and tap_dots, one per output position for
+    positions_dots and patches_product; positions_gather reads them all with one gather)."""
     c = llvm_cpu_conv._Conv(lhs.shape, rhs.shape, out.shape, **params)
-    slices = c.positions if form in ("positions_dots", "patches_product") else c.window
-    return c.feature_group_count == c.batch_group_count == 1 and np.prod(slices) <= llvm_cpu_conv.MAX_UNROLLED
+    unrolled = np.prod(c.positions) if form in ("positions_dots", "patches_product") else np.prod(c.window)
+    no_groups = c.feature_group_count == c.batch_group_count == 1
+    return (no_groups or form == "positions_dots") and (form == "positions_gather" or
+                                                         unrolled <= llvm_cpu_conv.MAX_UNROLLED)
 
 
-PRODUCT_FORMS = ("im2col", "tap_dots", "positions_dots", "patches_product")
-FORM_CASES = [(case, form) for case in CASES for form in ("chosen",) + PRODUCT_FORMS
-              if form == "chosen" or "feature_group_count" not in case[-1]]
+FORMS = ("chosen", "im2col", "tap_dots", "positions_dots", "positions_gather", "patches_product")
+FORM_CASES = [(case, form) for case in CASES for form in FORMS
+              if form in ("chosen", "positions_dots") or "feature_group_count" not in case[-1]]
 
 
 @pytest.mark.parametrize("case,form", FORM_CASES, ids=[f"{c[0]}-{f}" for c, f in FORM_CASES])
 def test_every_form_computes_the_convolution(case, form):
     """Forward, input gradient and weight gradient of each case: the rewritten program, evaluated eagerly, equals
-    the convolution's own implementation (float64): the form chosen for AVX-512, and each product form (im2col and
-    tap_dots chosen without AVX-512; positions_dots and patches_product, the weight gradients over many and few
-    batch rows) wherever it applies."""
+    the convolution's own implementation (float64): the form chosen for AVX-512, each product form (chosen
+    without AVX-512) and each weight-gradient form (positions_dots, positions_gather and patches_product, chosen by
+    the batch rows, positions and groups) wherever it applies."""
     _, x_shape, w_shape, dn, params = case
     rng = np.random.default_rng(0)
     seen = set()
     for conv in _convs_of_step(x_shape, w_shape, dn, **params):
         lhs, rhs, out, conv_params = conv
         lhs, rhs, out = (a.update(dtype=pf.float64) for a in (lhs, rhs, out))
-        if form != "chosen" and not _products_apply(form, lhs, rhs, out, conv_params):
+        if form != "chosen" and not _form_applies(form, lhs, rhs, out, conv_params):
             continue
         found = llvm_cpu_conv.rewrite(lhs, rhs, out, conv_params, target=AVX512,
                                       form=None if form == "chosen" else getattr(llvm_cpu_conv, form))

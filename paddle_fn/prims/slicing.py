@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import builtins
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from paddle_fn.core.autodiff import is_undefined
 from paddle_fn.core.batching import batch_size, bdim_at_front, moveaxis
+from paddle_fn.core.dimension_numbers import GatherDimensionNumbers, freeze_as_int_tuples
 from paddle_fn.core.errors import DTypeError, ShapeError
 from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import Primitive, RuntimeCheck
@@ -191,32 +192,6 @@ def dynamic_update_slice(x, update, *start_indices):
 # batch axis. A start index is clamped so that its whole window lies inside the operand, for gather and scatter alike
 # (StableHLO leaves out-of-bounds scatter undefined, so the scatter lowering clamps explicitly).
 
-def _freeze_as_int_tuples(numbers):
-    """Store every field of a frozen dimension-numbers dataclass as a tuple of Python ints (hashable params)."""
-    for f in fields(numbers):
-        object.__setattr__(numbers, f.name, tuple(int(d) for d in getattr(numbers, f.name)))
-
-
-@dataclass(frozen=True)
-class GatherDimensionNumbers:
-    """How a gather reads its windows (XLA's GatherDimensionNumbers; index_vector_dim is the last axis of indices).
-
-    offset_dims: axes of the output that hold the window axes (the operand axes neither collapsed nor batching).
-    collapsed_slice_dims: operand axes with window size 1 that are dropped from the output.
-    start_index_map: the operand axis each component of an index vector starts.
-    operand_batching_dims / start_indices_batching_dims: operand axes paired with batch axes of indices (the
-    operand axis is indexed by the position along the indices axis, as in take_along_axis).
-    """
-    offset_dims: tuple
-    collapsed_slice_dims: tuple
-    start_index_map: tuple
-    operand_batching_dims: tuple = ()
-    start_indices_batching_dims: tuple = ()
-
-    def __post_init__(self):
-        _freeze_as_int_tuples(self)
-
-
 @dataclass(frozen=True)
 class ScatterDimensionNumbers:
     """How a scatter writes its windows (XLA's ScatterDimensionNumbers; index_vector_dim is the last axis of indices).
@@ -233,7 +208,7 @@ class ScatterDimensionNumbers:
     scatter_indices_batching_dims: tuple = ()
 
     def __post_init__(self):
-        _freeze_as_int_tuples(self)
+        freeze_as_int_tuples(self)
 
     def window_dims(self, operand_rank: int) -> tuple:
         """The operand axes that windows span (neither inserted nor batching), matching update_window_dims."""
