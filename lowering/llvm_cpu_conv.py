@@ -393,8 +393,11 @@ MIN_PRODUCT_FEATURES = 16
 # gradient, AVX2 code: 0.58 against 3.99 ms; with AVX-512 0.46 against 2.97); at 8 the two tie, at 16 the
 # per-position products win 1.5-2x (the one product then packs its k*k-times larger operand in a pass of its own).
 MIN_POSITION_ROWS = 8
-# the most positions whose slices patches_product stacks (one executable each); past them one gather reads them all
-MAX_STACKED_POSITIONS = 9
+# The most positions whose slices patches_product stacks (one executable each); past them positions_gather reads
+# them all with one gather. ResNet-18's 7x7 stem (49 positions, 2026-11-27, quiet AVX-512 host): stacked 2.1 ms a
+# step and 1.65 s to compile, gathered 5.0 ms and 0.58 s, per-position products 7.3 ms and 2.7 s; the 3x3 stem:
+# 0.30, 0.54 and 0.97 ms. A step's time outweighs a second of compile in the background after a few hundred steps.
+MAX_STACKED_POSITIONS = 64
 
 
 def _direct_kernels_slow(target: Target) -> bool:
@@ -429,9 +432,9 @@ def choose_form(c: _Conv, target: Target = Target(), filter_reversed: bool = Fal
         return depthwise_positions
     if window == 1 and fg == bg == 1:
         return tap_dots
+    if positions < window and fg == bg == 1 and c.batch < MIN_POSITION_ROWS:
+        return patches_product if positions <= MAX_STACKED_POSITIONS else positions_gather  # the gather unrolls none
     if positions < window and positions <= MAX_UNROLLED:
-        if fg == bg == 1 and c.batch < MIN_POSITION_ROWS:
-            return patches_product if positions <= MAX_STACKED_POSITIONS else positions_gather
         return positions_dots
     return None if filter_reversed else filter_barrier
 

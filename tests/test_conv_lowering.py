@@ -76,13 +76,21 @@ def _resnet_forms(target):
 def test_each_convolution_of_a_resnet_step_takes_its_form(target):
     # the forward, the input gradient and the weight gradient, in any order; the input gradient's filter is made
     # by a rev, which IREE already materializes where the convolution wants it (None: the generic lowering); the
-    # weight gradient over the stem's 3 features is one gathered product
+    # weight gradient over the stem's 3 features is one product of its stacked position slices
     assert _resnet_forms(target) == {
         "stem": ["None", "filter_barrier", "patches_product"],
         "3x3": ["None", "filter_barrier", "positions_dots"],
         "3x3 stride 2": ["None", "filter_barrier", "positions_dots"],
         "1x1 stride 2": ["positions_dots", "tap_dots", "tap_dots"],
         "depthwise": ["depthwise_positions", "depthwise_taps", "depthwise_taps"]}
+
+
+def test_a_weight_gradient_over_few_rows_and_many_positions_gathers_them():
+    # an 11x11 stem (AlexNet's): 121 positions, past MAX_STACKED_POSITIONS; a 7x7 one (ResNet-18's) stacks its 49
+    for k, form in ((11, "positions_gather"), (7, "patches_product")):
+        forms = sorted(str(_form(c, rev, AVX512)) for c, rev in _convs_of_step(
+            (8, 3, 64, 64), (16, 3, k, k), NCHW, with_reversal=True, window_strides=(4, 4), padding=((2, 2),) * 2))
+        assert form in forms, (k, forms)
 
 
 def test_without_avx512_convolutions_become_products():
@@ -279,7 +287,9 @@ def test_compiled_convolutions_of_other_ranks_and_kinds_match_eager(op, n, layou
 
 
 def test_unrolled_forms_stay_bounded():
-    """A convolution whose window and output both exceed MAX_UNROLLED positions takes the filter-barrier form:
-    no form unrolls more than MAX_UNROLLED slices."""
+    """A convolution whose window and output both exceed MAX_UNROLLED positions takes the filter-barrier form, and
+    its weight gradient over few rows one gather: no form unrolls more than MAX_UNROLLED slices."""
     convs = _convs_of_step((1, 2, 40, 40), (2, 2, 9, 9), NCHW, window_strides=(1, 1), padding=((0, 0), (0, 0)))
+    assert sorted(str(_form(c)) for c in convs) == ["filter_barrier"] * 2 + ["positions_gather"]
+    convs = _convs_of_step((1, 8, 40, 40), (2, 8, 9, 9), NCHW, window_strides=(1, 1), padding=((0, 0), (0, 0)))
     assert [_form(c) for c in convs] == ["filter_barrier"] * 3
