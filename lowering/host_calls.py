@@ -1,6 +1,6 @@
-"""Calls from compiled CPU programs to host kernels: a primitive's own eager implementation (pocketfft through
-scipy.fft, LAPACK through numpy and scipy) run by paddle_fn's runtime in the calling process, as XLA's CPU
-backend calls ducc's FFT and LAPACK.
+"""Calls from compiled CPU programs to host kernels: a primitive's own eager implementation (ducc's FFT, numpy's
+sort, LAPACK through numpy and scipy) run by paddle_fn's runtime in the calling process, as XLA's CPU backend calls
+ducc's FFT and LAPACK.
 
 Where IREE has no kernel of its own for an operation (it has no FFT but a radix-2 one, no eigen- or singular value
 decomposition), the forms paddle_fn builds from other operations (DFT products, Jacobi sweeps, shifted QR

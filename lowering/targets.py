@@ -88,7 +88,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                       "tests/test_host_kernels.py; benchmarks/bench_fft.py (the forms' speed)",
              why="IREE compiles stablehlo.fft on the CPU only over one axis of a power-of-two length in single "
                  "precision (other lengths, several axes and complex128 fail to compile), and runs many transforms "
-                 "slowly: a large FFT calls pocketfft (lowering/host_calls.py), as XLA calls ducc; smaller ones, "
+                 "slowly: a large FFT calls ducc's (lowering/host_calls.py), as XLA does; smaller ones, "
                  "and programs without host kernels, become matrix products on real planes, or one-axis FFTs, DFT "
                  "products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
     Override("sort", "llvm-cpu", host_calls.lower_on_host("sort", _rule_on_every_target("sort"),

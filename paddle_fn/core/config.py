@@ -12,7 +12,7 @@
                           background thread (see paddle_fn.transforms.background_compile)
     jit_host_kernels      PADDLE_FN_HOST_KERNELS=0 keeps compiled CPU programs from calling host kernels: by default
                           (on) a large FFT or dense decomposition in a jit program on the CPU calls the same library
-                          routine (pocketfft, LAPACK) as eager code; off, it runs IREE code built from other
+                          routine (ducc's FFT, LAPACK) as eager code; off, it runs IREE code built from other
                           operations (see paddle_fn.lowering.host_calls); read when a program compiles, so a
                           function already compiled for a signature keeps its executable
     pmap_strategy         PADDLE_FN_PMAP_STRATEGY: how pmap runs in one process: "auto" (default), "module" (one
