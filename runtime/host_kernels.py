@@ -1,15 +1,15 @@
-"""Host kernels: routines of this process (numpy, scipy: pocketfft, LAPACK) that compiled CPU programs call.
+"""Host kernels: routines of this process (ducc's FFT, numpy's sort, LAPACK) that compiled CPU programs call.
 
 A program imports them as functions of one VM module (`install`'s `module_name`): IREE compiles a call to an
 external `func.func` with tensor operands into a wait for the operands' buffers, the call with their buffer views,
 and the import of the returned views, checked against the declared types (a wrong shape or element type fails the
 call with IREE's message instead of reading past a buffer). The module is a `PyModuleInterface`, one per device
-(results are allocated on it), added to the context of every program whose module names it.
+(results are allocated on it) and set of imported names, added to the context of every program that imports it.
 
 This layer knows nothing of what the kernels compute: each function's name holds a key naming the kernel and its
 parameters, which the handler the upper layer installs decodes and runs (transforms/host_kernels.py); the operands
-are read in place (CPU buffers are host memory).
-The calls are synchronous and run on the thread that runs the program, holding the GIL for the kernel's Python
+are read in place (CPU buffers are host memory), each result is copied into a new buffer of the device. The calls
+are synchronous and run on the thread that runs the program, holding the GIL for the kernel's Python
 part only (IREE releases it while a program runs).
 """
 from __future__ import annotations
