@@ -1,6 +1,7 @@
 """Host kernels against IREE's code built from other operations: `jit` of an FFT or a decomposition, once calling
 the library routine (pocketfft, LAPACK) from the compiled program and once compiled without host kernels, by size,
-in one run; where the call pays for itself sets the thresholds lowering/targets.py puts in host_calls.MIN_WORK.
+in one run; where the call pays for itself sets lowering/targets.py's thresholds (HOST_FFT_WORK, ...), which the
+rows register in host_calls.MIN_WORK.
 
     .venv/bin/python benchmarks/bench_host_kernels.py [--ops fft rfft2 sort eigh svd qr cholesky lu eig]
         [--sizes 4 8 16 32 64] [--fft-sizes 64 256 1024 4096 16384] (also the sort lengths) [--reps 9]

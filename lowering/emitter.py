@@ -224,6 +224,11 @@ class FuncLowering:
             return env[v]
 
         for eqn in prog.eqns:
+            if eqn.outputs and all(v.aval.size == 0 for v in eqn.outputs):
+                # only empty results (a decomposition of a 0 x 0 matrix): nothing to compute, and rules that slice
+                # or reduce along the empty axes (argmax's positions) need not handle them
+                env.update((v, self.constant(np.zeros(v.aval.shape, v.aval.dtype.np), v.aval)) for v in eqn.outputs)
+                continue
             ins = [read(v) for v in eqn.inputs]
             first_line = len(self.lines)
             outs = self.apply(self.rule(eqn.prim), ins, [v.aval for v in eqn.inputs], [v.aval for v in eqn.outputs],

@@ -21,15 +21,12 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
-
 from paddle_fn.core.primitive import get_primitive
 from paddle_fn.lowering.emitter import tensor_type
 
 MODULE = "paddle_fn_host"
-# the primitives an override may lower to host calls (the only ones the handler runs)
-PRIMITIVES: set = set()
-# primitive -> the work from which a host call is made (lowering/targets.py sets them; read when a rule lowers)
+# primitive -> the work from which a host call is made, for the primitives an override lowers to host calls (the
+# only ones the handler runs); set by `lower_on_host`, read when a rule lowers
 MIN_WORK: dict = {}
 # The pattern of the names a program imports (read back from its compiled module by the runtime): the operand count,
 # the result count and the spec
@@ -90,16 +87,13 @@ def host_call(ctx, name: str, operands, **params):
     return [f"{result}#{i}" for i in range(len(avals_out))] if len(avals_out) > 1 else [result]
 
 
-def lower_on_host(name: str, compiled_rule, *, work=None):
+def lower_on_host(name: str, compiled_rule, *, min_work: float, work=None):
     """The rule lowering primitive `name` as a host call where the target allows it and its work (`work(avals_in,
-    avals_out, **params)`, by default the primitive's `cost`) is at least MIN_WORK[name]; by `compiled_rule`
-    else."""
-    PRIMITIVES.add(name)
+    avals_out, **params)`, by default the primitive's `cost`) is at least `min_work` (MIN_WORK[name] when it
+    lowers); by `compiled_rule` else."""
+    MIN_WORK[name] = min_work
 
     def lower(ctx, *operands, **params):
-        if all(aval.size == 0 for aval in ctx.avals_out):  # an empty problem (a 0 x 0 matrix): nothing to compute
-            empty = [ctx.constant(np.zeros(aval.shape, aval.dtype.np), aval) for aval in ctx.avals_out]
-            return empty if get_primitive(name).multiple_results else empty[0]
         estimate = work or get_primitive(name).cost
         if ctx.target.host_kernels and estimate(ctx.avals_in, ctx.avals_out, **params) >= MIN_WORK[name]:
             return host_call(ctx, name, operands, **params)

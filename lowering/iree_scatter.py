@@ -15,8 +15,8 @@ import dataclasses
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
-from paddle_fn.lowering.staged import (bind, broadcast, filled, generic_rule, inline, reshape, shape_of, slice_,
-                                       stage, transpose)
+from paddle_fn.lowering.staged import (bind, broadcast, filled, generic_rule, inline, materialized, reshape, shape_of,
+                                       slice_, stage, transpose)
 
 
 def is_simple(operand, indices, updates, dn) -> bool:
@@ -38,9 +38,7 @@ def lower_scatter(name: str):
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
         if is_simple(*ctx.avals_in, dimension_numbers):
             if ctx.avals_in[1].shape[0] >= MATERIALIZED_ROWS:
-                barrier = generic_rule("optimization_barrier")
-                indices, updates = [x if ctx.producer(x) is None else ctx.apply(barrier, [x], [aval], [aval])
-                                    for x, aval in zip((indices, updates), ctx.avals_in[1:])]
+                indices, updates = [materialized(ctx, x, aval) for x, aval in zip((indices, updates), ctx.avals_in[1:])]
             return generic_rule(name)(ctx, operand, indices, updates, dimension_numbers=dimension_numbers)
         prog, consts = stage(lambda o, i, u: [simple_form(name, o, i, u, dimension_numbers)], ctx.avals_in)
         return inline(ctx, prog, consts, [operand, indices, updates])[0]

@@ -13,7 +13,7 @@ this form; bools and unsigned integers keep the generic rule.
 """
 from __future__ import annotations
 
-from paddle_fn.lowering.staged import bind, broadcast, filled, generic_rule, inline, stage
+from paddle_fn.lowering.staged import bind, broadcast, filled, generic_rule, inline, materialized, stage
 
 
 # the operand size from which the two reductions are used (2^16 elements: 0.8 ms in the scalar loop)
@@ -25,8 +25,7 @@ def lower_arg_reduce(name: str, extremum: str):
     def lower(ctx, x, *, axis, index_dtype):
         if ctx.avals_in[0].dtype.kind not in "fi" or ctx.avals_in[0].size < MIN_ELEMENTS:
             return generic_rule(name)(ctx, x, axis=axis, index_dtype=index_dtype)
-        if ctx.producer(x) is not None:  # computed here: materialized once, so both reductions read the same bits
-            x = ctx.apply(generic_rule("optimization_barrier"), [x], ctx.avals_in, ctx.avals_in)
+        x = materialized(ctx, x, ctx.avals_in[0])  # both reductions read the same bits
         prog, consts = stage(lambda v: [first_position_of_extremum(v, extremum, axis, index_dtype)], ctx.avals_in)
         return inline(ctx, prog, consts, [x])[0]
     return lower

@@ -250,6 +250,12 @@ def _split_axis(x, axis, groups):
     return reshape(x, shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:])
 
 
+def _window_starts(c: _Conv):
+    """Where each output position's window starts in the padded image, per spatial dim, positions in row-major
+    order."""
+    return [tuple(p * s for p, s in zip(at, c.window_strides)) for at in itertools.product(*map(range, c.positions))]
+
+
 def positions_dots(c: _Conv, lhs, rhs):
     """One product per output position, for convolutions whose window is larger than their output (the weight
     gradient): the strided image slice that position reads, contracted over its features and window with the
@@ -270,8 +276,8 @@ def positions_dots(c: _Conv, lhs, rhs):
     else:
         part_batch, part_contracting = (), (ls[1],) + tuple(ls[2:])
     outs = []
-    for at in itertools.product(*map(range, c.positions)):
-        part = c.window_slice(x, ls, tuple(p * s for p, s in zip(at, c.window_strides)), c.rhs_dilation, c.window)
+    for offsets in _window_starts(c):
+        part = c.window_slice(x, ls, offsets, c.rhs_dilation, c.window)
         if groups > 1:
             part = _split_axis(part, split, groups)
         product = _dot(filt, part, (filt_contracting, part_contracting), (filt_batch, part_batch))
@@ -315,12 +321,6 @@ def positions_gather(c: _Conv, lhs, rhs):
     contracting = ((kept.index(ls[1]),) + tuple(range(3, 3 + n)), (rs[1],) + tuple(rs[2:]))
     out = reshape(_dot(patches, rhs, contracting), (c.batch,) + c.positions + (c.out_features,))
     return _to_layout(out, c.dn.out_spec, (0, n + 1) + tuple(range(1, n + 1)))
-
-
-def _window_starts(c: _Conv):
-    """Where each output position's window starts in the padded image, per spatial dim, positions in row-major
-    order."""
-    return [tuple(p * s for p, s in zip(at, c.window_strides)) for at in itertools.product(*map(range, c.positions))]
 
 
 def patches_product(c: _Conv, lhs, rhs):

@@ -60,6 +60,15 @@ def lower_by_expansion(expansion, *, core_ndim=2, multiple_results=False):
     return lower
 
 
+def materialized(ctx, name: str, aval):
+    """The SSA value `name` (of type `aval`) computed once into a buffer of its own when an equation of the program
+    produced it: an optimization barrier keeps IREE from fusing its producer into each consumer. An argument or a
+    constant as it is."""
+    if ctx.producer(name) is None:
+        return name
+    return ctx.apply(generic_rule("optimization_barrier"), [name], [aval], [aval])
+
+
 def shape_of(x) -> tuple:
     return get_aval(x).shape
 

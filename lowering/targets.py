@@ -39,8 +39,9 @@ EVERY_TARGET = "every IREE target"
 # 8 x 8 2-2.8x faster compiled, of 16 x 16 1.6-1.9x faster on the host; but 1,000 of them vectorize compiled: lu and
 # qr of 16 x 16 1.8x and 3.4x, triangular solves 10x, svd of 8 x 8 3.3x faster compiled, cholesky (a batched
 # numpy call) 3.5x slower
-host_calls.MIN_WORK.update(fft=1 << 20, sort=1 << 11, eig=1, eigh=1, cholesky=1 << 12, svd=1 << 12, qr=1 << 15,
-                           lu=1 << 15, triangular_solve=1 << 15)
+HOST_FFT_WORK, HOST_SORT_WORK = 1 << 20, 1 << 11
+HOST_DECOMPOSITION_WORK = {"eig": 1, "eigh": 1, "cholesky": 1 << 12, "svd": 1 << 12, "qr": 1 << 15, "lu": 1 << 15,
+                           "triangular_solve": 1 << 15}
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU sums add each vector lane's elements one after the other: a float32 mean of 2^20 "
                  "elements was off by up to 5e-4 relative; summing in stages of 128 keeps numpy's level. A float "
                  "sum over leading axes (a bias gradient's) runs 2-3x faster as a product with ones"),
-    Override("fft", "llvm-cpu", host_calls.lower_on_host("fft", llvm_cpu_fft.lower_fft),
+    Override("fft", "llvm-cpu", host_calls.lower_on_host("fft", llvm_cpu_fft.lower_fft, min_work=HOST_FFT_WORK),
              iree="3.13",
              evidence="tests/test_iree_probes.py::test_generic_fft_still_needs_the_llvm_cpu_override; "
                       "tests/test_fft.py (every form against scipy.fft, eagerly and under jit); "
@@ -92,11 +93,12 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  "and programs without host kernels, become matrix products on real planes, or one-axis FFTs, DFT "
                  "products, four-step splits and Bluestein's algorithm (see lowering/llvm_cpu_fft.py)"),
     Override("sort", "llvm-cpu", host_calls.lower_on_host("sort", _rule_on_every_target("sort"),
-                                                          work=host_calls.sort_work), iree="3.13",
+                                                          min_work=HOST_SORT_WORK, work=host_calls.sort_work),
+             iree="3.13",
              evidence="benchmarks/bench_host_kernels.py (sort); tests/test_host_kernels.py",
              why="IREE's CPU sort runs one line on one thread in quadratic time (4,096 floats: 450 ms, numpy 0.3 "
                  "ms) and its stack allocation fails to compile 65,536 (\"exceeded stack allocation limit\"): a "
-                 "sort from MIN_WORK['sort'] on calls numpy's (lowering/host_calls.py); below, and without host "
+                 "sort from HOST_SORT_WORK on calls numpy's (lowering/host_calls.py); below, and without host "
                  "kernels, the rule for every target (lowering/iree_sort.py)"),
     Override("argmax", "llvm-cpu", llvm_cpu_argmax.lower_arg_reduce("argmax", "reduce_max"), iree="3.13",
              evidence="tests/test_lowering.py::test_argmax_and_argmin_take_the_first_extremum_nan_first",
@@ -137,7 +139,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     for name in iree_linalg.EXPANDED) + tuple(
     Override(name, "llvm-cpu", host_calls.lower_on_host(
                  name, iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)),
-                 work=host_calls.matrix_work), iree="3.13",
+                 min_work=HOST_DECOMPOSITION_WORK[name], work=host_calls.matrix_work), iree="3.13",
              evidence="tests/test_iree_probes.py::test_unbatched_decompositions_still_fail_on_the_cpu; "
                       "tests/test_host_kernels.py; benchmarks/bench_linalg.py",
              why="IREE has no dense decomposition of its own: those built from other operations run 10-300x "

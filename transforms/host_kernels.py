@@ -13,9 +13,10 @@ import functools
 
 import numpy as np
 
+from paddle_fn.core.dtypes import as_dtype
 from paddle_fn.core.errors import ShapeError
+from paddle_fn.core.ir import ShapedArray
 from paddle_fn.core.primitive import get_primitive
-from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering import host_calls
 from paddle_fn.runtime import host_kernels as runtime_host_kernels
 
@@ -24,9 +25,9 @@ from paddle_fn.runtime import host_kernels as runtime_host_kernels
 def _kernel(spec: str) -> tuple:
     """(primitive, params) that `spec` names, decoded once per spec (a program calls its kernels again and again)."""
     name, params = host_calls.decode_spec(spec)
-    if name not in host_calls.PRIMITIVES:
+    if name not in host_calls.MIN_WORK:
         raise ValueError(f"a compiled program called host kernel {name!r}, which is not one of "
-                         f"{sorted(host_calls.PRIMITIVES)}")
+                         f"{sorted(host_calls.MIN_WORK)}")
     return get_primitive(name), params
 
 
@@ -41,16 +42,23 @@ def run_kernel(spec: str, operands: list) -> list:
         array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
     """
     prim, params = _kernel(spec)
-    name = prim.name
     results = prim.impl(*operands, **params)
     results = list(results) if prim.multiple_results else [results]
-    expected = prim.shape_rule(*(get_aval(Tensor(x)) for x in operands), **params)
-    expected = list(expected) if prim.multiple_results else [expected]
+    expected = _result_types(spec, tuple((x.shape, x.dtype) for x in operands))
     for result, aval in zip(results, expected):
         if result.shape != aval.shape or np.dtype(result.dtype) != aval.dtype.np:
-            raise ShapeError(f"host kernel {name}: its implementation gave {result.dtype}{list(result.shape)} where "
-                             f"the program expects {aval.dtype.name}{list(aval.shape)}")
+            raise ShapeError(f"host kernel {prim.name}: its implementation gave {result.dtype}{list(result.shape)} "
+                             f"where the program expects {aval.dtype.name}{list(aval.shape)}")
     return results
+
+
+@functools.lru_cache(maxsize=1024)
+def _result_types(spec: str, operand_types: tuple) -> list:
+    """The avals the primitive `spec` names gives for operands of these (shape, numpy dtype), by its shape rule,
+    once per program's call."""
+    prim, params = _kernel(spec)
+    expected = prim.shape_rule(*(ShapedArray(shape, as_dtype(dtype)) for shape, dtype in operand_types), **params)
+    return list(expected) if prim.multiple_results else [expected]
 
 
 def install():
