@@ -146,7 +146,18 @@ def reload_cpu_target() -> str:
     """Read $PADDLE_FN_CPU_TARGET again and return what `cpu_target` gives from now on. The variable is read when
     this module is imported, not on every jit call (the executables' cache key needs the CPU on every call, and
     reading the environment there was a measurable part of a small call); a program that changes the variable
-    after importing paddle_fn calls this for the change to take effect."""
+    after importing paddle_fn calls this for the change to take effect.
+
+    Example:
+        >>> import os
+        >>> from paddle_fn import runtime
+        >>> os.environ["PADDLE_FN_CPU_TARGET"] = "x86-64-v3"  # AVX2 code from now on
+        >>> runtime.reload_cpu_target(), runtime.cpu_target()
+        ('x86-64-v3', 'x86-64-v3')
+        >>> del os.environ["PADDLE_FN_CPU_TARGET"]
+        >>> runtime.reload_cpu_target()
+        'host'
+    """
     global _cpu_target
     _cpu_target = os.environ.get(CPU_TARGET_ENV, "").strip() or "host"
     return _cpu_target

@@ -38,6 +38,7 @@ def _run(tests):
 def _modules():
     names = ["paddle_fn"]
     for pkg in ("paddle_fn.core", "paddle_fn.prims", "paddle_fn.tensor", "paddle_fn.transforms", "paddle_fn.lowering",
+                "paddle_fn.runtime",
                 "paddle_fn.nn", "paddle_fn.nn.functional", "paddle_fn.autograd", "paddle_fn.static",
                 "paddle_fn.framework", "paddle_fn.jit", "paddle_fn.nn_compat.jit", "paddle_fn.nn_compat.jit.dy2static",
                 "paddle_fn.nn_compat.layer", "paddle_fn.nn_compat.initializer", "paddle_fn.optimizer",

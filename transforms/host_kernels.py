@@ -1,6 +1,6 @@
 """The host kernels compiled CPU programs call (lowering/host_calls.py): each is a primitive's own eager
-implementation, named with its parameters by the spec in the called function's name. `install`ed into the runtime when jit is imported,
-so every program that jit loads, from a fresh compile or the disk cache, finds them.
+implementation, named with its parameters by the spec in the called function's name. `install`ed into the runtime
+when jit is imported, so every program that jit loads, from a fresh compile or the disk cache, finds them.
 
 Only the primitives an override lowers to host calls run here (a program from a tampered cache could name
 another); each result is checked against the shape and dtype the primitive's shape rule gives, so a kernel never
