@@ -28,7 +28,7 @@ from paddle_fn.core.primitive import Primitive, symbolic_zeros
 from paddle_fn.core.program_transforms import batch_program, linearize_program, transpose_program
 from paddle_fn.core.pytree import tree_flatten, tree_unflatten
 from paddle_fn.core.staging import eval_program, trace_to_program
-from paddle_fn.core.tape import set_grad_enabled
+from paddle_fn.core.tape import record_function, saved_tensors_hooks_now, set_grad_enabled
 from paddle_fn.core.trace import Tensor, Tracer, current_dynamic_main, get_aval, grad_mode
 from paddle_fn.lowering import Target, lower_program
 from paddle_fn.lowering.simplify import simplify
@@ -154,9 +154,13 @@ def _load(program, cache, key, name, cached_only=False):
 
 def _op_by_op(program, tensors):
     """`program`'s outputs evaluated with the primitives' eager implementations, while it compiles. Nothing is
-    recorded on the tape: a compiled call records nothing either (its caller decided that)."""
+    recorded on the tape: a compiled call records nothing either (its caller decided that). An output that is an
+    input comes back as a new handle, as from the executable, so that recording the call leaves the input's own
+    gradient history alone."""
     with set_grad_enabled(False):
-        return eval_program(program, [], tensors)
+        outs = eval_program(program, [], tensors)
+    inputs = {id(t) for t in tensors}
+    return [o.new_handle() if id(o) in inputs else o for o in outs]
 
 
 def _run(exe, sites, tensors, out_avals, name):
@@ -329,19 +333,49 @@ class _Traced:
                     if ref() is handle:
                         self._replace_const(i, handle)
 
-    def runs_compiled(self, tensors) -> bool:
-        """Whether this call runs the executable directly: nothing is traced, and no gradient has to be recorded
-        on the eager tape. A program with effects (a Paddle train step: backward and the optimizer update inside)
-        is not recorded: its gradients were taken inside it."""
+    def call_mode(self, tensors) -> str:
+        """How this call runs: "compiled", the executable directly (nothing is traced, and no gradient has to be
+        recorded on the eager tape; a program with effects, a Paddle train step with backward and the optimizer
+        update inside, is not recorded: its gradients were taken inside it); "tape", compiled with one node on the
+        eager tape (`run_on_tape`); "bind", through `jit_call` (another transform is tracing, or the tape must see
+        each input as saved_tensors_hooks packs it)."""
         if self.closes_over_tracers or current_dynamic_main().level != 0:
-            return False
+            return "bind"
         needs_tape = self.consts_need_grad
         for t in tensors:
             if isinstance(t, Tracer):
-                return False
+                return "bind"
             needs_tape = needs_tape or not t.stop_gradient
-        updates_state = any(kind != "callback" for kind, _ in self.effects)
-        return updates_state or not (needs_tape and grad_mode.enabled)
+        if any(kind != "callback" for kind, _ in self.effects) or not (needs_tape and grad_mode.enabled):
+            return "compiled"
+        return "bind" if self.effects or saved_tensors_hooks_now.hooks else "tape"
+
+    def run_on_tape(self, tensors, name):
+        """Run the program's known part (the outputs and the residuals its reverse needs) and record one node on
+        the eager tape whose reverse runs the transposed linear part on those residuals: backward() compiles and
+        runs the reverse only, where recording `jit_call` itself would linearize it there, running the forward a
+        second time. The residuals stay on the tape (their node is the known part's), so a backward with
+        create_graph differentiates through them."""
+        inputs = list(self.consts) + list(tensors)
+        nonzero = tuple(not t.stop_gradient and is_differentiable(t.aval) for t in inputs)
+        known, linear, _, out_nonzero = cached_for_program(self.program, ("jvp", nonzero),
+                                                           lambda: linearize_program(self.program, nonzero))
+        live = (False,) * (len(linear.in_vars) - sum(nonzero)) + (True,) * sum(nonzero)
+        transposed = cached_for_program(linear, ("transpose", live), lambda: transpose_program(linear, live))
+        same = {"device": self.device, "precision": self.precision, "checks": self.checks}
+        outs = jit_call_p.bind(*inputs, program=known, name=name, **same)
+        n_out = len(self.out_avals)
+        primal, residuals = [o.detach() for o in outs[:n_out]], outs[n_out:]
+
+        def reverse(cts):
+            out_cts = [instantiate(Zero(aval)) if ct is None else ct
+                       for ct, aval, nz in zip(cts, self.out_avals, out_nonzero) if nz]
+            in_cts = iter(jit_call_p.bind(*residuals, *out_cts, program=transposed, name=f"transpose({name})",
+                                          **same))
+            return [next(in_cts) if nz else None for nz in nonzero]
+
+        record_function(name, inputs, primal, reverse)
+        return primal
 
     def run(self, tensors, name, *, background=True):
         """Run the executable on the constants and `tensors`; the outputs stay on the device. With `background`,
@@ -544,8 +578,11 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         traced, tensors = self._lookup(args, kwargs)
-        if traced.runs_compiled(tensors):
+        mode = traced.call_mode(tensors)
+        if mode == "compiled":
             outs = traced.run(tensors, self._name)
+        elif mode == "tape":
+            outs = traced.run_on_tape(tensors, self._name)
         else:
             outs = jit_call_p.bind(*traced.consts, *tensors, program=traced.program, name=self._name,
                                    device=traced.device, precision=traced.precision, checks=traced.checks)

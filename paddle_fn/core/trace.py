@@ -147,6 +147,12 @@ class Tensor:
         numpy only when its value is asked for. `aval`, when the caller knows it, spares asking the buffer."""
         return cls._make(None, array, aval, stop_gradient)
 
+    def new_handle(self) -> "Tensor":
+        """A new handle on the same (immutable) value, with no gradient history and no storage shared: what an
+        operation that returns its input gives back, as a compiled program returns a new buffer."""
+        value = self.resolve()
+        return Tensor._make(value._value, value._device_array, value._aval, True)
+
     def snapshot(self) -> "Tensor":
         """A new handle on the same (immutable) value: unaffected if this handle is later updated in place."""
         if self._alias is not None:
