@@ -41,7 +41,7 @@ def _keep_iree_objects_at_exit():
         return
     rt._binding.disable_leak_checker()
     gc.freeze()
-    for kept in (_devices_by_platform, _inline_siblings, _instance):
+    for kept in (_devices_by_platform, _instance):  # a device holds its calling-thread twin
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(kept))
 
 
@@ -80,13 +80,16 @@ class Device:
     """One place where programs run and buffers live. Devices are singletons: compare them with `is` or `==`."""
 
     __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module", "_allocation",
-                 "memory")
+                 "memory", "home", "_inline_twin")
 
     def __init__(self, platform: str, id: int, driver: str, device_info=None):
         self._platform, self._id, self._driver, self._device_info = platform, id, driver, device_info
-        self._hal_device = self._hal_module = self._allocation = None
+        self._hal_device = self._hal_module = self._allocation = self._inline_twin = None
         # where its buffers live: a program reads in place the buffers of every device with the same `memory`
         self.memory = HOST_MEMORY if platform == "cpu" else object()
+        # the device the arrays its programs make belong to: itself, or for a CPU device's calling-thread twin
+        # (`inline_cpu_device`, an implementation detail) that device, so that users see one device
+        self.home = self
 
     platform = property(lambda self: self._platform, doc='"cpu", "cuda", "rocm" or "vulkan"')
     id = property(lambda self: self._id, doc="index among the devices of this platform")
@@ -141,9 +144,6 @@ def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
     return rt.get_driver(driver_name).create_device(device_info)
 
 
-_inline_siblings: dict = {}
-
-
 def inline_cpu_device(device: "Device") -> "Device":
     """The calling-thread (local-sync) twin of a CPU device: same memory, no worker-thread hand-off, so the
     lowest latency for small programs. Buffers of the two are interchangeable."""
@@ -152,9 +152,10 @@ def inline_cpu_device(device: "Device") -> "Device":
     if device.driver == "local-sync":
         return device
     with _lock:
-        twin = _inline_siblings.get(device.id)
+        twin = device._inline_twin
         if twin is None:
-            twin = _inline_siblings[device.id] = Device("cpu", device.id, "local-sync")
+            twin = device._inline_twin = Device("cpu", device.id, "local-sync")
+            twin.home = device
         return twin
 
 
@@ -298,14 +299,17 @@ class DeviceArray:
     """An immutable array in a device buffer. `to_numpy()` gives a read-only host view (cached).
 
     It holds the VM reference to its IREE buffer view, which executables push as an input as it is; the view object
-    itself is made only when something asks for it. `shape` and `dtype`, when given, spare querying the view."""
+    itself is made only when something asks for it. `shape` and `dtype`, when given, spare querying the view.
+    `committed`: the array was placed on its device on purpose (``device_put(x, device)``, or computed by a program
+    that ran there because of such inputs), so programs taking it run there (as JAX's committed arrays)."""
 
-    __slots__ = ("_ref", "_view", "_device", "_shape", "_dtype", "_host", "__weakref__")
+    __slots__ = ("_ref", "_view", "_device", "_shape", "_dtype", "_host", "committed", "__weakref__")
 
     def __init__(self, ref: rt.VmRef, device: Device, shape: Optional[tuple] = None,
-                 dtype: Optional[np.dtype] = None):
+                 dtype: Optional[np.dtype] = None, committed: bool = False):
         self._ref, self._device, self._shape, self._dtype = ref, device, shape, dtype
         self._view = self._host = None
+        self.committed = committed
 
     device = property(lambda self: self._device)
 
@@ -384,8 +388,9 @@ def _copy_through_staging_buffer(hal_device, buffer, shape, dtype) -> np.ndarray
     return np.array(staging.map().asarray(shape, dtype))
 
 
-def device_put(array, device: Optional[Device] = None) -> DeviceArray:
-    """Copy a numpy array (any layout, 0-d included) into a new buffer on `device` (default: the default device)."""
+def device_put(array, device: Optional[Device] = None, *, committed: bool = False) -> DeviceArray:
+    """Copy a numpy array (any layout, 0-d included) into a new buffer on `device` (default: the default device),
+    `committed` to it or not (see `DeviceArray`)."""
     device = default_device() if device is None else device
     host = np.asarray(array)
     if not host.flags.c_contiguous:
@@ -393,7 +398,7 @@ def device_put(array, device: Optional[Device] = None) -> DeviceArray:
     allocator, hal_device, memory_type, usage = device.allocation()
     view = allocator.allocate_buffer_copy(memory_type=memory_type, allowed_usage=usage, device=hal_device,
                                           buffer=host, element_type=element_type_of(host.dtype))
-    return DeviceArray(view.ref, device, host.shape, host.dtype)
+    return DeviceArray(view.ref, device, host.shape, host.dtype, committed)
 
 
 def input_for(arg, device: Device) -> DeviceArray:

@@ -110,7 +110,8 @@ class Executable:
             try:
                 self._context.invoke(self._function, inputs, results)
                 types = self._result_types or [(index, None, None) for index in range(results.size)]
-                return [DeviceArray(get(index), device, shape, dtype) for index, shape, dtype in types]
+                home = device.home
+                return [DeviceArray(get(index), home, shape, dtype) for index, shape, dtype in types]
             except (RuntimeError, ValueError) as error:
                 raise RuntimeError(self._describe_failed_call(args, error)) from error
         finally:

@@ -116,19 +116,29 @@ def get_device() -> str:
 def device_put(x, device=None):
     """Copy a Tensor (or array) into `device`'s memory; the result stays there when passed to jitted functions.
 
+    As in JAX, a Tensor put on a `device` named here is *committed* to it: a jitted function called with it runs on
+    that device, whatever the default device is, and its results are committed there too (arguments committed to
+    two different devices are an error). Without `device`, the Tensor goes to the default device uncommitted, and
+    a jitted call runs where the other arguments say.
+
     Example:
         >>> import paddle_fn as paddle
         >>> y = paddle.device_put(paddle.to_tensor([1.0, 2.0]))
         >>> y.numpy()
         array([1., 2.], dtype=float32)
+        >>> cpu = paddle.devices("cpu")[0]
+        >>> paddle.jit(lambda v: v * 2)(paddle.device_put(y, cpu)).device_array.device == cpu
+        True
     """
     d = resolve_device(device)
+    committed = device is not None
 
     def put(leaf):
         t = as_leaf(leaf, "device_put")
         if isinstance(t, Tracer):
             return t
-        return Tensor.from_device_array(_put(t.concrete_value(), d), stop_gradient=t.stop_gradient)
+        return Tensor.from_device_array(_put(t.concrete_value(), d, committed=committed),
+                                        stop_gradient=t.stop_gradient)
     return tree_map(put, x)
 
 

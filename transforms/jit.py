@@ -11,6 +11,7 @@ why it was traced); in paddle_fn.runtime, executables shared by StableHLO text, 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -152,13 +153,34 @@ def _load(program, cache, key, name, cached_only=False):
     return found
 
 
+class _Placement(threading.local):
+    """The device the eager jit call in progress commits its results to (None: they are not committed)."""
+    device = None
+
+
+_placement = _Placement()
+
+
+@contextlib.contextmanager
+def _committing_to(device):
+    outer, _placement.device = _placement.device, device
+    try:
+        yield
+    finally:
+        _placement.device = outer
+
+
 def _op_by_op(program, tensors):
     """`program`'s outputs evaluated with the primitives' eager implementations, while it compiles. Nothing is
     recorded on the tape: a compiled call records nothing either (its caller decided that). An output that is an
     input comes back as a new handle, as from the executable, so that recording the call leaves the input's own
-    gradient history alone."""
+    gradient history alone. The results of a committed call are put on its device (see `_Placement`)."""
     with set_grad_enabled(False):
         outs = eval_program(program, [], tensors)
+    device = _placement.device
+    if device is not None:  # committed results live on their device, as the executable's would
+        return [Tensor.from_device_array(runtime.device_put(o.concrete_value(), device, committed=True), aval=o.aval)
+                for o in outs]
     inputs = {id(t) for t in tensors}
     return [o.new_handle() if id(o) in inputs else o for o in outs]
 
@@ -166,8 +188,11 @@ def _op_by_op(program, tensors):
 def _run(exe, sites, tensors, out_avals, name):
     """Call `exe` on the Tensors' device buffers (host values are copied in); with check `sites` (the program is
     checked), raise the first failed check. The results stay on the device as Tensors that already know their avals
-    (the program's), so the next call's cache key costs no query."""
+    (the program's), so the next call's cache key costs no query; committed there when the call is (`_Placement`)."""
     outs = exe(*[array if (array := t.device_array) is not None else t.concrete_value() for t in tensors])
+    if _placement.device is not None:
+        for out in outs:
+            out.committed = True
     if sites:
         outs, found = outs[:-len(CHECK_AVALS)], outs[-len(CHECK_AVALS):]
         raise_failed(name, sites, *[Tensor.from_device_array(o, aval=a).concrete_value()
@@ -555,7 +580,7 @@ class JitFunction:
             leaves, structure = tree_flatten((dyn_args, dyn_kwargs))
             tensors = [as_leaf(x, self._what) for x in leaves]
             avals = tuple([t.aval for t in tensors])
-        device = resolve_device(self.device)
+        device, committed = self._placement(tensors, dyn_args, dyn_kwargs)
         precision = self.matmul_precision or matmul_precision_now()
         checks = global_checks.kinds if self.checks is None else self.checks
         key = (structure, avals, statics, device, precision, checks)
@@ -574,10 +599,38 @@ class JitFunction:
                                  precision, checks, self._explain_miss(key))
             if not traced.closes_over_tracers:
                 self._cache[key] = traced  # a closure over another transform's values is traced afresh
-        return traced, tensors
+        return traced, tensors, committed
+
+    def _placement(self, tensors, args, kwargs):
+        """(the device this call runs on, whether its results are committed to it): jit's `device` when given;
+        else, as in JAX, the device its committed arguments were put on (``device_put(x, device)``, or results of
+        such calls); else the default device, uncommitted. Arguments committed to two devices are an error."""
+        if self.device is not None:
+            return resolve_device(self.device), True
+        found = None
+        for i, t in enumerate(tensors):
+            if isinstance(t, Tracer) or (array := t.device_array) is None or not array.committed:
+                continue
+            if found is None:
+                found = (i, array.device)
+            elif array.device is not found[1]:
+                names = leaf_names(self.fun, args, kwargs) if self._params else None
+                first, other = ((names[k] if names else f"argument {k}") for k in (found[0], i))
+                raise TransformError(
+                    f"{self._what}: its arguments are committed to different devices: {first} "
+                    f"({tensors[found[0]].aval.str_short()}) to {found[1]} and {other} ({t.aval.str_short()}) to "
+                    f"{array.device}; put them on one device with paddle.device_put(x, device), or name the device "
+                    "the function runs on: jit(f, device=...)")
+        return (resolve_device(None), False) if found is None else (found[1], True)
 
     def __call__(self, *args, **kwargs):
-        traced, tensors = self._lookup(args, kwargs)
+        traced, tensors, committed = self._lookup(args, kwargs)
+        if not committed:
+            return self._call(traced, tensors)
+        with _committing_to(traced.device):
+            return self._call(traced, tensors)
+
+    def _call(self, traced, tensors):
         mode = traced.call_mode(tensors)
         if mode == "compiled":
             outs = traced.run(tensors, self._name)
@@ -595,7 +648,7 @@ class JitFunction:
     # -- ahead of time
     def lower(self, *args, **kwargs) -> "Lowered":
         """Trace and lower for these arguments without running: ``jit(f).lower(x).as_text()`` / ``.compile()``."""
-        traced, _ = self._lookup(args, kwargs)
+        traced, _, _ = self._lookup(args, kwargs)
         return Lowered(self, traced)
 
     def clear_cache(self):
@@ -663,13 +716,15 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         jitted = self.lowered._jitted
-        traced, tensors = jitted._lookup(args, kwargs)
+        traced, tensors, committed = jitted._lookup(args, kwargs)
         if traced is not self.lowered._traced:
             got = [get_aval(t).str_short() for t in tensors]
             raise TransformError(f"compiled jit({jitted._name}) was lowered for inputs {self.input_types} (and the "
                                  f"static arguments given then) but was called with {got}; lower it again for the "
                                  "new signature")
-        return tree_unflatten(traced.out_tree, traced.run(tensors, jitted._name, background=False))
+        with _committing_to(traced.device if committed else None):
+            outs = traced.run(tensors, jitted._name, background=False)
+        return tree_unflatten(traced.out_tree, outs)
 
     def as_text(self) -> str:
         return self.lowered.as_text()

@@ -51,6 +51,8 @@ class ShardedArray:
         ('ShardedArray', True)
     """
 
+    committed = False  # spread over devices: a jitted call taking it runs where its other arguments say
+
     def __init__(self, shards, devices, mesh_shape=None):
         self.shards, self.devices = list(shards), tuple(devices)
         first = self.shards[0]
