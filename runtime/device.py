@@ -80,11 +80,11 @@ class Device:
     """One place where programs run and buffers live. Devices are singletons: compare them with `is` or `==`."""
 
     __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module", "_allocation",
-                 "memory", "home", "_inline_twin")
+                 "memory", "home", "_inline_twin", "_staging_reader")
 
     def __init__(self, platform: str, id: int, driver: str, device_info=None):
         self._platform, self._id, self._driver, self._device_info = platform, id, driver, device_info
-        self._hal_device = self._hal_module = self._allocation = self._inline_twin = None
+        self._hal_device = self._hal_module = self._allocation = self._inline_twin = self._staging_reader = None
         # where its buffers live: a program reads in place the buffers of every device with the same `memory`
         self.memory = HOST_MEMORY if platform == "cpu" else object()
         # the device the arrays its programs make belong to: itself, or for a CPU device's calling-thread twin
@@ -126,6 +126,16 @@ class Device:
                 rt.BufferUsage.DEFAULT  # CPU buffers are mapped to read them back (host memory, zero-copy)
             self._allocation = (hal_device.allocator, hal_device, int(rt.MemoryType.DEVICE_LOCAL), int(usage))
         return self._allocation
+
+
+    def staging_reader(self) -> "StagingReader":
+        """The reader that copies this device's buffers back to the host when they cannot be mapped."""
+        if self._staging_reader is None:
+            hal_device = self.hal_device
+            with _lock:
+                if self._staging_reader is None:
+                    self._staging_reader = StagingReader(hal_device)
+        return self._staging_reader
 
 
 def _create_hal_device(driver_name: str, device_info) -> rt.HalDevice:
@@ -365,7 +375,7 @@ class DeviceArray:
             # the mapping is the array's base: it keeps the buffer alive (and costs a third of `asarray`)
             host = np.ndarray(self.shape, self.dtype, buffer=view.map())
         else:
-            host = _copy_through_staging_buffer(self._device.hal_device, view.get_buffer(), self.shape, self.dtype)
+            host = self._device.staging_reader().read(view.get_buffer(), self.shape, self.dtype)
         host.setflags(write=False)  # cheaper than through `flags`
         return host
 
@@ -375,17 +385,38 @@ def _is_mappable(buffer: rt.HalBuffer) -> bool:
         bool(buffer.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
 
 
-def _copy_through_staging_buffer(hal_device, buffer, shape, dtype) -> np.ndarray:
-    """Device-only memory (a GPU's): copy into a host-visible buffer on the device queue, wait, then map."""
-    staging = hal_device.allocator.allocate_buffer(
-        memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
-        allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
-        allocation_size=buffer.byte_length())
-    semaphore = hal_device.create_semaphore(0)
-    hal_device.queue_copy(buffer, staging, wait_semaphores=rt.HalFence.create_at(semaphore, 0),
-                          signal_semaphores=rt.HalFence.create_at(semaphore, 1))
-    rt.HalFence.create_at(semaphore, 1).wait()
-    return np.array(staging.map().asarray(shape, dtype))
+class StagingReader:
+    """Reads device-only memory (a GPU's) back to the host: a copy on the device queue into a host-visible staging
+    buffer, a wait, then a copy out of its mapping. One per device, kept: its staging buffer (pinned host memory,
+    whose allocation costs far more than copying a few floats) grows to the largest read and is reused, and one
+    semaphore counts the copies. A lock orders the readers of one device."""
+
+    __slots__ = ("_hal_device", "_lock", "buffer", "_size", "_semaphore", "_copies")
+
+    _MIN_BYTES = 1 << 16
+
+    def __init__(self, hal_device: rt.HalDevice):
+        self._hal_device, self._lock = hal_device, threading.Lock()
+        self.buffer, self._size, self._semaphore, self._copies = None, 0, None, 0
+
+    def read(self, buffer: rt.HalBuffer, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        """A new host array with the contents of `buffer` (of `shape` and `dtype`)."""
+        size = buffer.byte_length()
+        with self._lock:
+            if size > self._size:
+                self._size = max(self._MIN_BYTES, 1 << (size - 1).bit_length())
+                self.buffer = self._hal_device.allocator.allocate_buffer(
+                    memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+                    allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
+                    allocation_size=self._size)
+            if self._semaphore is None:
+                self._semaphore = self._hal_device.create_semaphore(0)
+            done = rt.HalFence.create_at(self._semaphore, self._copies + 1)
+            self._hal_device.queue_copy(buffer, self.buffer, wait_semaphores=rt.HalFence.create_at(
+                self._semaphore, self._copies), signal_semaphores=done)
+            self._copies += 1
+            done.wait()
+            return np.array(self.buffer.map().asarray(shape, np.dtype(dtype)))  # copied out: the buffer is reused
 
 
 def device_put(array, device: Optional[Device] = None, *, committed: bool = False) -> DeviceArray:

@@ -223,6 +223,38 @@ def test_to_numpy_is_read_only_and_outlives_the_device_array(compiled):
     np.testing.assert_array_equal(host, [2.0, 2.0, 2.0])
 
 
+def test_the_staging_reader_reuses_its_buffer_and_grows_it(cpu):
+    """The read-back path of device-only (GPU) memory, exercised on a CPU device's queue: one staging buffer per
+    device, reused by reads that fit and replaced by a larger one for a larger read; concurrent reads stay right."""
+    reader = device_module.StagingReader(cpu.hal_device)
+
+    def device_buffer(values):
+        return runtime.device_put(values, cpu).buffer_view.get_buffer()
+
+    small = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(reader.read(device_buffer(small), (8,), small.dtype), small)
+    first = reader.buffer
+    again = reader.read(device_buffer(small * 2), (2, 4), small.dtype)
+    assert reader.buffer is first  # no new allocation for a read that fits
+    np.testing.assert_array_equal(again, (small * 2).reshape(2, 4))
+    large = np.arange(1 << 15, dtype=np.float64)  # 256 KiB: more than the first buffer
+    np.testing.assert_array_equal(reader.read(device_buffer(large), large.shape, large.dtype), large)
+    assert reader.buffer is not first
+    results = {}
+
+    def read(k):
+        values = np.full(1000, k, np.int32)
+        results[k] = reader.read(device_buffer(values), values.shape, values.dtype)
+
+    threads = [threading.Thread(target=read, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(8):
+        np.testing.assert_array_equal(results[k], np.full(1000, k, np.int32))
+
+
 def test_wrong_arity_and_wrong_dtype_name_the_signature(compiled):
     exe = load(compiled, "add_f64")
     with pytest.raises(TypeError, match="takes 2 arguments"):
