@@ -4,6 +4,7 @@ linear part (transforms/jit.py, `_Traced.run_on_tape`), so that backward() does 
 gradients are eager's, op by op while the programs compile and compiled after, through a backward with
 create_graph too; an output that is an input keeps the input's own gradient history."""
 import importlib
+import weakref
 
 import numpy as np
 import pytest
@@ -114,6 +115,21 @@ def test_a_backward_with_create_graph_differentiates_through_the_residuals():
     np.testing.assert_allclose(dv.numpy(), 3.0 * v.numpy() ** 2, rtol=1e-6)
     dv.sum().backward()
     np.testing.assert_allclose(v.grad.numpy(), 6.0 * v.numpy(), rtol=1e-6)
+
+
+def test_backward_frees_the_residuals():
+    f = paddle.jit(lambda v: paddle.tanh(v) * v)
+    v = paddle.to_tensor([0.5, -1.0], stop_gradient=False)
+    out = f(v)
+    node = out._grad_node[0]
+    residuals = [cell.cell_contents for cell in node.vjp.__closure__
+                 if isinstance(cell.cell_contents, list) and cell.cell_contents
+                 and isinstance(cell.cell_contents[0], paddle.Tensor)]
+    assert residuals  # the reverse holds the forward's residuals until backward
+    refs = [weakref.ref(r) for r in residuals[0]]
+    del residuals
+    out.sum().backward()
+    assert node.vjp is None and all(ref() is None for ref in refs)  # freed with the graph, as eager nodes' inputs
 
 
 def test_hooks_and_retain_graph_see_the_recorded_node():

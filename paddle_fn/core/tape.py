@@ -434,8 +434,8 @@ def run_backward(outputs, out_cts, *, retain_graph, create_graph, capture=(), st
                     send_to_leaf(entry[1], ct)
                 else:
                     send_to_node(entry[1], entry[2], ct)
-            if not retain_graph:
-                node.inputs = None
+            if not retain_graph:  # what the node saved goes now: its inputs, and a hand-written reverse's closure
+                node.inputs = node.vjp = None
         leaves = {}
         for key, ct in leaf_cts.items():
             handle = handles[key]
