@@ -97,3 +97,24 @@ def test_a_to_static_layer_on_committed_inputs_trains_there(cpus):
     out.sum().backward()
     twin(paddle.to_tensor(x.numpy())).sum().backward()
     np.testing.assert_allclose(net.weight.grad.numpy(), twin.weight.grad.numpy(), rtol=1e-6)
+
+
+class _FakeGpuArray:
+    """What a CUDA device's result looks like to a Tensor: a buffer on a device of platform 'cuda'."""
+
+    def __init__(self, values, device_id):
+        self._values, self.shape, self.dtype = values, values.shape, values.dtype
+        self.device = type("CudaDevice", (), {"platform": "cuda", "id": device_id})()
+        self.committed = True
+
+    def to_numpy(self):
+        return self._values
+
+
+def test_a_tensor_reports_the_device_it_lives_on(cpus):
+    on_gpu = paddle.Tensor.from_device_array(_FakeGpuArray(np.ones(2, np.float32), 1))
+    assert on_gpu.place == "Place(gpu:1)" and on_gpu.device == "gpu:1" and on_gpu.device.index == 1
+    assert "place=Place(gpu:1)" in repr(on_gpu)
+    on_cpu = paddle.device_put(paddle.ones([2]), cpus[2])  # Paddle has one CPU place
+    assert on_cpu.place == "Place(cpu)" and on_cpu.device == "cpu"
+    assert paddle.ones([2]).place == "Place(cpu)"

@@ -32,3 +32,21 @@ class Device(str):
     @property
     def index(self):
         return self._index
+
+
+# a runtime platform -> the device type Paddle names it by (Paddle's ROCm build calls its GPUs gpu too)
+_PADDLE_TYPE = {"cpu": "cpu", "cuda": "gpu", "rocm": "gpu"}
+
+
+def device_of(array) -> Device:
+    """The device a Tensor backed by `array` reports: None (a host value) and any CPU device are ``'cpu'`` (Paddle has
+    one CPU place), a GPU is ``'gpu:N'``, another platform ``'<platform>:N'``. `array` is the runtime's device array,
+    read by its ``device.platform`` and ``device.id`` (the core does not import the runtime); a value spread over
+    devices (pmap's) has no one device and reports its first shard's."""
+    device = getattr(array, "device", None)
+    if device is None:
+        shards = getattr(array, "shards", None)
+        device = getattr(shards[0], "device", None) if shards else None
+    if device is None or device.platform == "cpu":
+        return Device("cpu")
+    return Device(_PADDLE_TYPE.get(device.platform, device.platform), device.id)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from paddle_fn.core import config, dtypes
+from paddle_fn.core.device_name import device_of
 from paddle_fn.core.errors import CheckError, ConcretizationError, EscapedTracerError
 from paddle_fn.core.ir import ShapedArray, format_source
 from paddle_fn.core.packages import library_folders
@@ -348,7 +349,10 @@ class Tensor:
 
     @property
     def place(self):
-        return "Place(cpu)"
+        """Where this Tensor lives, as Paddle prints a place: ``Place(cpu)``, or ``Place(gpu:0)`` for a result a
+        jitted function left on that GPU."""
+        value = self.resolve()
+        return f"Place({device_of(None if isinstance(value, Tracer) else value._device_array)})"
 
     def __repr__(self):
         if self._alias is not None:

@@ -14,8 +14,8 @@ import enum
 import numpy as np
 
 from paddle_fn.core import dtypes
-from paddle_fn.core.device_name import Device
-from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.core.device_name import device_of
+from paddle_fn.core.trace import Tensor, Tracer, get_aval
 from paddle_fn.random import paddle_randint
 from paddle_fn.tensor._util import check_cpu, static_list
 from paddle_fn.tensor.creation import to_tensor
@@ -74,8 +74,10 @@ def _type(self):
 
 
 def _device(self):
-    """Where the Tensor lives: ``Device('cpu')`` (eager values are host arrays; it equals the string 'cpu')."""
-    return Device("cpu")
+    """Where the Tensor lives: ``Device('cpu')`` for host values and CPU devices (it equals the string 'cpu'),
+    ``Device('gpu:0')`` for a result a jitted function left on that GPU."""
+    value = self.resolve()
+    return device_of(None if isinstance(value, Tracer) else value.device_array)
 
 
 def _inplace_version(self):
