@@ -48,6 +48,7 @@ the direct kernels are fast, which also ends the rewrite of the barrier form's o
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 
@@ -443,7 +444,14 @@ def rewrite(lhs_aval, rhs_aval, out_aval, params, *, target: Target = Target(), 
             form=None):
     """(the form's name, its program of (lhs, rhs) -> [out]) for `target`, or None for the generic lowering; `form`
     (one of the forms above, which must apply to the convolution) replaces the choice, for the benchmark."""
-    c = _Conv(lhs_aval.shape, rhs_aval.shape, out_aval.shape, **params)
+    return _staged_form(lhs_aval, rhs_aval, out_aval, tuple(sorted(params.items())), target, filter_reversed, form)
+
+
+@functools.lru_cache(maxsize=512)
+def _staged_form(lhs_aval, rhs_aval, out_aval, params, target, filter_reversed, form):
+    # a training step repeats its convolutions' shapes (ResNet's blocks; a forward and its input gradient): each
+    # distinct one is staged once (81 convolutions, 29 distinct, in bench_models' conv step)
+    c = _Conv(lhs_aval.shape, rhs_aval.shape, out_aval.shape, **dict(params))
     form = form or choose_form(c, target, filter_reversed)
     if form is None:
         return None
