@@ -111,3 +111,25 @@ def test_no_cpu_form_is_lowered_for_cuda():
     conv = paddle.jit(lambda x, w: F.conv2d(x, w, padding=1)).lower(paddle.ones([2, 8, 8, 8]), paddle.ones([8, 8, 3, 3]))
     text = conv.as_text("cuda")
     assert text.count("stablehlo.convolution") == 1 and "optimization_barrier" not in text
+
+
+ATTENTION_OP = """func.func @main(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %scale = arith.constant 0.125 : f32
+  %empty = tensor.empty() : tensor<2x16x8xf32>
+  %0 = iree_linalg_ext.attention <{indexing_maps = [affine_map<(b, m, n, k1, k2) -> (b, m, k1)>,
+      affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, n)>,
+      affine_map<(b, m, n, k1, k2) -> ()>, affine_map<(b, m, n, k1, k2) -> (b, m, n)>]}>
+      ins(%q, %k, %v, %scale : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, f32)
+      outs(%empty : tensor<2x16x8xf32>) {
+    ^bb0(%score: f32):
+      iree_linalg_ext.yield %score : f32
+  } -> tensor<2x16x8xf32>
+  return %0 : tensor<2x16x8xf32>
+}"""
+
+
+def test_an_attention_operation_written_into_the_module_is_one_cuda_dispatch():
+    """What a GPU lowering of softmax(QK^T)V could emit (docs/architecture.md, CUDA dispatches): IREE 3.13 takes
+    its own attention operation in a StableHLO module and makes one fused dispatch of it."""
+    found = runtime.dispatches(ATTENTION_OP, target="cuda")
+    assert found.names == ("main_dispatch_0_attention_2x16x8x8x16",) and found.dispatches[0].pipeline, found
