@@ -100,7 +100,8 @@ def _dispatches(text: str, target: str, flags: tuple) -> Dispatches:
     try:
         configured = _run_compiler(text, target, flags, compile_to=PHASE).decode()
     except _CompilerFailure as failure:
-        raise _compile_error(text, target, flags, cache_key(text, flags, target), failure.diagnostics, None, 1) from None
+        key = cache_key(text, flags, target)
+        raise _compile_error(text, target, flags, key, failure.diagnostics, None, 1) from None
     pipelines = dict(_PIPELINE.findall(configured))
     return Dispatches(target, flags, tuple(Dispatch(name, pipelines.get(name, ""))
                                            for name in _DISPATCH.findall(configured)))
