@@ -13,3 +13,4 @@ from paddle_fn.runtime.device import (  # noqa: E402,F401
 from paddle_fn.runtime.executable import (  # noqa: E402,F401
     INLINE_WORK_LIMIT, Executable, executable_cache_bytes, load_executable, load_stablehlo, loaded_count,
     resident_bytes, run_device, set_executable_cache_bytes)
+from paddle_fn.runtime.dispatches import Dispatch, Dispatches, dispatches  # noqa: E402,F401

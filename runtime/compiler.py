@@ -231,16 +231,19 @@ class _CompilerFailure(Exception):
         self.diagnostics = diagnostics
 
 
-def _run_compiler(text: str, target: str, flags: tuple) -> bytes:
+def _run_compiler(text: str, target: str, flags: tuple, compile_to: Optional[str] = None) -> bytes:
+    """iree-compile's output for `text`: the `.vmfb`, or with `compile_to` (one of its --compile-to phases) the
+    program's text after that phase (runtime/dispatches.py reads the dispatches there)."""
     # a module declaring its devices (--iree-hal-target-device, pmap's multi-device module) names no backend
     declares_devices = any(flag.startswith("--iree-hal-target-device=") for flag in flags)
     backends = [] if declares_devices else [target]
+    until = [f"--compile-to={compile_to}"] if compile_to else []
     if has_scopes(text) and not declares_devices:  # named_scope names into the dispatch names
         flow = _iree_compile(text, target_backends=backends, input_type="stablehlo",
                              extra_args=[*flags, "--compile-to=flow", "--mlir-print-debuginfo"])
         return _iree_compile(scoped_dispatch_names(flow.decode()), target_backends=backends,
-                             extra_args=[*flags, "--compile-from=flow"])
-    return _iree_compile(text, target_backends=backends, input_type="stablehlo", extra_args=list(flags))
+                             extra_args=[*flags, "--compile-from=flow", *until])
+    return _iree_compile(text, target_backends=backends, input_type="stablehlo", extra_args=[*flags, *until])
 
 
 # An iree-compile that uses no CPU time for this long is deadlocked: IREE 3.13 hung now and then with the float64

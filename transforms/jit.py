@@ -705,6 +705,26 @@ class Lowered:
     def output_types(self):
         return [a.str_short() for a in self.out_avals]
 
+    def dispatches(self, target: str | None = None, extra_flags=()) -> "runtime.Dispatches":
+        """The dispatches (kernels) IREE makes of this program for `target` (default: the device's; 'cuda', 'rocm',
+        ... work on a machine without that GPU) compiled with `extra_flags`: how many a call launches, their names
+        (IREE's, after the root operation and its shapes, or the named_scope it was traced in) and the code
+        generator's pipeline for each. A training step should be a few large dispatches. Compiled up to IREE's
+        choice of pipelines only (a fraction of the whole compile), once per program and flags.
+
+        Example:
+            >>> import paddle_fn as paddle
+            >>> chain = paddle.jit(lambda x: paddle.tanh(paddle.exp(x) * 2.0 + 1.0))
+            >>> found = chain.lower(paddle.ones([64, 64])).dispatches()
+            >>> len(found), found.names
+            (1, ('main_dispatch_0_elementwise_4096_f32',))
+        """
+        target = target or self.device.target
+        if target not in runtime.TARGETS:
+            raise ValueError(f"jit({self._jitted._name}).lower(...).dispatches: unknown IREE target {target!r}; "
+                             f"expected one of {', '.join(runtime.TARGETS)}")
+        return runtime.dispatches(self.as_text(target, extra_flags), target=target, extra_flags=tuple(extra_flags))
+
 
 class Compiled:
     """A compiled jit function for one signature; call it with arguments of the lowered shapes and dtypes."""
