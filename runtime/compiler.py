@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import logging
 import os
 import platform
@@ -92,15 +93,19 @@ class CompiledArtifact:
 
 @functools.cache
 def iree_version() -> str:
-    """Versions of the IREE compiler and runtime wheels (read from package metadata: no heavy import)."""
+    """The IREE version the cache keys name: the compiler wheel's, read from package metadata (no heavy import),
+    which the runtime's pin matches; "compiler-X/runtime-Y" where the two differ. Without the compiler (a GPU
+    machine running a cache prepared elsewhere: benchmarks/gpu_check.py) the runtime's version stands for it: an
+    entry under that key was compiled by the same version, and loading a module needs the runtime to match."""
     from importlib import metadata
     versions = []
     for distribution in ("iree-base-compiler", "iree-base-runtime"):
         try:
             versions.append(metadata.version(distribution))
         except metadata.PackageNotFoundError:
-            versions.append("unknown")
-    return versions[0] if versions[0] == versions[1] else f"compiler-{versions[0]}/runtime-{versions[1]}"
+            versions.append(None)
+    compiler, runtime = versions[0] or versions[1] or "unknown", versions[1] or "unknown"
+    return compiler if compiler == runtime else f"compiler-{compiler}/runtime-{runtime}"
 
 
 @functools.cache
@@ -219,8 +224,20 @@ def resolve_flags(target: str, extra_flags=()) -> tuple:
 
 
 def cache_key(text: str, flags: tuple, target: str) -> str:
-    material = "\0".join((text, "\x1f".join(map(tuning.key_form, flags)), target, iree_version(), host_cpu()))
+    """The disk-cache key of `text` compiled for `target` with `flags`. llvm-cpu code is valid only on CPUs with the
+    host's features (`host_cpu`); a GPU target's module holds no host code, so its key names no host CPU, and a
+    cache filled by cross-compiling on one machine serves a GPU machine with another CPU."""
+    host = host_cpu() if target == "llvm-cpu" else ""
+    material = "\0".join((text, "\x1f".join(map(tuning.key_form, flags)), target, iree_version(), host))
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+def compiler_installed() -> bool:
+    """Whether IREE's compiler (the iree-base-compiler wheel) can be imported here; found without importing it."""
+    try:
+        return importlib.util.find_spec("iree.compiler") is not None
+    except ModuleNotFoundError:  # no iree package at all
+        return False
 
 
 class _CompilerFailure(Exception):
@@ -372,6 +389,12 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
                                     target=target)
     if cached_only:
         return None
+    if not compiler_installed():
+        where = f"the disk cache {directory}" if directory is not None else "any disk cache (the cache is off)"
+        raise CompileError(f"the program (cache key {key[:12]}, target {target!r}) is not in {where}, and the IREE "
+                           "compiler is not installed here (pip install iree-base-compiler), so it cannot be "
+                           "compiled; a cache prepared on another machine (benchmarks/gpu_check.py prepare) holds "
+                           "only the programs it ran", diagnostics="", mlir_path=None)
     started = time.perf_counter()
     flags, attempts = requested_flags, 0
     while True:

@@ -7,6 +7,10 @@ running at once (pmap) do not compete for one pool. All CPU devices share host m
 directly usable by another.
 GPU: the cuda, hip (platform "rocm") and vulkan drivers of the runtime wheel, listed only when a device of that
 kind can really be created. The default platform is PADDLE_FN_PLATFORM, else "cpu".
+Stand-in GPU: with PADDLE_FN_STAND_IN_GPU=cuda (or rocm, vulkan), that platform lists one device that computes on
+the CPU: programs placed on it are compiled for the GPU's target into the disk cache and evaluated op by op here
+(`executable.load_stablehlo`), so a machine without the GPU or its driver prepares the cache a GPU machine without
+IREE's compiler runs from (benchmarks/gpu_check.py).
 """
 from __future__ import annotations
 
@@ -80,13 +84,16 @@ class Device:
     """One place where programs run and buffers live. Devices are singletons: compare them with `is` or `==`."""
 
     __slots__ = ("_platform", "_id", "_driver", "_device_info", "_hal_device", "_hal_module", "_allocation",
-                 "memory", "home", "_inline_twin", "_staging_reader")
+                 "memory", "home", "_inline_twin", "_staging_reader", "stand_in")
 
-    def __init__(self, platform: str, id: int, driver: str, device_info=None):
+    def __init__(self, platform: str, id: int, driver: str, device_info=None, *, stand_in: bool = False):
         self._platform, self._id, self._driver, self._device_info = platform, id, driver, device_info
         self._hal_device = self._hal_module = self._allocation = self._inline_twin = self._staging_reader = None
+        # a GPU device played by the CPU (PADDLE_FN_STAND_IN_GPU): its buffers are CPU buffers, its programs are
+        # compiled for the GPU into the disk cache and evaluated op by op
+        self.stand_in = stand_in
         # where its buffers live: a program reads in place the buffers of every device with the same `memory`
-        self.memory = HOST_MEMORY if platform == "cpu" else object()
+        self.memory = HOST_MEMORY if platform == "cpu" or stand_in else object()
         # the device the arrays its programs make belong to: itself, or for a CPU device's calling-thread twin
         # (`inline_cpu_device`, an implementation detail) that device, so that users see one device
         self.home = self
@@ -97,7 +104,8 @@ class Device:
     target = property(lambda self: TARGET_OF_PLATFORM[self._platform], doc="the compile target for this device")
 
     def __repr__(self):
-        return f"{_CLASS_NAME_OF_PLATFORM[self._platform]}(id={self._id})"
+        stand_in = ", stand-in on the CPU" if self.stand_in else ""
+        return f"{_CLASS_NAME_OF_PLATFORM[self._platform]}(id={self._id}{stand_in})"
 
     @property
     def hal_device(self) -> rt.HalDevice:
@@ -122,7 +130,7 @@ class Device:
         if self._allocation is None:
             vm_instance()  # it registers the VM type of buffer views, which the arrays' references are made with
             hal_device = self.hal_device
-            usage = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING if self._platform == "cpu" else \
+            usage = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING if self.memory is HOST_MEMORY else \
                 rt.BufferUsage.DEFAULT  # CPU buffers are mapped to read them back (host memory, zero-copy)
             self._allocation = (hal_device.allocator, hal_device, int(rt.MemoryType.DEVICE_LOCAL), int(usage))
         return self._allocation
@@ -201,7 +209,12 @@ def _cpu_devices() -> list:
     return [Device("cpu", index, driver, device_info=threads) for index in range(count)]
 
 
+STAND_IN_ENV = "PADDLE_FN_STAND_IN_GPU"
+
+
 def _gpu_devices(platform: str) -> list:
+    if os.environ.get(STAND_IN_ENV, "").strip() == platform:
+        return [Device(platform, 0, "local-sync", stand_in=True)]
     driver_name = _GPU_DRIVER_OF_PLATFORM[platform]
     try:
         if driver_name not in rt.query_available_drivers():

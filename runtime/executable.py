@@ -267,8 +267,15 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
 
     A compile holds only its own program's lock, so other programs load and run while it runs (a compile in a
     background thread does not stall the caller's other functions); a second caller of the same text waits for it.
+    A stand-in GPU device (runtime.device) loads nothing: the program is compiled for its target into the disk
+    cache (`cached_only` or not: preparing the cache is what it is for), and None returned, so that jit evaluates
+    the program op by op on the CPU.
     """
     device = run_device(device, work)
+    if device.stand_in:
+        compile_stablehlo(text, target=device.target, extra_flags=flags_for_work(device.target, work),
+                          use_disk_cache=use_disk_cache, log=log)
+        return None
     key = (hashlib.sha256(text.encode()).hexdigest(), device, cpu_target())  # code for one CPU is never another's
     with _lock:
         exe = _shared.get(key)
