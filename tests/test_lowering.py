@@ -16,7 +16,7 @@ from paddle_fn.lowering import lower_program
 from paddle_fn.prims import elementwise as E
 from paddle_fn.prims.reduction import reduce_sum
 
-from optable import all_rows
+from optable.iree_rows import mismatches, rows_module, rows_with_programs
 
 GOLDEN_SIN_MUL = """module @paddle_fn {
   func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>) {
@@ -55,66 +55,25 @@ def test_nonfinite_constants_use_hex():
     assert constant_text(np.float64(np.nan), ShapedArray((), "float64")).startswith("dense<0x7FF8")
 
 
-def _as_list(o):
-    return list(o) if isinstance(o, (list, tuple)) else [o]
-
-
-def _rows_with_programs():
-    """(row, program, arguments) for every lowered row, once in its own dtypes and once per `lower_dtypes`."""
-    out = []
-    for row in all_rows():
-        if not row.lower:
-            continue
-        for dtype in (None,) + tuple(row.lower_dtypes):
-            rng = np.random.default_rng(0)
-            args = [a.sample(rng, dtype if a.is_float else None) for a in row.args]
-            prog, consts = trace_to_program(lambda *xs, row=row: _as_list(row.fun(*xs)),
-                                            [get_aval(Tensor(a)) for a in args])
-            out.append((row, prog, [np.asarray(c.concrete_value()) for c in consts] + args))
-    return out
-
-
 def _compile_and_run(cases):
     import iree.compiler as ic
     import iree.runtime as rt
-    funcs = []
-    for i, (row, prog, _) in enumerate(cases):
-        text = lower_program(prog, name=f"row{i}")
-        funcs.append(text[text.index("func.func"):text.rindex("}")].rstrip())
-    module = "module @paddle_fn_rows {\n  " + "\n  ".join(funcs) + "\n}\n"
     # the reduced form CI runs: IREE's -O0 pipeline (about 60% of the compile time of all ~200 rows);
     # PADDLE_FN_HEAVY=1 compiles them with the flags jit uses
     reduced = [] if os.environ.get("PADDLE_FN_HEAVY") else ["--iree-opt-level=O0", "--mlir-disable-threading"]
-    vmfb = ic.compile_str(module, target_backends=["llvm-cpu"], input_type="stablehlo",
+    vmfb = ic.compile_str(rows_module(cases), target_backends=["llvm-cpu"], input_type="stablehlo",
                           extra_args=["--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false"]
                           + reduced)
     ctx = rt.SystemContext(config=rt.Config("local-sync"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
     mod = ctx.modules.paddle_fn_rows
-    failures = []
-    for i, (row, prog, args) in enumerate(cases):
-        try:
-            got = _as_list(mod[f"row{i}"](*[np.asarray(a) for a in args]))
-        except Exception as error:  # noqa: BLE001 - report every failing row, not just the first
-            failures.append(f"{row.name}: IREE failed: {str(error).splitlines()[0][:200]}")
-            continue
-        want = _as_list(row.fun(*[Tensor(a) for a in args[len(args) - len(row.args):]]))
-        for g, w in zip(got, want):
-            g, w = np.asarray(g), np.asarray(w.concrete_value())
-            if w.dtype.kind in "fc":
-                tol = 2e-3 if w.dtype.itemsize < 4 else 1e-5
-                ok = g.shape == w.shape and np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
-            else:
-                ok = g.shape == w.shape and np.array_equal(g, w)
-            if not ok:
-                failures.append(f"{row.name}: IREE {g.ravel()[:6]} vs eager {w.ravel()[:6]}")
-    return failures
+    return mismatches(cases, lambda i, args: mod[f"row{i}"](*[np.asarray(a) for a in args]))
 
 
 @pytest.mark.heavy
 def test_every_row_compiles_and_runs_through_iree():
     pytest.importorskip("iree.compiler")
-    failures = _compile_and_run(_rows_with_programs())
+    failures = _compile_and_run(rows_with_programs())
     assert not failures, "\n".join(failures)
 
 
