@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 SITE := site
 
-.PHONY: demo test docs install lock clean
+.PHONY: demo test docs install lock clean gpu-check
 
 $(STAMP): pyproject.toml setup.py $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test: $(STAMP)
 # The documentation site (MkDocs, Material theme, mkdocstrings API reference), built offline in strict mode.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir $(SITE)
+
+# The GPU check, prepared here for a machine with an NVIDIA GPU (docs/gpu.md): compiles every program the check runs
+# for CUDA into .gpu_bundle/cache, gathers paddle_fn and the run-time wheels that machine lacks, and prints the one
+# command to run there. Several minutes of compiling.
+gpu-check: $(STAMP)
+	$(PY) benchmarks/gpu_check.py prepare
 
 # Resolve the newest versions pyproject.toml allows in a fresh temporary venv and pin every one of them
 # (transitive dependencies included, paddle_fn itself excluded). Run `make test` afterwards, then commit.

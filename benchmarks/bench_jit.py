@@ -580,7 +580,10 @@ VMAP_COLUMNS = ("paddle_fn eager", "paddle_fn jit", "numpy by hand", "jax jit", 
 
 
 def as_numpy(value) -> np.ndarray:
-    """One contender's result (a paddle_fn, torch or PaddlePaddle tensor, a JAX or numpy array) as numpy."""
+    """One contender's result (a paddle_fn, torch or PaddlePaddle tensor, a JAX or numpy array) as numpy; a torch
+    tensor on a GPU is copied to the host first."""
+    if type(value).__module__.startswith("torch"):
+        value = value.detach().cpu()
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 

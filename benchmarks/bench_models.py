@@ -174,7 +174,7 @@ def cross_entropy(o, logits, y):
 CONV_BATCH, CONV_CLASSES, CONV_STAGES, CONV_BLOCKS = 16, 10, ((32, 1), (64, 2), (128, 2)), 3
 
 
-def conv_data(rng):
+def conv_data(rng, batch=CONV_BATCH):
     """A 3x3 stem 3 -> 32, then CONV_BLOCKS BasicBlocks per stage (widths 32, 64, 128, strides 1, 2, 2), the first
     block of a strided stage with a 1x1 stride-2 shortcut conv: 1 + 18 + 2 = 21 convolutions; a linear head."""
     def conv(c_out, c_in, k, gain=1.0):
@@ -191,8 +191,8 @@ def conv_data(rng):
             c_in = width
     params["head"] = {"w": normal(rng, (c_in, CONV_CLASSES), 1 / np.sqrt(c_in)),
                       "b": np.zeros(CONV_CLASSES, np.float32)}
-    x = normal(rng, (CONV_BATCH, 3, 32, 32), 1.0)
-    y = np.eye(CONV_CLASSES, dtype=np.float32)[rng.integers(0, CONV_CLASSES, CONV_BATCH)]
+    x = normal(rng, (batch, 3, 32, 32), 1.0)
+    y = np.eye(CONV_CLASSES, dtype=np.float32)[rng.integers(0, CONV_CLASSES, batch)]
     return params, (x, y)
 
 
@@ -210,8 +210,7 @@ def conv_loss(o, params, x, y):
 ATT_BATCH, ATT_SEQ, ATT_D, ATT_HEADS = 8, 128, 256, 4
 
 
-def attention_data(rng):
-    d = ATT_D
+def attention_data(rng, batch=ATT_BATCH, seq=ATT_SEQ, d=ATT_D):
 
     def dense(n_in, n_out):
         return normal(rng, (n_in, n_out), 1 / np.sqrt(n_in)), normal(rng, (n_out,), 0.01)
@@ -220,13 +219,13 @@ def attention_data(rng):
         params[f"w_{name}"], params[f"b_{name}"] = dense(n_in, n_out)
     for ln in ("ln1", "ln2"):
         params[f"{ln}_g"], params[f"{ln}_b"] = 1 + normal(rng, (d,), 0.1), normal(rng, (d,), 0.1)
-    shape = (ATT_BATCH, ATT_SEQ, d)
+    shape = (batch, seq, d)
     return params, (normal(rng, shape, 1.0), normal(rng, shape, 1.0))
 
 
 def attention_loss(o, p, x, target):
     """Pre-layernorm block: x + attention(ln1(x)), then + MLP(ln2(.)) with exact gelu; MSE to a target."""
-    b, s, d, heads = ATT_BATCH, ATT_SEQ, ATT_D, ATT_HEADS
+    (b, s, d), heads = x.shape, ATT_HEADS
     qkv = o.matmul(o.layer_norm(x, p["ln1_g"], p["ln1_b"]), p["w_qkv"]) + p["b_qkv"]
     qkv = o.transpose(o.reshape(qkv, [b, s, 3, heads, d // heads]), [2, 0, 3, 1, 4])  # [3, b, heads, s, d/heads]
     scores = o.matmul(qkv[0], o.transpose(qkv[1], [0, 1, 3, 2])) * float((d // heads) ** -0.5)
@@ -390,12 +389,13 @@ class Functional:
 
 
 class TorchTrainer:
-    """torch's step: the loss, backward and (with `update`) one fused in-place SGD update, returning the loss, else
+    """torch's step on `device`: the loss, backward and (with `update`) one fused in-place SGD update, returning the loss, else
     (loss, gradients); torch.compile compiles it whole."""
 
-    def __init__(self, loss, params, data, update, compiled):
-        self.loss, self.params = loss, tree_apply(lambda a: torch.tensor(a, requires_grad=True), params)
-        self.leaves, self.data = leaves(self.params), [torch.from_numpy(d.copy()) for d in data]
+    def __init__(self, loss, params, data, update, compiled, device="cpu"):
+        self.loss = loss
+        self.params = tree_apply(lambda a: torch.tensor(a, requires_grad=True, device=device), params)
+        self.leaves, self.data = leaves(self.params), [torch.from_numpy(d.copy()).to(device) for d in data]
         self.update, self.fn = update, torch.compile(self._step) if compiled else self._step
 
     def _step(self, *data):

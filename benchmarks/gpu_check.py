@@ -1,0 +1,378 @@
+"""The GPU check (docs/gpu.md): prepared on a CPU host, run on an NVIDIA GPU machine that has no IREE compiler.
+
+    make gpu-check                                  # = .venv/bin/python benchmarks/gpu_check.py prepare
+    python3 benchmarks/gpu_check.py run --out DIR   # on the GPU machine: the command `prepare` prints
+
+`prepare` fills BUNDLE (.gpu_bundle/, ignored by git) with everything the GPU run needs that the GPU machine lacks:
+  cache/   the compiled CUDA programs: tests/test_gpu.py and every workload (gpu_workloads.py) run here with a
+           stand-in CUDA device ($PADDLE_FN_STAND_IN_GPU=cuda), which compiles each program for CUDA
+           (--iree-cuda-target=sm_80, which runs on H100 and H200) into this disk cache and evaluates it op by op on
+           the CPU; cache keys of GPU programs name neither the host CPU nor the compiler's presence, so on the GPU
+           machine every program is a cache hit;
+  site/    paddle_fn's packages, laid out as installed (packages.ROOTS), imported there through PYTHONPATH;
+  wheels/  the cp312 manylinux wheels of paddle_fn's run-time dependencies that machine lacks (RUNTIME_WHEELS, at
+           the versions of requirements/constraints.txt);
+and prints the device tool's call: the command and the carried folder, and the size that travels (64 MiB at most).
+
+`run` copies the carried cache into a private folder of its own (mode 0700, entries and key 0600: the disk
+cache's trust checks refuse anything else, and a carried folder's owner and modes are not ours to rely on), then
+runs the `gpu` tests (pytest, in a child process) and the workloads (child processes, each workload under its time
+limit: one that fails, crashes or runs over is recorded and the next one runs), and writes OUT/gpu_check.json (all
+that was measured) and OUT/gpu_check.md (date, GPU, versions, command, a table of times and ratios), all within
+RUN_BUDGET seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+BUNDLE = ".gpu_bundle"
+RUNTIME_WHEELS = ("iree-base-runtime", "optree", "ducc0")
+# the GPU machine's Python, and the manylinux tags its wheels may carry (pip matches each tag exactly)
+PYTHON_VERSION = "3.12"
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+SITE_FOLDER = "/tmp/paddle_fn_gpu_site"  # where the GPU command installs the wheels
+RUN_BUDGET, TEST_LIMIT = 470, 180  # seconds: the whole run, and the gpu tests within it
+STAND_IN = {"PADDLE_FN_STAND_IN_GPU": "cuda", "PADDLE_FN_BACKGROUND_COMPILE": "0"}
+# the workloads (functions of gpu_workloads.py by these names), in the order they run: (time limit in seconds on
+# the GPU machine, what it is)
+WORKLOADS = {
+    "trivial_call": (40, "jit(x + 1) on float32[8]: call, and call + reading the 8 floats back"),
+    "mlp_small": (45, "MLP 784-1024-512-10 SGD step, batch 128"),
+    "mlp_big": (90, "MLP 4096-4096-4096-10 SGD step, batch 4096"),
+    "conv_step": (75, "ResNet-20-style conv net SGD step, batch 64, 3x32x32 (bench_models' conv)"),
+    "transformer_step": (75, "transformer block SGD step, batch 16, seq 512, d 512, 4 heads (bench_models' "
+                             "attention)"),
+    "matmul_8192": (75, "matmul 8192^2 float32 at each precision: time, TFLOP/s, relative error"),
+}
+
+
+def gpu_command() -> str:
+    """The one command the GPU machine runs, from the repository root, with BUNDLE carried."""
+    return (f"python3 -m pip install -q --no-index --no-deps --no-compile --target {SITE_FOLDER} {BUNDLE}/wheels/*.whl"
+            f" && PYTHONPATH={SITE_FOLDER}:$PWD/{BUNDLE}/site PYTHONUNBUFFERED=1 python3 benchmarks/gpu_check.py run "
+            f"--out $OUT")
+
+
+# ------------------------------------------------------------------------------------------------ prepare
+
+def pinned_versions(names) -> dict:
+    """{name: version} from requirements/constraints.txt (names compared as pip normalizes them)."""
+    def normal(name):
+        return name.lower().replace("_", "-")
+    wanted = {normal(n): n for n in names}
+    found = {}
+    for line in (ROOT / "requirements" / "constraints.txt").read_text().splitlines():
+        name, _, version = line.partition("==")
+        if normal(name.strip()) in wanted:
+            found[wanted[normal(name.strip())]] = version.strip()
+    missing = set(names) - set(found)
+    if missing:
+        raise SystemExit(f"requirements/constraints.txt pins no version of {sorted(missing)}")
+    return found
+
+
+def download_wheels(folder: pathlib.Path):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, version in pinned_versions(RUNTIME_WHEELS).items():
+        if any(folder.glob(f"{name.replace('-', '_')}-{version}-*.whl")):
+            continue
+        tags = [argument for tag in PLATFORMS for argument in ("--platform", tag)]
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "--python-version", PYTHON_VERSION, "--implementation", "cp", *tags, "-d", str(folder),
+                        f"{name}=={version}"], check=True)
+
+
+def assemble_site(folder: pathlib.Path):
+    """paddle_fn's packages as an installation lays them out (the repository's folders mapped by ROOTS)."""
+    sys.path.insert(0, str(ROOT / "paddle_fn" / "core"))
+    from packages import ROOTS  # the package map, read without importing paddle_fn
+    sys.path.pop(0)
+    shutil.rmtree(folder, ignore_errors=True)
+    for name, source in sorted(ROOTS.items()):  # paddle_fn before its subpackages
+        shutil.copytree(ROOT / source, folder / name.replace(".", "/"), dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def folder_bytes(folder: pathlib.Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def travelling_bytes() -> int:
+    """The bytes of the working tree that travels without carry: tracked and untracked files git does not ignore."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    return sum((ROOT / name).stat().st_size for name in listed if name and (ROOT / name).is_file())
+
+
+def prepare(args):
+    bundle = ROOT / BUNDLE
+    cache = bundle / "cache"
+    if not args.reuse_cache:
+        shutil.rmtree(cache, ignore_errors=True)
+    env = {**os.environ, **STAND_IN, "PADDLE_FN_CACHE_DIR": str(cache)}
+    started = time.perf_counter()
+    print("compiling the gpu tests' programs for CUDA (tests/test_gpu.py with the stand-in device)", flush=True)
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                            "-m", "gpu", "tests/test_gpu.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+    print("\n".join(tests.stdout.strip().splitlines()[-25:]), flush=True)
+    print("compiling the workloads' programs for CUDA (gpu_workloads.py --prepare)", flush=True)
+    results = bundle / "prepared.jsonl"
+    results.unlink(missing_ok=True)
+    subprocess.run([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--prepare", "--results",
+                    str(results)], cwd=ROOT, env=env)
+    failed = unprepared(results)
+    print(f"compiled in {time.perf_counter() - started:.0f} s; workloads not fully prepared: "
+          f"{json.dumps(failed, indent=1) if failed else 'none'}", flush=True)
+    assemble_site(bundle / "site")
+    if not args.skip_download:
+        download_wheels(bundle / "wheels")
+    sizes = {"cache": folder_bytes(cache), "site": folder_bytes(bundle / "site"),
+             "wheels": folder_bytes(bundle / "wheels"), "working tree": travelling_bytes()}
+    total = sum(sizes.values())
+    print("what travels (MiB): " + ", ".join(f"{k} {v / 2**20:.1f}" for k, v in sizes.items()) +
+          f"; in all {total / 2**20:.1f} of 64")
+    if total > 64 * 2**20:
+        raise SystemExit("too large to carry: over 64 MiB")
+    print("\nOn the GPU machine (the device tool's run, from the repository root):\n" + json.dumps(
+        {"command": gpu_command(), "carry": [BUNDLE], "timeout_s": 560}, indent=1))
+
+
+def unprepared(results: pathlib.Path) -> dict:
+    """{workload: {contender: error}} of what `prepare` could not compile (the GPU run finds it missing)."""
+    failed = {}
+    for name, result in read_results(results).items():
+        errors = {contender: outcome for contender, outcome in result.items()
+                  if not (isinstance(outcome, dict) and outcome.get("compiled"))}
+        if errors:
+            failed[name] = errors
+    return failed
+
+
+# ------------------------------------------------------------------------------------------------ run
+
+def install_cache(source: pathlib.Path, target: pathlib.Path):
+    """Copy the carried cache's key and entries into `target`, a new private folder of this user (created 0700; each
+    file 0600): the disk cache trusts nothing else."""
+    target.mkdir(mode=0o700)
+    for path in source.iterdir():
+        if path.is_file() and (path.suffix == ".vmfb" or path.name == "hmac.key"):
+            descriptor = os.open(target / path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(path.read_bytes())
+
+
+def read_results(path: pathlib.Path) -> dict:
+    """{workload: its result, or {"error": ...}} from a workloads child's JSON lines; one that started and never
+    finished (the child crashed or was stopped) says so."""
+    results = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            results[record["name"]] = record.get("result", {"error": "started, never finished (crashed or stopped "
+                                                                      "at its time limit)"})
+    return results
+
+
+def run_tests(env, limit: float, out: pathlib.Path) -> dict:
+    report = pathlib.Path(tempfile.mkdtemp()) / "junit.xml"
+    command = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "tests/test_gpu.py",
+               f"--junitxml={report}"]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=limit)
+        summary = {"returncode": done.returncode, "tail": done.stdout[-3000:] + done.stderr[-2000:]}
+    except subprocess.TimeoutExpired as stopped:
+        summary = {"returncode": None, "tail": f"stopped after {limit:.0f} s: " + str(stopped.stdout or "")[-3000:]}
+    summary["seconds"] = time.perf_counter() - started
+    summary["tests"] = {}
+    if report.exists():
+        for case in ElementTree.parse(report).iter("testcase"):
+            outcome = next(((child.tag, (child.get("message") or "")[:1500]) for child in case), ("passed", ""))
+            summary["tests"][case.get("name")] = {"outcome": outcome[0], "message": outcome[1]}
+    return summary
+
+
+def run_workloads(env, deadline: float) -> dict:
+    """Each workload in a child process under its limit (and the deadline); a child that crashed or was stopped is
+    followed by a fresh one for the workloads left."""
+    results, left = {}, list(WORKLOADS)
+    with tempfile.TemporaryDirectory() as scratch:
+        lines = pathlib.Path(scratch) / "results.jsonl"
+        while left and time.time() < deadline - 20:
+            child = subprocess.Popen([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--only",
+                                      ",".join(left), "--results", str(lines)], cwd=ROOT, env=env)
+            why = None
+            while child.poll() is None:
+                time.sleep(0.5)
+                running = _unfinished(lines)
+                if running and time.time() - running[1] > WORKLOADS[running[0]][0]:
+                    why = f"stopped at its time limit ({WORKLOADS[running[0]][0]} s)"
+                elif time.time() > deadline:
+                    why = "stopped: the run's time budget was spent"
+                if why:
+                    child.kill()
+                    child.wait()
+            running = _unfinished(lines)
+            if running:  # the child was stopped, or crashed, inside this workload: the next child starts after it
+                with open(lines, "a") as file:
+                    file.write(json.dumps({"name": running[0], "result": {
+                        "error": why or f"the process crashed (exit status {child.returncode})"}}) + "\n")
+            results.update(read_results(lines))
+            left = [name for name in left if name not in results]
+        for name in left:
+            results[name] = {"error": "not run: the run's time budget was spent"}
+    return results
+
+
+def _unfinished(lines: pathlib.Path):
+    """(name, start time) of the workload a child has started and not finished, or None."""
+    started = {}
+    for line in (lines.read_text().splitlines() if lines.exists() else ()):
+        record = json.loads(line)
+        if "result" in record:
+            started.pop(record["name"], None)
+        else:
+            started[record["name"]] = record["started"]
+    return next(iter(started.items()), None)
+
+
+def gpu_name() -> str:
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"unknown ({error})"
+
+
+def versions(env) -> dict:
+    code = ("import json, importlib.metadata as m\nout = {}\nfor n in ('iree-base-runtime', 'iree-base-compiler', "
+            "'numpy', 'jax', 'jaxlib', 'torch', 'optree', 'ducc0'):\n    try: out[n] = m.version(n)\n"
+            "    except m.PackageNotFoundError: out[n] = None\nprint(json.dumps(out))")
+    found = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True, text=True)
+    return {"python": platform.python_version(), **(json.loads(found.stdout) if found.returncode == 0 else {})}
+
+
+def run(args):
+    deadline = time.time() + args.budget
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = pathlib.Path(tempfile.mkdtemp(prefix="paddle_fn_gpu_")) / "cache"
+    install_cache(ROOT / args.bundle / "cache", cache)
+    env = {**os.environ, "PADDLE_FN_CACHE_DIR": str(cache), "PADDLE_FN_BACKGROUND_COMPILE": "0",
+           "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}  # JAX would take 75% of the GPU's memory up front
+    report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "gpu": gpu_name(),
+              "versions": versions(env), "command": gpu_command(), "cache_entries": len(list(cache.iterdir())) - 1,
+              "not_prepared": unprepared(ROOT / args.bundle / "prepared.jsonl")}
+    print(json.dumps(report, indent=1), flush=True)
+    report["tests"] = run_tests(env, min(TEST_LIMIT, deadline - time.time() - 60), out)
+    print(report["tests"]["tail"][-2000:], flush=True)
+    report["workloads"] = run_workloads(env, deadline)
+    (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
+    (out / "gpu_check.md").write_text(markdown(report))
+    print((out / "gpu_check.md").read_text())
+
+
+def run_children(args):
+    """The workloads child: each named workload in turn, its start and its result appended to --results."""
+    sys.path.insert(0, str(BENCHMARKS))
+    import gpu_workloads
+    import paddle_fn as pf
+    names = args.only.split(",") if args.only else list(WORKLOADS)
+    pf.set_device("gpu:0")
+    with open(args.results, "a") as lines:
+        for name in names:
+            lines.write(json.dumps({"name": name, "started": time.time()}) + "\n")
+            lines.flush()
+            try:
+                result = getattr(gpu_workloads, name)(prepare=args.prepare)
+            except Exception as error:  # noqa: BLE001 - recorded, the next workload runs
+                result = {"error": f"{type(error).__name__}: {str(error)[:1500]}"}
+            lines.write(json.dumps({"name": name, "result": result}, default=str) + "\n")
+            lines.flush()
+            print(name, json.dumps(result, default=str)[:2000], flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ the report
+
+def markdown(report: dict) -> str:
+    tests = report["tests"]["tests"]
+    passed = sum(t["outcome"] == "passed" for t in tests.values())
+    lines = [f"# GPU check, {report['date']}", "",
+             f"- GPU: {report['gpu']}", f"- versions: {json.dumps(report['versions'])}",
+             f"- command: `{report['command']}`", f"- carried cache entries: {report['cache_entries']}",
+             f"- gpu tests: {passed} of {len(tests)} passed ({report['tests']['seconds']:.0f} s)",
+             "- not compiled by prepare (so missing here): " + (", ".join(
+                 f"{name} {contender}" for name, errors in report["not_prepared"].items() for contender in errors)
+                 or "none"), ""]
+    lines += [f"  - {name}: {t['outcome']} {t['message'][:300]}" for name, t in tests.items()
+              if t["outcome"] != "passed"]
+    lines += ["", "| workload | contender | median ms | min ms | vs JAX default | vs torch strict f32 | notes |",
+              "|---|---|---|---|---|---|---|"]
+    for name, results in report["workloads"].items():
+        what = WORKLOADS[name][1] if name in WORKLOADS else name
+        if "error" in results and isinstance(results["error"], str):
+            lines.append(f"| {what} | — | | | | | {results['error'][:200]} |")
+            continue
+        for contender, result in results.items():
+            if "error" in result:
+                lines.append(f"| {what} | {contender} | | | | | {result['error'][:200]} |")
+                continue
+            ms, jax_ms, torch_ms = _median(result), *(_median(results.get(_peer(contender, peer)))
+                                                       for peer in ("jax", "torch"))
+            notes = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()
+                              if k not in ("median_ms", "min_ms"))
+            lines.append(f"| {what} | {contender} | {ms:.4g} | {result.get('min_ms', float('nan')):.4g} | "
+                         f"{_ratio(ms, jax_ms)} | {_ratio(ms, torch_ms)} | {notes} |")
+    return "\n".join(lines) + "\n"
+
+
+def _peer(contender: str, framework: str) -> str:
+    """The peer a contender's time is compared with: the same call of the trivial call, else the peer's default
+    (JAX's default precision, torch's strict float32)."""
+    for call in ("call + read", "call"):
+        if contender.startswith(f"paddle_fn {call}"):
+            return f"{framework} {call}"
+    return {"jax": "jax default", "torch": "torch strict f32"}[framework]
+
+
+def _median(result):
+    return result.get("median_ms") if isinstance(result, dict) else None
+
+
+def _ratio(a, b) -> str:
+    return f"{a / b:.2f}x" if a and b else ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    made = commands.add_parser("prepare", help="on the CPU host: compile for CUDA, gather the wheels")
+    made.add_argument("--reuse-cache", action="store_true", help="keep the cache of an earlier prepare")
+    made.add_argument("--skip-download", action="store_true", help="use the wheels already in the bundle")
+    ran = commands.add_parser("run", help="on the GPU machine")
+    ran.add_argument("--out", default=os.environ.get("OUT", "gpu_check_out"))
+    ran.add_argument("--bundle", default=BUNDLE)
+    ran.add_argument("--budget", type=float, default=RUN_BUDGET, help="seconds for the whole run")
+    child = commands.add_parser("workloads", help="(internal) run workloads, appending results to --results")
+    child.add_argument("--only", default="")
+    child.add_argument("--results", required=True)
+    child.add_argument("--prepare", action="store_true")
+    args = parser.parse_args()
+    {"prepare": prepare, "run": run, "workloads": run_children}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

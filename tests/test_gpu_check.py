@@ -1,0 +1,110 @@
+"""The GPU check's preparation, checked without a GPU (docs/gpu.md): a cache filled with a stand-in CUDA device serves
+a process that has no IREE compiler and another CPU, after `gpu_check.install_cache` copied it the way the GPU
+run does; CUDA cache keys do not name the host CPU; tests/test_gpu.py is skipped here, saying why."""
+import importlib.metadata
+import os
+import pathlib
+import stat
+import subprocess
+import sys
+
+from paddle_fn.runtime import compiler, disk_cache
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gpu_check import install_cache  # noqa: E402
+
+# one tiny program on the CUDA device, in a process of its own; argv[1] == "absent": as on the GPU machine, without
+# the compiler (its package metadata and its module) and on another CPU
+PROGRAM = """
+import importlib.metadata, sys
+import numpy as np
+if sys.argv[1] == "absent":
+    real = importlib.metadata.version
+    def version(name):
+        if name == "iree-base-compiler":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+    importlib.metadata.version = version
+    sys.modules["iree.compiler"] = None  # importing it fails
+import paddle_fn as paddle
+from paddle_fn.runtime import compiler
+if sys.argv[1] == "absent":
+    assert not compiler.compiler_installed()
+    compiler.host_cpu = lambda: "another CPU [x86_64 000000000000]"
+gpu = paddle.devices("cuda")[0]
+assert gpu.stand_in and gpu.target == "cuda", gpu
+x = paddle.device_put(paddle.to_tensor(np.arange(4, dtype=np.float32)), gpu)
+print(paddle.jit(lambda v: paddle.sum(v * 3.0), device=gpu)(x).item())
+if sys.argv[1] == "absent":
+    try:
+        paddle.jit(lambda v: v - 1.0, device=gpu)(x)  # not in the cache
+    except Exception as error:
+        print(type(error).__name__, "not installed" in str(error))
+"""
+
+
+def _run(mode, cache):
+    env = {**os.environ, "PADDLE_FN_STAND_IN_GPU": "cuda", "PADDLE_FN_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", PROGRAM, mode], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.split("\n")
+
+
+def test_a_prepared_cache_serves_a_process_without_the_compiler_after_install_cache(tmp_path):
+    prepared = tmp_path / "prepared"
+    assert _run("present", prepared)[0] == "18.0"
+    entries = [p for p in prepared.iterdir() if p.suffix == ".vmfb"]
+    assert len(entries) == 1  # compiled for CUDA (cross-compiled: nothing ran on a GPU)
+    assert b"--iree-cuda-target=sm_80" in entries[0].read_bytes()
+
+    # carried to another machine, the files come with modes the cache refuses
+    carried = tmp_path / "carried"
+    carried.mkdir()
+    for path in prepared.iterdir():
+        if path.is_file():
+            (carried / path.name).write_bytes(path.read_bytes())
+            os.chmod(carried / path.name, 0o644)
+    os.chmod(carried, 0o777)
+    messages = []
+    assert disk_cache.secret_key(str(carried), log=messages.append) is None and "other users" in messages[0]
+
+    installed = tmp_path / "private" / "cache"
+    (tmp_path / "private").mkdir(mode=0o700)
+    install_cache(carried, installed)
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in installed.iterdir()} == {0o600}
+    assert disk_cache.secret_key(str(installed), log=messages.append) is not None
+
+    out = _run("absent", installed)
+    assert out[:2] == ["18.0", "CompileError True"]  # a hit; the next program, a miss, could not be compiled
+
+
+def test_cuda_cache_keys_do_not_name_the_host_cpu(monkeypatch):
+    flags = compiler.resolve_flags("cuda")
+    cuda, cpu = compiler.cache_key("text", flags, "cuda"), compiler.cache_key("text", flags, "llvm-cpu")
+    monkeypatch.setattr(compiler, "host_cpu", lambda: "another CPU [x86_64 000000000000]")
+    assert compiler.cache_key("text", flags, "cuda") == cuda
+    assert compiler.cache_key("text", flags, "llvm-cpu") != cpu  # CPU code stays keyed by the CPU it is for
+
+
+def test_iree_version_without_the_compiler_is_the_runtimes(monkeypatch):
+    with_compiler = compiler.iree_version()
+    real = importlib.metadata.version
+
+    def version(name):
+        if name == "iree-base-compiler":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    assert compiler.iree_version.__wrapped__() == with_compiler == real("iree-base-runtime")  # uncached
+
+
+def test_the_gpu_tests_are_skipped_without_a_cuda_device_and_say_why():
+    env = {k: v for k, v in os.environ.items() if k != "PADDLE_FN_STAND_IN_GPU"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "tests/test_gpu.py"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "passed" not in done.stdout and " skipped" in done.stdout
+    assert "no CUDA device here" in done.stdout and "docs/gpu.md" in done.stdout
