@@ -128,11 +128,14 @@ def _model():
     return net, paddle.optimizer.Adam(learning_rate=0.01, parameters=net.parameters())
 
 
-def _eager_losses(data):
+def _losses(data, compile_forward=False):
+    """The losses of training a fresh `_model` on `data` eagerly: loss.backward(), opt.step(); with
+    `compile_forward`, the forward compiled by to_static (the eager tape records one node for it)."""
     net, opt = _model()
+    forward = paddle.jit.to_static(net) if compile_forward else net
     losses = []
     for x, y in data:
-        loss = paddle.nn.functional.cross_entropy(net(paddle.to_tensor(x)), paddle.to_tensor(y))
+        loss = paddle.nn.functional.cross_entropy(forward(paddle.to_tensor(x)), paddle.to_tensor(y))
         loss.backward()
         opt.step()
         opt.clear_grad()
@@ -142,23 +145,15 @@ def _eager_losses(data):
 
 def test_layer_training_step_with_a_compiled_forward_matches_cpu_eager(gpu):
     data = _training_data()
-    want = _eager_losses(data)
+    want = _losses(data)
     with default_device(gpu):
-        net, opt = _model()
-        forward = paddle.jit.to_static(net)  # the forward compiled, backward() on the eager tape
-        got = []
-        for x, y in data:
-            loss = paddle.nn.functional.cross_entropy(forward(paddle.to_tensor(x)), paddle.to_tensor(y))
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            got.append(float(loss))
+        got = _losses(data, compile_forward=True)
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
 def test_to_static_training_step_matches_cpu_eager(gpu):
     data = _training_data()
-    want = _eager_losses(data)
+    want = _losses(data)
     with default_device(gpu):
         net, opt = _model()
 
