@@ -186,7 +186,7 @@ def read_results(path: pathlib.Path) -> dict:
     return results
 
 
-def run_tests(env, limit: float, out: pathlib.Path) -> dict:
+def run_tests(env, limit: float) -> dict:
     report = pathlib.Path(tempfile.mkdtemp()) / "junit.xml"
     command = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu", "tests/test_gpu.py",
                f"--junitxml={report}"]
@@ -276,8 +276,8 @@ def run(args):
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "gpu": gpu_name(),
               "versions": versions(env), "command": gpu_command(), "cache_entries": len(list(cache.iterdir())) - 1,
               "not_prepared": unprepared(ROOT / args.bundle / "prepared.jsonl")}
-    print(json.dumps(report, indent=1), flush=True)
-    report["tests"] = run_tests(env, min(TEST_LIMIT, deadline - time.time() - 60), out)
+    print(json.dumps({k: v for k, v in report.items() if k != "not_prepared"}, indent=1), flush=True)
+    report["tests"] = run_tests(env, min(TEST_LIMIT, deadline - time.time() - 60))
     print(report["tests"]["tail"][-2000:], flush=True)
     report["workloads"] = run_workloads(env, deadline)
     (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
