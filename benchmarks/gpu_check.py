@@ -134,8 +134,9 @@ def prepare(args):
     subprocess.run([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--prepare", "--results",
                     str(results)], cwd=ROOT, env=env)
     failed = unprepared(results)
-    print(f"compiled in {time.perf_counter() - started:.0f} s; workloads not fully prepared: "
-          f"{json.dumps(failed, indent=1) if failed else 'none'}", flush=True)
+    print(f"compiled in {time.perf_counter() - started:.0f} s; not compiled (the GPU run will find them missing): "
+          + ("".join(f"\n  {name} {contender}: {str(error)[:300]}" for name, errors in failed.items()
+                     for contender, error in errors.items()) or "none"), flush=True)
     assemble_site(bundle / "site")
     if not args.skip_download:
         download_wheels(bundle / "wheels")
@@ -313,7 +314,8 @@ def markdown(report: dict) -> str:
     lines = [f"# GPU check, {report['date']}", "",
              f"- GPU: {report['gpu']}", f"- versions: {json.dumps(report['versions'])}",
              f"- command: `{report['command']}`", f"- carried cache entries: {report['cache_entries']}",
-             f"- gpu tests: {passed} of {len(tests)} passed ({report['tests']['seconds']:.0f} s)",
+             f"- gpu tests: {passed} of {len(tests)} passed ({report['tests']['seconds']:.0f} s"
+             f"{', stopped at its time limit' if report['tests']['returncode'] is None else ''})",
              "- not compiled by prepare (so missing here): " + (", ".join(
                  f"{name} {contender}" for name, errors in report["not_prepared"].items() for contender in errors)
                  or "none"), ""]
