@@ -184,33 +184,12 @@ def matmul_8192(*, prepare):
 
 def readback_ways(device) -> dict:
     """{name: read(DeviceArray) -> numpy array} for each way the IREE runtime offers to bring a small result from the
-    GPU: paddle_fn's own (`to_numpy`: a staging buffer allocated per read, a copy on the device queue, a wait, a
-    mapping), IREE's DeviceArray.to_host, a staging buffer and semaphore allocated once and reused, and a numpy
-    array imported as a device-visible host buffer that the queue copies into directly."""
+    GPU: paddle_fn's own (`to_numpy`: a copy on the device queue into the device's kept staging buffer, a wait, a
+    copy out of its mapping; runtime.device.StagingReader), IREE's DeviceArray.to_host (a host buffer imported per
+    read), and one numpy array imported once as a device-visible host buffer that the queue copies into."""
     from paddle_fn.runtime._iree import rt
     hal = device.hal_device
-    semaphore, clock = hal.create_semaphore(0), [0]
-
-    def queue_copy(source, target):
-        hal.queue_copy(source, target, wait_semaphores=rt.HalFence.create_at(semaphore, clock[0]),
-                       signal_semaphores=rt.HalFence.create_at(semaphore, clock[0] + 1))
-        clock[0] += 1
-        rt.HalFence.create_at(semaphore, clock[0]).wait()
-
-    staging = {}
-
-    def reused_staging(array):
-        buffer = array.buffer_view.get_buffer()
-        if buffer.byte_length() not in staging:
-            staging[buffer.byte_length()] = hal.allocator.allocate_buffer(
-                memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
-                allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
-                allocation_size=buffer.byte_length())
-        target = staging[buffer.byte_length()]
-        queue_copy(buffer, target)
-        return np.array(target.map().asarray(array.shape, array.dtype))
-
-    imported = {}
+    semaphore, copies, imported = hal.create_semaphore(0), [0], {}
 
     def imported_host_array(array):
         key = (array.shape, array.dtype)
@@ -220,12 +199,15 @@ def readback_ways(device) -> dict:
                 host, memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
                 allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED)))
         host, target = imported[key]
-        queue_copy(array.buffer_view.get_buffer(), target)
+        done = rt.HalFence.create_at(semaphore, copies[0] + 1)
+        hal.queue_copy(array.buffer_view.get_buffer(), target,
+                       wait_semaphores=rt.HalFence.create_at(semaphore, copies[0]), signal_semaphores=done)
+        copies[0] += 1
+        done.wait()
         return host.copy()
 
-    return {"to_numpy, staging buffer per read": lambda array: array.to_numpy(),
+    return {"to_numpy, the device's kept staging buffer": lambda array: array.to_numpy(),
             "iree DeviceArray.to_host": lambda array: rt.DeviceArray(hal, array.buffer_view).to_host(),
-            "staging buffer reused": reused_staging,
             "imported host array": imported_host_array}
 
 
