@@ -223,6 +223,24 @@ def resolve_flags(target: str, extra_flags=()) -> tuple:
     return defaults + tuple(flag for flag in extra_flags if flag not in defaults)
 
 
+# the element type of a product's result, at the end of its line: `-> tensor<1024x64xf64>`
+_PRODUCT_RESULT = re.compile(r"stablehlo\.(?:dot_general|convolution)\b[^\n]*->\s*tensor<(?:[0-9?]+x)*(\w+)>")
+
+
+def module_flags(text: str, target: str, extra_flags=()) -> tuple:
+    """`resolve_flags` for the module `text`: on llvm-cpu, a module whose products are all float64 compiles without
+    data tiling (unless `extra_flags` say otherwise). IREE 3.13 has no float64 microkernel, so data tiling adds only
+    its packing copies: the float64 Hessian class (benchmarks/bench_models.py) went from 54 dispatches to 29 and
+    2.54 -> 1.94 ms with AVX-512 code (2.07 -> 1.84 ms AVX2), a 256^2 float64 product 0.33 -> 0.20 ms, the same
+    results to the bit; at 1024^2 it was as fast."""
+    flags = resolve_flags(target, extra_flags)
+    if target == "llvm-cpu" and DATA_TILING_FLAG in flags:
+        products = set(_PRODUCT_RESULT.findall(text))
+        if products and products <= {"f64"}:
+            flags = tuple(flag for flag in flags if flag != DATA_TILING_FLAG)
+    return flags
+
+
 def cache_key(text: str, flags: tuple, target: str) -> str:
     """The disk-cache key of `text` compiled for `target` with `flags`. llvm-cpu code is valid only on CPUs with the
     host's features (`host_cpu`); a GPU target's module holds no host code, so its key names no host CPU, and a
@@ -372,7 +390,7 @@ def compile_stablehlo(text: str, *, target: str = "llvm-cpu", extra_flags=(), us
     On failure, retries with the system linker (float64 libm symbols on llvm-cpu) and then without data tiling;
     raises `CompileError` when every attempt fails.
     """
-    requested_flags = resolve_flags(target, extra_flags)
+    requested_flags = module_flags(text, target, extra_flags)
     if target == "llvm-cpu" and f"{_CPU_FLAG}=host" in requested_flags:
         requested_flags += tuning.llvm_cpu_flags(host_cpu_features(), text)
     key = cache_key(text, requested_flags, target)

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import re
 
-from paddle_fn.runtime.compiler import _CompilerFailure, _compile_error, _run_compiler, cache_key, resolve_flags
+from paddle_fn.runtime.compiler import _CompilerFailure, _compile_error, _run_compiler, cache_key, module_flags
 
 PHASE = "executable-configurations"
 
@@ -92,7 +92,7 @@ def dispatches(text: str, *, target: str = "llvm-cpu", extra_flags=()) -> Dispat
         1 dispatch of 1 executable for llvm-cpu
           main_dispatch_0_elementwise_64_f32  DoubleTilingExpert
     """
-    return _dispatches(text, target, resolve_flags(target, extra_flags))
+    return _dispatches(text, target, module_flags(text, target, extra_flags))
 
 
 @functools.lru_cache(maxsize=64)

@@ -384,6 +384,25 @@ def test_large_programs_compile_with_larger_matmul_tiles(monkeypatch):
     assert seen == [(), compiler.LARGE_PROGRAM_FLAGS]
 
 
+def test_modules_whose_products_are_all_float64_compile_without_data_tiling():
+    def product(dtype):
+        return (f"%2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<4x3x{dtype}>, "
+                f"tensor<3x5x{dtype}>) -> tensor<4x5x{dtype}>")
+
+    tiled = compiler.DATA_TILING_FLAG
+    assert tiled not in compiler.module_flags(product("f64"), "llvm-cpu")
+    assert tiled in compiler.module_flags(product("f32"), "llvm-cpu")
+    assert tiled in compiler.module_flags(product("f64") + "\n" + product("f32"), "llvm-cpu")  # one f32 product
+    assert tiled in compiler.module_flags("%1 = stablehlo.add %0, %0 : tensor<4xf64>", "llvm-cpu")  # no product
+    forced = compiler.module_flags(product("f64"), "llvm-cpu", (f"{tiled}=true",))
+    assert f"{tiled}=true" in forced  # the caller's choice stands
+    assert compiler.module_flags(product("f64"), "cuda") == compiler.resolve_flags("cuda")
+    # a jitted float64 product: its dispatches are the product alone, no packing around it
+    x = pf.to_tensor(np.eye(64))
+    found = pf.jit(lambda a, b: a @ b).lower(x, x).dispatches()
+    assert len(found) == 1 and "matmul" in found.names[0]
+
+
 def test_flags_per_target_and_overrides():
     assert runtime.STANDARD_FLAGS == ("--iree-llvmcpu-target-cpu=host", "--iree-dispatch-creation-data-tiling",
                                       "--iree-llvmcpu-enable-ukernels=all", "--iree-input-demote-f64-to-f32=false",
