@@ -1,9 +1,16 @@
 """The GPU rows of lowering/targets.py (lowering/iree_gpu.py and the forms it borrows), without a GPU: the programs
 they lower cross-compile for cuda and rocm, the generic forms they replace still fail there (so an IREE upgrade that
 lifts a limit shows which row may go), and the same text, compiled for llvm-cpu, gives eager's numbers."""
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
+import paddle_fn as paddle
 from paddle_fn import runtime
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.emitter import Target
 from paddle_fn.lowering.targets import GPU_TARGETS, OVERRIDES
 
@@ -11,7 +18,7 @@ from optable.iree_rows import compile_and_run_on_cpu, rows_module, rows_with_pro
 
 pytest.importorskip("iree.compiler")
 
-# the primitives whose GPU rows mend op-table rows
+# the primitives whose GPU rows mend op-table rows (reduce_sum's mends sums of negations, which the rows hardly hold)
 ROW_PRIMITIVES = ("fft", "pad", "polygamma", "lu", "triangular_solve")
 
 
@@ -21,8 +28,46 @@ def _compile(text, target):
 
 def test_every_gpu_target_has_the_same_rows():
     rows = {target: sorted(name for name, t in OVERRIDES if t == target) for target in GPU_TARGETS}
-    assert rows["cuda"] == sorted(ROW_PRIMITIVES)
+    assert rows["cuda"] == sorted(ROW_PRIMITIVES + ("reduce_sum",))
     assert all(names == rows["cuda"] for names in rows.values()), rows
+
+
+def _case(name, f, *args):
+    """An op-table-like case (row, program, arguments) of `f`, for optable.iree_rows."""
+    prog, consts = trace_to_program(lambda *xs: [f(*xs)], [get_aval(Tensor(a)) for a in args])
+    return SimpleNamespace(name=name, fun=f, args=args), prog, [np.asarray(c.concrete_value()) for c in consts] + list(args)
+
+
+def _layer_norm_step(x, g):
+    """The gradient of a layer norm's mean square: its backward pass sums the negated cotangent of x - mean."""
+    def loss(x):
+        centred = x - paddle.mean(x, axis=-1, keepdim=True)
+        normed = centred / paddle.sqrt(paddle.mean(centred * centred, axis=-1, keepdim=True) + 1e-5)
+        return paddle.mean((normed * g) ** 2)
+    return paddle.grad(loss)(x)
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_sums_of_negations_compile_for_the_gpus(target):
+    """IREE 3.13 folds a fused negation into a sum's combiner and fails; the GPU row sums first (iree_gpu.lower_sum).
+    The generic form failing is the probe: when it compiles, the row may go."""
+    x, g = np.ones((2, 8, 64), "float32"), np.ones(64, "float32")
+    for _, prog, _ in (_case("sum(-x)", lambda v: paddle.sum(-v, axis=1), x[0]), _case("step", _layer_norm_step, x, g)):
+        with pytest.raises(runtime.CompileError, match="failed to get neutral element for reduction"):
+            _compile(lower_program(prog, use_overrides=False), target)
+        assert _compile(lower_program(prog, target=Target(target)), target).vmfb
+
+
+def test_the_gpu_sum_form_gives_eager_numbers_on_the_cpu():
+    x, g = np.random.default_rng(1).standard_normal((2, 8, 64)).astype("float32"), np.linspace(0.5, 2, 64, dtype="float32")
+    cases = [_case("sum(-x)", lambda v: paddle.sum(-v, axis=1), x[0]),
+             _case("integer sum(-x)", lambda v: paddle.sum(-v, axis=1), (x[0] * 10).astype("int64")),
+             _case("layer norm step", _layer_norm_step, x, g)]
+    # the GPU row changed the text: a backend without rows of its own gets the generic sums
+    assert all(lower_program(prog, target=Target("cuda")) != lower_program(prog, target=Target("vulkan-spirv"))
+               for _, prog, _ in cases)
+    failures = compile_and_run_on_cpu(cases, Target("cuda"))
+    assert not failures, "\n".join(failures)
 
 
 def _mended_rows():
