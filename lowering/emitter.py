@@ -6,7 +6,7 @@ equation's types; it emits lines with `ctx.op(...)` / `ctx.line(...)` and return
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -130,6 +130,14 @@ def on_signed_view(rule):
     return lower
 
 
+class Produced(NamedTuple):
+    """How an SSA value was computed: the primitive, operand names, parameters and operand types of its equation."""
+    primitive: str
+    operands: tuple
+    params: dict
+    avals_in: tuple
+
+
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
@@ -145,9 +153,9 @@ class FuncLowering:
         # primitive there (lowering/targets.py's lowering_rule); None: every primitive's own, generic rule
         self.target = Target.of(target)
         self._overrides = overrides
-        # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
-        # constant), for overrides whose best form depends on how IREE will see an operand
-        self._producers: dict[str, tuple] = {}
+        # SSA name -> the Produced record of the equation that produced it (None: an argument or a constant), for
+        # overrides whose best form depends on how IREE will see an operand
+        self._producers: dict[str, Produced] = {}
         # module-level declarations the body needs (the external functions of host calls)
         self.declarations: list[str] = []
 
@@ -239,7 +247,8 @@ class FuncLowering:
                 outs = [outs]
             for v, o in zip(eqn.outputs, outs):
                 env[v] = o
-                self._producers.setdefault(o, (eqn.prim.name, tuple(ins)))
+                self._producers.setdefault(o, Produced(eqn.prim.name, tuple(ins), eqn.params,
+                                                       tuple(v.aval for v in eqn.inputs)))
         return [read(v) for v in prog.out_vars]
 
     def _locate(self, first_line: int, scope: str) -> None:
@@ -267,7 +276,7 @@ class FuncLowering:
         """The rule lowering `prim` for this context's target."""
         return prim.lower if self._overrides is None else self._overrides(prim, self.target.backend)
 
-    def producer(self, name: str):
-        """(primitive name, operand names) of the equation whose result is the SSA value `name`, or None for a
-        function or region argument or a constant."""
+    def producer(self, name: str) -> Optional[Produced]:
+        """How the SSA value `name` was computed (a `Produced`: primitive name, operand names, parameters, operand
+        types), or None for a function or region argument or a constant."""
         return self._producers.get(name)

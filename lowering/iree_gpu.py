@@ -4,10 +4,16 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
 - **Sums of a negation.** IREE fuses the elementwise operations that compute a reduction's operand into the
   reduction, and a negation there folds into the combiner: sum(-x) becomes a reduction whose body is `acc - x`,
   which has no neutral element, and the GPU reduction pipeline, which pads the reduced axis with that element,
-  fails at every shape ("failed to get neutral element for reduction"; integers: "failed to distribute"). The
+  fails at every shape ("failed to get neutral element for reduction"). The
   sum of a negation is the negation of the sum, with the same numbers (negation is exact and rounding symmetric),
   so the negation's operand is summed and the sum negated. Reverse mode makes such sums: a layer norm's backward
   pass sums the negated cotangent of `x - mean`.
+- **Sums of a product by a factor constant along the summed axes** (`sum(x * 2.0, axis=1)`, `sum(0.5 * x**2)`, a
+  factor of shape [n, 1]): IREE makes the product and the sum one `vector.contract` whose operand is the broadcast
+  factor, which it cannot distribute to threads ("'func.func' op failed to distribute"). The factor is taken out of
+  the sum: sum(x * c) = sum(x) * c, with c read where its broadcast puts it (mathematically the same; the roundings
+  differ as another order of the products and sums would, and not at all for a power of two; a sum that overflows
+  before a small factor is applied gives inf where the generic form may not).
 - **FFTs.** IREE compiles `stablehlo.fft` only over one axis of a power-of-two length in single precision, as on
   the CPU; the CPU's forms (lowering/llvm_cpu_fft.py: IREE's own FFT there, matrix products on real planes, DFT
   products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
@@ -17,16 +23,40 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
 from __future__ import annotations
 
 from paddle_fn.lowering import llvm_cpu_fft, llvm_cpu_pad
-from paddle_fn.lowering.staged import generic_rule
+from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage
 
 
 def lower_sum(ctx, x, *, axes):
-    """reduce_sum, with the negation that computes `x` (if one does) applied to the sum instead."""
+    """reduce_sum, with the negation that computes `x` (if one does) applied to the sum instead, and the factor of
+    a product that computes it taken out of the sum where it is constant along `axes`."""
     made = ctx.producer(x)
-    if made is None or made[0] != "neg":
-        return generic_rule("reduce_sum")(ctx, x, axes=axes)
-    total = generic_rule("reduce_sum")(ctx, made[1][0], axes=axes)
-    return ctx.op("stablehlo.negate", [total], in_avals=ctx.avals_out)
+    if made is not None and made.primitive == "neg":
+        total = generic_rule("reduce_sum")(ctx, made.operands[0], axes=axes)
+        return ctx.op("stablehlo.negate", [total], in_avals=ctx.avals_out)
+    if made is not None and made.primitive == "mul":
+        for factor in (1, 0):
+            if _constant_along(ctx.producer(made.operands[factor]), axes):
+                prog, consts = stage(lambda v, c: [_sum_times(v, c, axes)],
+                                     [made.avals_in[1 - factor], made.avals_in[factor]])
+                return inline(ctx, prog, consts, [made.operands[1 - factor], made.operands[factor]])[0]
+    return generic_rule("reduce_sum")(ctx, x, axes=axes)
+
+
+def _constant_along(made, axes) -> bool:
+    """Whether the value computed as `made` (a Produced, or None) is a broadcast constant along `axes`: none of
+    them comes from an axis of the broadcast's operand longer than one."""
+    if made is None or made.primitive != "broadcast_in_dim":
+        return False
+    dims, operand_shape = made.params["broadcast_dimensions"], made.avals_in[0].shape
+    return all(a not in dims or operand_shape[dims.index(a)] == 1 for a in axes)
+
+
+def _sum_times(v, factor, axes):
+    """sum(v * factor) over `axes` as sum(v) * factor, `factor` being constant along them."""
+    shape = shape_of(factor)
+    first = slice_(factor, (0,) * len(shape), tuple(1 if a in axes else n for a, n in enumerate(shape)))
+    total = bind("reduce_sum", v, axes=tuple(axes))
+    return bind("mul", total, reshape(first, shape_of(total)))
 
 
 def lower_fft(ctx, x, *, fft_type, fft_length):

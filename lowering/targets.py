@@ -191,11 +191,13 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
     for name in ("rev", "cumsum", "cumprod")) + tuple(
     row for target in GPU_TARGETS for row in (
         Override("reduce_sum", target, iree_gpu.lower_sum, iree="3.13",
-                 evidence="tests/test_gpu_lowering.py::test_sums_of_negations_compile_for_the_gpus (the probe: the "
-                          "generic form still fails)",
+                 evidence="tests/test_gpu_lowering.py::test_the_sums_of_the_gpu_row_compile_for_the_gpus (the "
+                          "probe: the generic forms still fail for cuda)",
                  why="IREE folds a negation fused into a sum into the combiner (acc - x), which has no neutral "
-                     "element: \"failed to get neutral element for reduction\" at every shape (a layer norm's "
-                     "backward pass); the negation is applied to the sum (see lowering/iree_gpu.py)"),
+                     "element (\"failed to get neutral element for reduction\" at every shape: a layer norm's "
+                     "backward pass), and makes a sum of a product by a factor constant along the summed axes "
+                     "(sum(x * 2.0, axis=1)) a contraction it cannot distribute (\"failed to distribute\"): the "
+                     "negation and the factor are applied to the sum (see lowering/iree_gpu.py)"),
         Override("fft", target, iree_gpu.lower_fft, iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
                  why="stablehlo.fft compiles only over one power-of-two axis in single precision (\"failed to "
