@@ -83,13 +83,19 @@ def i64_array(values) -> str:
     return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
 
 
+def splat(value) -> bool:
+    """Whether every element of the (non-empty) array `value` is one number (NaNs only when there is one)."""
+    flat = np.asarray(value).reshape(-1)
+    return flat.size == 1 or bool(np.all(flat == flat[0]))
+
+
 def constant_text(value, aval: ShapedArray) -> str:
     """The `dense<...>` attribute for a value of type `aval` (splat when all elements are equal)."""
     a = np.broadcast_to(np.asarray(value, dtype=aval.dtype.np), aval.shape)
     flat = a.reshape(-1)
     if flat.size == 0:
         return "dense<>"
-    if flat.size == 1 or np.all(flat == flat[0]) and not (aval.dtype.kind == "f" and np.isnan(flat[0])):
+    if splat(flat):
         return f"dense<{_scalar_text(flat[0], aval.dtype)}>"
 
     def nest(x):
@@ -156,6 +162,9 @@ class FuncLowering:
         # SSA name -> the Produced record of the equation that produced it (None: an argument or a constant), for
         # overrides whose best form depends on how IREE will see an operand
         self._producers: dict[str, Produced] = {}
+        # SSA names of the constants whose every element is one scalar (a splat), for overrides that take such a
+        # factor out of an operation
+        self._splats: set[str] = set()
         # module-level declarations the body needs (the external functions of host calls)
         self.declarations: list[str] = []
 
@@ -188,6 +197,16 @@ class FuncLowering:
         return res
 
     def constant(self, value, aval: ShapedArray) -> str:
+        name = self._constant(value, aval)
+        if aval.size and splat(value):
+            self._splats.add(name)
+        return name
+
+    def is_splat(self, name: str) -> bool:
+        """Whether the SSA value `name` is a constant whose every element is one scalar."""
+        return name in self._splats
+
+    def _constant(self, value, aval: ShapedArray) -> str:
         if aval.dtype.kind == "c":
             # complex(real part, imaginary part): IREE 3.13 crashes packing complex128 constants into its resources
             part = aval.update(dtype=COMPLEX_PART[aval.dtype.name])

@@ -9,11 +9,17 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
   so the negation's operand is summed and the sum negated. Reverse mode makes such sums: a layer norm's backward
   pass sums the negated cotangent of `x - mean`.
 - **Sums of a product by a factor constant along the summed axes** (`sum(x * 2.0, axis=1)`, `sum(0.5 * x**2)`, a
-  factor of shape [n, 1]): IREE makes the product and the sum one `vector.contract` whose operand is the broadcast
+  factor of shape [n, 1]; a broadcast, or a constant whose elements are all one number): IREE makes the product and the sum one `vector.contract` whose operand is the broadcast
   factor, which it cannot distribute to threads ("'func.func' op failed to distribute"). The factor is taken out of
   the sum: sum(x * c) = sum(x) * c, with c read where its broadcast puts it (mathematically the same; the roundings
   differ as another order of the products and sums would, and not at all for a power of two; a sum that overflows
   before a small factor is applied gives inf where the generic form may not).
+- **Sums of values widened to 64 bits in the same dispatch** (`paddle.sum(x, axis=1)` of int32 `x`, which Paddle
+  sums into int64; a count of booleans as int64; float32 summed as float64): IREE fails to distribute the
+  reduction of the converted elements ("'func.func' op failed to distribute"; reduced lengths of 64, 512 or 4096
+  fail, 7, 33 or 100 compile; widening to 32 bits compiles at every length tried). The converted operand is
+  computed into a buffer of its own first (an optimization barrier), which the sum then reads: exact, for one more
+  pass over the operand.
 - **FFTs.** IREE compiles `stablehlo.fft` only over one axis of a power-of-two length in single precision, as on
   the CPU; the CPU's forms (lowering/llvm_cpu_fft.py: IREE's own FFT there, matrix products on real planes, DFT
   products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
@@ -23,23 +29,31 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
 from __future__ import annotations
 
 from paddle_fn.lowering import llvm_cpu_fft, llvm_cpu_pad
-from paddle_fn.lowering.staged import bind, generic_rule, inline, reshape, shape_of, slice_, stage
+from paddle_fn.lowering.staged import bind, generic_rule, inline, materialized, reshape, shape_of, slice_, stage
 
 
 def lower_sum(ctx, x, *, axes):
-    """reduce_sum, with the negation that computes `x` (if one does) applied to the sum instead, and the factor of
-    a product that computes it taken out of the sum where it is constant along `axes`."""
+    """reduce_sum, with the negation that computes `x` (if one does) applied to the sum instead, the factor of a
+    product that computes it taken out of the sum where it is constant along `axes`, and a conversion that widens
+    it to 64 bits computed apart."""
     made = ctx.producer(x)
     if made is not None and made.primitive == "neg":
-        total = generic_rule("reduce_sum")(ctx, made.operands[0], axes=axes)
-        return ctx.op("stablehlo.negate", [total], in_avals=ctx.avals_out)
+        return ctx.op("stablehlo.negate", [lower_sum(ctx, made.operands[0], axes=axes)], in_avals=ctx.avals_out)
     if made is not None and made.primitive == "mul":
         for factor in (1, 0):
-            if _constant_along(ctx.producer(made.operands[factor]), axes):
+            if ctx.is_splat(made.operands[factor]) or _constant_along(ctx.producer(made.operands[factor]), axes):
                 prog, consts = stage(lambda v, c: [_sum_times(v, c, axes)],
                                      [made.avals_in[1 - factor], made.avals_in[factor]])
                 return inline(ctx, prog, consts, [made.operands[1 - factor], made.operands[factor]])[0]
+    if made is not None and made.primitive == "convert_element_type" and _widens_to_64_bits(made.avals_in[0],
+                                                                                            ctx.avals_in[0]):
+        x = materialized(ctx, x, ctx.avals_in[0])
     return generic_rule("reduce_sum")(ctx, x, axes=axes)
+
+
+def _widens_to_64_bits(source, result) -> bool:
+    """Whether converting elements of type `source` to `result` (real types) widens them to 64 bits."""
+    return result.dtype.kind in "iuf" and result.dtype.np.itemsize == 8 > source.dtype.np.itemsize
 
 
 def _constant_along(made, axes) -> bool:

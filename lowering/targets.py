@@ -196,8 +196,9 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  why="IREE folds a negation fused into a sum into the combiner (acc - x), which has no neutral "
                      "element (\"failed to get neutral element for reduction\" at every shape: a layer norm's "
                      "backward pass), and makes a sum of a product by a factor constant along the summed axes "
-                     "(sum(x * 2.0, axis=1)) a contraction it cannot distribute (\"failed to distribute\"): the "
-                     "negation and the factor are applied to the sum (see lowering/iree_gpu.py)"),
+                     "(sum(x * 2.0, axis=1)) a contraction it cannot distribute (\"failed to distribute\"), as "
+                     "a sum of values widened to 64 bits in its dispatch: the negation and the factor are applied "
+                     "to the sum, the widened values computed apart (see lowering/iree_gpu.py)"),
         Override("fft", target, iree_gpu.lower_fft, iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
                  why="stablehlo.fft compiles only over one power-of-two axis in single precision (\"failed to "

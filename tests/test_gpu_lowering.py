@@ -12,6 +12,7 @@ from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.emitter import Target
+from paddle_fn.lowering.simplify import simplify
 from paddle_fn.lowering.targets import GPU_TARGETS, OVERRIDES
 
 from optable.iree_rows import compile_and_run_on_cpu, rows_module, rows_with_programs
@@ -33,9 +34,11 @@ def test_every_gpu_target_has_the_same_rows():
 
 
 def _case(name, f, *args):
-    """An op-table-like case (row, program, arguments) of `f`, for optable.iree_rows."""
+    """An op-table-like case (row, program, arguments) of `f`, for optable.iree_rows; the program simplified as
+    jit simplifies it (small constants folded into literals)."""
     prog, consts = trace_to_program(lambda *xs: [f(*xs)], [get_aval(Tensor(a)) for a in args])
-    return SimpleNamespace(name=name, fun=f, args=args), prog, [np.asarray(c.concrete_value()) for c in consts] + list(args)
+    return (SimpleNamespace(name=name, fun=f, args=args), simplify(prog),
+            [np.asarray(c.concrete_value()) for c in consts] + list(args))
 
 
 def _layer_norm_step(x, g):
@@ -57,14 +60,18 @@ def _sum_cases(rng):
             (_case("layer norm step", _layer_norm_step, x, g), neutral),
             (_case("sum(x * 2)", lambda v: paddle.sum(v * 2.0, axis=1), x[0]), distribute),
             (_case("sum(0.5 * x ** 2)", lambda v: 0.5 * paddle.sum(0.5 * v ** 2), x), distribute),
-            (_case("sum(x * c), c [n, 1]", lambda v, c: paddle.sum(c * v, axis=1), x[0], x[1, :, :1]), distribute)]
+            (_case("sum(x * c), c [n, 1]", lambda v, c: paddle.sum(c * v, axis=1), x[0], x[1, :, :1]), distribute),
+            (_case("int32 sum", lambda v: paddle.sum(v, axis=1), (x[0] * 10).astype("int32")), distribute),
+            (_case("count", lambda v: paddle.sum((v > 0).astype("int64"), axis=1), x[0]), distribute),
+            (_case("float64 sum of float32 * 2", lambda v: paddle.sum(v.astype("float64") * 2.0, axis=1), x[0]),
+             distribute)]
 
 
 @pytest.mark.parametrize("target", GPU_TARGETS)
 def test_the_sums_of_the_gpu_row_compile_for_the_gpus(target):
-    """IREE 3.13 fails on a sum of a negation (folded into the combiner) or of a product by a factor constant along
-    the summed axes (a contraction with a broadcast operand); the GPU row (iree_gpu.lower_sum) takes either out of
-    the sum. The generic forms failing for cuda are the probe: when one compiles, that part of the row may go (on
+    """IREE 3.13 fails on a sum of a negation (folded into the combiner), of a product by a factor constant along
+    the summed axes (a contraction with a broadcast operand) or of values widened to 64 bits in its dispatch; the
+    GPU row (iree_gpu.lower_sum) takes the first two out of the sum and computes the last apart. The generic forms failing for cuda are the probe: when one compiles, that part of the row may go (on
     rocm, whose subgroups are 64 lanes wide, some of the products compile)."""
     for (_, prog, _), diagnostic in _sum_cases(np.random.default_rng(0)):
         if target == "cuda" and diagnostic is not None:
