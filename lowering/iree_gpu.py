@@ -20,6 +20,10 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
   fail, 7, 33 or 100 compile; widening to 32 bits compiles at every length tried). The converted operand is
   computed into a buffer of its own first (an optimization barrier), which the sum then reads: exact, for one more
   pass over the operand.
+- **Sorts with a result nobody reads.** A `stablehlo.sort` of 32 or more elements (64, 100, 1024 tried; 16, 17 and
+  24 compile) one of whose results is unused fails to compile ("failed to bufferize op": an argsort reads only the
+  positions, a sort of values only the values, of the keys and the position key lowering/iree_sort.py sorts). Every
+  result of the sort passes through one optimization barrier, which reads them all; the results are the same.
 - **FFTs.** IREE compiles `stablehlo.fft` only over one axis of a power-of-two length in single precision, as on
   the CPU; the CPU's forms (lowering/llvm_cpu_fft.py: IREE's own FFT there, matrix products on real planes, DFT
   products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
@@ -28,7 +32,8 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
 """
 from __future__ import annotations
 
-from paddle_fn.lowering import llvm_cpu_fft, llvm_cpu_pad
+from paddle_fn.lowering import iree_sort, llvm_cpu_fft, llvm_cpu_pad
+from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.lowering.staged import bind, generic_rule, inline, materialized, reshape, shape_of, slice_, stage
 
 
@@ -71,6 +76,23 @@ def _sum_times(v, factor, axes):
     first = slice_(factor, (0,) * len(shape), tuple(1 if a in axes else n for a, n in enumerate(shape)))
     total = bind("reduce_sum", v, axes=tuple(axes))
     return bind("mul", total, reshape(first, shape_of(total)))
+
+
+def lower_sort(ctx, *operands, dimension, is_stable, num_keys):
+    """The sort of every target (lowering/iree_sort.py) with every result of its stablehlo.sort kept."""
+    return iree_sort.lower_sort(ctx, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys,
+                                sort=_sort_keeping_every_result)
+
+
+def _sort_keeping_every_result(ctx, *operands, **params):
+    """The primitive's stablehlo.sort, its results read by one optimization barrier."""
+    outs = generic_rule("sort")(ctx, *operands, **params)
+    if len(outs) == 1:
+        return outs
+    kept = ctx.fresh()
+    ctx.line(f"{kept}:{len(outs)} = stablehlo.optimization_barrier {', '.join(outs)} : "
+             f"{', '.join(tensor_type(a) for a in ctx.avals_out)}")
+    return [f"{kept}#{i}" for i in range(len(outs))]
 
 
 def lower_fft(ctx, x, *, fft_type, fft_length):
