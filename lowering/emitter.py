@@ -6,7 +6,7 @@ equation's types; it emits lines with `ctx.op(...)` / `ctx.line(...)` and return
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -83,13 +83,19 @@ def i64_array(values) -> str:
     return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
 
 
+def splat(value) -> bool:
+    """Whether every element of the (non-empty) array `value` is one number (NaNs only when there is one)."""
+    flat = np.asarray(value).reshape(-1)
+    return flat.size == 1 or bool(np.all(flat == flat[0]))
+
+
 def constant_text(value, aval: ShapedArray) -> str:
     """The `dense<...>` attribute for a value of type `aval` (splat when all elements are equal)."""
     a = np.broadcast_to(np.asarray(value, dtype=aval.dtype.np), aval.shape)
     flat = a.reshape(-1)
     if flat.size == 0:
         return "dense<>"
-    if flat.size == 1 or np.all(flat == flat[0]) and not (aval.dtype.kind == "f" and np.isnan(flat[0])):
+    if splat(flat):
         return f"dense<{_scalar_text(flat[0], aval.dtype)}>"
 
     def nest(x):
@@ -130,6 +136,14 @@ def on_signed_view(rule):
     return lower
 
 
+class Produced(NamedTuple):
+    """How an SSA value was computed: the primitive, operand names, parameters and operand types of its equation."""
+    primitive: str
+    operands: tuple
+    params: dict
+    avals_in: tuple
+
+
 class FuncLowering:
     """Emits the body of one func.func; shared by nested regions so SSA names stay unique."""
 
@@ -145,9 +159,12 @@ class FuncLowering:
         # primitive there (lowering/targets.py's lowering_rule); None: every primitive's own, generic rule
         self.target = Target.of(target)
         self._overrides = overrides
-        # SSA name -> (primitive name, operand names) of the equation that produced it (None: an argument or a
-        # constant), for overrides whose best form depends on how IREE will see an operand
-        self._producers: dict[str, tuple] = {}
+        # SSA name -> the Produced record of the equation that produced it (None: an argument or a constant), for
+        # overrides whose best form depends on how IREE will see an operand
+        self._producers: dict[str, Produced] = {}
+        # SSA names of the constants whose every element is one scalar (a splat), for overrides that take such a
+        # factor out of an operation
+        self._splats: set[str] = set()
         # module-level declarations the body needs (the external functions of host calls)
         self.declarations: list[str] = []
 
@@ -180,6 +197,16 @@ class FuncLowering:
         return res
 
     def constant(self, value, aval: ShapedArray) -> str:
+        name = self._constant(value, aval)
+        if aval.size and splat(value):
+            self._splats.add(name)
+        return name
+
+    def is_splat(self, name: str) -> bool:
+        """Whether the SSA value `name` is a constant whose every element is one scalar."""
+        return name in self._splats
+
+    def _constant(self, value, aval: ShapedArray) -> str:
         if aval.dtype.kind == "c":
             # complex(real part, imaginary part): IREE 3.13 crashes packing complex128 constants into its resources
             part = aval.update(dtype=COMPLEX_PART[aval.dtype.name])
@@ -239,7 +266,8 @@ class FuncLowering:
                 outs = [outs]
             for v, o in zip(eqn.outputs, outs):
                 env[v] = o
-                self._producers.setdefault(o, (eqn.prim.name, tuple(ins)))
+                self._producers.setdefault(o, Produced(eqn.prim.name, tuple(ins), eqn.params,
+                                                       tuple(v.aval for v in eqn.inputs)))
         return [read(v) for v in prog.out_vars]
 
     def _locate(self, first_line: int, scope: str) -> None:
@@ -267,7 +295,7 @@ class FuncLowering:
         """The rule lowering `prim` for this context's target."""
         return prim.lower if self._overrides is None else self._overrides(prim, self.target.backend)
 
-    def producer(self, name: str):
-        """(primitive name, operand names) of the equation whose result is the SSA value `name`, or None for a
-        function or region argument or a constant."""
+    def producer(self, name: str) -> Optional[Produced]:
+        """How the SSA value `name` was computed (a `Produced`: primitive name, operand names, parameters, operand
+        types), or None for a function or region argument or a constant."""
         return self._producers.get(name)

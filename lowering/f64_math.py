@@ -11,8 +11,9 @@ shifts, and chlo.zeta (polygamma of order >= 1).
 
 Each emitter is ``emit_<op>(ctx, x[, y], aval) -> str`` (a `FuncLowering`, operand SSA names, their f64 type;
 polygamma also takes ``m=``); `F64_EXPANSIONS` maps the primitive names of paddle_fn.prims.elementwise to them,
-and `lower_on_llvm_cpu(name)` is the llvm-cpu override (lowering/targets.py) that uses them. Other backends lower
-these functions natively.
+and `lower_float64_by_expansion(name)` is the override (lowering/targets.py) that uses them: on llvm-cpu for all of
+them, on the GPU backends for polygamma, whose CHLO expansion fails there too ("undefined symbol: sin", IREE 3.13,
+cuda); other backends, and the GPUs' other functions, are lowered natively.
 
 Accuracy against numpy/scipy over normal arguments (tests/test_f64_lowering.py): <= 1 ulp measured for sin, cos,
 tanh, expm1, log1p, sinh, cosh, atan, atan2, asin, acos; <= 2 ulp for tan; fmod exact; lgamma/digamma ~1e-15
@@ -673,9 +674,9 @@ F64_EXPANSIONS = {
 }
 
 
-def lower_on_llvm_cpu(name: str):
-    """The llvm-cpu lowering of the primitive `name`: its float64 expansion for float64 operands, else its own
-    rule (atan2's mended by `fix_atan2`)."""
+def lower_float64_by_expansion(name: str):
+    """The lowering of the primitive `name` by its float64 expansion for float64 operands, else by its own rule
+    (atan2's mended by `fix_atan2`)."""
     def lower(ctx, *operands, **params):
         aval = ctx.avals_in[0]
         if aval.dtype == dtypes.float64:

@@ -1,5 +1,7 @@
 """The decompositions IREE compiles: a primitive's expansion where IREE rejects its StableHLO operation, and every
-decomposition over a batch of one on llvm-cpu, where IREE fails on the unbatched programs.
+decomposition over a batch of one on llvm-cpu, where IREE fails on the unbatched programs (on the GPU backends lu and
+triangular_solve, whose unbatched expansions fail to compile there: "LLVM Translation failed for operation:
+builtin.unrealized_conversion_cast", IREE 3.13, cuda and rocm).
 
 IREE 3.13 compiles neither `stablehlo.cholesky` nor `stablehlo.triangular_solve` ("failed to legalize operation
 ... that was explicitly marked illegal"), before any backend; those primitives lower by their `expansion`

@@ -13,9 +13,10 @@ from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.lowering.staged import generic_rule
 
 
-def lower_sort(ctx, *operands, dimension, is_stable, num_keys):
-    """sort's lowering rule for IREE (see the module docstring)."""
-    sort = generic_rule("sort")
+def lower_sort(ctx, *operands, dimension, is_stable, num_keys, sort=None):
+    """sort's lowering rule for IREE (see the module docstring); `sort` emits the stablehlo.sort (a lowering rule;
+    None: the primitive's own)."""
+    sort = sort or generic_rule("sort")
     avals = dict(zip(operands, ctx.avals_in))
     keys = list(dict.fromkeys(operands[:num_keys]))
     key_avals = [avals[k] for k in keys]

@@ -88,7 +88,7 @@ def lower_trig(name: str):
     """The llvm-cpu lowering of `name` ("sin" or "cos"): reduced in float64 for the narrower floats, float64's
     own expansion for float64."""
     shift = {"sin": 0.0, "cos": 0.5}[name]
-    float64_rule = f64_math.lower_on_llvm_cpu(name)
+    float64_rule = f64_math.lower_float64_by_expansion(name)
 
     def lower(ctx, x):
         aval = ctx.avals_in[0]
@@ -107,7 +107,7 @@ def lower_tan(ctx, x):
     tan(-1e-10) = 6.2e-8, as its sine does), float64's expansion for float64."""
     aval = ctx.avals_in[0]
     if aval.dtype.name not in _REDUCED:
-        return f64_math.lower_on_llvm_cpu("tan")(ctx, x)
+        return f64_math.lower_float64_by_expansion("tan")(ctx, x)
     prog, consts = stage(lambda v: [bind("abs", v)], [aval])
     tangent = generic_rule("tan")(ctx, inline(ctx, prog, consts, [x])[0])
 

@@ -9,7 +9,8 @@ changes. `FuncLowering` looks a primitive up here by the backend of the target i
 (`lower_program(..., target=...)`; jit uses the device's, `Lowered.cross_compile` the one it is given), and the
 target is part of every compile-cache key through the text it produces.
 
-Rows are keyed by IREE's backend names (emitter.DEFAULT_TARGET is llvm-cpu). Where the best form also depends on the
+Rows are keyed by IREE's backend names (emitter.DEFAULT_TARGET is llvm-cpu); the GPU backends that share IREE's
+LLVMGPU code generation (GPU_TARGETS) get the same rows. Where the best form also depends on the
 CPU the code is compiled for, the rule reads it from `ctx.target` (an emitter.Target: the backend, the CPU's name
 and its feature names), as the convolution rule does, so one row serves every CPU.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from paddle_fn.lowering import (f64_math, host_calls, iree_linalg, iree_scatter, iree_sort, llvm_cpu_argmax,
+from paddle_fn.lowering import (f64_math, host_calls, iree_gpu, iree_linalg, iree_scatter, iree_sort, llvm_cpu_argmax,
                                llvm_cpu_bool, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum,
                                llvm_cpu_trig)
 from paddle_fn.core.primitive import get_primitive
@@ -30,6 +31,9 @@ from paddle_fn.lowering.staged import generic_rule
 # dispatch formation before any backend (each row says which backends it was probed on). A target's own row for the
 # same primitive comes first.
 EVERY_TARGET = "every IREE target"
+# IREE's GPU backends whose code generation (LLVMGPU) the GPU rows were probed on: cuda (sm_80) and rocm (gfx942),
+# cross-compiled; vulkan-spirv and metal-spirv generate code otherwise and get no GPU row
+GPU_TARGETS = ("cuda", "rocm")
 
 # The work (element operations: a primitive's `cost`, or n^3 per matrix) from which a host call
 # (lowering/host_calls.py, 30-60 us of overhead) beats IREE's code built from other operations; measured with
@@ -173,7 +177,7 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              why="IREE's CPU float32 tan is wrong on (-0.134, 0) (tan(-1e-10) gave 6.2e-8): it is applied to |x| "
                  "and given x's sign; float64 tan uses its expansion"),
 ) + tuple(
-    Override(name, "llvm-cpu", f64_math.lower_on_llvm_cpu(name), iree="3.13",
+    Override(name, "llvm-cpu", f64_math.lower_float64_by_expansion(name), iree="3.13",
              evidence="tests/test_f64_lowering.py (every expansion against numpy/scipy, ulps)",
              why="float64 " + name + ": IREE's CPU code calls libm functions its embedded linker cannot resolve, or "
                  "loses accuracy (expm1, log1p, sinh near 0, sinh and cosh towards overflow)" + (
@@ -184,7 +188,43 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              evidence="tests/test_jit.py::test_jit_matches_eager_on_bool_unsigned_and_complex_values",
              why="IREE's CPU backend fails to compile " + name + " of uint8/uint32 elements; the result bits do not "
                  "depend on signedness, so the signed integers of the same width are used (bitcast in and out)")
-    for name in ("rev", "cumsum", "cumprod"))}
+    for name in ("rev", "cumsum", "cumprod")) + tuple(
+    row for target in GPU_TARGETS for row in (
+        Override("reduce_sum", target, iree_gpu.lower_sum, iree="3.13",
+                 evidence="tests/test_gpu_lowering.py::test_the_sums_of_the_gpu_row_compile_for_the_gpus (the "
+                          "probe: the generic forms still fail for cuda)",
+                 why="IREE folds a negation fused into a sum into the combiner (acc - x), which has no neutral "
+                     "element (\"failed to get neutral element for reduction\" at every shape: a layer norm's "
+                     "backward pass), and makes a sum of a product by a factor constant along the summed axes "
+                     "(sum(x * 2.0, axis=1)) a contraction it cannot distribute (\"failed to distribute\"), as "
+                     "a sum of values widened to 64 bits in its dispatch: the negation and the factor are applied "
+                     "to the sum, the widened values computed apart (see lowering/iree_gpu.py)"),
+        Override("sort", target, iree_gpu.lower_sort, iree="3.13",
+                 evidence="tests/test_gpu_lowering.py::test_sorts_compile_for_the_gpus (the probe: the form for "
+                          "every target still fails for cuda)",
+                 why="a stablehlo.sort of 32 or more elements with a result nobody reads (an argsort's values, a "
+                     "sort's positions) fails to compile (\"failed to bufferize op\"); every result passes "
+                     "through one optimization barrier (see lowering/iree_gpu.py)"),
+        Override("fft", target, iree_gpu.lower_fft, iree="3.13",
+                 evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
+                 why="stablehlo.fft compiles only over one power-of-two axis in single precision (\"failed to "
+                     "legalize operation 'stablehlo.fft'\"; complex128: \"'arith.mulf' op requires the same type\"); "
+                     "the CPU's forms, built from other primitives, are used (see lowering/iree_gpu.py)"),
+        Override("pad", target, iree_gpu.lower_pad, iree="3.13",
+                 evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
+                 why="a complex128 pad fails (\"'stream.async.splat' op operand #0 must be ... integer, but got "
+                     "'i128'\"); the parts are padded apart (see lowering/iree_gpu.py)"),
+        Override("polygamma", target, f64_math.lower_float64_by_expansion("polygamma"), iree="3.13",
+                 evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu); "
+                          "tests/test_f64_lowering.py (the expansion's accuracy)",
+                 why="float64 polygamma's CHLO expansion fails to link (\"undefined symbol: sin\"); the float64 "
+                     "expansion of lowering/f64_math.py is used")) + tuple(
+        Override(name, target, iree_linalg.lower_as_batch_of_one(name, _rule_on_every_target(name)), iree="3.13",
+                 evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
+                 why="the expansion of one unbatched " + name + " (real lu, complex triangular solves) fails to "
+                     "compile (\"LLVM Translation failed for operation: builtin.unrealized_conversion_cast\"); over "
+                     "a batch of one it compiles, as on the CPU (see lowering/iree_linalg.py)")
+        for name in ("lu", "triangular_solve")))}
 
 
 def lowering_rule(prim, backend: str):

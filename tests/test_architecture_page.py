@@ -11,7 +11,7 @@ from collections import Counter
 
 import paddle_fn  # noqa: F401 - registers the primitives the override rows name
 from paddle_fn.core.primitive import Primitive
-from paddle_fn.lowering.targets import EVERY_TARGET, OVERRIDES
+from paddle_fn.lowering.targets import EVERY_TARGET, GPU_TARGETS, OVERRIDES
 
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
 PAGE = (DOCS / "architecture.md").read_text()
@@ -43,13 +43,14 @@ def _names(cell):
 
 
 def test_override_tables_list_exactly_the_rows_of_OVERRIDES():
-    """The section's first table is the EVERY_TARGET rows, the second the llvm-cpu rows: each row of OVERRIDES is
-    listed once, at its target, with its rule's module and its IREE version named."""
+    """The section's first table is the EVERY_TARGET rows, the second the llvm-cpu rows, the third the rows of the
+    GPU backends (each of GPU_TARGETS has the same): each row of OVERRIDES is listed once, at its target, with its
+    rule's module and its IREE version named."""
     tables = _tables(_section("### Per-target overrides"))
-    assert len(tables) == 2, "expected the EVERY_TARGET table and the llvm-cpu table"
+    assert len(tables) == 3, "expected the EVERY_TARGET table, the llvm-cpu table and the GPU table"
     documented, wrong = Counter(), []
-    for target, (header, rows) in zip((EVERY_TARGET, "llvm-cpu"), tables):
-        for primitives, override, _why in rows:
+    for targets, (header, rows) in zip(((EVERY_TARGET,), ("llvm-cpu",), GPU_TARGETS), tables):
+        for (primitives, override, _why), target in ((row, target) for row in rows for target in targets):
             for name in _names(primitives):
                 documented[name, target] += 1
                 row = OVERRIDES.get((name, target))

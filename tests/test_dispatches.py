@@ -103,7 +103,8 @@ def test_a_module_iree_rejects_is_a_compile_error():
 
 def test_no_cpu_form_is_lowered_for_cuda():
     """The llvm-cpu rows of lowering/targets.py (lowering/llvm_cpu_*.py, host calls, float64 expansions, signed
-    views) never serve another target: every primitive lowers for cuda by its own rule or an every-target row."""
+    views) never serve another target: every primitive lowers for cuda by its own rule, an every-target row or a
+    GPU row (lowering/iree_gpu.py, which borrows only the CPU's target-independent forms)."""
     for prim in all_primitives().values():
         rule = lowering_rule(prim, "cuda")
         where = f"{rule.__module__}.{rule.__qualname__}"

@@ -4,7 +4,6 @@ The second check compiles ONE module holding a function per op-table row (one co
 each function on the row's arguments with IREE's CPU runtime, and compares with the eager (numpy) result; float64
 rows go through the float64-safe expansions of paddle_fn.lowering.f64_math.
 """
-import os
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from paddle_fn.lowering import lower_program
 from paddle_fn.prims import elementwise as E
 from paddle_fn.prims.reduction import reduce_sum
 
-from optable.iree_rows import mismatches, rows_module, rows_with_programs
+from optable.iree_rows import compile_and_run_on_cpu, rows_with_programs
 
 GOLDEN_SIN_MUL = """module @paddle_fn {
   func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>) {
@@ -55,25 +54,10 @@ def test_nonfinite_constants_use_hex():
     assert constant_text(np.float64(np.nan), ShapedArray((), "float64")).startswith("dense<0x7FF8")
 
 
-def _compile_and_run(cases):
-    import iree.compiler as ic
-    import iree.runtime as rt
-    # the reduced form CI runs: IREE's -O0 pipeline (about 60% of the compile time of all ~200 rows);
-    # PADDLE_FN_HEAVY=1 compiles them with the flags jit uses
-    reduced = [] if os.environ.get("PADDLE_FN_HEAVY") else ["--iree-opt-level=O0", "--mlir-disable-threading"]
-    vmfb = ic.compile_str(rows_module(cases), target_backends=["llvm-cpu"], input_type="stablehlo",
-                          extra_args=["--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false"]
-                          + reduced)
-    ctx = rt.SystemContext(config=rt.Config("local-sync"))
-    ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
-    mod = ctx.modules.paddle_fn_rows
-    return mismatches(cases, lambda i, args: mod[f"row{i}"](*[np.asarray(a) for a in args]))
-
-
 @pytest.mark.heavy
 def test_every_row_compiles_and_runs_through_iree():
     pytest.importorskip("iree.compiler")
-    failures = _compile_and_run(rows_with_programs())
+    failures = compile_and_run_on_cpu(rows_with_programs())
     assert not failures, "\n".join(failures)
 
 

@@ -2,6 +2,8 @@
 the eager (numpy) result. tests/test_lowering.py runs it on the CPU, tests/test_gpu.py on an NVIDIA GPU."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from paddle_fn.core.staging import trace_to_program
@@ -61,3 +63,21 @@ def mismatches(cases, call) -> list:
             if not ok:
                 failures.append(f"{row.name}: IREE {g.ravel()[:6]} vs eager {w.ravel()[:6]}")
     return failures
+
+
+def compile_and_run_on_cpu(cases, target=None) -> list:
+    """`mismatches` of the cases lowered for `target` (an emitter Target; None: llvm-cpu's) and compiled, as one
+    module, for llvm-cpu and run there: a GPU target's forms are StableHLO like any other, so the CPU checks their
+    numbers."""
+    import iree.compiler as ic
+    import iree.runtime as rt
+    # the reduced form CI runs: IREE's -O0 pipeline (about 60% of the compile time of all ~200 rows);
+    # PADDLE_FN_HEAVY=1 compiles them with the flags jit uses
+    reduced = [] if os.environ.get("PADDLE_FN_HEAVY") else ["--iree-opt-level=O0", "--mlir-disable-threading"]
+    vmfb = ic.compile_str(rows_module(cases, target), target_backends=["llvm-cpu"], input_type="stablehlo",
+                          extra_args=["--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false"]
+                          + reduced)
+    ctx = rt.SystemContext(config=rt.Config("local-sync"))
+    ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
+    mod = ctx.modules.paddle_fn_rows
+    return mismatches(cases, lambda i, args: mod[f"row{i}"](*[np.asarray(a) for a in args]))

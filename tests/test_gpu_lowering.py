@@ -1,0 +1,150 @@
+"""The GPU rows of lowering/targets.py (lowering/iree_gpu.py and the forms it borrows), without a GPU: the programs
+they lower cross-compile for cuda and rocm, the generic forms they replace still fail there (so an IREE upgrade that
+lifts a limit shows which row may go), and the same text, compiled for llvm-cpu, gives eager's numbers."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import paddle_fn as paddle
+from paddle_fn import runtime
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering import lower_program
+from paddle_fn.lowering.emitter import Target
+from paddle_fn.lowering.simplify import simplify
+from paddle_fn.lowering.targets import GPU_TARGETS, OVERRIDES
+
+from optable.iree_rows import compile_and_run_on_cpu, rows_module, rows_with_programs
+
+pytest.importorskip("iree.compiler")
+
+# the primitives whose GPU rows mend op-table rows (reduce_sum's mends sums of negations, which the rows hardly hold)
+ROW_PRIMITIVES = ("fft", "pad", "polygamma", "lu", "triangular_solve")
+
+
+def _compile(text, target):
+    return runtime.compile_stablehlo(text, target=target, use_disk_cache=False)
+
+
+def test_every_gpu_target_has_the_same_rows():
+    rows = {target: sorted(name for name, t in OVERRIDES if t == target) for target in GPU_TARGETS}
+    assert rows["cuda"] == sorted(ROW_PRIMITIVES + ("reduce_sum", "sort"))
+    assert all(names == rows["cuda"] for names in rows.values()), rows
+
+
+def _case(name, f, *args):
+    """An op-table-like case (row, program, arguments) of `f`, for optable.iree_rows; the program simplified as
+    jit simplifies it (small constants folded into literals)."""
+    prog, consts = trace_to_program(lambda *xs: [f(*xs)], [get_aval(Tensor(a)) for a in args])
+    return (SimpleNamespace(name=name, fun=f, args=args), simplify(prog),
+            [np.asarray(c.concrete_value()) for c in consts] + list(args))
+
+
+def _layer_norm_step(x, g):
+    """The gradient of a layer norm's mean square: its backward pass sums the negated cotangent of x - mean."""
+    def loss(x):
+        centred = x - paddle.mean(x, axis=-1, keepdim=True)
+        normed = centred / paddle.sqrt(paddle.mean(centred * centred, axis=-1, keepdim=True) + 1e-5)
+        return paddle.mean((normed * g) ** 2)
+    return paddle.grad(loss)(x)
+
+
+def _sum_cases(rng):
+    """(case, IREE's diagnostic for its generic form on cuda, None where it compiles) for each kind of sum the GPU
+    row of reduce_sum rewrites (an integer sum of a negation compiles as it is, but is rewritten all the same)."""
+    x, g = rng.standard_normal((2, 8, 64)).astype("float32"), np.linspace(0.5, 2, 64, dtype="float32")
+    neutral, distribute = "failed to get neutral element for reduction", "failed to distribute"
+    return [(_case("sum(-x)", lambda v: paddle.sum(-v, axis=1), x[0]), neutral),
+            (_case("integer sum(-x)", lambda v: paddle.sum(-v, axis=1), (x[0] * 10).astype("int64")), None),
+            (_case("layer norm step", _layer_norm_step, x, g), neutral),
+            (_case("sum(x * 2)", lambda v: paddle.sum(v * 2.0, axis=1), x[0]), distribute),
+            (_case("sum(0.5 * x ** 2)", lambda v: 0.5 * paddle.sum(0.5 * v ** 2), x), distribute),
+            (_case("sum(x * c), c [n, 1]", lambda v, c: paddle.sum(c * v, axis=1), x[0], x[1, :, :1]), distribute),
+            (_case("int32 sum", lambda v: paddle.sum(v, axis=1), (x[0] * 10).astype("int32")), distribute),
+            (_case("count", lambda v: paddle.sum((v > 0).astype("int64"), axis=1), x[0]), distribute),
+            (_case("float64 sum of float32 * 2", lambda v: paddle.sum(v.astype("float64") * 2.0, axis=1), x[0]),
+             distribute)]
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_the_sums_of_the_gpu_row_compile_for_the_gpus(target):
+    """IREE 3.13 fails on a sum of a negation (folded into the combiner), of a product by a factor constant along
+    the summed axes (a contraction with a broadcast operand) or of values widened to 64 bits in its dispatch; the
+    GPU row (iree_gpu.lower_sum) takes the first two out of the sum and computes the last apart. The generic forms failing for cuda are the probe: when one compiles, that part of the row may go (on
+    rocm, whose subgroups are 64 lanes wide, some of the products compile)."""
+    for (_, prog, _), diagnostic in _sum_cases(np.random.default_rng(0)):
+        if target == "cuda" and diagnostic is not None:
+            with pytest.raises(runtime.CompileError, match=diagnostic):
+                _compile(lower_program(prog, use_overrides=False), target)
+        assert _compile(lower_program(prog, target=Target(target)), target).vmfb
+
+
+def test_the_sums_of_the_gpu_row_give_eager_numbers_on_the_cpu():
+    cases = [case for case, _ in _sum_cases(np.random.default_rng(1))]
+    # the GPU row changed the text: a backend without rows of its own gets the generic sums
+    assert all(lower_program(prog, target=Target("cuda")) != lower_program(prog, target=Target("vulkan-spirv"))
+               for _, prog, _ in cases)
+    failures = compile_and_run_on_cpu(cases, Target("cuda"))
+    assert not failures, "\n".join(failures)
+
+
+def _sort_cases(rng):
+    x = rng.standard_normal((4, 64)).astype("float32")
+    x[0, :8] = x[0, 8:16]  # ties, kept in order
+    x[1, 3] = np.nan
+    return [_case("sort", lambda v: paddle.sort(v, axis=1), x), _case("argsort", lambda v: paddle.argsort(v, axis=1), x),
+            _case("top 3", lambda v: paddle.topk(v, 3, axis=1)[1], x),
+            _case("descending argsort", lambda v: paddle.argsort(v, axis=0, descending=True), x)]
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_sorts_compile_for_the_gpus(target):
+    """A sort of 32 or more elements with a result nobody reads fails for cuda in the form for every target (the
+    probe: lowered for a backend without rows of its own); the GPU row keeps every result (iree_gpu.lower_sort)."""
+    for _, prog, _ in _sort_cases(np.random.default_rng(0))[:2]:
+        if target == "cuda":
+            with pytest.raises(runtime.CompileError, match="failed to bufferize op"):
+                _compile(lower_program(prog, target=Target("vulkan-spirv")), target)
+        assert _compile(lower_program(prog, target=Target(target)), target).vmfb
+
+
+def test_the_sorts_of_the_gpu_row_give_eager_numbers_on_the_cpu():
+    failures = compile_and_run_on_cpu(_sort_cases(np.random.default_rng(1)), Target("cuda"))
+    assert not failures, "\n".join(failures)
+
+
+def _mended_rows():
+    """The op-table cases (a row in one dtype) whose program holds a primitive of ROW_PRIMITIVES."""
+    return [case for case in rows_with_programs() if any(e.prim.name in ROW_PRIMITIVES for e in case[1].eqns)]
+
+
+# one case of each kind that failed for cuda and rocm with the generic forms (row name, its last argument's dtype)
+FAILED_GENERIC = {("ifft_2d", "complex128"), ("rfft_3d", "float32"), ("fft_one_power_of_two", "complex128"),
+                  ("pad_complex", "complex128"), ("polygamma", "float64"), ("lu_f32", "float32"),
+                  ("triangular_solve_complex", "complex64")}
+
+
+def _failed_generic():
+    cases = [case for case in _mended_rows() if (case[0].name, str(case[2][-1].dtype)) in FAILED_GENERIC]
+    assert len(cases) == len(FAILED_GENERIC)
+    return cases
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_the_op_table_rows_of_the_gpu_rows_cross_compile(target):
+    """FFTs, complex pads, float64 polygamma, lu and complex triangular solves, which failed for cuda and rocm."""
+    assert _compile(rows_module(_failed_generic(), Target(target)), target).vmfb
+
+
+def test_without_the_gpu_rows_they_still_fail_for_cuda():
+    """The probe: each case lowered as for a backend with no rows of its own (vulkan-spirv: the rows for every
+    target only) fails to compile for cuda with IREE 3.13; when one compiles, its GPU row may go."""
+    for case in _failed_generic():
+        with pytest.raises(runtime.CompileError):
+            _compile(rows_module([case], Target("vulkan-spirv")), "cuda")
+
+
+def test_the_op_table_rows_lowered_for_cuda_give_eager_numbers_on_the_cpu():
+    failures = compile_and_run_on_cpu(_mended_rows(), Target("cuda"))
+    assert not failures, "\n".join(failures)
