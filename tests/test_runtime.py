@@ -384,13 +384,14 @@ def test_large_programs_compile_with_larger_matmul_tiles(monkeypatch):
     assert seen == [(), compiler.LARGE_PROGRAM_FLAGS]
 
 
-def test_modules_whose_products_are_all_float64_compile_without_data_tiling():
-    def product(dtype):
-        return (f"%2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<4x3x{dtype}>, "
+def test_modules_whose_products_data_tiling_cannot_speed_up_compile_without_it():
+    def product(dtype, lhs="4x3"):
+        return (f"%2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<{lhs}x{dtype}>, "
                 f"tensor<3x5x{dtype}>) -> tensor<4x5x{dtype}>")
 
     tiled = compiler.DATA_TILING_FLAG
-    assert tiled not in compiler.module_flags(product("f64"), "llvm-cpu")
+    assert tiled not in compiler.module_flags(product("f64"), "llvm-cpu")  # no float64 microkernel
+    assert tiled not in compiler.module_flags(product("f32", lhs="3"), "llvm-cpu")  # a vector times a matrix
     assert tiled in compiler.module_flags(product("f32"), "llvm-cpu")
     assert tiled in compiler.module_flags(product("f64") + "\n" + product("f32"), "llvm-cpu")  # one f32 product
     assert tiled in compiler.module_flags("%1 = stablehlo.add %0, %0 : tensor<4xf64>", "llvm-cpu")  # no product
