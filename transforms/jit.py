@@ -218,6 +218,17 @@ def _jit_call_eager(*tensors, program, name, device, precision, checks):
     return _run(*found, tensors, program.out_avals, name)
 
 
+def _linearized(program, nonzero):
+    """(known, linear, number of residuals, which outputs have tangents) of `program` with tangents for the inputs
+    marked by `nonzero`; derived once per program (see `linearize_program`)."""
+    return cached_for_program(program, ("jvp", nonzero), lambda: linearize_program(program, nonzero))
+
+
+def _transposed(program, linear):
+    """The transpose of `program`, linear in the inputs marked by `linear`; derived once per program."""
+    return cached_for_program(program, ("transpose", linear), lambda: transpose_program(program, linear))
+
+
 @symbolic_zeros
 def _jit_call_jvp(primals, tangents, *, program, name, device, precision, checks):
     nonzero = tuple(not isinstance(t, Zero) and is_differentiable(get_aval(p)) for p, t in zip(primals, tangents))
@@ -226,8 +237,7 @@ def _jit_call_jvp(primals, tangents, *, program, name, device, precision, checks
     if not any(nonzero):
         outs = jit_call_p.bind(*primals, program=program, name=name, **same)
         return outs, [None] * n_out
-    known, linear, _, out_nonzero = cached_for_program(program, ("jvp", nonzero),
-                                                       lambda: linearize_program(program, nonzero))
+    known, linear, _, out_nonzero = _linearized(program, nonzero)
     outs = jit_call_p.bind(*primals, program=known, name=name, **same)
     primal_out, residuals = outs[:n_out], outs[n_out:]
     live = [instantiate(t) for t, nz in zip(tangents, nonzero) if nz]
@@ -237,7 +247,7 @@ def _jit_call_jvp(primals, tangents, *, program, name, device, precision, checks
 
 def _jit_call_transpose(cts, *args, program, name, device, precision, checks):
     linear = tuple(is_undefined(x) for x in args)
-    transposed = cached_for_program(program, ("transpose", linear), lambda: transpose_program(program, linear))
+    transposed = _transposed(program, linear)
     known = [x for x, lin in zip(args, linear) if not lin]
     in_cts = iter(jit_call_p.bind(*known, *[instantiate(c) for c in cts], program=transposed,
                                   name=f"transpose({name})", device=device, precision=precision, checks=checks))
@@ -383,10 +393,8 @@ class _Traced:
         create_graph differentiates through them."""
         inputs = list(self.consts) + list(tensors)
         nonzero = tuple(not t.stop_gradient and is_differentiable(t.aval) for t in inputs)
-        known, linear, _, out_nonzero = cached_for_program(self.program, ("jvp", nonzero),
-                                                           lambda: linearize_program(self.program, nonzero))
-        live = (False,) * (len(linear.in_vars) - sum(nonzero)) + (True,) * sum(nonzero)
-        transposed = cached_for_program(linear, ("transpose", live), lambda: transpose_program(linear, live))
+        known, linear, n_residuals, out_nonzero = _linearized(self.program, nonzero)
+        transposed = _transposed(linear, (False,) * n_residuals + (True,) * sum(nonzero))
         same = {"device": self.device, "precision": self.precision, "checks": self.checks}
         outs = jit_call_p.bind(*inputs, program=known, name=name, **same)
         n_out = len(self.out_avals)
