@@ -24,13 +24,15 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
   24 compile) one of whose results is unused fails to compile ("failed to bufferize op": an argsort reads only the
   positions, a sort of values only the values, of the keys and the position key lowering/iree_sort.py sorts). Every
   result of the sort passes through one optimization barrier, which reads them all; the results are the same.
-
-The GPU rows of FFTs and complex pads need no form of their own: the CPU's (lowering/llvm_cpu_fft.py,
-lowering/llvm_cpu_pad.py) are built from other primitives and serve the GPUs as they are (lowering/targets.py).
+- **FFTs.** IREE compiles `stablehlo.fft` only over one axis of a power-of-two length in single precision, as on
+  the CPU; the CPU's forms (lowering/llvm_cpu_fft.py: IREE's own FFT there, matrix products on real planes, DFT
+  products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
+- **Complex pads.** A complex128 `stablehlo.pad` fails ("'stream.async.splat' op operand #0 must be ... but got
+  'i128'"); the parts are padded apart, as on the CPU (lowering/llvm_cpu_pad.py).
 """
 from __future__ import annotations
 
-from paddle_fn.lowering import iree_sort
+from paddle_fn.lowering import iree_sort, llvm_cpu_fft, llvm_cpu_pad
 from paddle_fn.lowering.emitter import tensor_type
 from paddle_fn.lowering.staged import bind, generic_rule, inline, materialized, reshape, shape_of, slice_, stage
 
@@ -91,3 +93,13 @@ def _sort_keeping_every_result(ctx, *operands, **params):
     ctx.line(f"{kept}:{len(outs)} = stablehlo.optimization_barrier {', '.join(outs)} : "
              f"{', '.join(tensor_type(a) for a in ctx.avals_out)}")
     return [f"{kept}#{i}" for i in range(len(outs))]
+
+
+def lower_fft(ctx, x, *, fft_type, fft_length):
+    """The FFT in the CPU's forms, which are target-independent (see the module docstring)."""
+    return llvm_cpu_fft.lower_fft(ctx, x, fft_type=fft_type, fft_length=fft_length)
+
+
+def lower_pad(ctx, x, padding_value, *, padding_config):
+    """A complex pad as the pads of its parts; every other pad by the generic rule."""
+    return llvm_cpu_pad.lower_pad(ctx, x, padding_value, padding_config=padding_config)

@@ -205,15 +205,15 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  why="a stablehlo.sort of 32 or more elements with a result nobody reads (an argsort's values, a "
                      "sort's positions) fails to compile (\"failed to bufferize op\"); every result passes "
                      "through one optimization barrier (see lowering/iree_gpu.py)"),
-        Override("fft", target, llvm_cpu_fft.lower_fft, iree="3.13",
+        Override("fft", target, iree_gpu.lower_fft, iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
                  why="stablehlo.fft compiles only over one power-of-two axis in single precision (\"failed to "
                      "legalize operation 'stablehlo.fft'\"; complex128: \"'arith.mulf' op requires the same type\"); "
-                     "the CPU's forms, built from other primitives, are used (see lowering/llvm_cpu_fft.py)"),
-        Override("pad", target, llvm_cpu_pad.lower_pad, iree="3.13",
+                     "the CPU's forms, built from other primitives, are used (see lowering/iree_gpu.py)"),
+        Override("pad", target, iree_gpu.lower_pad, iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
                  why="a complex128 pad fails (\"'stream.async.splat' op operand #0 must be ... integer, but got "
-                     "'i128'\"); the parts are padded apart (see lowering/llvm_cpu_pad.py)"),
+                     "'i128'\"); the parts are padded apart (see lowering/iree_gpu.py)"),
         Override("polygamma", target, f64_math.lower_float64_by_expansion("polygamma"), iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu); "
                           "tests/test_f64_lowering.py (the expansion's accuracy)",
