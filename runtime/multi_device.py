@@ -7,6 +7,7 @@ import threading
 from paddle_fn.runtime._iree import rt
 from paddle_fn.runtime.compiler import compile_stablehlo
 from paddle_fn.runtime.device import DeviceArray, Device, input_for, vm_instance
+from paddle_fn.runtime.executable import invoke_without_preempting
 
 
 class MultiDeviceExecutable:
@@ -38,7 +39,7 @@ class MultiDeviceExecutable:
             inputs.push_ref(input_for(arg, device)._ref)
         outputs = rt.VmVariantList(len(self.result_devices))
         with self._lock:
-            self._context.invoke(self._function, inputs, outputs)
+            invoke_without_preempting(self._context, self._function, inputs, outputs)  # CPU worker threads
         return [DeviceArray(outputs.get_as_ref(k), d) for k, d in enumerate(self.result_devices)]
 
 

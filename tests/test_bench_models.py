@@ -38,3 +38,10 @@ def test_bench_conv_times_forced_forms_in_code_for_another_cpu(tmp_path):
     (row,) = json.loads(out.read_text())["rows"]
     assert row["form"] == "im2col" and {"generic", "cpu", "filter_barrier"} <= set(row)
     assert "code for x86-64-v3" in printed
+
+
+def test_bench_wait_times_both_ways_of_waiting():
+    printed = _run("bench_wait.py", "--only", "chain", "--reps", "4")
+    rows = [line for line in printed.splitlines() if line.startswith("| chain |")]
+    assert [row.split(" | ")[1] for row in rows] == ["SCHED_BATCH while waiting", "IREE's wait as it is"]
+    assert all(row.split(" | ")[2] == "4" for row in rows)

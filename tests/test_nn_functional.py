@@ -13,6 +13,8 @@ import paddle_fn as pf
 import paddle_fn.nn.functional as F
 from paddle_fn import random
 from paddle_fn.core.errors import ConcretizationError, ShapeError
+from paddle_fn.core.staging import trace_to_program
+from paddle_fn.core.trace import get_aval
 from optable.conv import NCHW, _ref_conv
 
 RNG = np.random.default_rng(0)
@@ -285,6 +287,37 @@ def test_layer_norm():
     close(F.layer_norm(tt(x), [3, 4], tt(w), tt(b)), (x - mu) / np.sqrt(var + 1e-5) * w + b, rtol=1e-10)
     mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
     close(F.layer_norm(tt(x), 4, epsilon=1e-3), (x - mu) / np.sqrt(var + 1e-3), rtol=1e-10)
+
+
+@pytest.mark.parametrize("norm, sums_expected", [("layer_norm", 4), ("batch_norm", 6)])
+def test_normalization_gradient_sums_over_the_normalized_axes_once_per_statistic(norm, sums_expected):
+    """The mean and the variance, then two sums in the backward (batch_norm: two more, its weight's and bias's
+    gradients, which sum over the same axes): the normalized input is the centered one scaled, so the mean's
+    gradient is one sum. Subtracting the mean twice gave one more sum, two more compiled dispatches."""
+    x = tt(RNG.normal(size=(6, 5)))
+    w, b = tt(RNG.normal(size=5)), tt(RNG.normal(size=5))
+    if norm == "layer_norm":
+        normalize, statistics_axes = (lambda x, w, b: F.layer_norm(x, 5, w, b)), (1,)
+    else:
+        normalize, statistics_axes = (lambda x, w, b: F.batch_norm(x, pf.zeros([5]), pf.ones([5]), w, b,
+                                                                   training=True)), (0,)
+    loss = lambda x, w, b: pf.sum(pf.tanh(normalize(x, w, b)))  # noqa: E731
+    prog, _ = trace_to_program(lambda *a: list(pf.grad(loss, argnums=(0, 1, 2))(*a)),
+                               [get_aval(a) for a in (x, w, b)])
+    sums = [e.params["axes"] for e in prog.eqns if e.prim.name == "reduce_sum"]
+    assert sums.count(statistics_axes) == sums_expected, sums
+    grads = pf.grad(loss, argnums=(0, 1, 2))(x, w, b)
+    numeric = [np.zeros(a.shape) for a in (x, w, b)]
+    arrays = [a.numpy().copy() for a in (x, w, b)]
+    for k, array in enumerate(arrays):
+        for index in np.ndindex(array.shape):
+            shifted = [a.copy() for a in arrays]
+            shifted[k][index] += 1e-6
+            up = float(loss(*map(tt, shifted)))
+            shifted[k][index] -= 2e-6
+            numeric[k][index] = (up - float(loss(*map(tt, shifted)))) / 2e-6
+    for got, want in zip(grads, numeric):
+        close(got, want, rtol=1e-5, atol=1e-7)
 
 
 def test_batch_norm_training_inference_and_running_stats():

@@ -535,3 +535,89 @@ def test_a_compiler_that_stops_using_cpu_time_is_stopped_and_reported():
         compiler._run_watched([sys.executable, "-c", "import sys; sys.exit('bad input')"], b"", stall_seconds=5)
     busy = "import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 3: pass\nprint('done')"
     assert compiler._run_watched([sys.executable, "-c", busy], b"", stall_seconds=1.0).strip() == b"done"
+
+
+# --------------------------------------------------------------------------- waiting for the CPU worker threads
+
+needs_sched = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="scheduling policies are Linux's")
+
+
+class _RecordingContext:
+    """A VmContext stand-in whose invoke notes the calling thread's scheduling policy (or raises)."""
+
+    def __init__(self, error=None):
+        self.seen, self.error = [], error
+
+    def invoke(self, function, inputs, results):
+        self.seen.append(os.sched_getscheduler(0))
+        if self.error is not None:
+            raise self.error
+
+
+def _in_thread(fn):
+    """Run fn in a new thread (a policy change there leaves the test runner's threads alone); return its result."""
+    out = []
+    thread = threading.Thread(target=lambda: out.append(fn()))
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+@needs_sched
+def test_waiting_caller_holds_sched_batch_and_gets_its_policy_back():
+    def run():
+        context = _RecordingContext()
+        executable_module.invoke_without_preempting(context, None, None, None)
+        return context.seen, os.sched_getscheduler(0)
+    seen, after = _in_thread(run)
+    assert seen == [os.SCHED_BATCH] and after == os.SCHED_OTHER
+
+
+@needs_sched
+def test_a_failed_invoke_also_gives_the_policy_back():
+    def run():
+        context = _RecordingContext(RuntimeError("IREE said no"))
+        with pytest.raises(RuntimeError, match="IREE said no"):
+            executable_module.invoke_without_preempting(context, None, None, None)
+        return context.seen, os.sched_getscheduler(0)
+    seen, after = _in_thread(run)
+    assert seen == [os.SCHED_BATCH] and after == os.SCHED_OTHER
+
+
+@needs_sched
+def test_a_thread_with_its_own_policy_is_left_alone():
+    def run():
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        context = _RecordingContext()
+        executable_module.invoke_without_preempting(context, None, None, None)
+        return context.seen, os.sched_getscheduler(0)
+    seen, after = _in_thread(run)
+    assert seen == [os.SCHED_IDLE] and after == os.SCHED_IDLE
+
+
+@needs_sched
+def test_a_sandbox_refusing_policy_changes_still_runs_the_program(monkeypatch):
+    def refuse(*args):
+        raise PermissionError("sched_setscheduler: not permitted")
+    monkeypatch.setattr(os, "sched_setscheduler", refuse)
+    monkeypatch.setattr(executable_module, "_defer_wakeups", True)
+    context = _RecordingContext()
+    executable_module.invoke_without_preempting(context, None, None, None)
+    assert context.seen == [os.SCHED_OTHER] and executable_module._defer_wakeups is False
+
+
+def test_only_calls_waiting_for_worker_threads_switch_policy(compiled, monkeypatch):
+    """A local-task executable waits through invoke_without_preempting; a local-sync one runs on the caller and
+    invokes directly; results are right either way."""
+    used = []
+    real = executable_module.invoke_without_preempting
+    monkeypatch.setattr(executable_module, "invoke_without_preempting",
+                        lambda *args: used.append(True) or real(*args))
+    a, b = np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)
+    task = runtime.default_device()
+    assert task.driver == "local-task"
+    np.testing.assert_array_equal(load(compiled, "add_f32", task)(a, b)[0].to_numpy(), a + b)
+    assert used == [True]
+    np.testing.assert_array_equal(load(compiled, "add_f32", runtime.inline_cpu_device(task))(a, b)[0].to_numpy(),
+                                  a + b)
+    assert used == [True]
