@@ -93,19 +93,35 @@ class CompiledArtifact:
 
 @functools.cache
 def iree_version() -> str:
-    """The IREE version the cache keys name: the compiler wheel's, read from package metadata (no heavy import),
-    which the runtime's pin matches; "compiler-X/runtime-Y" where the two differ. Without the compiler (a GPU
-    machine running a cache prepared elsewhere: benchmarks/gpu_check.py) the runtime's version stands for it: an
-    entry under that key was compiled by the same version, and loading a module needs the runtime to match."""
-    from importlib import metadata
-    versions = []
-    for distribution in ("iree-base-compiler", "iree-base-runtime"):
-        try:
-            versions.append(metadata.version(distribution))
-        except metadata.PackageNotFoundError:
-            versions.append(None)
-    compiler, runtime = versions[0] or versions[1] or "unknown", versions[1] or "unknown"
+    """The IREE version the cache keys name: the compiler wheel's, which the runtime's pin matches;
+    "compiler-X/runtime-Y" where the two differ. Without the compiler (a GPU machine running a cache prepared
+    elsewhere: benchmarks/gpu_check.py) the runtime's version stands for it: an entry under that key was compiled
+    by the same version, and loading a module needs the runtime to match."""
+    compiler, runtime = (_installed_version(name) for name in ("iree-base-compiler", "iree-base-runtime"))
+    compiler, runtime = compiler or runtime or "unknown", runtime or "unknown"
     return compiler if compiler == runtime else f"compiler-{compiler}/runtime-{runtime}"
+
+
+def _installed_version(distribution: str) -> Optional[str]:
+    """An installed wheel's version, from the name of its ``.dist-info`` folder beside the ``iree`` package;
+    package metadata where there is none (an unusual install). The folder costs one directory listing: importlib's
+    metadata imports the email package and scans every path entry, 9 ms of a warm-cache first call."""
+    prefix = distribution.replace("-", "_") + "-"
+    spec = importlib.util.find_spec("iree")
+    for package in (spec.submodule_search_locations or ()) if spec else ():
+        try:
+            names = os.listdir(os.path.dirname(package))
+        except OSError:
+            continue
+        for name in names:
+            version = name[len(prefix):-len(".dist-info")]
+            if name.startswith(prefix) and name.endswith(".dist-info") and version and "-" not in version:
+                return version
+    from importlib import metadata  # heavy: only where the folder is not found
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 @functools.cache

@@ -91,14 +91,18 @@ def test_cuda_cache_keys_do_not_name_the_host_cpu(monkeypatch):
 
 def test_iree_version_without_the_compiler_is_the_runtimes(monkeypatch):
     with_compiler = compiler.iree_version()
-    real = importlib.metadata.version
-
-    def version(name):
-        if name == "iree-base-compiler":
-            raise importlib.metadata.PackageNotFoundError(name)
-        return real(name)
-    monkeypatch.setattr(importlib.metadata, "version", version)
+    real = compiler._installed_version
+    monkeypatch.setattr(compiler, "_installed_version", lambda name: None if name == "iree-base-compiler" else
+                        real(name))
     assert compiler.iree_version.__wrapped__() == with_compiler == real("iree-base-runtime")  # uncached
+
+
+def test_installed_versions_come_from_the_dist_info_folders_as_package_metadata_says(monkeypatch):
+    for name in ("iree-base-compiler", "iree-base-runtime"):
+        assert compiler._installed_version(name) == importlib.metadata.version(name)
+    assert compiler._installed_version("no-such-wheel") is None
+    monkeypatch.setattr(compiler.os, "listdir", lambda path: [])  # no folder found: package metadata answers
+    assert compiler._installed_version("iree-base-runtime") == importlib.metadata.version("iree-base-runtime")
 
 
 def test_the_gpu_tests_are_skipped_without_a_cuda_device_and_say_why():

@@ -1,4 +1,7 @@
 """jit: correctness against eager, caching, composition with every transform, control flow, devices, errors."""
+import gc
+import threading
+
 import numpy as np
 import pytest
 
@@ -373,3 +376,50 @@ def test_executables_of_dead_functions_are_freed(monkeypatch):
     del f, traced
     gc.collect()
     assert sum(ref() is not None for ref in alive) <= 2, "only the most recently loaded are kept once unused"
+
+
+def test_the_cyclic_collector_pauses_while_jit_traces_and_resumes_after():
+    seen = []
+
+    @paddle.jit
+    def f(x):
+        seen.append(gc.isenabled())
+        return x * 2.0
+
+    assert gc.isenabled()
+    np.testing.assert_allclose(f(paddle.ones([3])).numpy(), 2.0)
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_collector_the_user_disabled_stays_disabled_and_a_failed_trace_resumes_it():
+    def broken(x):
+        raise ValueError("user error while tracing")
+
+    with pytest.raises(ValueError, match="user error"):
+        paddle.jit(broken)(paddle.ones([2]))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        paddle.jit(lambda x: x + 1.0)(paddle.ones([2]))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_collector_resumes_only_when_the_last_of_concurrent_traces_is_done():
+    inside, release = threading.Event(), threading.Event()
+
+    @paddle.jit
+    def slow(x):
+        inside.set()
+        release.wait(10)
+        return x - 1.0
+
+    worker = threading.Thread(target=lambda: slow(paddle.ones([4])))
+    worker.start()
+    assert inside.wait(10)
+    np.testing.assert_allclose(paddle.jit(lambda x: x * 3.0)(paddle.ones([4])).numpy(), 3.0)
+    assert not gc.isenabled()  # the other thread still traces
+    release.set()
+    worker.join(10)
+    assert gc.isenabled()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import inspect
 import threading
 import weakref
@@ -40,6 +41,32 @@ from paddle_fn.transforms.devices import resolve_device
 from paddle_fn.transforms.host_kernels import install as install_host_kernels
 
 _LOCK = threading.RLock()
+
+# Tracing and lowering make tens of thousands of objects, nearly all alive until the program is built, so Python's
+# cyclic collector runs full passes over them (and everything the process holds) and frees nothing: 15 ms of a
+# ResNet-style step's 29 ms trace, of an LSTM step's 37 ms lowering (benchmarks/README.md, "Warm-cache first
+# calls"). It is paused while jit traces or lowers, in any thread, and resumes when the last of them finishes;
+# reference counting still frees what they drop. A collector the user disabled stays disabled.
+_GC_LOCK = threading.Lock()
+_gc_pauses = 0
+_gc_resumes = False
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    global _gc_pauses, _gc_resumes
+    with _GC_LOCK:
+        if _gc_pauses == 0:
+            _gc_resumes = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_resumes:
+                gc.enable()
 install_host_kernels()  # the library routines compiled CPU programs call (lowering/host_calls.py)
 
 
@@ -99,8 +126,10 @@ def stablehlo_text(program, precision: str = "float32", target: str | Target = "
     float32 products at `precision` (lowering/precision.py), for `target` (a backend name: its `lowering_target`).
     Lowered once per (program, precision, target)."""
     target = lowering_target(target) if isinstance(target, str) else target
-    return cached_for_program(program, ("stablehlo", precision, target), lambda: lower_program(
-        simplify(program), name="main", matmul_precision=precision, target=target))
+    def lower():
+        with _collector_paused():
+            return lower_program(simplify(program), name="main", matmul_precision=precision, target=target)
+    return cached_for_program(program, ("stablehlo", precision, target), lower)
 
 
 def _requests_checks(program) -> bool:
@@ -540,7 +569,7 @@ class JitFunction:
         flat_fun, out = flatten_fun(self.fun, unflatten_args, what=self._what)
         names = leaf_names(self.fun, dyn_args, dyn_kwargs) if self._params else None
         captured, effects = [], []
-        with default_matmul_precision(precision):  # jit functions called inside inherit it
+        with default_matmul_precision(precision), _collector_paused():  # jit functions inside inherit the precision
             prog, consts = trace_to_program(flat_fun, list(avals), transform=self._what, arg_names=names,
                                             captured=captured, effects=effects)
         return _Traced(prog, list(consts), out.tree, device, precision, checks, captured, effects, reason)
