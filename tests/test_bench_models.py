@@ -45,3 +45,14 @@ def test_bench_wait_times_both_ways_of_waiting():
     rows = [line for line in printed.splitlines() if line.startswith("| chain |")]
     assert [row.split(" | ")[1] for row in rows] == ["SCHED_BATCH while waiting", "IREE's wait as it is"]
     assert all(row.split(" | ")[2] == "4" for row in rows)
+
+
+def test_dispatch_times_lists_every_dispatch_function_of_a_class():
+    printed = _run("dispatch_times.py", "chain", "--repetitions", "1", "--top", "100")
+    header, *rest = printed.splitlines()
+    assert header.startswith("chain: ") and "21 dispatches of" in header
+    rows = [line.split(" | ") for line in rest if line.startswith("| ") and not line.startswith("| dispatch |")]
+    assert len(rows) == int(header.rsplit(" of ", 1)[1].split()[0])
+    assert sum(int(row[2]) for row in rows) == 21
+    times = [float(row[1]) for row in rows]
+    assert times == sorted(times, reverse=True) and times[0] > 0
