@@ -554,10 +554,21 @@ class _RecordingContext:
             raise self.error
 
 
-def _in_thread(fn):
-    """Run fn in a new thread (a policy change there leaves the test runner's threads alone); return its result."""
+def _policies_around_invoke(error=None, own_policy=None):
+    """(the policies invoke saw, the policy after the call) of invoke_without_preempting, in a new thread (a policy
+    change there leaves the test runner's threads alone) that first takes `own_policy` if given."""
     out = []
-    thread = threading.Thread(target=lambda: out.append(fn()))
+
+    def run():
+        if own_policy is not None:
+            os.sched_setscheduler(0, own_policy, os.sched_param(0))
+        context = _RecordingContext(error)
+        try:
+            executable_module.invoke_without_preempting(context, None, None, None)
+        except RuntimeError as raised:
+            assert raised is error
+        out.append((context.seen, os.sched_getscheduler(0)))
+    thread = threading.Thread(target=run)
     thread.start()
     thread.join()
     return out[0]
@@ -565,34 +576,17 @@ def _in_thread(fn):
 
 @needs_sched
 def test_waiting_caller_holds_sched_batch_and_gets_its_policy_back():
-    def run():
-        context = _RecordingContext()
-        executable_module.invoke_without_preempting(context, None, None, None)
-        return context.seen, os.sched_getscheduler(0)
-    seen, after = _in_thread(run)
-    assert seen == [os.SCHED_BATCH] and after == os.SCHED_OTHER
+    assert _policies_around_invoke() == ([os.SCHED_BATCH], os.SCHED_OTHER)
 
 
 @needs_sched
 def test_a_failed_invoke_also_gives_the_policy_back():
-    def run():
-        context = _RecordingContext(RuntimeError("IREE said no"))
-        with pytest.raises(RuntimeError, match="IREE said no"):
-            executable_module.invoke_without_preempting(context, None, None, None)
-        return context.seen, os.sched_getscheduler(0)
-    seen, after = _in_thread(run)
-    assert seen == [os.SCHED_BATCH] and after == os.SCHED_OTHER
+    assert _policies_around_invoke(error=RuntimeError("IREE said no")) == ([os.SCHED_BATCH], os.SCHED_OTHER)
 
 
 @needs_sched
 def test_a_thread_with_its_own_policy_is_left_alone():
-    def run():
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        context = _RecordingContext()
-        executable_module.invoke_without_preempting(context, None, None, None)
-        return context.seen, os.sched_getscheduler(0)
-    seen, after = _in_thread(run)
-    assert seen == [os.SCHED_IDLE] and after == os.SCHED_IDLE
+    assert _policies_around_invoke(own_policy=os.SCHED_IDLE) == ([os.SCHED_IDLE], os.SCHED_IDLE)
 
 
 @needs_sched
