@@ -439,13 +439,22 @@ class PaddleTrainer:
         return out
 
 
+def class_function(model, o):
+    """What a class's functional contenders (paddle_fn, JAX) call with (params, *data) in framework `o`: the
+    training step of its loss, else the hessian's evaluation."""
+    return grad_step(partial(model.loss, o), o, getattr(model, "update", True)) if model.loss else hessian_eval(o)
+
+
+def feeds_back(model) -> bool:
+    """Whether a call of the class's function returns new parameters to feed back (`Functional`'s `update`)."""
+    return bool(model.loss) and getattr(model, "update", True)
+
+
 def makers(model, params, data, args) -> tuple[dict, dict]:
     """({contender: a function making it}, {contender: why it is not measured}) for one class."""
-    update = getattr(model, "update", True)
-
-    def functional(o):
-        return grad_step(partial(model.loss, o), o, update) if model.loss else hessian_eval(o)
-    fn, trains = functional(paddle_ops(pf)), bool(model.loss) and update
+    update, trains = getattr(model, "update", True), feeds_back(model)
+    functional = partial(class_function, model)
+    fn = functional(paddle_ops(pf))
     made, skipped = {"paddle_fn jit": lambda: Functional(pf.jit(fn), params, data, pf.device_put, trains)}, {}
     if not args.skip_eager:
         made["paddle_fn eager"] = lambda: Functional(fn, params, data, partial(pf.tree_map, pf.to_tensor), trains)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from functools import partial
 
 import numpy as np
 
@@ -29,10 +28,8 @@ def functional_step(name: str) -> bench_models.Functional:
     """bench_models' paddle_fn jit contender for class `name`, compiled and run once."""
     model = bench_models.MODELS[name]
     params, data = model.data(np.random.default_rng(0))
-    ops, update = bench_models.paddle_ops(pf), getattr(model, "update", True)
-    fn = bench_models.grad_step(partial(model.loss, ops), ops, update) if model.loss else \
-        bench_models.hessian_eval(ops)
-    step = bench_models.Functional(pf.jit(fn), params, data, pf.device_put, bool(model.loss) and update)
+    fn = bench_models.class_function(model, bench_models.paddle_ops(pf))
+    step = bench_models.Functional(pf.jit(fn), params, data, pf.device_put, bench_models.feeds_back(model))
     step.step()
     bench_models.wait_for_background_compiles()
     step.step()

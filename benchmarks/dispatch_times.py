@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import tempfile
-from functools import partial
 
 import numpy as np
 
@@ -48,9 +47,7 @@ def class_program(name: str, flags=()):
     """(vmfb bytes, flat input arrays) of class `name`'s paddle_fn jit step."""
     model = bench_models.MODELS[name]
     params, data = model.data(np.random.default_rng(0))
-    ops, update = bench_models.paddle_ops(pf), getattr(model, "update", True)
-    fn = bench_models.grad_step(partial(model.loss, ops), ops, update) if model.loss else \
-        bench_models.hessian_eval(ops)
+    fn = bench_models.class_function(model, bench_models.paddle_ops(pf))
     args = [pf.tree_map(pf.to_tensor, params)] + [pf.tree_map(pf.to_tensor, d) for d in data]
     vmfb = pf.jit(fn).lower(*args).cross_compile("llvm-cpu", tuple(flags)).vmfb
     return vmfb, [np.asarray(leaf.numpy()) for leaf in tree_leaves(args)]

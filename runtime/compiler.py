@@ -114,9 +114,10 @@ def _installed_version(distribution: str) -> Optional[str]:
         except OSError:
             continue
         for name in names:
-            version = name[len(prefix):-len(".dist-info")]
-            if name.startswith(prefix) and name.endswith(".dist-info") and version and "-" not in version:
-                return version
+            if name.startswith(prefix) and name.endswith(".dist-info"):
+                version = name[len(prefix):-len(".dist-info")]
+                if version and "-" not in version:  # not another wheel whose name starts the same
+                    return version
     from importlib import metadata  # heavy: only where the folder is not found
     try:
         return metadata.version(distribution)

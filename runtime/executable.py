@@ -56,6 +56,7 @@ def _result_types(signature: str) -> list:
 # policy than the default is left as it is. benchmarks/README.md, "Waiting for the worker threads".
 _SCHED_OTHER, _SCHED_BATCH = getattr(os, "SCHED_OTHER", None), getattr(os, "SCHED_BATCH", None)
 _defer_wakeups = _SCHED_BATCH is not None and hasattr(os, "sched_setscheduler")  # cleared where refused
+_NO_PRIORITY = os.sched_param(0) if _defer_wakeups else None  # what both policies take
 
 
 def invoke_without_preempting(context, function, inputs, results):
@@ -66,14 +67,14 @@ def invoke_without_preempting(context, function, inputs, results):
         try:
             switched = os.sched_getscheduler(0) == _SCHED_OTHER
             if switched:
-                os.sched_setscheduler(0, _SCHED_BATCH, os.sched_param(0))
+                os.sched_setscheduler(0, _SCHED_BATCH, _NO_PRIORITY)
         except OSError:  # a sandbox refusing the calls: wait as IREE does
             _defer_wakeups = switched = False
     try:
         context.invoke(function, inputs, results)
     finally:
         if switched:
-            os.sched_setscheduler(0, _SCHED_OTHER, os.sched_param(0))
+            os.sched_setscheduler(0, _SCHED_OTHER, _NO_PRIORITY)
 
 
 class Executable:
