@@ -2,6 +2,7 @@
 
     make gpu-check                                  # = .venv/bin/python benchmarks/gpu_check.py prepare
     python3 benchmarks/gpu_check.py run --out DIR   # on the GPU machine: the command `prepare` prints
+    .venv/bin/python benchmarks/gpu_check.py rehearse [--python python3.12]   # that command, rehearsed here
 
 `prepare` fills BUNDLE (.gpu_bundle/, ignored by git) with everything the GPU run needs that the GPU machine lacks:
   cache/   the compiled CUDA programs: tests/test_gpu.py and every workload (gpu_workloads.py) run here with a
@@ -20,12 +21,20 @@ runs the `gpu` tests (pytest, in a child process) and the workloads (child proce
 limit: one that fails, crashes or runs over is recorded and the next one runs), and writes OUT/gpu_check.json (all
 that was measured) and OUT/gpu_check.md (date, GPU, versions, command, a table of times and ratios), all within
 RUN_BUDGET seconds.
+
+`rehearse` runs that command here, as the GPU machine would, before a lent GPU's few minutes are spent on it: in a
+new Python 3.12 environment holding only the GPU image's packages that paddle_fn needs (IMAGE_PACKAGES, from PyPI:
+no IREE compiler, no paddle_fn installed), with the stand-in CUDA device, each timing cut to one call
+($PADDLE_FN_GPU_CHECK_REHEARSAL). It fails, saying what, unless every gpu test passes and every contender ran: a
+program missing from the carried cache is a contender's error there, as it would be on the GPU machine.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import json
+import math
 import os
 import pathlib
 import platform
@@ -35,6 +44,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
+from typing import NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
@@ -44,24 +54,64 @@ RUNTIME_WHEELS = ("iree-base-runtime", "optree", "ducc0")
 PYTHON_VERSION = "3.12"
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 SITE_FOLDER = "/tmp/paddle_fn_gpu_site"  # where the GPU command installs the wheels
+# what paddle_fn and the check import that the GPU machine's image already holds (docs/gpu.md), so not carried; the
+# rehearsal's environment holds these and nothing else
+IMAGE_PACKAGES = ("numpy", "scipy", "ml_dtypes", "typing_extensions", "pytest", "hypothesis")
+REHEARSAL = "PADDLE_FN_GPU_CHECK_REHEARSAL"  # set: each timing is one call (gpu_workloads.timed)
 RUN_BUDGET, TEST_LIMIT = 470, 180  # seconds: the whole run, and the gpu tests within it
 STAND_IN = {"PADDLE_FN_STAND_IN_GPU": "cuda", "PADDLE_FN_BACKGROUND_COMPILE": "0"}
-# the workloads (functions of gpu_workloads.py by these names), in the order they run: (time limit in seconds on
-# the GPU machine, what it is)
+
+
+class Workload(NamedTuple):
+    """A workload of the check: `function` of gpu_workloads.py called with `options` (and `prepare`), in a child
+    process with `env` added to its environment, under `limit` seconds on the GPU machine."""
+    function: str
+    limit: float
+    what: str
+    env: dict = {}
+    options: dict = {}
+
+
+# settings the GPU run compares with the defaults, each from the same programs: the CUDA driver's ways of running a
+# command buffer (IREE's runtime flags, read from $IREE_PY_RUNTIME_FLAGS when iree.runtime is imported), and a
+# compile flag (PADDLE_FN_IREE_FLAGS) that makes float32 convolutions an im2col gather and a matrix product, whose
+# tiled kernels may beat the direct ones of one thread per output (docs/architecture.md, "CUDA: dispatches")
+INLINE_EXECUTION = {"IREE_PY_RUNTIME_FLAGS": "--cuda_allow_inline_execution=true"}
+CUDA_GRAPHS = {"IREE_PY_RUNTIME_FLAGS": "--cuda_use_streams=false"}
+IM2COL = {"PADDLE_FN_IREE_FLAGS": "--iree-global-opt-use-im2col-for-convs"}
+PADDLE_FN_ONLY = {"peers": False}
+# in the order they run; a variant (same function, other env) times paddle_fn alone, its ratios are to the peers of
+# the workload it varies
 WORKLOADS = {
-    "trivial_call": (40, "jit(x + 1) on float32[8]: call, and call + reading the 8 floats back"),
-    "mlp_small": (45, "MLP 784-1024-512-10 SGD step, batch 128"),
-    "mlp_big": (90, "MLP 4096-4096-4096-10 SGD step, batch 4096"),
-    "conv_step": (75, "ResNet-20-style conv net SGD step, batch 64, 3x32x32 (bench_models' conv)"),
-    "transformer_step": (75, "transformer block SGD step, batch 16, seq 512, d 512, 4 heads (bench_models' "
-                             "attention)"),
-    "matmul_8192": (75, "matmul 8192^2 float32 at each precision: time, TFLOP/s, relative error"),
+    "trivial_call": Workload("trivial_call", 40, "jit(x + 1) on float32[8]: call, and call + reading the 8 floats "
+                                                 "back"),
+    "mlp_small": Workload("mlp_small", 45, "MLP 784-1024-512-10 SGD step, batch 128"),
+    "mlp_big": Workload("mlp_big", 90, "MLP 4096-4096-4096-10 SGD step, batch 4096"),
+    "conv_step": Workload("conv_step", 75, "ResNet-20-style conv net SGD step, batch 64, 3x32x32 (bench_models' "
+                                           "conv)"),
+    "transformer_step": Workload("transformer_step", 75, "transformer block SGD step, batch 16, seq 512, d 512, 4 "
+                                                         "heads (bench_models' attention)"),
+    "matmul_8192": Workload("matmul_8192", 75, "matmul 8192^2 float32 at each precision: time, TFLOP/s, relative "
+                                               "error"),
+    "trivial_call inline": Workload("trivial_call", 25, "the trivial call, command buffers executed inline "
+                                                        "(--cuda_allow_inline_execution)", INLINE_EXECUTION,
+                                    PADDLE_FN_ONLY),
+    "mlp_small inline": Workload("mlp_small", 25, "the small MLP step, command buffers executed inline",
+                                 INLINE_EXECUTION, PADDLE_FN_ONLY),
+    "trivial_call graphs": Workload("trivial_call", 25, "the trivial call, command buffers as CUDA graphs "
+                                                        "(--cuda_use_streams=false)", CUDA_GRAPHS, PADDLE_FN_ONLY),
+    "mlp_small graphs": Workload("mlp_small", 25, "the small MLP step, command buffers as CUDA graphs",
+                                 CUDA_GRAPHS, PADDLE_FN_ONLY),
+    "conv_step im2col": Workload("conv_step", 60, "the conv net step, float32 convolutions as im2col products "
+                                                  "(--iree-global-opt-use-im2col-for-convs)", IM2COL,
+                                 {**PADDLE_FN_ONLY, "precisions": ("float32",)}),
 }
 
 
 def gpu_command() -> str:
     """The one command the GPU machine runs, from the repository root, with BUNDLE carried."""
-    return (f"python3 -m pip install -q --no-index --no-deps --no-compile --target {SITE_FOLDER} {BUNDLE}/wheels/*.whl"
+    return (f"python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target {SITE_FOLDER} "
+            f"{BUNDLE}/wheels/*.whl"
             f" && PYTHONPATH={SITE_FOLDER}:$PWD/{BUNDLE}/site PYTHONUNBUFFERED=1 python3 benchmarks/gpu_check.py run "
             f"--out $OUT")
 
@@ -131,8 +181,7 @@ def prepare(args):
     print("compiling the workloads' programs for CUDA (gpu_workloads.py --prepare)", flush=True)
     results = bundle / "prepared.jsonl"
     results.unlink(missing_ok=True)
-    subprocess.run([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--prepare", "--results",
-                    str(results)], cwd=ROOT, env=env)
+    run_workloads(env, math.inf, results, prepare=True)
     failed = unprepared(results)
     print(f"compiled in {time.perf_counter() - started:.0f} s; not compiled (the GPU run will find them missing): "
           + ("".join(f"\n  {name} {contender}: {str(error)[:300]}" for name, errors in failed.items()
@@ -206,35 +255,39 @@ def run_tests(env, limit: float) -> dict:
     return summary
 
 
-def run_workloads(env, deadline: float) -> dict:
-    """Each workload in a child process under its limit (and the deadline); a child that crashed or was stopped is
-    followed by a fresh one for the workloads left."""
+def run_workloads(env, deadline: float, lines: pathlib.Path, *, prepare: bool = False) -> dict:
+    """Each workload in a child process under its limit (and the deadline; with `prepare`, neither): consecutive
+    workloads with the same `env` share a child, and a child that crashed or was stopped is followed by a fresh one
+    for the workloads left. The children append to `lines` (JSON lines); returns {workload: result}."""
     results, left = {}, list(WORKLOADS)
-    with tempfile.TemporaryDirectory() as scratch:
-        lines = pathlib.Path(scratch) / "results.jsonl"
-        while left and time.time() < deadline - 20:
-            child = subprocess.Popen([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--only",
-                                      ",".join(left), "--results", str(lines)], cwd=ROOT, env=env)
-            why = None
-            while child.poll() is None:
-                time.sleep(0.5)
-                running = _unfinished(lines)
-                if running and time.time() - running[1] > WORKLOADS[running[0]][0]:
-                    why = f"stopped at its time limit ({WORKLOADS[running[0]][0]} s)"
-                elif time.time() > deadline:
-                    why = "stopped: the run's time budget was spent"
-                if why:
-                    child.kill()
-                    child.wait()
+    while left and time.time() < deadline - 20:
+        group = list(itertools.takewhile(lambda name: WORKLOADS[name].env == WORKLOADS[left[0]].env, left))
+        child = subprocess.Popen([sys.executable, str(BENCHMARKS / "gpu_check.py"), "workloads", "--only",
+                                  ",".join(group), "--results", str(lines)] + ["--prepare"] * prepare, cwd=ROOT,
+                                 env={**env, **WORKLOADS[group[0]].env})
+        why = None
+        while child.poll() is None:
+            time.sleep(0.5)
             running = _unfinished(lines)
-            if running:  # the child was stopped, or crashed, inside this workload: the next child starts after it
-                with open(lines, "a") as file:
-                    file.write(json.dumps({"name": running[0], "result": {
-                        "error": why or f"the process crashed (exit status {child.returncode})"}}) + "\n")
-            results.update(read_results(lines))
-            left = [name for name in left if name not in results]
-        for name in left:
-            results[name] = {"error": "not run: the run's time budget was spent"}
+            if not prepare and running and time.time() - running[1] > WORKLOADS[running[0]].limit:
+                why = f"stopped at its time limit ({WORKLOADS[running[0]].limit} s)"
+            elif time.time() > deadline:
+                why = "stopped: the run's time budget was spent"
+            if why:
+                child.kill()
+                child.wait()
+        running = _unfinished(lines)
+        if running:  # the child was stopped, or crashed, inside this workload: the next child starts after it
+            with open(lines, "a") as file:
+                file.write(json.dumps({"name": running[0], "result": {
+                    "error": why or f"the process crashed (exit status {child.returncode})"}}) + "\n")
+        results.update(read_results(lines))
+        if not any(name in results for name in group):  # the child failed before its first workload
+            results.update({name: {"error": f"the process ended (exit status {child.returncode}) before it "
+                                            "started this workload"} for name in group})
+        left = [name for name in left if name not in results]
+    for name in left:
+        results[name] = {"error": "not run: the run's time budget was spent"}
     return results
 
 
@@ -280,7 +333,8 @@ def run(args):
     print(json.dumps({k: v for k, v in report.items() if k != "not_prepared"}, indent=1), flush=True)
     report["tests"] = run_tests(env, min(TEST_LIMIT, deadline - time.time() - 60))
     print(report["tests"]["tail"][-2000:], flush=True)
-    report["workloads"] = run_workloads(env, deadline)
+    with tempfile.TemporaryDirectory() as scratch:
+        report["workloads"] = run_workloads(env, deadline, pathlib.Path(scratch) / "results.jsonl")
     (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
     (out / "gpu_check.md").write_text(markdown(report))
     print((out / "gpu_check.md").read_text())
@@ -298,12 +352,64 @@ def run_children(args):
             lines.write(json.dumps({"name": name, "started": time.time()}) + "\n")
             lines.flush()
             try:
-                result = getattr(gpu_workloads, name)(prepare=args.prepare)
+                workload = WORKLOADS[name]
+                result = getattr(gpu_workloads, workload.function)(prepare=args.prepare, **workload.options)
             except Exception as error:  # noqa: BLE001 - recorded, the next workload runs
                 result = {"error": f"{type(error).__name__}: {str(error)[:1500]}"}
             lines.write(json.dumps({"name": name, "result": result}, default=str) + "\n")
             lines.flush()
             print(name, json.dumps(result, default=str)[:2000], flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ rehearse
+
+def rehearse(args):
+    """`gpu_command()` run here as on the GPU machine (the module docstring); exits 1 naming what failed."""
+    if not (ROOT / BUNDLE / "cache").is_dir():
+        raise SystemExit(f"no {BUNDLE}/cache here: run `make gpu-check` first")
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="paddle_fn_rehearsal_"))
+    python_home = scratch / "python"
+    subprocess.run([args.python, "-m", "venv", str(python_home)], check=True)
+    python = python_home / "bin" / "python3"
+    version = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    if version != PYTHON_VERSION:
+        raise SystemExit(f"{args.python} is Python {version}; the bundle's wheels are for the GPU machine's "
+                         f"Python {PYTHON_VERSION}: pass --python with a Python {PYTHON_VERSION}")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *IMAGE_PACKAGES], check=True)
+    out = scratch / "out"
+    out.mkdir()
+    env = {name: value for name, value in os.environ.items() if name not in ("PYTHONPATH", "PADDLE_FN_CACHE_DIR")}
+    env.update({"PATH": f"{python_home / 'bin'}{os.pathsep}{env.get('PATH', '')}", "OUT": str(out),
+                **STAND_IN, REHEARSAL: "1"})
+    print(f"rehearsing the GPU command in {scratch} (Python {version}, stand-in CUDA device):\n{gpu_command()}",
+          flush=True)
+    subprocess.run(["bash", "-c", gpu_command()], cwd=ROOT, env=env)
+    problems = rehearsal_problems(out / "gpu_check.json")
+    print("rehearsal: " + ("".join(f"\n  {problem}" for problem in problems) if problems else
+                           "every gpu test passed and every contender ran from the carried cache"), flush=True)
+    if problems:
+        raise SystemExit(1)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def rehearsal_problems(report_path: pathlib.Path) -> list:
+    """What a rehearsal's report shows failed: no report, gpu tests that did not pass, contenders with errors."""
+    if not report_path.exists():
+        return [f"the run wrote no {report_path.name}"]
+    report = json.loads(report_path.read_text())
+    tests = report["tests"]
+    problems = [f"gpu tests: exit status {tests['returncode']}: {tests['tail'][-500:]}"] \
+        if tests["returncode"] != 0 or not tests["tests"] else []
+    problems += [f"test {name}: {test['outcome']} {test['message'][:300]}" for name, test in tests["tests"].items()
+                 if test["outcome"] != "passed"]
+    for name, results in report["workloads"].items():
+        if isinstance(results.get("error"), str):
+            problems.append(f"{name}: {results['error'][:300]}")
+            continue
+        problems += [f"{name} {contender}: {result['error'][:300]}" for contender, result in results.items()
+                     if "error" in result]
+    return problems
 
 
 # ------------------------------------------------------------------------------------------------ the report
@@ -324,7 +430,8 @@ def markdown(report: dict) -> str:
     lines += ["", "| workload | contender | median ms | min ms | vs JAX default | vs torch strict f32 | notes |",
               "|---|---|---|---|---|---|---|"]
     for name, results in report["workloads"].items():
-        what = WORKLOADS[name][1] if name in WORKLOADS else name
+        what = WORKLOADS[name].what if name in WORKLOADS else name
+        peers = report["workloads"].get(_varied(name), {})
         if "error" in results and isinstance(results["error"], str):
             lines.append(f"| {what} | — | | | | | {results['error'][:200]} |")
             continue
@@ -332,13 +439,22 @@ def markdown(report: dict) -> str:
             if "error" in result:
                 lines.append(f"| {what} | {contender} | | | | | {result['error'][:200]} |")
                 continue
-            ms, jax_ms, torch_ms = _median(result), *(_median(results.get(_peer(contender, peer)))
+            ms, jax_ms, torch_ms = _median(result), *(_median(peers.get(_peer(contender, peer)))
                                                        for peer in ("jax", "torch"))
             notes = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()
                               if k not in ("median_ms", "min_ms"))
             lines.append(f"| {what} | {contender} | {ms:.4g} | {result.get('min_ms', float('nan')):.4g} | "
                          f"{_ratio(ms, jax_ms)} | {_ratio(ms, torch_ms)} | {notes} |")
     return "\n".join(lines) + "\n"
+
+
+def _varied(name: str) -> str:
+    """The workload whose peers a workload's contenders are compared with: itself, or the one a variant varies (the
+    same function run in the default environment)."""
+    if name not in WORKLOADS or not WORKLOADS[name].env:
+        return name
+    return next(other for other, workload in WORKLOADS.items()
+                if workload.function == WORKLOADS[name].function and not workload.env)
 
 
 def _peer(contender: str, framework: str) -> str:
@@ -368,12 +484,15 @@ def main():
     ran.add_argument("--out", default=os.environ.get("OUT", "gpu_check_out"))
     ran.add_argument("--bundle", default=BUNDLE)
     ran.add_argument("--budget", type=float, default=RUN_BUDGET, help="seconds for the whole run")
+    rehearsed = commands.add_parser("rehearse", help="on the CPU host, after prepare: the GPU command, rehearsed")
+    rehearsed.add_argument("--python", default="python3.12", help=f"a Python {PYTHON_VERSION} to build its "
+                                                                   "environment with")
     child = commands.add_parser("workloads", help="(internal) run workloads, appending results to --results")
     child.add_argument("--only", default="")
     child.add_argument("--results", required=True)
     child.add_argument("--prepare", action="store_true")
     args = parser.parse_args()
-    {"prepare": prepare, "run": run, "workloads": run_children}[args.command](args)
+    {"prepare": prepare, "run": run, "rehearse": rehearse, "workloads": run_children}[args.command](args)
 
 
 if __name__ == "__main__":

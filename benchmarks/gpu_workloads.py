@@ -10,11 +10,13 @@ once over each framework's ops.
 """
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 
 import numpy as np
 
+import gpu_check
 from bench_eager import functional_loss
 from bench_jit import jax, pf, torch
 from bench_models import (Functional, TorchTrainer, attention_data, attention_loss, conv_data, conv_loss, grad_step,
@@ -29,12 +31,19 @@ JAX_PRECISIONS = ("default", "highest", "BF16_BF16_F32_X3")
 TORCH_TF32 = {"strict f32": False, "tf32": True}
 
 
+# `gpu_check.py rehearse` (on a CPU host, the stand-in device evaluating each program op by op): one call, no warm-up
+REHEARSAL = os.environ.get(gpu_check.REHEARSAL) == "1"
+
+
 def timed(call, seconds=TIME_PER_CONTENDER, reps=MAX_REPS) -> dict:
     """{"median_ms", "min_ms", "reps"} of `call()` (which waits for its result), after two warm-up calls."""
-    call()
-    call()
+    if REHEARSAL:
+        reps = 1
+    else:
+        call()
+        call()
     times, stop = [], time.perf_counter() + seconds
-    while len(times) < reps and (len(times) < 3 or time.perf_counter() < stop):
+    while len(times) < reps and (len(times) < min(3, reps) or time.perf_counter() < stop):
         started = time.perf_counter()
         call()
         times.append(time.perf_counter() - started)
@@ -54,9 +63,11 @@ def _set_torch_tf32(allowed: bool):
     torch.backends.cudnn.allow_tf32 = allowed
 
 
-def training_step(loss, params, data, precisions=("float32", "bf16x3"), *, prepare: bool) -> dict:
+def training_step(loss, params, data, precisions=("float32", "bf16x3"), *, prepare: bool, peers: bool = True
+                  ) -> dict:
     """One SGD step of `loss(o, params, *data)` (parameters fed back): paddle_fn jit on the GPU at each matmul
-    precision, JAX jit at each of its precisions, torch eager strict-f32 and TF32; the first loss of each."""
+    precision, and with `peers` JAX jit at each of its precisions and torch eager strict-f32 and TF32; the first loss
+    of each."""
     results = {}
     o = paddle_ops(pf)
     step = grad_step(partial(loss, o), o, True)
@@ -69,7 +80,7 @@ def training_step(loss, params, data, precisions=("float32", "bf16x3"), *, prepa
             first = wait(contender.step())
             return {"first_loss": first, **timed(contender.step)}
         _attempt(results, f"paddle_fn {precision}", paddle_fn)
-    if prepare:
+    if prepare or not peers:
         return results
     if jax is not None:
         for precision in JAX_PRECISIONS:
@@ -107,9 +118,9 @@ def _mlp_loss(o, params, x, y):
     return functional_loss(o.matmul, o.relu, o.log_softmax)(params, x, y)
 
 
-def mlp_small(*, prepare):
+def mlp_small(*, prepare, peers=True):
     params, data = _mlp((784, 1024, 512, 10), 128)
-    return training_step(_mlp_loss, params, data, ("float32",), prepare=prepare)
+    return training_step(_mlp_loss, params, data, ("float32",), prepare=prepare, peers=peers)
 
 
 def mlp_big(*, prepare):
@@ -117,9 +128,9 @@ def mlp_big(*, prepare):
     return training_step(_mlp_loss, params, data, prepare=prepare)
 
 
-def conv_step(*, prepare):
+def conv_step(*, prepare, peers=True, precisions=("float32", "bf16x3")):
     params, data = conv_data(np.random.default_rng(0), batch=64)
-    return training_step(conv_loss, params, data, prepare=prepare)
+    return training_step(conv_loss, params, data, precisions, prepare=prepare, peers=peers)
 
 
 def transformer_step(*, prepare):
@@ -211,22 +222,31 @@ def readback_ways(device) -> dict:
             "imported host array": imported_host_array}
 
 
-def trivial_call(*, prepare):
+def trivial_call(*, prepare, peers=True):
     """jit(x + 1) on float32[8]: the call alone, and the call with its 8 floats read back, each way the runtime
-    offers (readback_ways), to choose the fastest from the numbers."""
+    offers (readback_ways), to choose the fastest from the numbers; with `peers`, JAX's and torch's."""
+    device = pf.devices("cuda")[0]
     x = pf.device_put(pf.to_tensor(np.arange(8, dtype=np.float32)))
     add_one = pf.jit(lambda v: v + 1.0)
+
+    def result_buffer():
+        result = add_one(x)
+        if result.device_array is None:  # the stand-in device of a rehearsal computed it op by op on the host
+            result = pf.device_put(result, device)
+        return result.device_array
     if prepare:
         add_one.lower(x).compile()
         return {"paddle_fn call": {"compiled": True}}
     results = {}
     _attempt(results, "paddle_fn call", lambda: timed(lambda: add_one(x), reps=2000))
-    for name, read in readback_ways(pf.devices("cuda")[0]).items():
+    for name, read in readback_ways(device).items():
         def call_and_read(read=read):
-            got = read(add_one(x).device_array)
+            got = read(result_buffer())
             np.testing.assert_array_equal(got, np.arange(8, dtype=np.float32) + 1)
-            return timed(lambda: read(add_one(x).device_array), reps=2000)
+            return timed(lambda: read(result_buffer()), reps=2000)
         _attempt(results, f"paddle_fn call + read ({name})", call_and_read)
+    if not peers:
+        return results
     if jax is not None:
         jx = jax.device_put(np.arange(8, dtype=np.float32))
         jax_add = jax.jit(lambda v: v + 1.0)

@@ -6,7 +6,7 @@ if __name__ != "paddle_fn.runtime":
 
 from paddle_fn.runtime.compiler import (  # noqa: E402,F401
     STANDARD_FLAGS, TARGETS, CompiledArtifact, CompileError, cache_dir, compile_stablehlo, compiled_cpu, cpu_features,
-    cpu_target, host_cpu, iree_version, reload_cpu_target)
+    cpu_target, host_cpu, iree_flags, iree_version, reload_cpu_target, reload_iree_flags)
 from paddle_fn.runtime.device import (  # noqa: E402,F401
     Device, DeviceArray, copy_to, default_device, default_platform, device_put, devices, gpu_available,
     inline_cpu_device, set_cpu_threads)

@@ -14,6 +14,7 @@ import logging
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -197,6 +198,50 @@ _cpu_target = "host"
 reload_cpu_target()
 
 
+IREE_FLAGS_ENV = "PADDLE_FN_IREE_FLAGS"
+# flags that say where code runs, which paddle_fn chooses: the device (jit's device=) and $PADDLE_FN_CPU_TARGET
+_PLACEMENT_FLAGS = {_CPU_FLAG: f"${CPU_TARGET_ENV}", "--iree-hal-target-backends": "the device (jit(device=...))",
+                    "--iree-hal-target-device": "the device (jit(device=...))"}
+
+
+def reload_iree_flags() -> tuple:
+    """Read $PADDLE_FN_IREE_FLAGS again: IREE compiler flags (`--name=value`, separated as a shell separates words)
+    added to every compile's, replacing a default flag of the same name, as XLA_FLAGS adds to XLA's. They are part of
+    each compiled program's cache key. Read when paddle_fn.runtime is first imported, like $PADDLE_FN_CPU_TARGET.
+
+    Example:
+        >>> import os
+        >>> from paddle_fn import runtime
+        >>> os.environ["PADDLE_FN_IREE_FLAGS"] = "--iree-global-opt-use-im2col-for-convs"
+        >>> runtime.reload_iree_flags()
+        ('--iree-global-opt-use-im2col-for-convs',)
+        >>> del os.environ["PADDLE_FN_IREE_FLAGS"]
+        >>> runtime.reload_iree_flags()
+        ()
+    """
+    global _iree_flags
+    flags = tuple(shlex.split(os.environ.get(IREE_FLAGS_ENV, "")))
+    for flag in flags:
+        name = flag.split("=", 1)[0]
+        if not flag.startswith("--"):
+            raise ValueError(f"${IREE_FLAGS_ENV} holds {flag!r}, which is not an IREE compiler flag: write each as "
+                             "--name=value (iree-compile --help lists them)")
+        if name in _PLACEMENT_FLAGS:
+            raise ValueError(f"${IREE_FLAGS_ENV} holds {flag!r}: where code runs is chosen by "
+                             f"{_PLACEMENT_FLAGS[name]}, not by this variable")
+    _iree_flags = flags
+    return flags
+
+
+def iree_flags() -> tuple:
+    """The flags of $PADDLE_FN_IREE_FLAGS as last read (`reload_iree_flags`)."""
+    return _iree_flags
+
+
+_iree_flags = ()
+reload_iree_flags()
+
+
 def compiled_cpu(extra_flags=()) -> str:
     """The CPU llvm-cpu code compiled with `extra_flags` is for: their --iree-llvmcpu-target-cpu, else cpu_target()."""
     return next(flag.split("=", 1)[1] for flag in resolve_flags("llvm-cpu", extra_flags)
@@ -228,16 +273,21 @@ def llvm_cpu_features(cpu: str) -> frozenset:
 
 
 def resolve_flags(target: str, extra_flags=()) -> tuple:
-    """The target's default flags, with any `--name=value` in `extra_flags` replacing the default of that name."""
+    """The target's default flags, then $PADDLE_FN_IREE_FLAGS's (`iree_flags`) and `extra_flags`, each `--name=value`
+    replacing a default of that name."""
     if target not in _TARGET_FLAGS:
         raise ValueError(f"unknown IREE target {target!r}; expected one of {', '.join(TARGETS)}")
-    extra_flags = tuple(extra_flags)
-    overridden = {flag.split("=", 1)[0] for flag in extra_flags}
+    extra_flags = _replacing(_iree_flags, tuple(extra_flags))
     targeted, cpu = _TARGET_FLAGS[target], cpu_target()
     if target == "llvm-cpu" and cpu != "host":
         targeted = tuple(f"{_CPU_FLAG}={cpu}" if flag.startswith(_CPU_FLAG + "=") else flag for flag in targeted)
-    defaults = tuple(flag for flag in targeted if flag.split("=", 1)[0] not in overridden)
-    return defaults + tuple(flag for flag in extra_flags if flag not in defaults)
+    return _replacing(targeted, extra_flags)
+
+
+def _replacing(flags: tuple, replacements: tuple) -> tuple:
+    """`flags` less those named in `replacements` (`--name` or `--name=value`), then `replacements`."""
+    named = {flag.split("=", 1)[0] for flag in replacements}
+    return tuple(flag for flag in flags if flag.split("=", 1)[0] not in named) + replacements
 
 
 # a product, its operands' types and its result's: `: (tensor<64x3xf32>, tensor<3x5xf32>) -> tensor<64x5xf32>`
@@ -473,8 +523,9 @@ def _compile_error(text, target, flags, key, diagnostics, directory, attempts) -
              f"  iree-compile {mlir_path} --iree-input-type=stablehlo --iree-hal-target-backends={target} "
              f"{' '.join(flags)} -o /dev/null") if mlir_path else "(the failing module could not be saved)"
     tried = f" ({attempts} attempts with fallback flags; the last one's output follows)" if attempts > 1 else ""
+    yours = f"\nThe flags include ${IREE_FLAGS_ENV}'s: {' '.join(_iree_flags)}" if _iree_flags else ""
     message = (f"IREE could not compile the StableHLO module for target {target!r}{tried}.\n"
-               "IREE's diagnostics:\n  " + "\n  ".join(lines) + "\n" + where)
+               "IREE's diagnostics:\n  " + "\n  ".join(lines) + "\n" + where + yours)
     return CompileError(message, diagnostics=diagnostics, mlir_path=mlir_path)
 
 

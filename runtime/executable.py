@@ -22,7 +22,7 @@ import numpy as np
 
 from paddle_fn.runtime import host_kernels
 from paddle_fn.runtime._iree import rt
-from paddle_fn.runtime.compiler import compile_stablehlo, cpu_target, flags_for_work
+from paddle_fn.runtime.compiler import compile_stablehlo, cpu_target, flags_for_work, iree_flags
 from paddle_fn.runtime.device import DTYPE_OF_DECLARED_ELEMENT, DeviceArray, Device, TARGET_OF_PLATFORM
 from paddle_fn.runtime.device import default_device, inline_cpu_device, input_for, vm_instance
 
@@ -310,7 +310,8 @@ def load_stablehlo(text: str, device: Device, *, work: float = math.inf, use_dis
         compile_stablehlo(text, target=device.target, extra_flags=flags_for_work(device.target, work),
                           use_disk_cache=use_disk_cache, log=log)
         return None
-    key = (hashlib.sha256(text.encode()).hexdigest(), device, cpu_target())  # code for one CPU is never another's
+    # code for one CPU, or compiled with other flags of $PADDLE_FN_IREE_FLAGS, is never another's
+    key = (hashlib.sha256(text.encode()).hexdigest(), device, cpu_target(), iree_flags())
     with _lock:
         exe = _shared.get(key)
         if exe is not None:

@@ -2,6 +2,8 @@
 a process that has no IREE compiler and another CPU, after `gpu_check.install_cache` copied it the way the GPU
 run does; CUDA cache keys do not name the host CPU; tests/test_gpu.py is skipped here, saying why."""
 import importlib.metadata
+import json
+import math
 import os
 import pathlib
 import stat
@@ -12,6 +14,7 @@ from paddle_fn.runtime import compiler, disk_cache
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+import gpu_check  # noqa: E402
 from gpu_check import install_cache  # noqa: E402
 
 # one tiny program on the CUDA device, in a process of its own; argv[1] == "absent": as on the GPU machine, without
@@ -112,3 +115,71 @@ def test_the_gpu_tests_are_skipped_without_a_cuda_device_and_say_why():
     assert done.returncode == 0, done.stdout[-3000:]
     assert "passed" not in done.stdout and " skipped" in done.stdout
     assert "no CUDA device here" in done.stdout and "docs/gpu.md" in done.stdout
+
+
+class _Child:
+    """A stand-in for the workloads child process: it records the workloads and environment it was started with and
+    appends a result for each (a crash in `crash_in`, which it starts and never finishes)."""
+    started = []
+
+    def __init__(self, command, cwd, env, crash_in=None):
+        names, lines = command[command.index("--only") + 1].split(","), pathlib.Path(command[command.index(
+            "--results") + 1])
+        _Child.started.append((names, env.get("IREE_PY_RUNTIME_FLAGS"), env.get("PADDLE_FN_IREE_FLAGS"),
+                               "--prepare" in command))
+        with open(lines, "a") as file:
+            for name in names:
+                file.write(json.dumps({"name": name, "started": 0.0}) + "\n")
+                if name == crash_in:
+                    self.returncode = -11
+                    return
+                file.write(json.dumps({"name": name, "result": {"paddle_fn float32": {"median_ms": 2.0}}}) + "\n")
+        self.returncode = 0
+
+    def poll(self):
+        return self.returncode
+
+
+def test_workloads_with_the_same_environment_share_a_child_and_a_crash_starts_the_next(monkeypatch, tmp_path):
+    crash_in = "mlp_small graphs"
+    monkeypatch.setattr(gpu_check.subprocess, "Popen", lambda *a, **k: _Child(*a, **k, crash_in=crash_in))
+    _Child.started = []
+    results = gpu_check.run_workloads({"PATH": "/bin"}, math.inf, tmp_path / "lines.jsonl", prepare=True)
+    assert list(results) == list(gpu_check.WORKLOADS)
+    assert "crashed (exit status -11)" in results[crash_in]["error"]
+    inline, graphs = gpu_check.INLINE_EXECUTION["IREE_PY_RUNTIME_FLAGS"], gpu_check.CUDA_GRAPHS["IREE_PY_RUNTIME_FLAGS"]
+    assert _Child.started == [
+        (["trivial_call", "mlp_small", "mlp_big", "conv_step", "transformer_step", "matmul_8192"], None, None, True),
+        (["trivial_call inline", "mlp_small inline"], inline, None, True),
+        (["trivial_call graphs", "mlp_small graphs"], graphs, None, True),
+        (["conv_step im2col"], None, gpu_check.IM2COL["PADDLE_FN_IREE_FLAGS"], True)]
+
+
+def _report(workloads, tests=None):
+    return {"date": "2026-11-28", "gpu": "H100", "versions": {}, "command": "c", "cache_entries": 3,
+            "not_prepared": {}, "workloads": workloads,
+            "tests": {"returncode": 0, "tail": "", "seconds": 1.0,
+                      "tests": tests or {"test_a": {"outcome": "passed", "message": ""}}}}
+
+
+def test_a_variant_is_compared_with_the_peers_of_the_workload_it_varies():
+    report = _report({
+        "conv_step": {"paddle_fn float32": {"median_ms": 30.0}, "jax default": {"median_ms": 10.0},
+                      "torch strict f32": {"median_ms": 20.0}},
+        "conv_step im2col": {"paddle_fn float32": {"median_ms": 15.0}}})
+    rows = [line for line in gpu_check.markdown(report).splitlines() if "paddle_fn float32" in line]
+    assert "| 3.00x | 1.50x |" in rows[0] and "| 1.50x | 0.75x |" in rows[1] and "im2col" in rows[1]
+
+
+def test_a_rehearsal_fails_on_a_failed_test_or_a_contender_error(tmp_path):
+    path = tmp_path / "gpu_check.json"
+    assert gpu_check.rehearsal_problems(path) == ["the run wrote no gpu_check.json"]
+    path.write_text(json.dumps(_report({"mlp_small": {"paddle_fn float32": {"median_ms": 1.0}}})))
+    assert gpu_check.rehearsal_problems(path) == []
+    path.write_text(json.dumps(_report(
+        {"mlp_small": {"paddle_fn float32": {"error": "CompileError: not in the disk cache"}},
+         "mlp_big": {"error": "stopped at its time limit (90 s)"}},
+        {"test_b": {"outcome": "failure", "message": "differs"}})))
+    assert gpu_check.rehearsal_problems(path) == [
+        "test test_b: failure differs", "mlp_small paddle_fn float32: CompileError: not in the disk cache",
+        "mlp_big: stopped at its time limit (90 s)"]

@@ -420,6 +420,55 @@ def test_flags_per_target_and_overrides():
     assert runtime.host_cpu() == runtime.host_cpu() and runtime.iree_version().startswith("3.13")
 
 
+@pytest.fixture
+def iree_flags_env(monkeypatch):
+    """iree_flags_env(value) sets $PADDLE_FN_IREE_FLAGS and reads it again; unset and read again after the test."""
+    def set_flags(value):
+        monkeypatch.setenv(compiler.IREE_FLAGS_ENV, value)
+        return runtime.reload_iree_flags()
+    yield set_flags
+    monkeypatch.delenv(compiler.IREE_FLAGS_ENV, raising=False)
+    runtime.reload_iree_flags()
+
+
+def test_iree_flags_from_the_environment_join_every_compile_and_its_cache_key(iree_flags_env):
+    im2col = "--iree-global-opt-use-im2col-for-convs"
+    x, w = pf.ones([1, 4, 10, 10]), pf.ones([8, 4, 3, 3])
+    conv = pf.jit(lambda x, w: pf.nn.functional.conv2d(x, w))
+    text = conv.lower(x, w).as_text()
+    plain = compiler.resolve_flags("llvm-cpu")
+    assert any("_conv_" in name for name in conv.lower(x, w).dispatches().names)
+    assert iree_flags_env(f"{im2col} '--iree-opt-const-eval=true'") == (im2col, "--iree-opt-const-eval=true")
+    flags = compiler.resolve_flags("llvm-cpu")
+    assert im2col in flags and "--iree-opt-const-eval=true" in flags and "--iree-opt-const-eval=false" not in flags
+    assert compiler.resolve_flags("llvm-cpu", ("--iree-opt-const-eval=false",))[-1] == "--iree-opt-const-eval=false"
+    assert im2col in compiler.resolve_flags("cuda")
+    assert compiler.cache_key(text, flags, "llvm-cpu") != compiler.cache_key(text, plain, "llvm-cpu")
+    # the flag reaches IREE: the convolution becomes an im2col gather and a product
+    names = conv.lower(x, w).dispatches().names
+    assert not any("_conv_" in name for name in names) and any("_matmul_" in name for name in names), names
+    # and a jitted call compiles with it, beside the same program compiled without it earlier
+    want = pf.nn.functional.conv2d(x, w).numpy()
+    np.testing.assert_allclose(conv(x, w).numpy(), want)
+    iree_flags_env("")
+    np.testing.assert_allclose(conv(x, w).numpy(), want)
+    assert compiler.resolve_flags("llvm-cpu") == plain
+
+
+def test_iree_flags_from_the_environment_are_checked(iree_flags_env):
+    with pytest.raises(ValueError, match="not an IREE compiler flag: write each as --name=value"):
+        iree_flags_env("iree-global-opt-use-im2col-for-convs")
+    with pytest.raises(ValueError, match=r"\$PADDLE_FN_CPU_TARGET, not by this variable"):
+        iree_flags_env("--iree-llvmcpu-target-cpu=x86-64-v3")
+    with pytest.raises(ValueError, match=r"the device \(jit\(device=...\)\)"):
+        iree_flags_env("--iree-hal-target-backends=cuda")
+    iree_flags_env("--iree-no-such-flag=1")
+    with pytest.raises(runtime.CompileError, match=r"The flags include \$PADDLE_FN_IREE_FLAGS's: --iree-no-such"):
+        runtime.compile_stablehlo("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                                  "  %y = stablehlo.add %x, %x : tensor<3xf32>\n  return %y : tensor<3xf32>\n}",
+                                  use_disk_cache=False)
+
+
 # ---- devices --------------------------------------------------------------------------------------------------
 
 def test_one_cpu_device_by_default():

@@ -151,8 +151,8 @@ def _executable(program, device, name, precision, checks, *, background=False):
     `background` (a call that can run the program op by op instead), None while it is compiled in a background
     thread (transforms/background_compile.py); never in checked mode, whose checks live in the compiled program."""
     cache = _cache_of(program)
-    # code for one CPU is never another's
-    key = (device, precision, checks, runtime.cpu_target(), config.jit_host_kernels)
+    # code for one CPU, or compiled with other flags of $PADDLE_FN_IREE_FLAGS, is never another's
+    key = (device, precision, checks, runtime.cpu_target(), runtime.iree_flags(), config.jit_host_kernels)
     found = cache.executables.get(key)
     if found is not None:
         return found
@@ -166,7 +166,7 @@ def _executable(program, device, name, precision, checks, *, background=False):
 def _load(program, cache, key, name, cached_only=False):
     """Compile (or fetch from the disk cache) and load `program` for `key`; None when `cached_only` and it is in
     neither. The runtime compiles each text once and lets other programs load meanwhile, so no lock is held here."""
-    device, precision, checks, cpu, host_kernels = key
+    device, precision, checks, cpu, _, host_kernels = key
     compiled, sites = checked_program(program, checks)
     target = lowering_target(device.target, cpu=cpu, host_kernels=host_kernels)
     loaded = runtime.load_stablehlo(stablehlo_text(compiled, precision, target), device,
