@@ -58,6 +58,7 @@ SITE_FOLDER = "/tmp/paddle_fn_gpu_site"  # where the GPU command installs the wh
 # rehearsal's environment holds these and nothing else
 IMAGE_PACKAGES = ("numpy", "scipy", "ml_dtypes", "typing_extensions", "pytest", "hypothesis")
 REHEARSAL = "PADDLE_FN_GPU_CHECK_REHEARSAL"  # set: each timing is one call (gpu_workloads.timed)
+UNMEASURED = "(not measured)"  # the contender name under which a workload stopped part way says why
 RUN_BUDGET, TEST_LIMIT = 470, 180  # seconds: the whole run, and the gpu tests within it
 STAND_IN = {"PADDLE_FN_STAND_IN_GPU": "cuda", "PADDLE_FN_BACKGROUND_COMPILE": "0"}
 
@@ -225,14 +226,20 @@ def install_cache(source: pathlib.Path, target: pathlib.Path):
 
 
 def read_results(path: pathlib.Path) -> dict:
-    """{workload: its result, or {"error": ...}} from a workloads child's JSON lines; one that started and never
-    finished (the child crashed or was stopped) says so."""
-    results = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
+    """{workload: {contender: result}, or {"error": ...}} from the workloads children's JSON lines: each contender's
+    result as it was measured, then the workload's. A workload that failed, crashed or was stopped part way keeps the
+    contenders measured before, the reason under UNMEASURED."""
+    results, measured = {}, {}
+    for line in (path.read_text().splitlines() if path.exists() else ()):
+        record = json.loads(line)
+        if "contender" in record:
+            measured.setdefault(record["name"], {})[record["contender"]] = record["result"]
+        else:
             results[record["name"]] = record.get("result", {"error": "started, never finished (crashed or stopped "
                                                                       "at its time limit)"})
+    for name, result in results.items():
+        if set(result) == {"error"} and measured.get(name):
+            results[name] = {**measured[name], UNMEASURED: result}
     return results
 
 
@@ -296,6 +303,8 @@ def _unfinished(lines: pathlib.Path):
     started = {}
     for line in (lines.read_text().splitlines() if lines.exists() else ()):
         record = json.loads(line)
+        if "contender" in record:
+            continue
         if "result" in record:
             started.pop(record["name"], None)
         else:
@@ -348,16 +357,19 @@ def run_children(args):
     names = args.only.split(",") if args.only else list(WORKLOADS)
     pf.set_device("gpu:0")
     with open(args.results, "a") as lines:
-        for name in names:
-            lines.write(json.dumps({"name": name, "started": time.time()}) + "\n")
+        def write(record):
+            lines.write(json.dumps(record, default=str) + "\n")
             lines.flush()
+        for name in names:
+            write({"name": name, "started": time.time()})
+            gpu_workloads.report_contender = lambda contender, result, name=name: write(
+                {"name": name, "contender": contender, "result": result})
             try:
                 workload = WORKLOADS[name]
                 result = getattr(gpu_workloads, workload.function)(prepare=args.prepare, **workload.options)
             except Exception as error:  # noqa: BLE001 - recorded, the next workload runs
                 result = {"error": f"{type(error).__name__}: {str(error)[:1500]}"}
-            lines.write(json.dumps({"name": name, "result": result}, default=str) + "\n")
-            lines.flush()
+            write({"name": name, "result": result})
             print(name, json.dumps(result, default=str)[:2000], flush=True)
 
 

@@ -50,12 +50,18 @@ def timed(call, seconds=TIME_PER_CONTENDER, reps=MAX_REPS) -> dict:
     return {"median_ms": float(np.median(times)) * 1e3, "min_ms": float(np.min(times)) * 1e3, "reps": len(times)}
 
 
+def report_contender(contender: str, result: dict):
+    """Called with each contender's result as soon as it is measured; the workloads child (gpu_check.py) writes it
+    down, so that a workload stopped at its time limit keeps what it measured before."""
+
+
 def _attempt(results: dict, name: str, measure):
     """results[name] = measure(), or the error it raised: one contender failing leaves the others measured."""
     try:
         results[name] = measure()
     except Exception as error:  # noqa: BLE001 - recorded in the check's JSON, the run goes on
         results[name] = {"error": f"{type(error).__name__}: {str(error)[:1500]}"}
+    report_contender(name, results[name])
 
 
 def _set_torch_tf32(allowed: bool):

@@ -119,7 +119,7 @@ def test_the_gpu_tests_are_skipped_without_a_cuda_device_and_say_why():
 
 class _Child:
     """A stand-in for the workloads child process: it records the workloads and environment it was started with and
-    appends a result for each (a crash in `crash_in`, which it starts and never finishes)."""
+    appends a result for each (a crash in `crash_in` after its first contender, which it never finishes)."""
     started = []
 
     def __init__(self, command, cwd, env, crash_in=None):
@@ -131,6 +131,8 @@ class _Child:
             for name in names:
                 file.write(json.dumps({"name": name, "started": 0.0}) + "\n")
                 if name == crash_in:
+                    file.write(json.dumps({"name": name, "contender": "paddle_fn float32",
+                                           "result": {"median_ms": 3.0}}) + "\n")
                     self.returncode = -11
                     return
                 file.write(json.dumps({"name": name, "result": {"paddle_fn float32": {"median_ms": 2.0}}}) + "\n")
@@ -146,7 +148,9 @@ def test_workloads_with_the_same_environment_share_a_child_and_a_crash_starts_th
     _Child.started = []
     results = gpu_check.run_workloads({"PATH": "/bin"}, math.inf, tmp_path / "lines.jsonl", prepare=True)
     assert list(results) == list(gpu_check.WORKLOADS)
-    assert "crashed (exit status -11)" in results[crash_in]["error"]
+    assert results[crash_in]["paddle_fn float32"] == {"median_ms": 3.0}  # measured before the crash
+    assert "crashed (exit status -11)" in results[crash_in][gpu_check.UNMEASURED]["error"]
+    assert results["conv_step im2col"] == {"paddle_fn float32": {"median_ms": 2.0}}  # the next child's
     inline, graphs = gpu_check.INLINE_EXECUTION["IREE_PY_RUNTIME_FLAGS"], gpu_check.CUDA_GRAPHS["IREE_PY_RUNTIME_FLAGS"]
     assert _Child.started == [
         (["trivial_call", "mlp_small", "mlp_big", "conv_step", "transformer_step", "matmul_8192"], None, None, True),
