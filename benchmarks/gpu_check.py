@@ -73,10 +73,12 @@ class Workload(NamedTuple):
     options: dict = {}
 
 
-# settings the GPU run compares with the defaults, each from the same programs: the CUDA driver's ways of running a
-# command buffer (IREE's runtime flags, read from $IREE_PY_RUNTIME_FLAGS when iree.runtime is imported), and a
-# compile flag (PADDLE_FN_IREE_FLAGS) that makes float32 convolutions an im2col gather and a matrix product, whose
-# tiled kernels may beat the direct ones of one thread per output (docs/architecture.md, "CUDA: dispatches")
+# settings the GPU run compares with the defaults: bf16x3's three products per product instead of one (for the GPUs
+# lowering/precision.py joins them, untimed on a GPU yet), the CUDA driver's ways of running a command buffer
+# (IREE's runtime flags, read from $IREE_PY_RUNTIME_FLAGS when iree.runtime is imported), and a compile flag
+# (PADDLE_FN_IREE_FLAGS) that makes float32 convolutions an im2col gather and a matrix product, whose tiled kernels
+# may beat the direct ones of one thread per output (docs/architecture.md, "CUDA: dispatches")
+THREE_PRODUCTS = {"PADDLE_FN_BF16X3_AS_THREE_PRODUCTS": "1"}
 INLINE_EXECUTION = {"IREE_PY_RUNTIME_FLAGS": "--cuda_allow_inline_execution=true"}
 CUDA_GRAPHS = {"IREE_PY_RUNTIME_FLAGS": "--cuda_use_streams=false"}
 IM2COL = {"PADDLE_FN_IREE_FLAGS": "--iree-global-opt-use-im2col-for-convs"}
@@ -94,6 +96,14 @@ WORKLOADS = {
                                                          "heads (bench_models' attention)"),
     "matmul_8192": Workload("matmul_8192", 75, "matmul 8192^2 float32 at each precision: time, TFLOP/s, relative "
                                                "error"),
+    "mlp_big three products": Workload("mlp_big", 45, "the big MLP step, bf16x3 as three products "
+                                                      "(PADDLE_FN_BF16X3_AS_THREE_PRODUCTS=1)", THREE_PRODUCTS,
+                                       {**PADDLE_FN_ONLY, "precisions": ("bf16x3",)}),
+    "conv_step three products": Workload("conv_step", 40, "the conv net step, bf16x3 as three products",
+                                         THREE_PRODUCTS, {**PADDLE_FN_ONLY, "precisions": ("bf16x3",)}),
+    "transformer_step three products": Workload("transformer_step", 40, "the transformer step, bf16x3 as three "
+                                                                        "products", THREE_PRODUCTS,
+                                                {**PADDLE_FN_ONLY, "precisions": ("bf16x3",)}),
     "trivial_call inline": Workload("trivial_call", 25, "the trivial call, command buffers executed inline "
                                                         "(--cuda_allow_inline_execution)", INLINE_EXECUTION,
                                     PADDLE_FN_ONLY),

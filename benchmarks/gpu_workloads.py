@@ -129,9 +129,9 @@ def mlp_small(*, prepare, peers=True):
     return training_step(_mlp_loss, params, data, ("float32",), prepare=prepare, peers=peers)
 
 
-def mlp_big(*, prepare):
+def mlp_big(*, prepare, peers=True, precisions=("float32", "bf16x3")):
     params, data = _mlp((4096, 4096, 4096, 10), 4096)
-    return training_step(_mlp_loss, params, data, prepare=prepare)
+    return training_step(_mlp_loss, params, data, precisions, prepare=prepare, peers=peers)
 
 
 def conv_step(*, prepare, peers=True, precisions=("float32", "bf16x3")):
@@ -139,9 +139,9 @@ def conv_step(*, prepare, peers=True, precisions=("float32", "bf16x3")):
     return training_step(conv_loss, params, data, precisions, prepare=prepare, peers=peers)
 
 
-def transformer_step(*, prepare):
+def transformer_step(*, prepare, peers=True, precisions=("float32", "bf16x3")):
     params, data = attention_data(np.random.default_rng(0), batch=16, seq=512, d=512)
-    return training_step(attention_loss, params, data, prepare=prepare)
+    return training_step(attention_loss, params, data, precisions, prepare=prepare, peers=peers)
 
 
 MATMUL_N, ERROR_BLOCK = 8192, 64

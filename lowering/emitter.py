@@ -15,6 +15,9 @@ from paddle_fn.core.ir import Literal, Program, ShapedArray
 
 # IREE's backend names: "llvm-cpu", "cuda", "rocm", "vulkan-spirv", "metal-spirv"
 DEFAULT_TARGET = "llvm-cpu"
+# IREE's GPU backends that share its LLVMGPU code generation, on which the GPU forms were probed: cuda (sm_80) and
+# rocm (gfx942), cross-compiled; vulkan-spirv and metal-spirv generate code otherwise and get no GPU form
+GPU_TARGETS = ("cuda", "rocm")
 
 
 @dataclass(frozen=True)

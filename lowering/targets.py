@@ -23,7 +23,7 @@ from paddle_fn.lowering import (f64_math, host_calls, iree_gpu, iree_linalg, ire
                                llvm_cpu_bool, llvm_cpu_conv, llvm_cpu_fft, llvm_cpu_pad, llvm_cpu_scan, llvm_cpu_sum,
                                llvm_cpu_trig)
 from paddle_fn.core.primitive import get_primitive
-from paddle_fn.lowering.emitter import on_signed_view
+from paddle_fn.lowering.emitter import GPU_TARGETS, on_signed_view
 from paddle_fn.lowering.staged import generic_rule
 
 
@@ -31,9 +31,6 @@ from paddle_fn.lowering.staged import generic_rule
 # dispatch formation before any backend (each row says which backends it was probed on). A target's own row for the
 # same primitive comes first.
 EVERY_TARGET = "every IREE target"
-# IREE's GPU backends whose code generation (LLVMGPU) the GPU rows were probed on: cuda (sm_80) and rocm (gfx942),
-# cross-compiled; vulkan-spirv and metal-spirv generate code otherwise and get no GPU row
-GPU_TARGETS = ("cuda", "rocm")
 
 # The work (element operations: a primitive's `cost`, or n^3 per matrix) from which a host call
 # (lowering/host_calls.py, 30-60 us of overhead) beats IREE's code built from other operations; measured with

@@ -125,8 +125,7 @@ class _Child:
     def __init__(self, command, cwd, env, crash_in=None):
         names, lines = command[command.index("--only") + 1].split(","), pathlib.Path(command[command.index(
             "--results") + 1])
-        _Child.started.append((names, env.get("IREE_PY_RUNTIME_FLAGS"), env.get("PADDLE_FN_IREE_FLAGS"),
-                               "--prepare" in command))
+        _Child.started.append((names, {k: v for k, v in env.items() if k != "PATH"}, "--prepare" in command))
         with open(lines, "a") as file:
             for name in names:
                 file.write(json.dumps({"name": name, "started": 0.0}) + "\n")
@@ -151,13 +150,14 @@ def test_workloads_with_the_same_environment_share_a_child_and_a_crash_starts_th
     assert results[crash_in]["paddle_fn float32"] == {"median_ms": 3.0}  # measured before the crash
     assert "crashed (exit status -11)" in results[crash_in][gpu_check.UNMEASURED]["error"]
     assert results["conv_step im2col"] == {"paddle_fn float32": {"median_ms": 2.0}}  # the next child's
-    inline, graphs = gpu_check.INLINE_EXECUTION["IREE_PY_RUNTIME_FLAGS"], gpu_check.CUDA_GRAPHS["IREE_PY_RUNTIME_FLAGS"]
     assert _Child.started == [
-        (["trivial_call", "mlp_small", "mlp_big", "conv_step", "transformer_step", "matmul_8192"], None, None, True),
-        (["trivial_call inline", "mlp_small inline"], inline, None, True),
-        (["trivial_call graphs", "mlp_small graphs"], graphs, None, True),
-        (["conv_step im2col"], None, gpu_check.IM2COL["PADDLE_FN_IREE_FLAGS"], True)]
-
+        (["trivial_call", "mlp_small", "mlp_big", "conv_step", "transformer_step", "matmul_8192"], {}, True),
+        (["mlp_big three products", "conv_step three products", "transformer_step three products"],
+         {"PADDLE_FN_BF16X3_AS_THREE_PRODUCTS": "1"}, True),
+        (["trivial_call inline", "mlp_small inline"], {"IREE_PY_RUNTIME_FLAGS": "--cuda_allow_inline_execution=true"},
+         True),
+        (["trivial_call graphs", "mlp_small graphs"], {"IREE_PY_RUNTIME_FLAGS": "--cuda_use_streams=false"}, True),
+        (["conv_step im2col"], {"PADDLE_FN_IREE_FLAGS": "--iree-global-opt-use-im2col-for-convs"}, True)]
 
 def _report(workloads, tests=None):
     return {"date": "2026-11-28", "gpu": "H100", "versions": {}, "command": "c", "cache_entries": 3,

@@ -1,12 +1,19 @@
 """The matmul precision setting: float32 products in compiled programs exact by default, bf16x3 near float32,
 bfloat16 one demoted product; global, per jit and as a context manager; part of the compile cache key; eager and
 float64 untouched; the same program cross-compiles for CUDA."""
+import os
+import re
+import subprocess
+import sys
+
 import ml_dtypes
 import numpy as np
 import pytest
 
 import paddle_fn as paddle
 from paddle_fn.core.config import canonical_precision, config
+from paddle_fn.prims.reduction import dot_general
+from paddle_fn import runtime
 from paddle_fn.runtime import compile_stablehlo
 
 RNG = np.random.default_rng(0)
@@ -112,12 +119,24 @@ def test_convolution_and_gradients_follow_the_setting():
     np.testing.assert_allclose(g_x3, g_exact, rtol=1e-3, atol=1e-3 * np.abs(g_exact).max())
 
 
+def _on_cpu(lowered, target, *args):
+    """The results of `lowered`'s text for `target` (its forms), compiled for and run on the CPU."""
+    exe = runtime.load_executable(compile_stablehlo(lowered.as_text(target), use_disk_cache=False))
+    return [out.to_numpy() for out in exe(*[np.asarray(a) for a in args])]
+
+
 def test_the_rewrite_is_in_the_compiled_program_and_cross_compiles_for_cuda(ab):
-    text = paddle.jit(_matmul, matmul_precision="bf16x3").lower(*ab).as_text()
-    assert text.count("stablehlo.dot_general") == 3 and "bf16" in text
+    lowered = paddle.jit(_matmul, matmul_precision="bf16x3").lower(*ab)
+    assert lowered.as_text().count("stablehlo.dot_general") == 3 and "bf16" in lowered.as_text()
     assert "bf16" not in paddle.jit(_matmul).lower(*ab).as_text()
+    # for the GPUs the three products are one, over the parts side by side along the summed axis
+    text = lowered.as_text("cuda")
+    assert text.count("stablehlo.dot_general") == 1 and "(tensor<48x192xbf16>, tensor<192x32xbf16>)" in text
     artifact = compile_stablehlo(text, target="cuda", use_disk_cache=False)
     assert artifact.target == "cuda" and len(artifact.vmfb) > 0
+    got, = _on_cpu(lowered, "cuda", A, B)
+    np.testing.assert_allclose(got, _bf16x3_terms(np.matmul, A, B), rtol=1e-5, atol=1e-5)
+    assert _relative_error(got) < 3e-5
 
 
 def test_jit_functions_called_inside_inherit_the_outer_setting_unless_they_have_their_own(ab):
@@ -127,3 +146,52 @@ def test_jit_functions_called_inside_inherit_the_outer_setting_unless_they_have_
     inherited, own = (t.numpy() for t in outer(*ab))
     np.testing.assert_allclose(inherited, _bf16(A) @ _bf16(B), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(own, A @ B, rtol=2e-6, atol=2e-6)
+
+
+def _bf16x3_terms(product, x, y):
+    """hi_x * lo_y + lo_x * hi_y + hi_x * hi_y for the float32 arrays x, y under `product` (float64 numpy)."""
+    hi_x, hi_y = _bf16(x), _bf16(y)
+    lo_x, lo_y = _bf16(x - hi_x), _bf16(y - hi_y)
+    return sum(product(*(t.astype(np.float64) for t in pair)) for pair in ((hi_x, lo_y), (lo_x, hi_y), (hi_x, hi_y)))
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_bf16x3_convolutions_for_the_gpus_are_one_convolution_unless_grouped(groups):
+    x = RNG.normal(size=(2, 4, 8, 8)).astype(np.float32)
+    w = RNG.normal(size=(6, 4 // groups, 3, 3)).astype(np.float32)
+    conv = paddle.jit(lambda a, b: paddle.nn.functional.conv2d(a, b, groups=groups), matmul_precision="bf16x3")
+    lowered = conv.lower(paddle.to_tensor(x), paddle.to_tensor(w))
+    assert lowered.as_text().count("stablehlo.convolution") == 3
+    text = lowered.as_text("cuda")
+    assert text.count("stablehlo.convolution") == (1 if groups == 1 else 3)
+    if groups == 1:  # the input's 4 features and the kernel's, three times over (the kernel's layout is the lowering's)
+        line = next(line for line in text.splitlines() if "stablehlo.convolution" in line)
+        assert re.search(r": \(tensor<2x12x8x8xbf16>, tensor<(3x3x12x6|6x12x3x3)xbf16>\)", line), line
+    exact = paddle.nn.functional.conv2d(paddle.to_tensor(x.astype(np.float64)),
+                                        paddle.to_tensor(w.astype(np.float64)), groups=groups).numpy()
+    terms = _bf16x3_terms(lambda a, b: paddle.nn.functional.conv2d(paddle.to_tensor(a), paddle.to_tensor(b),
+                                                                   groups=groups).numpy(), x, w)
+    for got in (conv(paddle.to_tensor(x), paddle.to_tensor(w)).numpy(), _on_cpu(lowered, "cuda", x, w)[0]):
+        np.testing.assert_allclose(got, terms, rtol=1e-5, atol=1e-5)
+        assert np.abs(got - exact).max() < 3e-5 * np.abs(exact).max()
+
+
+def test_bf16x3_products_without_a_summed_axis_stay_three_products():
+    x, y = RNG.normal(size=(5,)).astype(np.float32), RNG.normal(size=(7,)).astype(np.float32)
+    outer = paddle.jit(lambda a, b: dot_general(a, b, dimension_numbers=(((), ()), ((), ()))),
+                       matmul_precision="bf16x3")
+    text = outer.lower(paddle.to_tensor(x), paddle.to_tensor(y)).as_text("cuda")
+    assert text.count("stablehlo.dot_general") == 3
+    np.testing.assert_allclose(outer(paddle.to_tensor(x), paddle.to_tensor(y)).numpy(),
+                               _bf16x3_terms(np.outer, x, y), rtol=1e-6, atol=1e-6)
+
+
+def test_the_gpu_check_can_keep_three_products_for_the_gpus():
+    program = ("import numpy as np, paddle_fn as paddle\n"
+               "a = paddle.ones([4, 8])\n"
+               "text = paddle.jit(paddle.matmul, matmul_precision='bf16x3').lower(a, a.T).as_text('cuda')\n"
+               "print(text.count('stablehlo.dot_general'))")
+    counts = [subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "PADDLE_FN_BF16X3_AS_THREE_PRODUCTS": value}).stdout.strip()
+              for value in ("1", "0")]
+    assert counts == ["3", "1"]

@@ -321,8 +321,10 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
              f"feature_group_count = {feature_group_count} : i64, lhs_dilation = {i64_array(lhs_dilation)}, "
              f"padding = {pad_text}, rhs_dilation = {i64_array(rhs_dilation)}, "
              f"window_strides = {i64_array(window_strides)}")
+    # the input features are summed with the kernel's, unless groups split them
+    features = (dn.lhs_spec[1], dn.rhs_spec[1]) if feature_group_count == batch_group_count == 1 else None
     return lower_product(ctx, lambda a, b, in_avals: ctx.generic_op("stablehlo.convolution", [a, b], attrs=attrs,
-                                                                    in_avals=in_avals), lhs, rhs)
+                                                                    in_avals=in_avals), lhs, rhs, contracted=features)
 
 
 conv_general_dilated_p = Primitive("conv_general_dilated", shape_rule=_conv_shape, impl=_conv_impl,

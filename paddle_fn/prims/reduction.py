@@ -516,7 +516,8 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_ty
     batching = f"batching_dims = {list(lb)} x {list(rb)}, " if lb else ""
     attrs = f"{batching}contracting_dims = {list(lc)} x {list(rc)}"
     return lower_product(ctx, lambda a, b, in_avals: ctx.op("stablehlo.dot_general", [a, b], attrs=attrs, sep=", ",
-                                                            in_avals=in_avals), lhs, rhs)
+                                                            in_avals=in_avals), lhs, rhs,
+                         contracted=(lc[0], rc[0]) if lc else None)
 
 
 def _dot_general_cost(avals_in, avals_out, *, dimension_numbers, preferred_element_type):
