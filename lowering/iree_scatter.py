@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 
 from paddle_fn.core.trace import Tensor, get_aval
+from paddle_fn.lowering.emitter import GPU_TARGETS
 from paddle_fn.lowering.staged import (bind, broadcast, filled, generic_rule, inline, materialized, reshape, shape_of,
                                        slice_, stage, transpose)
 
@@ -29,7 +30,10 @@ def is_simple(operand, indices, updates, dn) -> bool:
 
 # From this many index rows on, computed indices and updates are materialized before the scatter: IREE fuses their
 # producers into the scatter's dispatch and keeps them on its stack, whose limit is 32 KiB on llvm-cpu (histogram's
-# scatter_add of 2^20 counts failed to compile, "exceeded stack allocation limit ... Got 8388608 bytes")
+# scatter_add of 2^20 counts failed to compile, "exceeded stack allocation limit ... Got 8388608 bytes"). On IREE's
+# GPU backends they always are: there a scatter_add whose updates are computed from its indices in its dispatch
+# failed to compile at any size ("failed to apply fusion + hoisting patterns", the gradient of a gather with
+# mode="fill", IREE 3.13, cuda and rocm; tests/test_gpu_lowering.py)
 MATERIALIZED_ROWS = 1024
 
 
@@ -37,7 +41,7 @@ def lower_scatter(name: str):
     """The lowering rule for IREE of the scatter primitive `name` (scatter or scatter_add)."""
     def lower(ctx, operand, indices, updates, *, dimension_numbers):
         if is_simple(*ctx.avals_in, dimension_numbers):
-            if ctx.avals_in[1].shape[0] >= MATERIALIZED_ROWS:
+            if ctx.avals_in[1].shape[0] >= MATERIALIZED_ROWS or ctx.target.backend in GPU_TARGETS:
                 indices, updates = [materialized(ctx, x, aval) for x, aval in zip((indices, updates), ctx.avals_in[1:])]
             return generic_rule(name)(ctx, operand, indices, updates, dimension_numbers=dimension_numbers)
         prog, consts = stage(lambda o, i, u: [simple_form(name, o, i, u, dimension_numbers)], ctx.avals_in)

@@ -129,7 +129,8 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
              evidence="tests/test_iree_probes.py::test_generic_scatter_still_needs_the_override (llvm-cpu, and "
                       "cuda cross-compiled)",
              why="IREE compiles only a simple form of " + name + " (indices naming the leading operand axes, one "
-                 "element each); every other is rewritten into it (see lowering/iree_scatter.py)")
+                 "element each); every other is rewritten into it, its computed indices and updates materialized "
+                 "first for the GPU backends and, from 1,024 index rows, for llvm-cpu (see lowering/iree_scatter.py)")
     for name in ("scatter", "scatter_add")) + tuple(
     Override(name, EVERY_TARGET, iree_linalg.lower_by_own_expansion(name), iree="3.13",
              evidence="tests/test_iree_probes.py::test_generic_decompositions_still_need_their_expansion (llvm-cpu, "

@@ -1,6 +1,7 @@
 """The GPU rows of lowering/targets.py (lowering/iree_gpu.py and the forms it borrows), without a GPU: the programs
 they lower cross-compile for cuda and rocm, the generic forms they replace still fail there (so an IREE upgrade that
 lifts a limit shows which row may go), and the same text, compiled for llvm-cpu, gives eager's numbers."""
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -8,14 +9,17 @@ import pytest
 
 import paddle_fn as paddle
 from paddle_fn import runtime
+from paddle_fn.core.errors import TransformError, UnsupportedError
 from paddle_fn.core.staging import trace_to_program
 from paddle_fn.core.trace import Tensor, get_aval
 from paddle_fn.lowering import lower_program
 from paddle_fn.lowering.emitter import Target
 from paddle_fn.lowering.simplify import simplify
 from paddle_fn.lowering.targets import GPU_TARGETS, OVERRIDES
+from paddle_fn.prims import slicing
 
-from optable.iree_rows import compile_and_run_on_cpu, rows_module, rows_with_programs
+from optable import all_rows
+from optable.iree_rows import as_list, compile_and_run_on_cpu, rows_module, rows_with_programs
 
 pytest.importorskip("iree.compiler")
 
@@ -111,6 +115,82 @@ def test_sorts_compile_for_the_gpus(target):
 
 def test_the_sorts_of_the_gpu_row_give_eager_numbers_on_the_cpu():
     failures = compile_and_run_on_cpu(_sort_cases(np.random.default_rng(1)), Target("cuda"))
+    assert not failures, "\n".join(failures)
+
+
+def _fill_gather_gradient(rng):
+    """The gradient of a gather with mode="fill": a scatter_add whose updates are computed from its indices (the
+    ones of the in-range rows)."""
+    x, i = rng.standard_normal((5, 2)), np.array([0, 4, -2, 7, 1, 4], "int32")
+
+    def gradient(x, i):
+        def gathered(x):
+            dn = slicing.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+            return paddle.sum(slicing.gather(x, i[:, None], slice_sizes=(1, 2), mode="fill", dimension_numbers=dn))
+        return paddle.grad(gathered)(x)
+    return _case("gradient of a fill gather", gradient, x, i)
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_scatters_of_computed_updates_compile_for_the_gpus(target):
+    """Such a scatter fails for cuda and rocm when its updates are computed in its dispatch (the probe: the form the
+    CPU compiles, with its operands unmaterialized below MATERIALIZED_ROWS index rows); on the GPU backends
+    iree_scatter always materializes them."""
+    _, prog, _ = _fill_gather_gradient(np.random.default_rng(0))
+    with pytest.raises(runtime.CompileError, match="failed to apply fusion"):
+        _compile(lower_program(prog, target=Target("llvm-cpu")), target)
+    assert _compile(lower_program(prog, target=Target(target)), target).vmfb
+    failures = compile_and_run_on_cpu([_fill_gather_gradient(np.random.default_rng(1))], Target(target))
+    assert not failures, "\n".join(failures)
+
+
+def _transformed_rows(transform):
+    """(row, simplified program, None) for each op-table row with float arguments, under `transform`: "grad" (of the
+    sum of its float outputs, by its float arguments) or "vmap" (over a batch of two)."""
+    cases = []
+    for row in all_rows():
+        rng = np.random.default_rng(0)
+        args = [a.sample(rng, None) for a in row.args]
+        floats = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+        if not row.lower or not floats:
+            continue
+
+        def loss(*xs, row=row):
+            return sum(paddle.sum(o) for o in as_list(row.fun(*xs)) if o.dtype.name.startswith("float"))
+        if transform == "grad":
+            f, avals = (lambda *xs, loss=loss, floats=floats: list(paddle.grad(loss, argnums=floats)(*xs))), args
+        else:
+            f, avals = (lambda *xs, row=row: as_list(paddle.vmap(row.fun)(*xs))), [np.stack([a, a]) for a in args]
+        try:
+            prog, _ = trace_to_program(f, [get_aval(Tensor(a)) for a in avals])
+        except (TransformError, UnsupportedError):  # no float output, or a derivative the row's op does not have
+            continue
+        cases.append((row, simplify(prog), None))
+    return cases
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("transform", ["grad", "vmap"])
+def test_the_op_table_rows_under_grad_and_vmap_cross_compile_for_cuda(transform):
+    """What a user on a GPU runs is mostly transformed programs: every row's gradient and vmap compile for CUDA (in
+    modules of 40 rows; a module that fails is compiled again row by row to name the row). The reduced form (CI)
+    compiles every fourth row's."""
+    cases = _transformed_rows(transform)
+    cases = cases if os.environ.get("PADDLE_FN_HEAVY") else cases[::4]
+    failures = []
+    for start in range(0, len(cases), 40):
+        pending = [cases[start:start + 40]]
+        while pending:
+            chunk = pending.pop()
+            try:
+                _compile(rows_module(chunk, Target("cuda")), "cuda")
+            except runtime.CompileError as error:
+                if len(chunk) > 1:
+                    pending += [[case] for case in chunk]
+                else:
+                    found = [line for line in error.diagnostics.splitlines() if "error" in line] or [str(error)]
+                    failures.append(f"{chunk[0][0].name}: {found[0][:300]}")
+    assert len(cases) > (100 if os.environ.get("PADDLE_FN_HEAVY") else 25)
     assert not failures, "\n".join(failures)
 
 
