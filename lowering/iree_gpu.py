@@ -29,6 +29,12 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
   products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
 - **Complex pads.** A complex128 `stablehlo.pad` fails ("'stream.async.splat' op operand #0 must be ... but got
   'i128'"); the parts are padded apart, as on the CPU (lowering/llvm_cpu_pad.py).
+- **Reversals.** The input gradient of a convolution convolves with the kernel reversed along its window axes;
+  IREE fuses that reversal with its own change of the kernel's layout into one gather over the kernel's elements,
+  whose index arithmetic (divisions by the axes' sizes, narrowed to 16 bits and vectorized) LLVM's NVPTX backend
+  cannot select ("LLVM ERROR: Cannot select: ... v2i16 = umul_lohi": the 3x3 convolutions of 256 or more channels,
+  ResNet-18's training step; 128 channels compile). A reversal is computed into a buffer of its own (an
+  optimization barrier); the layout change is then a transpose dispatch, which compiles.
 """
 from __future__ import annotations
 
@@ -103,3 +109,9 @@ def lower_fft(ctx, x, *, fft_type, fft_length):
 def lower_pad(ctx, x, padding_value, *, padding_config):
     """A complex pad as the pads of its parts; every other pad by the generic rule."""
     return llvm_cpu_pad.lower_pad(ctx, x, padding_value, padding_config=padding_config)
+
+
+def lower_rev(ctx, x, *, dimensions):
+    """The primitive's stablehlo.reverse, computed into a buffer of its own (see the module docstring)."""
+    reversed_ = generic_rule("rev")(ctx, x, dimensions=dimensions)
+    return ctx.apply(generic_rule("optimization_barrier"), [reversed_], ctx.avals_out, ctx.avals_out)

@@ -212,6 +212,13 @@ OVERRIDES = {(o.primitive, o.target): o for o in (
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu)",
                  why="a complex128 pad fails (\"'stream.async.splat' op operand #0 must be ... integer, but got "
                      "'i128'\"); the parts are padded apart (see lowering/iree_gpu.py)"),
+        Override("rev", target, iree_gpu.lower_rev, iree="3.13",
+                 evidence="tests/test_gpu_lowering.py::test_reversed_kernels_compile_for_the_gpus (the probe: "
+                          "the generic form still fails for cuda)",
+                 why="IREE fuses a convolution kernel's reversal (a convolution's input gradient) with its own "
+                     "change of the kernel's layout into a gather whose index arithmetic NVPTX cannot select "
+                     "(\"LLVM ERROR: Cannot select: ... umul_lohi\", 3x3 kernels of 256 channels or more); the "
+                     "reversal is computed into a buffer of its own (see lowering/iree_gpu.py)"),
         Override("polygamma", target, f64_math.lower_float64_by_expansion("polygamma"), iree="3.13",
                  evidence="tests/test_gpu_lowering.py (the op-table rows cross-compiled, and run on llvm-cpu); "
                           "tests/test_f64_lowering.py (the expansion's accuracy)",

@@ -196,23 +196,25 @@ def _conv_lhs_cotangent(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
     """The input gradient: ct convolved with the spatially reversed kernel, in/out features swapped per group."""
     dn = dimension_numbers
     groups = max(feature_group_count, batch_group_count)
-    w = transpose(rev(rhs, dimensions=dn.rhs_spec[2:]), permutation=dn.rhs_spec)  # O, I, spatial
-    O, I = get_aval(w).shape[:2]
-    k = get_aval(w).shape[2:]
-    # per group: (o, I) -> (I, o); the transposed kernel has groups * I outputs and o inputs
-    w = transpose(reshape(w, new_sizes=(groups, O // groups, I) + k),
-                  permutation=(0, 2, 1) + tuple(range(3, 3 + len(k))))
-    w = reshape(w, new_sizes=(groups * I, O // groups) + k)
+    w = rev(rhs, dimensions=dn.rhs_spec[2:])
+    k = _spatial(get_aval(w).shape, dn.rhs_spec)
+    if groups == 1:  # in and out features swap roles by the kernel's dimension numbers alone, with no copy
+        w_spec = _swap_first_two(dn.rhs_spec)
+    else:  # per group: (o, I) -> (I, o); the transposed kernel has groups * I outputs and o inputs
+        w = transpose(w, permutation=dn.rhs_spec)  # O, I, spatial
+        O, I = get_aval(w).shape[:2]
+        w = transpose(reshape(w, new_sizes=(groups, O // groups, I) + k),
+                      permutation=(0, 2, 1) + tuple(range(3, 3 + len(k))))
+        w, w_spec = reshape(w, new_sizes=(groups * I, O // groups) + k), tuple(range(len(k) + 2))
     lhs_sp = _spatial(lhs_aval.shape, dn.lhs_spec)
     out_sp = _spatial(get_aval(ct).shape, dn.out_spec)
     pads = []
     for n, kk, s, (lo, _), ld, rd, o in zip(lhs_sp, k, window_strides, padding, lhs_dilation, rhs_dilation, out_sp):
         before = _dilated(kk, rd) - lo - 1
         pads.append((before, _dilated(n, ld) + _dilated(kk, rd) - 1 - _dilated(o, s) - before))
-    canonical_rhs = tuple(range(len(k) + 2))
     out = conv_general_dilated(
         ct, w, window_strides=lhs_dilation, padding=tuple(pads), lhs_dilation=window_strides,
-        rhs_dilation=rhs_dilation, dimension_numbers=ConvDimensionNumbers(dn.out_spec, canonical_rhs, dn.lhs_spec),
+        rhs_dilation=rhs_dilation, dimension_numbers=ConvDimensionNumbers(dn.out_spec, w_spec, dn.lhs_spec),
         feature_group_count=groups)
     if batch_group_count > 1:  # the groups' outputs sit in the feature dim; they belong to the batch groups
         out = _split_axis(out, dn.lhs_spec[1], batch_group_count)
