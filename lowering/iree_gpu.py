@@ -29,6 +29,10 @@ StableHLO fails to compile (IREE 3.13, cross-compiled for sm_80 and gfx942).
   products, four-step splits, Bluestein) are built from other primitives and serve the GPUs too.
 - **Complex pads.** A complex128 `stablehlo.pad` fails ("'stream.async.splat' op operand #0 must be ... but got
   'i128'"); the parts are padded apart, as on the CPU (lowering/llvm_cpu_pad.py).
+- **Random bits.** A dropout mask's random bits (the threefry cipher: a hundred integer operations per element)
+  fused with the product whose result it masks into that product's dispatch fail to distribute ("'func.func' op
+  failed to distribute": VGG's classifier, `Linear(25088, 4096)`, ReLU and dropout in a training step; 512 inputs
+  compile). The bits are computed into buffers of their own (an optimization barrier), which the mask then reads.
 - **Reversals.** The input gradient of a convolution convolves with the kernel reversed along its window axes;
   IREE fuses that reversal with its own change of the kernel's layout into one gather over the kernel's elements,
   whose index arithmetic (divisions by the axes' sizes, narrowed to 16 bits and vectorized) LLVM's NVPTX backend
@@ -93,12 +97,20 @@ def lower_sort(ctx, *operands, dimension, is_stable, num_keys):
 def _sort_keeping_every_result(ctx, *operands, **params):
     """The primitive's stablehlo.sort, its results read by one optimization barrier."""
     outs = generic_rule("sort")(ctx, *operands, **params)
-    if len(outs) == 1:
-        return outs
+    return outs if len(outs) == 1 else _behind_one_barrier(ctx, outs)
+
+
+def _behind_one_barrier(ctx, outs: list) -> list:
+    """The equation's results `outs` passed through one optimization barrier."""
     kept = ctx.fresh()
     ctx.line(f"{kept}:{len(outs)} = stablehlo.optimization_barrier {', '.join(outs)} : "
              f"{', '.join(tensor_type(a) for a in ctx.avals_out)}")
     return [f"{kept}#{i}" for i in range(len(outs))]
+
+
+def lower_threefry(ctx, k1, k2, x1, x2):
+    """The primitive's random bits, computed into buffers of their own (see the module docstring)."""
+    return _behind_one_barrier(ctx, generic_rule("threefry2x32")(ctx, k1, k2, x1, x2))
 
 
 def lower_fft(ctx, x, *, fft_type, fft_length):

@@ -25,7 +25,7 @@ from paddle_fn.lowering.emitter import GPU_TARGETS
 
 # Where bf16x3's three products are one (`lower_product`). For CUDA that is one product dispatch instead of three and
 # the sums of their results: the transformer block's bf16x3 training step went from 116 dispatches (58 products)
-# to 102 (22), the ResNet block's from 59 (15 convolutions) to 52 (5) (benchmarks/cuda_dispatches.py); not yet
+# to 102 (22), the ResNet block's from 60 (15 convolutions) to 55 (5) (benchmarks/cuda_dispatches.py); not yet
 # timed on a GPU, so the GPU check times the three products too, which $PADDLE_FN_BF16X3_AS_THREE_PRODUCTS=1 keeps
 # (read at import). On llvm-cpu, whose bfloat16 products have no microkernel, the one product was slower: a 1024^2
 # matmul 9.4 -> 10.2 ms, the transformer block's step 3.2 -> 4.3 s (AVX-512 host, interleaved medians).

@@ -33,7 +33,7 @@ def _compile(text, target):
 
 def test_every_gpu_target_has_the_same_rows():
     rows = {target: sorted(name for name, t in OVERRIDES if t == target) for target in GPU_TARGETS}
-    assert rows["cuda"] == sorted(ROW_PRIMITIVES + ("reduce_sum", "rev", "sort"))
+    assert rows["cuda"] == sorted(ROW_PRIMITIVES + ("reduce_sum", "rev", "sort", "threefry2x32"))
     assert all(names == rows["cuda"] for names in rows.values()), rows
 
 
@@ -167,6 +167,76 @@ def test_reversed_kernels_compile_for_the_gpus(target):
 def test_the_reversals_of_the_gpu_row_give_eager_numbers_on_the_cpu():
     failures = compile_and_run_on_cpu([_input_gradient(np.random.default_rng(1), 8)], Target("cuda"))
     assert not failures, "\n".join(failures)
+
+
+def _masked_layer_step():
+    """(the training step of Linear(1024, 4096), ReLU and dropout under to_static, lowered for its last call): its
+    dropout mask's random bits sit beside the product whose result they mask."""
+    paddle.seed(0)
+    layers = paddle.nn.Sequential(paddle.nn.Linear(1024, 4096), paddle.nn.ReLU(), paddle.nn.Dropout())
+    opt = paddle.optimizer.AdamW(learning_rate=1e-3, parameters=layers.parameters())
+
+    @paddle.jit.to_static
+    def step(x):
+        loss = (layers(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    step(paddle.ones([2, 1024]))
+    args, static = step._last_call
+    return step._jitted.lower(*args, static)
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_random_bits_beside_a_product_compile_for_the_gpus(target):
+    """Fused into the product's dispatch, the mask's random bits fail to distribute for cuda (the probe: the form
+    for a backend without rows of its own); the GPU row computes them apart (iree_gpu.lower_threefry)."""
+    lowered = _masked_layer_step()
+    if target == "cuda":
+        with pytest.raises(runtime.CompileError, match="failed to distribute"):
+            _compile(lowered.as_text("vulkan-spirv"), target)
+    assert _compile(lowered.as_text(target), target).vmfb
+
+
+def test_the_random_bits_of_the_gpu_row_give_eager_numbers_on_the_cpu():
+    case = _case("uniform", lambda key: paddle.random.uniform(key, [64, 8]), paddle.random.key(3).numpy())
+    failures = compile_and_run_on_cpu([case], Target("cuda"))
+    assert not failures, "\n".join(failures)
+
+
+PROBE_UNREAD_PADDING = """func.func @main(%x: tensor<2x8x2x2xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<2x8x1x1xf32> {
+  %y = "stablehlo.convolution"(%x, %w) {batch_group_count = 1 : i64,
+    dimension_numbers = #stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>, feature_group_count = 1 : i64,
+    lhs_dilation = array<i64: 1, 1>, padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>,
+    rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 2, 2>}
+    : (tensor<2x8x2x2xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x1x1xf32>
+  return %y : tensor<2x8x1x1xf32>
+}"""
+
+
+def test_convolutions_leave_no_padding_unread():
+    """A 3x3 window at stride 2 over 2x2 padded by 1 reads one row and column of padding less than it is given; with
+    that padding IREE fails for cuda (the probe); the lowering gives only the padding the windows read, for every
+    target, and the convolution and its gradients keep eager's numbers."""
+    with pytest.raises(runtime.CompileError, match="inferred input/output operand"):
+        _compile(PROBE_UNREAD_PADDING, "cuda")
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 8, 2, 2)).astype("float32"), rng.standard_normal((8, 8, 3, 3)).astype("float32")
+
+    def conv(x, w):
+        return paddle.nn.functional.conv2d(x, w, stride=2, padding=1)
+    def conv_and_gradients(x, w):
+        gradients = paddle.grad(lambda x, w: paddle.sum(conv(x, w) ** 2), argnums=(0, 1))(x, w)
+        return paddle.concat([t.flatten() for t in (conv(x, w), *gradients)])
+    case = _case("strided convolution and its gradients", conv_and_gradients, x, w)
+    text = lower_program(case[1], target=Target("cuda"))
+    assert "padding = dense<[[1, 0], [1, 0]]>" in text
+    for target in GPU_TARGETS:
+        assert _compile(text if target == "cuda" else lower_program(case[1], target=Target(target)), target).vmfb
+    for target in ("cuda", None):
+        failures = compile_and_run_on_cpu([case], target and Target(target))
+        assert not failures, "\n".join(failures)
 
 
 def _transformed_rows(transform):
