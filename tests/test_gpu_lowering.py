@@ -2,6 +2,8 @@
 they lower cross-compile for cuda and rocm, the generic forms they replace still fail there (so an IREE upgrade that
 lifts a limit shows which row may go), and the same text, compiled for llvm-cpu, gives eager's numbers."""
 import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -323,3 +325,57 @@ def test_without_the_gpu_rows_they_still_fail_for_cuda():
 def test_the_op_table_rows_lowered_for_cuda_give_eager_numbers_on_the_cpu():
     failures = compile_and_run_on_cpu(_mended_rows(), Target("cuda"))
     assert not failures, "\n".join(failures)
+
+
+# Layer-based models a Paddle user trains, each one training step (AdamW, loss.backward(), under to_static) on the
+# stand-in CUDA device, which compiles the step for CUDA; CI compiles the first two, PADDLE_FN_HEAVY=1 all
+MODEL_STEPS = """
+import sys
+import numpy as np
+import paddle_fn as paddle
+nn, F = paddle.nn, paddle.nn.functional
+paddle.set_device("gpu:0")
+rng = np.random.default_rng(0)
+images = paddle.to_tensor(rng.standard_normal((2, 3, 32, 32)).astype("float32"))
+labels = paddle.to_tensor(rng.integers(0, 10, (2,)).astype("int64"))
+MODELS = {
+    "LeNet": lambda: (paddle.vision.models.LeNet(num_classes=10), images[:, :1, 2:30, 2:30]),
+    "a transformer decoder": lambda: (nn.TransformerDecoder(nn.TransformerDecoderLayer(32, 4, 64), 2),
+                                      paddle.to_tensor(rng.standard_normal((2, 7, 32)).astype("float32"))),
+    "ResNet-18": lambda: (paddle.vision.models.resnet18(num_classes=10), images),
+    "ResNet-50": lambda: (paddle.vision.models.resnet50(num_classes=10), images),
+    "VGG-11": lambda: (paddle.vision.models.vgg11(num_classes=10), images),
+    "MobileNetV2": lambda: (paddle.vision.models.mobilenet_v2(num_classes=10), images),
+}
+for name in sys.argv[1:]:
+    paddle.seed(0)
+    model, x = MODELS[name]()
+    opt = paddle.optimizer.AdamW(learning_rate=1e-3, parameters=model.parameters())
+
+    @paddle.jit.to_static
+    def step(x):
+        out = model(x, x) if name == "a transformer decoder" else model(x)
+        loss = (out ** 2).mean() if name == "a transformer decoder" else F.cross_entropy(out, labels)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    try:
+        print(name, "compiled:", np.isfinite(float(step(x))))
+    except paddle.runtime.CompileError as error:
+        print(name, "failed:", " | ".join(line.strip() for line in str(error).splitlines() if "rror" in line)[:400])
+"""
+MODELS = ("LeNet", "a transformer decoder", "ResNet-18", "ResNet-50", "VGG-11", "MobileNetV2")
+
+
+@pytest.mark.heavy
+def test_paddle_models_training_steps_compile_for_cuda(tmp_path):
+    """ResNet-18 (3x3 kernels of 512 channels: the reversal row), ResNet-50 and MobileNetV2 on 32x32 images (a
+    stride-2 window leaving padding unread), VGG-11 (dropout beside a wide product: the random-bits row)."""
+    models = MODELS if os.environ.get("PADDLE_FN_HEAVY") else MODELS[:2]
+    env = {**os.environ, "PADDLE_FN_STAND_IN_GPU": "cuda", "PADDLE_FN_BACKGROUND_COMPILE": "0",
+           "PADDLE_FN_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", MODEL_STEPS, *models], capture_output=True, text=True, env=env,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == [f"{name} compiled: True" for name in models], done.stdout
