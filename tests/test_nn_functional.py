@@ -388,6 +388,53 @@ def test_interpolate_nearest_and_bilinear():
         F.interpolate(tt(line), size=4, mode="bilinear", data_format="NCW")
 
 
+def _bicubic_reference(x, out_h, out_w, align_corners):
+    """Bicubic resampling of NCHW `x`, pixel by pixel from the cubic convolution kernel's piecewise definition
+    (a = -0.75, Paddle's), edge taps clamped; one output (a size of 1) reads source coordinate -0.5, as Paddle."""
+    def kernel(d):
+        d, a = abs(d), -0.75
+        return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1 if d <= 1 else a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+
+    def source(i, size, out):
+        if out == 1:
+            return 0.0 if align_corners else -0.5
+        return i * (size - 1) / (out - 1) if align_corners else (i + 0.5) * size / out - 0.5
+    h, w = x.shape[2:]
+    out = np.zeros(x.shape[:2] + (out_h, out_w))
+    for oy in range(out_h):
+        for ox in range(out_w):
+            sy, sx = source(oy, h, out_h), source(ox, w, out_w)
+            for ty in range(int(np.floor(sy)) - 1, int(np.floor(sy)) + 3):
+                for tx in range(int(np.floor(sx)) - 1, int(np.floor(sx)) + 3):
+                    out[:, :, oy, ox] += (kernel(sy - ty) * kernel(sx - tx) *
+                                          x[:, :, min(max(ty, 0), h - 1), min(max(tx, 0), w - 1)])
+    return out
+
+
+def test_interpolate_bicubic_and_area_as_paddle():
+    x = RNG.normal(size=(2, 3, 5, 7))
+    for size, align_corners in (([9, 4], False), ([9, 4], True), ([3, 11], False), ([1, 1], False), ([5, 7], True)):
+        close(F.interpolate(tt(x), size=size, mode="bicubic", align_corners=align_corners),
+              _bicubic_reference(x, *size, align_corners), rtol=1e-10, atol=1e-12)
+    close(F.interpolate(tt(x.transpose(0, 2, 3, 1)), size=[4, 6], mode="bicubic", data_format="NHWC"),
+          _bicubic_reference(x, 4, 6, False).transpose(0, 2, 3, 1), rtol=1e-10, atol=1e-12)
+    # area: the adaptive average pool to `size`; as in Paddle 3.3, the input is read as channels first
+    close(F.interpolate(tt(x), size=[2, 3], mode="area"), F.adaptive_avg_pool2d(tt(x), [2, 3]).numpy())
+    close(F.interpolate(tt(x), size=[5, 1], mode="area"), x.mean(axis=3, keepdims=True))
+    close(F.interpolate(tt(x), size=[2, 2], mode="area", data_format="NHWC"),
+          F.adaptive_avg_pool2d(tt(x), 2).numpy())
+    volume = RNG.normal(size=(1, 2, 4, 6, 5))
+    close(F.interpolate(tt(volume), size=[2, 3, 5], mode="area"), F.adaptive_avg_pool3d(tt(volume), [2, 3, 5]).numpy())
+    close(pf.nn.Upsample(size=[10, 14], mode="bicubic")(tt(x)), _bicubic_reference(x, 10, 14, False),
+          rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="mode 'area' needs size"):
+        F.interpolate(tt(x), scale_factor=2, mode="area")
+    with pytest.raises(ShapeError, match="'bicubic' needs a 4-D input"):
+        F.interpolate(tt(volume), size=[2, 3, 5], mode="bicubic")
+    with pytest.raises(ValueError, match="use nearest, linear, bilinear, trilinear, bicubic or area"):
+        F.interpolate(tt(x), size=[2, 2], mode="lanczos")
+
+
 def test_pixel_shuffle_and_unfold():
     x = RNG.normal(size=(1, 8, 2, 3))
     expected = x.reshape(1, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6)

@@ -266,10 +266,7 @@ def zeropad2d(x, padding, data_format="NCHW", name=None):
 def _resample_matrix(mode, size, out, align_corners, align_mode, scale):
     """The [out, size] matrix mapping one axis of the input to the output (linear interpolation weights, or a
     one-hot row per output for nearest), with Paddle's source-coordinate conventions."""
-    if align_corners:
-        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
-    else:
-        ratio = 1.0 / scale if scale else size / out
+    ratio = _source_ratio(size, out, align_corners, scale)
     i = np.arange(out, dtype=np.float64)
     matrix = np.zeros((out, size))
     if mode == "nearest":
@@ -288,6 +285,47 @@ def _resample_matrix(mode, size, out, align_corners, align_mode, scale):
     return matrix
 
 
+def _source_ratio(size, out, align_corners, scale):
+    """How far apart output positions sit on the input axis, by Paddle's convention."""
+    if align_corners:
+        return (size - 1) / (out - 1) if out > 1 else 0.0
+    return 1.0 / scale if scale else size / out
+
+
+# Paddle's (and PyTorch's) cubic convolution coefficient
+_CUBIC_A = -0.75
+
+
+def _cubic_matrix(size, out, align_corners, scale):
+    """The [out, size] matrix of bicubic resampling along one axis (Paddle's bicubic_interp): the four taps around
+    each source coordinate, weighted by the cubic convolution kernel with A = -0.75, taps past the edges clamped to
+    them; half-pixel centres unless align_corners, as Paddle (align_mode is not used)."""
+    ratio = _source_ratio(size, out, align_corners, scale) if out > 1 else 0.0  # Paddle's, for one output
+    i = np.arange(out, dtype=np.float64)
+    src = ratio * i if align_corners else ratio * (i + 0.5) - 0.5
+    base = np.floor(src)
+    t = src - base
+    a = _CUBIC_A
+    weights = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+               ((a + 2) * t - (a + 3)) * t * t + 1,
+               ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+               ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+    matrix = np.zeros((out, size))
+    for tap, weight in enumerate(weights):
+        np.add.at(matrix, (np.arange(out), np.clip(base.astype(np.int64) - 1 + tap, 0, size - 1)), weight)
+    return matrix
+
+
+def _area_matrix(size, out):
+    """The [out, size] matrix of area resampling (Paddle's mode 'area', an adaptive average pool): output i is the
+    mean of input [floor(i * size / out), ceil((i + 1) * size / out))."""
+    matrix = np.zeros((out, size))
+    for i in range(out):
+        lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
+        matrix[i, lo:hi] = 1.0 / (hi - lo)
+    return matrix
+
+
 def _antialias_matrix(size, out, scale):
     """The [out, size] matrix of antialiased linear resampling (Paddle's interp_antialias, PIL's and PyTorch's
     convention): a triangle filter widened by the downscaling ratio, at half-pixel centres, each row normalized."""
@@ -302,15 +340,17 @@ def _antialias_matrix(size, out, scale):
     return matrix
 
 
-_MODE_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_MODE_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
                 data_format=None, recompute_scale_factor=None, antialias=False, name=None):
     """Resize the spatial dims of a 3-, 4- or 5-D input to `size`, or by `scale_factor` (output int(in * scale)).
-    mode: 'nearest', 'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D). Source coordinates follow Paddle:
-    align_corners=True maps corners to corners; otherwise align_mode=0 uses half-pixel centres and
-    align_mode=1 the scaled index. `data_format` None is channels first (NCW, NCHW or NCDHW by rank).
+    mode: 'nearest', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D), 'bicubic' (4-D) or 'area' (an
+    adaptive average pool to `size`; as in Paddle 3.3 it needs `size` and reads the input as channels first
+    whatever `data_format` says). Source coordinates follow Paddle: align_corners=True maps corners to corners;
+    otherwise align_mode=0 uses half-pixel centres and align_mode=1 the scaled index (linear modes; bicubic always
+    uses half-pixel centres). `data_format` None is channels first (NCW, NCHW or NCDHW by rank).
 
     Paddle 3.3's options: ``recompute_scale_factor=True`` maps coordinates by the sizes' ratio instead of
     `scale_factor` (the output size is floor(in * scale)); ``antialias=True`` (bilinear, align_corners=False)
@@ -334,9 +374,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     ndim = get_aval(x).ndim
     n = ndim - 2
     mode = mode.lower()
-    if mode not in ("nearest", "linear", "bilinear", "trilinear"):
-        raise ValueError(f"interpolate: mode {mode!r} is not supported (use nearest, linear, bilinear or trilinear)")
-    if mode != "nearest" and _MODE_RANK[mode] != n:
+    if mode not in ("nearest", "area") + tuple(_MODE_RANK):
+        raise ValueError(f"interpolate: mode {mode!r} is not supported (use nearest, linear, bilinear, trilinear, "
+                         "bicubic or area)")
+    if mode in _MODE_RANK and _MODE_RANK[mode] != n:
         raise ShapeError(f"interpolate: mode {mode!r} needs a {_MODE_RANK[mode] + 2}-D input, got shape "
                          f"{list(shape_of(x))}")
     if n not in (1, 2, 3):
@@ -345,7 +386,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         data_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}.get(n)
     if n == 1:  # Paddle names the 3-D layouts NCW/NWC here
         data_format = {"NCW": "NCL", "NWC": "NLC"}.get(data_format, data_format)
-    channel_last = _channel_last("interpolate", data_format, n)
+    # Paddle 3.3's area mode is adaptive_avg_pool{1,2,3}d(x, size), which it calls without the data format
+    channel_last = _channel_last("interpolate", data_format, n) and mode != "area"
+    if mode == "area" and size is None:
+        raise ValueError("interpolate: mode 'area' needs size (Paddle: 'output size can not be None in AREA mode')")
     dims = _spatial_dims(ndim, channel_last)
     in_sp = [shape_of(x)[d] for d in dims]
     if antialias and (mode != "bilinear" or align_corners):
@@ -365,6 +409,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     for d, s, o, f in zip(dims, in_sp, outs, scales):
         if antialias:
             x = _along_axis(x, _antialias_matrix(s, o, f), d)
+        elif mode == "bicubic":
+            x = _along_axis(x, _cubic_matrix(s, o, align_corners, f), d)
+        elif mode == "area":
+            x = _along_axis(x, _area_matrix(s, o), d)
         elif o != s or mode != "nearest":
             x = _along_axis(x, _resample_matrix(mode, s, o, align_corners, align_mode, f), d)
     return x
