@@ -2,15 +2,15 @@
 (`Layer`, `Linear`, the containers, `Parameter`, `ParamAttr`), ``paddle.nn.initializer`` and the bridge that
 runs a Layer as a pure function under grad / vmap / jit (`functional_call`, `split`, `merge`, `update_state`).
 
-The stateful code lives in ``paddle_fn.nn_compat``; ``paddle_fn.nn.layer``, ``paddle_fn.nn.initializer`` and
-``paddle_fn.nn.unique_name`` are the same modules under the names Paddle gives them.
+The stateful code lives in ``paddle_fn.nn_compat``; ``paddle_fn.nn.layer``, ``paddle_fn.nn.initializer``,
+``paddle_fn.nn.unique_name`` and ``paddle_fn.nn.utils`` are the same modules under the names Paddle gives them.
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
 import sys as _sys
 
 from paddle_fn.nn import functional  # noqa: F401
-from paddle_fn.nn_compat import initializer, layer, unique_name  # noqa: F401
+from paddle_fn.nn_compat import initializer, layer, unique_name, utils  # noqa: F401
 from paddle_fn.nn_compat.bridge import LayerStructure, functional_call, merge, split, update_state  # noqa: F401
 from paddle_fn.nn_compat.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from paddle_fn.nn_compat.layer import *  # noqa: F401,F403 - Layer, the containers and every layer family
@@ -32,6 +32,7 @@ def _alias_modules(package, alias):
 _alias_modules(layer, __name__ + ".layer")
 _alias_modules(initializer, __name__ + ".initializer")
 _sys.modules[__name__ + ".unique_name"] = unique_name
+_sys.modules[__name__ + ".utils"] = utils
 
 from paddle_fn.nn_compat.layer import decode, loss  # noqa: E402 - also paddle.nn.decode and paddle.nn.loss
 
