@@ -1,5 +1,7 @@
 """``paddle.nn.utils``: a Layer's gradients clipped in place after ``backward()`` (`clip_grad_norm_`,
-`clip_grad_value_`), and its parameters as one vector and back (`parameters_to_vector`, `vector_to_parameters`).
+`clip_grad_value_`), its parameters as one vector and back (`parameters_to_vector`, `vector_to_parameters`), and
+weight and spectral normalization of a Layer's parameter by a forward pre-hook (`weight_norm`, `remove_weight_norm`,
+`spectral_norm`), with Paddle's parameter and buffer names.
 
 The clipping functions change each parameter's ``.grad`` in place, as Paddle's do, so they belong between
 ``loss.backward()`` and ``opt.step()``; inside a jitted pure function, clip a gradient pytree with
@@ -13,7 +15,8 @@ import paddle_fn as paddle
 
 Tensor = paddle.Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "weight_norm",
+           "remove_weight_norm", "spectral_norm"]
 
 _NORM_TYPES = (math.inf, 0.0, 1.0, 2.0)
 
@@ -155,3 +158,189 @@ def vector_to_parameters(vec, parameters, name=None):
             size = math.prod(p.shape)
             p.set_value(paddle.reshape(vec[start:start + size], p.shape).astype(p.dtype))
             start += size
+
+
+def _hook_on(layer, kind, name):
+    """(key, hook) of `layer`'s forward pre-hook of class `kind` for the parameter `name`, or None."""
+    return next(((key, hook) for key, hook in layer._forward_pre_hooks.items()
+                 if isinstance(hook, kind) and hook.name == name), None)
+
+
+def _rows_first(x, dim):
+    """`x` as a matrix whose rows run along axis `dim`: [x.shape[dim], the product of the other axes]."""
+    if dim != 0:
+        x = paddle.transpose(x, [dim] + [d for d in range(x.ndim) if d != dim])
+    return paddle.reshape(x, [x.shape[0], -1])
+
+
+class _WeightNorm:
+    """The forward pre-hook of `weight_norm`: ``name = name_g * name_v / |name_v|``, the norm taken over every axis
+    but `dim` (-1: over all of them)."""
+
+    def __init__(self, name, dim):
+        self.name, self.dim = name, dim
+
+    def weight(self, layer):
+        g, v = getattr(layer, self.name + "_g"), getattr(layer, self.name + "_v")
+        if self.dim == -1:
+            return v / (paddle.sqrt(paddle.sum(v * v)) + 1e-12) * g
+        shape = [1] * v.ndim
+        shape[self.dim] = v.shape[self.dim]
+        norms = paddle.sqrt(paddle.sum(_rows_first(v * v, self.dim), axis=1))
+        return v / paddle.reshape(paddle.clip(norms, min=1e-12), shape) * paddle.reshape(g, shape)
+
+    def __call__(self, layer, inputs):
+        setattr(layer, self.name, self.weight(layer))
+
+
+def weight_norm(layer, name="weight", dim=0):
+    """Reparametrize `layer`'s parameter `name` as a magnitude and a direction (Salimans and Kingma), as Paddle:
+    the parameter is replaced by ``name_g`` (the norms of its slices along `dim`, or one norm for ``dim=None``) and
+    ``name_v`` (its value), and a forward pre-hook sets ``layer.name = name_g * name_v / |name_v|`` before each
+    call. The layer computes what it computed before; training moves magnitude and direction apart.
+
+    Args:
+        layer (Layer): the layer whose parameter is reparametrized.
+        name (str, optional): the parameter's name. Default: 'weight'.
+        dim (int|None, optional): the axis whose slices keep a norm each; None normalizes the whole parameter.
+            Default: 0.
+
+    Returns:
+        Layer: `layer`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> conv = paddle.nn.utils.weight_norm(paddle.nn.Conv2D(3, 5, 3))
+        >>> conv.weight_g.shape, conv.weight_v.shape
+        (paddle.Size([5]), paddle.Size([5, 3, 3, 3]))
+    """
+    if _hook_on(layer, _WeightNorm, name) is not None:
+        raise RuntimeError(f"weight_norm: the parameter {name!r} of {type(layer).__name__} is already weight "
+                           "normalized (remove_weight_norm first)")
+    weight = layer._parameters.get(name)
+    if weight is None:
+        raise ValueError(f"weight_norm: {type(layer).__name__} has no parameter {name!r}")
+    rank = weight.ndim
+    dim = -1 if dim is None else dim
+    if not -rank <= dim < rank:
+        raise ValueError(f"weight_norm: dim must lie in [-{rank}, {rank}) for the parameter {name!r} of shape "
+                         f"{list(weight.shape)}, got {dim}")
+    hook = _WeightNorm(name, dim if dim == -1 else dim % rank)
+    with paddle.no_grad():
+        norms = paddle.sqrt(paddle.sum(weight * weight) + 1e-12) if hook.dim == -1 else \
+            paddle.sqrt(paddle.sum(_rows_first(weight * weight, hook.dim), axis=1) + 1e-12)
+    del layer._parameters[name]
+    for suffix, value in (("_v", weight), ("_g", norms)):
+        parameter = layer.create_parameter(list(value.shape), dtype=weight.dtype)
+        layer.add_parameter(name + suffix, parameter)
+        with paddle.no_grad():
+            parameter.set_value(value)
+    setattr(layer, name, hook.weight(layer))
+    layer.register_forward_pre_hook(hook)
+    return layer
+
+
+def remove_weight_norm(layer, name="weight"):
+    """Undo `weight_norm`: the parameter `name` again, holding ``name_g * name_v / |name_v|``, and no hook.
+
+    Args:
+        layer (Layer): a layer `weight_norm` reparametrized.
+        name (str, optional): the parameter's name. Default: 'weight'.
+
+    Returns:
+        Layer: `layer`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> linear = paddle.nn.utils.weight_norm(paddle.nn.Linear(3, 2))
+        >>> [n for n, _ in paddle.nn.utils.remove_weight_norm(linear).named_parameters()]
+        ['bias', 'weight']
+    """
+    found = _hook_on(layer, _WeightNorm, name)
+    if found is None:
+        raise ValueError(f"remove_weight_norm: weight_norm of {name!r} not found in {type(layer).__name__}")
+    key, hook = found
+    with paddle.no_grad():
+        value = hook.weight(layer)
+    delattr(layer, name)
+    del layer._parameters[name + "_g"], layer._parameters[name + "_v"]
+    parameter = layer.create_parameter(list(value.shape), dtype=value.dtype)
+    layer.add_parameter(name, parameter)
+    with paddle.no_grad():
+        parameter.set_value(value)
+    del layer._forward_pre_hooks[key]
+    layer._forward_pre_hooks_with_kwargs_flag.pop(key, None)
+    return layer
+
+
+class _SpectralNorm:
+    """The forward pre-hook of `spectral_norm`: ``name = name_orig / sigma``, sigma estimated from the buffers
+    ``name_u`` and ``name_v``, which a training call first moves by `n_power_iterations` power iterations."""
+
+    def __init__(self, name, n_power_iterations, dim, eps):
+        self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
+
+    def weight(self, layer, iterate):
+        weight = getattr(layer, self.name + "_orig")
+        u, v = getattr(layer, self.name + "_u"), getattr(layer, self.name + "_v")
+        matrix = _rows_first(weight, self.dim)
+        if iterate:
+            with paddle.no_grad():
+                for _ in range(self.n_power_iterations):
+                    v.set_value(paddle.nn.functional.normalize(paddle.matmul(matrix, u, transpose_x=True), axis=0,
+                                                               epsilon=self.eps))
+                    u.set_value(paddle.nn.functional.normalize(paddle.matmul(matrix, v), axis=0, epsilon=self.eps))
+                u, v = u.clone(), v.clone()  # constants for the gradient, which flows through the weight only
+        return weight / paddle.dot(u, paddle.mv(matrix, v))
+
+    def __call__(self, layer, inputs):
+        setattr(layer, self.name, self.weight(layer, iterate=layer.training))
+
+
+def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """Divide `layer`'s parameter `name` by its spectral norm before each call (Miyato et al.), as Paddle: the
+    parameter becomes ``name_orig``; the buffers ``name_u`` [h] and ``name_v`` [w] (drawn from N(0, 1) and
+    normalized) hold the power iteration's vectors for the parameter seen as a matrix [h, w] whose rows run along
+    `dim`; each call in training mode first runs `n_power_iterations` iterations on them, and sets
+    ``layer.name = name_orig / (u . (W v))``, the gradient flowing through the parameter only.
+
+    Args:
+        layer (Layer): the layer whose parameter is normalized.
+        name (str, optional): the parameter's name. Default: 'weight'.
+        n_power_iterations (int, optional): power iterations per training call, at least 1. Default: 1.
+        eps (float, optional): added to the norms. Default: 1e-12.
+        dim (int|None, optional): the axis of the matrix's rows; None: 1 for Linear and the transposed
+            convolutions (their output features), else 0. Default: None.
+
+    Returns:
+        Layer: `layer`.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> conv = paddle.nn.utils.spectral_norm(paddle.nn.Conv2D(3, 4, 3))
+        >>> [n for n, _ in conv.named_parameters()], conv.weight_u.shape, conv.weight_v.shape
+        (['bias', 'weight_orig'], paddle.Size([4]), paddle.Size([27]))
+    """
+    if n_power_iterations <= 0:
+        raise ValueError(f"spectral_norm: n_power_iterations must be positive, got {n_power_iterations}")
+    if _hook_on(layer, _SpectralNorm, name) is not None:
+        raise RuntimeError(f"spectral_norm: the parameter {name!r} of {type(layer).__name__} is already spectrally "
+                           "normalized")
+    weight = layer._parameters.get(name)
+    if weight is None:
+        raise ValueError(f"spectral_norm: {type(layer).__name__} has no parameter {name!r}")
+    nn = paddle.nn
+    if dim is None:
+        dim = 1 if isinstance(layer, (nn.Conv1DTranspose, nn.Conv2DTranspose, nn.Conv3DTranspose, nn.Linear)) else 0
+    hook = _SpectralNorm(name, n_power_iterations, dim, eps)
+    h, w = _rows_first(weight, dim).shape
+    with paddle.no_grad():
+        u, v = (paddle.nn.functional.normalize(paddle.normal(0.0, 1.0, [size]).astype(weight.dtype), axis=0,
+                                               epsilon=eps) for size in (h, w))
+    del layer._parameters[name]
+    layer.add_parameter(name + "_orig", weight)
+    setattr(layer, name, weight * 1.0)
+    layer.register_buffer(name + "_u", u)
+    layer.register_buffer(name + "_v", v)
+    layer.register_forward_pre_hook(hook)
+    return layer

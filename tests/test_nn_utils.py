@@ -79,3 +79,79 @@ def test_clipping_between_backward_and_step_trains():
     opt.step()
     moved = np.sqrt(((layer.weight.numpy() - w) ** 2).sum() + 0.0)
     assert 0 < moved <= 0.5 + 1e-6
+
+
+def _linear(seed=1):
+    layer = paddle.nn.Linear(3, 2)
+    layer.weight.set_value(np.random.default_rng(seed).standard_normal((3, 2)).astype("float32"))
+    return layer
+
+
+def test_weight_norm_keeps_the_function_and_names_the_parameters_as_paddle():
+    x = paddle.to_tensor(X)
+    for dim, g_shape in ((0, [3]), (1, [2]), (None, []), (-1, [])):
+        layer = _linear()
+        want = layer(x).numpy()
+        paddle.nn.utils.weight_norm(layer, dim=dim)
+        assert list(layer.state_dict()) == ["bias", "weight_v", "weight_g"] and layer.weight_g.shape == g_shape
+        np.testing.assert_allclose(layer(x).numpy(), want, rtol=1e-5, atol=1e-6)
+    conv = paddle.nn.utils.weight_norm(paddle.nn.Conv2D(3, 4, 3), dim=2)
+    norms = np.sqrt((conv.weight_v.numpy() ** 2).sum(axis=(0, 1, 3)))
+    np.testing.assert_allclose(conv.weight_g.numpy(), norms, rtol=1e-5)
+
+
+def test_weight_norm_trains_magnitude_and_direction_and_is_removed():
+    layer = paddle.nn.utils.weight_norm(_linear())
+    g, v = layer.weight_g.numpy().copy(), layer.weight_v.numpy().copy()
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=layer.parameters())
+
+    @paddle.jit.to_static
+    def step(x):
+        loss = (layer(x) ** 2).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    step(paddle.to_tensor(X))
+    assert np.abs(layer.weight_g.numpy() - g).max() > 1e-4 and np.abs(layer.weight_v.numpy() - v).max() > 1e-4
+    weight = layer.weight_g.numpy()[:, None] * layer.weight_v.numpy() / np.linalg.norm(layer.weight_v.numpy(),
+                                                                                        axis=1, keepdims=True)
+    paddle.nn.utils.remove_weight_norm(layer)
+    assert [n for n, _ in layer.named_parameters()] == ["bias", "weight"] and not layer._forward_pre_hooks
+    np.testing.assert_allclose(layer.weight.numpy(), weight, rtol=1e-5)
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
+        paddle.nn.utils.remove_weight_norm(layer)
+    paddle.nn.utils.weight_norm(layer)
+    with pytest.raises(RuntimeError, match="already weight normalized"):
+        paddle.nn.utils.weight_norm(layer)
+    with pytest.raises(ValueError, match=r"dim must lie in \[-2, 2\)"):
+        paddle.nn.utils.weight_norm(_linear(), dim=2)
+
+
+def _power_iteration(w, u, v, steps):
+    for _ in range(steps):
+        v = w.T @ u / max(np.linalg.norm(w.T @ u), 1e-12)
+        u = w @ v / max(np.linalg.norm(w @ v), 1e-12)
+    return u, v, u @ w @ v
+
+
+def test_spectral_norm_divides_by_the_power_iterations_estimate_as_paddle():
+    layer = paddle.nn.utils.spectral_norm(_linear(), n_power_iterations=2)  # Linear: rows along dim 1
+    assert list(layer.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    assert layer.weight_u.shape == [2] and layer.weight_v.shape == [3]
+    u0, v0 = np.array([0.6, 0.8], "float32"), np.array([1.0, 0.0, 0.0], "float32")
+    layer.weight_u.set_value(paddle.to_tensor(u0))
+    layer.weight_v.set_value(paddle.to_tensor(v0))
+    w = layer.weight_orig.numpy()
+    u, v, sigma = _power_iteration(w.T, u0, v0, 2)
+    np.testing.assert_allclose(layer(paddle.to_tensor(X)).numpy(), X @ (w / sigma) + layer.bias.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(layer.weight_u.numpy(), u, rtol=1e-5)  # moved by the training call
+    layer.eval()
+    layer(paddle.to_tensor(X))
+    np.testing.assert_allclose(layer.weight_u.numpy(), u, rtol=1e-5)  # not in eval mode
+    conv = paddle.nn.utils.spectral_norm(paddle.nn.Conv2DTranspose(3, 4, 3))
+    assert conv.weight_u.shape == [4] and conv.weight_v.shape == [27]  # rows along the output features
+    with pytest.raises(ValueError, match="n_power_iterations must be positive"):
+        paddle.nn.utils.spectral_norm(_linear(), n_power_iterations=0)
+    with pytest.raises(RuntimeError, match="already spectrally normalized"):
+        paddle.nn.utils.spectral_norm(layer)
