@@ -13,7 +13,9 @@ def _count(net):
 
 @pytest.mark.parametrize("name, total, entries", [
     # Paddle 3.3.1: sum of the state_dict sizes (parameters and BatchNorm statistics) and its length
-    ("LeNet", 61610, 10), ("resnet18", 11699112, 102), ("resnet50", 25610152, 267), ("mobilenet_v2", 3538984, 262)])
+    ("LeNet", 61610, 10), ("resnet18", 11699112, 102), ("resnet50", 25610152, 267), ("mobilenet_v2", 3538984, 262),
+    ("resnext50_32x4d", 25097128, 267), ("resnext50_64x4d", 45290920, 267),
+    ("wide_resnet50_2", 68951464, 267)])
 def test_parameter_counts_equal_paddle(name, total, entries):
     net = getattr(models, name)()
     assert _count(net) == total and len(net.state_dict()) == entries

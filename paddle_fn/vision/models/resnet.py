@@ -6,7 +6,11 @@ from paddle_fn.vision.models._utils import load_pretrained
 
 __all__ = ["ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152"]
 
-_URLS = {f"resnet{d}": f"https://paddle-hapi.bj.bcebos.com/models/resnet{d}.pdparams" for d in (18, 34, 50, 101, 152)}
+# ResNeXt (groups x width per group) and wide ResNets (twice the bottleneck width), as Paddle names them
+_VARIANTS = {**{f"resnext{d}_{g}x4d": (d, {"groups": g, "width": 4}) for d in (50, 101, 152) for g in (32, 64)},
+             **{f"wide_resnet{d}_2": (d, {"width": 128}) for d in (50, 101)}}
+_URLS = {arch: f"https://paddle-hapi.bj.bcebos.com/models/{arch}.pdparams"
+         for arch in [f"resnet{d}" for d in (18, 34, 50, 101, 152)] + list(_VARIANTS)}
 
 # residual blocks per stage for each depth
 _LAYERS = {18: [2, 2, 2, 2], 34: [3, 4, 6, 3], 50: [3, 4, 6, 3], 101: [3, 4, 23, 3], 152: [3, 8, 36, 3]}
@@ -246,3 +250,97 @@ def resnet152(pretrained=False, **kwargs):
         36
     """
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def _variant(arch, pretrained, kwargs):
+    depth, preset = _VARIANTS[arch]
+    return _resnet(arch, BottleneckBlock, depth, pretrained, **{**kwargs, **preset})
+
+
+def resnext50_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-50 32x4d: ResNet-50's bottlenecks with 3x3 convolutions of 32 groups of 4 channels per 64 planes.
+    Arguments as ``resnet18`` (``groups`` and ``width`` are set).
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext50_32x4d
+        >>> resnext50_32x4d(num_classes=10).layer1[0].conv2.weight.shape
+        paddle.Size([128, 4, 3, 3])
+    """
+    return _variant("resnext50_32x4d", pretrained, kwargs)
+
+
+def resnext50_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-50 64x4d (64 groups). Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext50_64x4d
+        >>> resnext50_64x4d(num_classes=10).layer1[0].conv2._groups
+        64
+    """
+    return _variant("resnext50_64x4d", pretrained, kwargs)
+
+
+def resnext101_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-101 32x4d. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext101_32x4d
+        >>> len(resnext101_32x4d(num_classes=0).layer3)
+        23
+    """
+    return _variant("resnext101_32x4d", pretrained, kwargs)
+
+
+def resnext101_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-101 64x4d. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext101_64x4d
+        >>> resnext101_64x4d(num_classes=0).layer1[0].conv2.weight.shape
+        paddle.Size([256, 4, 3, 3])
+    """
+    return _variant("resnext101_64x4d", pretrained, kwargs)
+
+
+def resnext152_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-152 32x4d. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext152_32x4d
+        >>> len(resnext152_32x4d(num_classes=0).layer3)
+        36
+    """
+    return _variant("resnext152_32x4d", pretrained, kwargs)
+
+
+def resnext152_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-152 64x4d. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import resnext152_64x4d
+        >>> len(resnext152_64x4d(num_classes=0).layer2)
+        8
+    """
+    return _variant("resnext152_64x4d", pretrained, kwargs)
+
+
+def wide_resnet50_2(pretrained=False, **kwargs):
+    """Wide ResNet-50-2: ResNet-50 with bottlenecks twice as wide. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import wide_resnet50_2
+        >>> wide_resnet50_2(num_classes=10).layer1[0].conv2.weight.shape
+        paddle.Size([128, 128, 3, 3])
+    """
+    return _variant("wide_resnet50_2", pretrained, kwargs)
+
+
+def wide_resnet101_2(pretrained=False, **kwargs):
+    """Wide ResNet-101-2. Arguments as ``resnet18``.
+
+    Example:
+        >>> from paddle_fn.vision.models import wide_resnet101_2
+        >>> len(wide_resnet101_2(num_classes=0).layer3)
+        23
+    """
+    return _variant("wide_resnet101_2", pretrained, kwargs)
