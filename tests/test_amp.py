@@ -71,3 +71,20 @@ def test_decorate():
     assert paddle.amp.decorate(m) is m
     with pytest.raises(NotImplementedError):
         paddle.amp.decorate(m, level="O2")
+
+
+def test_autocast_state_queries(gpu):
+    amp = paddle.amp
+    assert not amp.is_autocast_enabled() and amp.get_autocast_dtype() == "float16"
+    with amp.auto_cast(dtype="bfloat16"):
+        assert amp.is_autocast_enabled() and amp.get_autocast_dtype("gpu") == "bfloat16"
+        assert amp.get_autocast_cpu_dtype() == amp.get_autocast_gpu_dtype() == "bfloat16"
+        with amp.auto_cast(enable=False):
+            assert not amp.is_autocast_enabled()
+    assert not amp.is_autocast_enabled()
+
+
+def test_autocast_is_off_on_the_cpu_as_in_paddle():
+    with pytest.warns(UserWarning, match="makes no effect"):
+        with paddle.amp.auto_cast(dtype="bfloat16"):
+            assert not paddle.amp.is_autocast_enabled() and paddle.amp.get_autocast_dtype() == "float16"

@@ -117,3 +117,50 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         return models
     return models, optimizers
 
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether an enabled ``auto_cast`` is in effect here (this thread). On the CPU, where ``auto_cast`` has no
+    effect (as in Paddle 3.3.1), it is False. `device_type` is accepted for Paddle compatibility.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amp.is_autocast_enabled()
+        False
+    """
+    return state.current() is not None
+
+
+def get_autocast_dtype(device_type=None):
+    """The low-precision dtype of the ``auto_cast`` in effect, as a string; 'float16' (Paddle's default) outside one.
+    `device_type` is accepted for Paddle compatibility.
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amp.get_autocast_dtype()
+        'float16'
+    """
+    current = state.current()
+    return "float16" if current is None else str(current[1]).split(".")[-1]
+
+
+def get_autocast_cpu_dtype(device_type=None):
+    """The same as `get_autocast_dtype` (one setting serves every device here).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amp.get_autocast_cpu_dtype()
+        'float16'
+    """
+    return get_autocast_dtype(device_type)
+
+
+def get_autocast_gpu_dtype(device_type=None):
+    """The same as `get_autocast_dtype` (one setting serves every device here).
+
+    Example:
+        >>> import paddle_fn as paddle
+        >>> paddle.amp.get_autocast_gpu_dtype()
+        'float16'
+    """
+    return get_autocast_dtype(device_type)
