@@ -1,2 +1,3 @@
-"""`paddle.audio`: the window functions of `paddle.audio.functional` (`get_window`)."""
+"""`paddle.audio`: `paddle.audio.functional`: windows (`get_window`), the mel scale and filterbank, decibels and the
+DCT of MFCCs."""
 from paddle_fn.audio import functional  # noqa: F401
