@@ -89,6 +89,7 @@ _LAZY = {
     "distributed": "paddle_fn.distributed",  # processes, collectives, launch, spawn
     "distribution": "paddle_fn.distribution",  # probability distributions, transforms, kl_divergence
     "framework": "paddle_fn.framework",
+    "geometric": "paddle_fn.geometric",  # segment reductions, graph message passing
     "hapi": "paddle_fn.hapi",
     "incubate": "paddle_fn.incubate",
     "io": "paddle_fn.io",  # Dataset, DataLoader, samplers

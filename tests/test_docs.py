@@ -51,7 +51,7 @@ def _modules():
         names.append(pkg)
         names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules(mod.__path__)]
     for extra in ("paddle_fn.incubate", "paddle_fn.linalg", "paddle_fn.fft", "paddle_fn.signal",
-                  "paddle_fn.audio.functional", "paddle_fn.base",
+                  "paddle_fn.audio.functional", "paddle_fn.geometric", "paddle_fn.base",
                   "paddle_fn.base.framework", "paddle_fn.nn_compat.parameter", "paddle_fn.nn_compat.utils",
                   "paddle_fn.base.param_attr",
                   "paddle_fn.nn_compat.unique_name", "paddle_fn.nn_compat.bridge", "paddle_fn.callbacks",

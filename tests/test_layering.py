@@ -38,6 +38,7 @@ LAYERS = {
     # Paddle's stateful and imperative surface, written against the public API
     "paddle_fn.signal": 7,
     "paddle_fn.audio": 7,
+    "paddle_fn.geometric": 7,
     "paddle_fn.incubate": 7,
     "paddle_fn.amp": 7,
     "paddle_fn.metric": 7,
