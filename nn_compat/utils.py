@@ -166,6 +166,17 @@ def _hook_on(layer, kind, name):
                  if isinstance(hook, kind) and hook.name == name), None)
 
 
+def _parameter_to_hook(what, layer, name, kind, done):
+    """`layer`'s parameter `name`, which `what` is about to reparametrize by a hook of class `kind` (`done` says
+    what such a hook made of it, for the error when it has one already)."""
+    if _hook_on(layer, kind, name) is not None:
+        raise RuntimeError(f"{what}: the parameter {name!r} of {type(layer).__name__} is already {done}")
+    weight = layer._parameters.get(name)
+    if weight is None:
+        raise ValueError(f"{what}: {type(layer).__name__} has no parameter {name!r}")
+    return weight
+
+
 def _rows_first(x, dim):
     """`x` as a matrix whose rows run along axis `dim`: [x.shape[dim], the product of the other axes]."""
     if dim != 0:
@@ -214,12 +225,8 @@ def weight_norm(layer, name="weight", dim=0):
         >>> conv.weight_g.shape, conv.weight_v.shape
         (paddle.Size([5]), paddle.Size([5, 3, 3, 3]))
     """
-    if _hook_on(layer, _WeightNorm, name) is not None:
-        raise RuntimeError(f"weight_norm: the parameter {name!r} of {type(layer).__name__} is already weight "
-                           "normalized (remove_weight_norm first)")
-    weight = layer._parameters.get(name)
-    if weight is None:
-        raise ValueError(f"weight_norm: {type(layer).__name__} has no parameter {name!r}")
+    weight = _parameter_to_hook("weight_norm", layer, name, _WeightNorm, "weight normalized (remove_weight_norm "
+                                                                        "first)")
     rank = weight.ndim
     dim = -1 if dim is None else dim
     if not -rank <= dim < rank:
@@ -323,12 +330,7 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
     """
     if n_power_iterations <= 0:
         raise ValueError(f"spectral_norm: n_power_iterations must be positive, got {n_power_iterations}")
-    if _hook_on(layer, _SpectralNorm, name) is not None:
-        raise RuntimeError(f"spectral_norm: the parameter {name!r} of {type(layer).__name__} is already spectrally "
-                           "normalized")
-    weight = layer._parameters.get(name)
-    if weight is None:
-        raise ValueError(f"spectral_norm: {type(layer).__name__} has no parameter {name!r}")
+    weight = _parameter_to_hook("spectral_norm", layer, name, _SpectralNorm, "spectrally normalized")
     nn = paddle.nn
     if dim is None:
         dim = 1 if isinstance(layer, (nn.Conv1DTranspose, nn.Conv2DTranspose, nn.Conv3DTranspose, nn.Linear)) else 0
