@@ -45,25 +45,25 @@ def _split(ctx, value: str, aval: ShapedArray):
 
 
 def _side_by_side(ctx, value: str, aval: ShapedArray, axis: int, lo_at: int) -> tuple:
-    """The bfloat16 parts of a float32 value, three side by side along `axis` (hi, hi, hi with lo at `lo_at`): one
-    elementwise computation of a value broadcast three times over a new axis before `axis`, merged into it by a
-    reshape. (IREE makes a `concatenate` of the parts along an inner axis a copy dispatch per part.)
-    Returns (its name, its type)."""
+    """The bfloat16 parts of a float32 value, three side by side along `axis` (hi, hi, hi with lo at `lo_at`): the
+    parts, split once, broadcast over a new axis of three before `axis` and picked from by a constant mask, which a
+    reshape merges into `axis`: one elementwise computation. (IREE makes a `concatenate` of the parts along an inner
+    axis a copy dispatch per part.) Returns (its name, its type)."""
     shape = aval.shape
-    tripled = aval.update(shape=shape[:axis] + (3,) + shape[axis:])
-    others = [d for d in range(len(tripled.shape)) if d != axis]
-    widened = ctx.op("stablehlo.broadcast_in_dim", [value], tripled, attrs=f"dims = {others}", sep=", ",
-                     in_avals=[aval])
-    hi, lo = _split(ctx, widened, tripled)
+    part, parts = aval.update(dtype=dtypes.bfloat16), aval.update(shape=shape[:axis] + (3,) + shape[axis:],
+                                                                  dtype=dtypes.bfloat16)
+    others = [d for d in range(len(parts.shape)) if d != axis]
+
+    def widened(name):
+        return ctx.op("stablehlo.broadcast_in_dim", [name], parts, attrs=f"dims = {others}", sep=", ", in_avals=[part])
+    hi, lo = _split(ctx, value, aval)
     mask_aval = ShapedArray((3,), dtypes.bool_)
-    mask = ctx.constant(np.arange(3) == lo_at, mask_aval)
-    where = ctx.op("stablehlo.broadcast_in_dim", [mask], tripled.update(dtype=dtypes.bool_), attrs=f"dims = [{axis}]",
-                   sep=", ", in_avals=[mask_aval])
-    parts16 = tripled.update(dtype=dtypes.bfloat16)
-    parts = ctx.op("stablehlo.select", [where, lo, hi], parts16, sep=", ",
-                   in_avals=[tripled.update(dtype=dtypes.bool_), parts16, parts16])
+    where = ctx.op("stablehlo.broadcast_in_dim", [ctx.constant(np.arange(3) == lo_at, mask_aval)],
+                   parts.update(dtype=dtypes.bool_), attrs=f"dims = [{axis}]", sep=", ", in_avals=[mask_aval])
+    picked = ctx.op("stablehlo.select", [where, widened(lo), widened(hi)], parts, sep=", ",
+                    in_avals=[parts.update(dtype=dtypes.bool_), parts, parts])
     joined = aval.update(shape=shape[:axis] + (3 * shape[axis],) + shape[axis + 1:], dtype=dtypes.bfloat16)
-    return ctx.op("stablehlo.reshape", [parts], joined, in_avals=[parts16]), joined
+    return ctx.op("stablehlo.reshape", [picked], joined, in_avals=[parts]), joined
 
 
 def lower_product(ctx, emit, lhs: str, rhs: str, *, contracted=None) -> str:

@@ -33,15 +33,8 @@ def _tensors(what, parameters) -> list:
 
 
 def _norm(x, norm_type):
-    """The `norm_type` norm of `x` taken as one vector: the largest magnitude, the count of nonzeros, the sum of
-    magnitudes or the Euclidean length."""
-    if norm_type == math.inf:
-        return paddle.max(paddle.abs(x))
-    if norm_type == 0:
-        return paddle.sum((x != 0).astype(x.dtype))
-    if norm_type == 1:
-        return paddle.sum(paddle.abs(x))
-    return paddle.sqrt(paddle.sum(x * x))
+    """The `norm_type` norm of `x` taken as one vector (0: the count of nonzeros, inf: the largest magnitude)."""
+    return paddle.linalg.norm(paddle.reshape(x, [-1]), norm_type)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -78,7 +71,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         return paddle.to_tensor(0.0)
     with paddle.no_grad():
         norms = [_norm(g.detach(), norm_type) for g in grads]
-        total = norms[0] if norm_type == math.inf and len(norms) == 1 else _norm(paddle.stack(norms), norm_type)
+        total = _norm(paddle.stack(norms), norm_type)
         if error_if_nonfinite and not bool(paddle.isfinite(total)):
             raise RuntimeError(f"clip_grad_norm_: the total {norm_type:g}-norm of the gradients is {float(total)}, "
                                "so they cannot be clipped; pass error_if_nonfinite=False to scale them anyway")
@@ -177,6 +170,11 @@ def _parameter_to_hook(what, layer, name, kind, done):
     return weight
 
 
+def _slice_squares(x, dim):
+    """The sums of squares of `x`'s slices along `dim` (every axis but `dim` summed; -1: one sum of everything)."""
+    return paddle.sum(x * x) if dim == -1 else paddle.sum(_rows_first(x * x, dim), axis=1)
+
+
 def _rows_first(x, dim):
     """`x` as a matrix whose rows run along axis `dim`: [x.shape[dim], the product of the other axes]."""
     if dim != 0:
@@ -193,11 +191,11 @@ class _WeightNorm:
 
     def weight(self, layer):
         g, v = getattr(layer, self.name + "_g"), getattr(layer, self.name + "_v")
+        norms = paddle.sqrt(_slice_squares(v, self.dim))
         if self.dim == -1:
-            return v / (paddle.sqrt(paddle.sum(v * v)) + 1e-12) * g
+            return v / (norms + 1e-12) * g
         shape = [1] * v.ndim
         shape[self.dim] = v.shape[self.dim]
-        norms = paddle.sqrt(paddle.sum(_rows_first(v * v, self.dim), axis=1))
         return v / paddle.reshape(paddle.clip(norms, min=1e-12), shape) * paddle.reshape(g, shape)
 
     def __call__(self, layer, inputs):
@@ -234,8 +232,7 @@ def weight_norm(layer, name="weight", dim=0):
                          f"{list(weight.shape)}, got {dim}")
     hook = _WeightNorm(name, dim if dim == -1 else dim % rank)
     with paddle.no_grad():
-        norms = paddle.sqrt(paddle.sum(weight * weight) + 1e-12) if hook.dim == -1 else \
-            paddle.sqrt(paddle.sum(_rows_first(weight * weight, hook.dim), axis=1) + 1e-12)
+        norms = paddle.sqrt(_slice_squares(weight, hook.dim) + 1e-12)
     del layer._parameters[name]
     for suffix, value in (("_v", weight), ("_g", norms)):
         parameter = layer.create_parameter(list(value.shape), dtype=weight.dtype)
