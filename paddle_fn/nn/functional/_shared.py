@@ -1,9 +1,11 @@
 """Helpers shared by the `paddle.nn.functional` families: data-format and window-argument parsing (conv,
-pooling, padding), the per-channel bias, contraction along one axis.
+pooling, padding), the per-channel bias, contraction along one axis and the adaptive pools' averaging matrices.
 """
 from __future__ import annotations
 
 import builtins
+
+import numpy as np
 
 from paddle_fn.core.errors import ShapeError
 from paddle_fn.core.trace import Tensor, get_aval
@@ -86,6 +88,20 @@ def _add_channel_bias(op, out, bias, channel_axis):
 
 def _spatial_dims(ndim, channel_last):
     return tuple(range(1, ndim - 1)) if channel_last else tuple(range(2, ndim))
+
+
+def _adaptive_bins(size, out):
+    """The [lo, hi) input ranges of an adaptive pool's `out` outputs over `size` inputs: floor(i * size / out) to
+    ceil((i + 1) * size / out)."""
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive_average_matrix(size, out):
+    """The [out, size] matrix of an adaptive average pool along one axis: each row averages its bin."""
+    matrix = np.zeros((out, size))
+    for i, (lo, hi) in enumerate(_adaptive_bins(size, out)):
+        matrix[i, lo:hi] = 1.0 / (hi - lo)
+    return matrix
 
 
 def _along_axis(x, matrix, axis):

@@ -16,7 +16,8 @@ from paddle_fn.tensor.einsum import einsum
 from paddle_fn.tensor.linalg import matmul
 from paddle_fn.tensor.manipulation import gather, reshape
 from paddle_fn.tensor.promotion import as_tensor, float_operand
-from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _spatial_dims, _tuple
+from paddle_fn.nn.functional._shared import (_adaptive_average_matrix, _along_axis, _channel_last, _spatial_dims,
+                                             _tuple)
 from paddle_fn.nn.functional.conv import conv2d, conv2d_transpose
 
 __all__ = ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout2d", "dropout3d", "interpolate",
@@ -316,16 +317,6 @@ def _cubic_matrix(size, out, align_corners, scale):
     return matrix
 
 
-def _area_matrix(size, out):
-    """The [out, size] matrix of area resampling (Paddle's mode 'area', an adaptive average pool): output i is the
-    mean of input [floor(i * size / out), ceil((i + 1) * size / out))."""
-    matrix = np.zeros((out, size))
-    for i in range(out):
-        lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
-        matrix[i, lo:hi] = 1.0 / (hi - lo)
-    return matrix
-
-
 def _antialias_matrix(size, out, scale):
     """The [out, size] matrix of antialiased linear resampling (Paddle's interp_antialias, PIL's and PyTorch's
     convention): a triangle filter widened by the downscaling ratio, at half-pixel centres, each row normalized."""
@@ -412,7 +403,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         elif mode == "bicubic":
             x = _along_axis(x, _cubic_matrix(s, o, align_corners, f), d)
         elif mode == "area":
-            x = _along_axis(x, _area_matrix(s, o), d)
+            x = _along_axis(x, _adaptive_average_matrix(s, o), d)  # Paddle's area mode: an adaptive pool
         elif o != s or mode != "nearest":
             x = _along_axis(x, _resample_matrix(mode, s, o, align_corners, align_mode, f), d)
     return x

@@ -14,7 +14,8 @@ from paddle_fn.prims import structural as st
 from paddle_fn.tensor._util import shape_of
 from paddle_fn.tensor.manipulation import take_along_axis
 from paddle_fn.tensor.promotion import as_tensor, float_operand
-from paddle_fn.nn.functional._shared import _along_axis, _channel_last, _padding_pairs, _spatial_dims, _tuple
+from paddle_fn.nn.functional._shared import (_adaptive_average_matrix, _adaptive_bins, _along_axis, _channel_last,
+                                             _padding_pairs, _spatial_dims, _tuple)
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d",
@@ -238,10 +239,6 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                      data_format)
 
 
-def _adaptive_bins(size, out):
-    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
-
-
 def _adaptive_avg(op, n, x, output_size, data_format):
     x = float_operand(op, x)
     channel_last = _channel_last(op, data_format, n)
@@ -254,10 +251,7 @@ def _adaptive_avg(op, n, x, output_size, data_format):
         size = shape_of(x)[d]
         out = size if out is None else out
         # averaging over rectangular bins is separable: one [out, in] averaging matrix per spatial axis
-        matrix = np.zeros((out, size))
-        for i, (lo, hi) in enumerate(_adaptive_bins(size, out)):
-            matrix[i, lo:hi] = 1.0 / (hi - lo)
-        x = _along_axis(x, matrix, d)
+        x = _along_axis(x, _adaptive_average_matrix(size, out), d)
     return x
 
 
